@@ -1,0 +1,8 @@
+/* Sub-commands of the cuzk binary: each takes argv from its own name on and
+ * returns the process exit status. */
+#ifndef CZ_CLI_COMMANDS_H
+#define CZ_CLI_COMMANDS_H
+
+int cz_cmd_bench_arith(int argc, char **argv);
+
+#endif

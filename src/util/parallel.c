@@ -1,0 +1,109 @@
+#include "util/parallel.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+unsigned cz_thread_count(void) {
+    const char *env = getenv("CZ_THREADS");
+    if (env && *env) {
+        long v = strtol(env, NULL, 10);
+        if (v > 0 && v < 4096) return (unsigned)v;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
+typedef struct {
+    cz_parallel_fn fn;
+    void *ctx;
+    size_t n, grain;
+    atomic_size_t next;
+} loop_state;
+
+typedef struct {
+    loop_state *state;
+    unsigned worker;
+} loop_worker;
+
+static void *run_chunks(void *arg) {
+    loop_worker *w = arg;
+    loop_state *s = w->state;
+    for (;;) {
+        size_t begin = atomic_fetch_add(&s->next, s->grain);
+        if (begin >= s->n) break;
+        size_t end = begin + s->grain < s->n ? begin + s->grain : s->n;
+        s->fn(s->ctx, begin, end, w->worker);
+    }
+    return NULL;
+}
+
+void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx) {
+    if (n == 0) return;
+    unsigned threads = cz_thread_count();
+    if (grain == 0) grain = (n + threads - 1) / threads;
+    size_t chunks = (n + grain - 1) / grain;
+    if (chunks < threads) threads = (unsigned)chunks;
+    if (threads <= 1) {
+        for (size_t b = 0; b < n; b += grain) fn(ctx, b, b + grain < n ? b + grain : n, 0);
+        return;
+    }
+    loop_state state = {.fn = fn, .ctx = ctx, .n = n, .grain = grain};
+    atomic_init(&state.next, 0);
+    pthread_t tids[threads];
+    loop_worker workers[threads];
+    unsigned started = 1;
+    for (unsigned t = 0; t < threads; t++) workers[t] = (loop_worker){&state, t};
+    for (unsigned t = 1; t < threads; t++) {
+        /* A thread that cannot start is not an error: the others take its
+         * chunks, since chunks are handed out dynamically. */
+        if (pthread_create(&tids[t], NULL, run_chunks, &workers[t]) != 0) break;
+        started++;
+    }
+    run_chunks(&workers[0]);
+    for (unsigned t = 1; t < started; t++) pthread_join(tids[t], NULL);
+}
+
+uint64_t cz_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void read_field(const char *path, const char *key, char *out, size_t out_size) {
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) != 0) continue;
+        const char *v = strchr(line, ':');
+        if (!v) continue;
+        v++;
+        while (*v == ' ' || *v == '\t') v++;
+        snprintf(out, out_size, "%s", v);
+        out[strcspn(out, "\n")] = 0;
+        break;
+    }
+    fclose(f);
+}
+
+void cz_machine_describe(char *out, size_t out_size) {
+    char model[256], mem[64];
+    read_field("/proc/cpuinfo", "model name", model, sizeof model);
+    read_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(out, out_size, "cpu: %s; cores: %ld; threads used: %u; memory: %s",
+             model[0] ? model : "unknown", cores, cz_thread_count(), mem[0] ? mem : "unknown");
+}
+
+uint64_t cz_peak_rss_bytes(void) {
+    char hwm[64];
+    read_field("/proc/self/status", "VmHWM", hwm, sizeof hwm);
+    return (uint64_t)strtoull(hwm, NULL, 10) * 1024u;
+}

@@ -1,0 +1,29 @@
+/* Fork-join parallel loops over all cores, and small system helpers. */
+#ifndef CZ_UTIL_PARALLEL_H
+#define CZ_UTIL_PARALLEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Worker threads to use: $CZ_THREADS when set to a positive number, else the
+ * online cores. Always >= 1. */
+unsigned cz_thread_count(void);
+
+/* fn(ctx, begin, end, worker) is called on disjoint chunks [begin, end) that
+ * together cover [0, n), each at most `grain` long (grain 0 means "split n
+ * evenly over the threads"). worker < cz_thread_count() identifies the
+ * thread, so fn may index per-thread scratch with it. Returns when all chunks
+ * are done. The calling thread takes part as worker 0. */
+typedef void (*cz_parallel_fn)(void *ctx, size_t begin, size_t end, unsigned worker);
+void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t cz_now_ns(void);
+
+/* One line describing the machine: CPU model, cores, memory. */
+void cz_machine_describe(char *out, size_t out_size);
+
+/* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
+uint64_t cz_peak_rss_bytes(void);
+
+#endif

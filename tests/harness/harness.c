@@ -1,0 +1,134 @@
+#include "harness/harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int cz_test_failures;
+static uint64_t test_seed;
+static uint64_t rng_state[4];
+
+void cz_test_fail(const char *file, int line, const char *expr) {
+    if (cz_test_failures == 0) fprintf(stderr, "(replay with CZ_TEST_SEED=%llu)\n",
+                                       (unsigned long long)test_seed);
+    if (cz_test_failures < 50) fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, expr);
+    cz_test_failures++;
+}
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void cz_test_init(const char *name) {
+    const char *env = getenv("CZ_TEST_SEED");
+    test_seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    uint64_t x = test_seed;
+    for (int i = 0; i < 4; i++) rng_state[i] = splitmix(&x);
+    printf("%s: seed %llu\n", name, (unsigned long long)test_seed);
+}
+
+int cz_test_finish(const char *name) {
+    if (cz_test_failures) {
+        printf("%s: %d check(s) FAILED (seed %llu)\n", name, cz_test_failures,
+               (unsigned long long)test_seed);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+unsigned cz_test_iters(unsigned dflt) {
+    const char *env = getenv("CZ_TEST_ITERS");
+    if (env && *env) {
+        long v = strtol(env, NULL, 10);
+        if (v > 0) return (unsigned)v;
+    }
+    return dflt;
+}
+
+static uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t cz_test_rand64(void) { /* xoshiro256** */
+    uint64_t *s = rng_state;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+void cz_test_rand_bytes(uint8_t *out, size_t len) {
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t v = cz_test_rand64();
+        for (size_t k = 0; k < 8 && i + k < len; k++) out[i + k] = (uint8_t)(v >> (8 * k));
+    }
+}
+
+int cz_vector_open(cz_vector_file *vf, const char *name) {
+    snprintf(vf->path, sizeof vf->path, "%s/%s", CZ_VECTOR_DIR, name);
+    vf->file = fopen(vf->path, "r");
+    vf->lineno = 0;
+    if (!vf->file) {
+        fprintf(stderr, "cannot open vector file %s\n", vf->path);
+        cz_test_failures++;
+        return 0;
+    }
+    return 1;
+}
+
+int cz_vector_next(cz_vector_file *vf) {
+    while (fgets(vf->line, sizeof vf->line, vf->file)) {
+        vf->lineno++;
+        char *p = vf->line;
+        p[strcspn(p, "\r\n")] = 0;
+        if (*p == '#' || *p == 0) continue;
+        vf->nfields = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(p, " ", &save); tok && vf->nfields < 64;
+             tok = strtok_r(NULL, " ", &save))
+            vf->fields[vf->nfields++] = tok;
+        return 1;
+    }
+    return 0;
+}
+
+void cz_vector_close(cz_vector_file *vf) {
+    if (vf->file) fclose(vf->file);
+    vf->file = NULL;
+}
+
+size_t cz_vector_hex_len(cz_vector_file *vf, int i) {
+    if (i >= vf->nfields || !strcmp(vf->fields[i], "-")) return 0;
+    return strlen(vf->fields[i]) / 2;
+}
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int cz_vector_hex(cz_vector_file *vf, int i, uint8_t *out, size_t len) {
+    const char *s = i < vf->nfields ? vf->fields[i] : "";
+    if (!strcmp(s, "-")) s = "";
+    if (strlen(s) != 2 * len) goto bad;
+    for (size_t k = 0; k < len; k++) {
+        int hi = hex_digit(s[2 * k]), lo = hex_digit(s[2 * k + 1]);
+        if (hi < 0 || lo < 0) goto bad;
+        out[k] = (uint8_t)(hi << 4 | lo);
+    }
+    return 1;
+bad:
+    fprintf(stderr, "%s:%lu: field %d: expected %zu hex bytes\n", vf->path, vf->lineno, i, len);
+    cz_test_failures++;
+    return 0;
+}

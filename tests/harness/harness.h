@@ -1,0 +1,53 @@
+/* Small test framework: CHECK macros, a seeded RNG and a vector-file reader.
+ *
+ * Randomized tests take their seed from $CZ_TEST_SEED (default: time-based)
+ * and print it on the first failure, so a failing run can be replayed. */
+#ifndef CZ_TEST_HARNESS_H
+#define CZ_TEST_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+extern int cz_test_failures;
+
+void cz_test_fail(const char *file, int line, const char *expr);
+
+/* An expression, so it can sit in a comma list. */
+#define CHECK(cond) ((cond) ? (void)0 : cz_test_fail(__FILE__, __LINE__, #cond))
+
+/* Seeds the RNG from $CZ_TEST_SEED or the clock and prints "<name>: seed N". */
+void cz_test_init(const char *name);
+/* Prints the summary line and returns the process exit status. */
+int cz_test_finish(const char *name);
+/* Iteration count: $CZ_TEST_ITERS when set, else dflt. */
+unsigned cz_test_iters(unsigned dflt);
+
+uint64_t cz_test_rand64(void);
+void cz_test_rand_bytes(uint8_t *out, size_t len);
+
+/* Vector files: text, one case per line, fields separated by spaces, '#'
+ * comments. Each field is lowercase hex (even length, may be empty as "-")
+ * or a decimal integer. */
+typedef struct {
+    FILE *file;
+    char path[512];
+    char line[1 << 16];
+    char *fields[64];
+    int nfields;
+    unsigned long lineno;
+} cz_vector_file;
+
+/* Opens CZ_VECTOR_DIR/name; returns 0 when the file does not exist (the test
+ * then fails: vectors are committed). */
+int cz_vector_open(cz_vector_file *vf, const char *name);
+/* Reads the next case into vf->fields; returns 0 at end of file. */
+int cz_vector_next(cz_vector_file *vf);
+void cz_vector_close(cz_vector_file *vf);
+/* Decodes hex field i into out (exactly len bytes); returns 0 on a mismatch
+ * of length or a bad digit, and records a test failure naming the line. */
+int cz_vector_hex(cz_vector_file *vf, int i, uint8_t *out, size_t len);
+/* Length in bytes of hex field i ("-" is 0). */
+size_t cz_vector_hex_len(cz_vector_file *vf, int i);
+
+#endif
