@@ -76,6 +76,8 @@ int cz_vector_open(cz_vector_file *vf, const char *name) {
     snprintf(vf->path, sizeof vf->path, "%s/%s", CZ_VECTOR_DIR, name);
     vf->file = fopen(vf->path, "r");
     vf->lineno = 0;
+    vf->line = NULL;
+    vf->line_cap = 0;
     if (!vf->file) {
         fprintf(stderr, "cannot open vector file %s\n", vf->path);
         cz_test_failures++;
@@ -85,14 +87,14 @@ int cz_vector_open(cz_vector_file *vf, const char *name) {
 }
 
 int cz_vector_next(cz_vector_file *vf) {
-    while (fgets(vf->line, sizeof vf->line, vf->file)) {
+    while (getline(&vf->line, &vf->line_cap, vf->file) > 0) {
         vf->lineno++;
         char *p = vf->line;
         p[strcspn(p, "\r\n")] = 0;
         if (*p == '#' || *p == 0) continue;
         vf->nfields = 0;
         char *save = NULL;
-        for (char *tok = strtok_r(p, " ", &save); tok && vf->nfields < 64;
+        for (char *tok = strtok_r(p, " ", &save); tok && vf->nfields < 1024;
              tok = strtok_r(NULL, " ", &save))
             vf->fields[vf->nfields++] = tok;
         return 1;
@@ -102,7 +104,9 @@ int cz_vector_next(cz_vector_file *vf) {
 
 void cz_vector_close(cz_vector_file *vf) {
     if (vf->file) fclose(vf->file);
+    free(vf->line);
     vf->file = NULL;
+    vf->line = NULL;
 }
 
 size_t cz_vector_hex_len(cz_vector_file *vf, int i) {

@@ -32,8 +32,9 @@ void cz_test_rand_bytes(uint8_t *out, size_t len);
 typedef struct {
     FILE *file;
     char path[512];
-    char line[1 << 16];
-    char *fields[64];
+    char *line; /* getline buffer */
+    size_t line_cap;
+    char *fields[1024];
     int nfields;
     unsigned long lineno;
 } cz_vector_file;
