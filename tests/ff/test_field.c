@@ -1,4 +1,5 @@
-/* Fp and Fr against GMP: random elements and edge cases, every operation. */
+/* Fp and Fr against GMP (random elements and edge cases, every operation)
+ * and against @noble/curves vectors (tests/vectors/field_*.txt). */
 #include <gmp.h>
 #include <string.h>
 
@@ -221,8 +222,49 @@ static void check_field(const field_ops *f, unsigned iters) {
     printf("%s: %u random cases checked against GMP\n", f->name, iters);
 }
 
+/* Known answers from @noble/curves: a b a+b a-b a*b a^2 -a a^-1 legendre e a^e */
+static void check_vectors(const field_ops *f, const char *file) {
+    cz_vector_file vf;
+    if (!cz_vector_open(&vf, file)) return;
+    int cases = 0;
+    while (cz_vector_next(&vf)) {
+        uint8_t v[8][MAXB], got[MAXB], e_be[8];
+        uint64_t ea[MAXB / 8], eb[MAXB / 8], er[MAXB / 8];
+        int ok = vf.nfields == 11;
+        for (int i = 0; ok && i < 8; i++) ok = cz_vector_hex(&vf, i, v[i], f->bytes);
+        ok = ok && cz_vector_hex(&vf, 9, e_be, 8);
+        CHECK(ok);
+        if (!ok) break;
+        CHECK(f->from_be(ea, v[0]) && f->from_be(eb, v[1]));
+#define EXPECT(expr, idx) (expr, f->to_be(got, er), CHECK(memcmp(got, v[idx], f->bytes) == 0))
+        EXPECT(f->add(er, ea, eb), 2);
+        EXPECT(f->sub(er, ea, eb), 3);
+        EXPECT(f->mul(er, ea, eb), 4);
+        EXPECT(f->sqr(er, ea), 5);
+        EXPECT(f->neg(er, ea), 6);
+        EXPECT(f->inv(er, ea), 7);
+        EXPECT(f->inv_var(er, ea), 7);
+#undef EXPECT
+        const char *leg = vf.fields[8];
+        CHECK(f->legendre(ea) == (leg[0] == '1' ? 1 : leg[0] == '0' ? 0 : -1));
+        uint64_t e = 0;
+        for (int i = 0; i < 8; i++) e = e << 8 | e_be[i];
+        uint8_t want[MAXB];
+        CHECK(cz_vector_hex(&vf, 10, want, f->bytes));
+        f->pow(er, ea, &e, 1);
+        f->to_be(got, er);
+        CHECK(memcmp(got, want, f->bytes) == 0);
+        cases++;
+    }
+    cz_vector_close(&vf);
+    CHECK(cases >= 500);
+    printf("%s: %d noble vectors checked\n", f->name, cases);
+}
+
 int main(void) {
-    cz_test_init("test_field_gmp");
+    cz_test_init("test_field");
+    check_vectors(&fp_ops, "field_fp.txt");
+    check_vectors(&fr_ops, "field_fr.txt");
     unsigned iters = cz_test_iters(3000);
     check_field(&fp_ops, iters);
     check_field(&fr_ops, iters);
@@ -240,5 +282,5 @@ int main(void) {
     CHECK(!cz_fr_is_one(&t)); /* primitive: w^(2^31) = -1 */
     cz_fr_sqr(&t, &t);
     CHECK(cz_fr_is_one(&t));
-    return cz_test_finish("test_field_gmp");
+    return cz_test_finish("test_field");
 }
