@@ -68,9 +68,10 @@ typedef struct {
     size_t chunk_len;
 } msm_plan;
 
-/* Cost model in mixed-addition units: every window adds each point to a
- * bucket once (1 unit) and sums its 2^(c-1) buckets with two general
- * additions each (about 1.3 units apiece), once per chunk of points. Points
+/* Cost model in units of one batch-affine bucket addition (about 7 field
+ * multiplications): every window adds each point to a bucket once (1 unit)
+ * and sums its 2^(c-1) buckets with an XYZZ mixed addition and an XYZZ
+ * general addition (about 24 multiplications, 3.4 units), once per chunk. Points
  * are split into chunks only when there are fewer windows than about twice
  * the threads, so that every core gets work. */
 static msm_plan msm_choose_plan(size_t n, unsigned threads, int g2) {
@@ -83,7 +84,7 @@ static msm_plan msm_choose_plan(size_t n, unsigned threads, int g2) {
         size_t chunk_len = (n + chunks - 1) / chunks;
         if (chunk_len == 0) chunk_len = 1;
         chunks = (unsigned)((n + chunk_len - 1) / chunk_len);
-        double per_window = (double)n + 2.6 * (double)((size_t)1 << (c - 1)) * chunks;
+        double per_window = (double)n + 3.4 * (double)((size_t)1 << (c - 1)) * chunks;
         double cost = windows * per_window / (double)(windows * chunks < threads ? windows * chunks
                                                                                  : threads);
         if (best.c == 0 || cost < best_cost) {

@@ -2,8 +2,9 @@
  *
  * cz_g?_msm computes sum_i scalars[i] * points[i] with Pippenger's bucket
  * method: signed window digits (so only 2^(c-1) buckets a window), a window
- * size c chosen from n, buckets in XYZZ coordinates with mixed additions, and
- * the work split over all cores (cz_parallel_for) by window and by point range.
+ * size c chosen from n, affine buckets filled by batches of additions that
+ * share one inversion, an XYZZ running sum over the buckets, and the work
+ * split over all cores (cz_parallel_for) by window and by point range.
  * Infinity points and zero scalars are allowed. Variable time.
  *
  * The fixed-base variant multiplies one base by many scalars from a table of
