@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "ec/msm.h"
+#include "ec/pairing.h"
 #include "ec/point.h"
 #include "util/parallel.h"
 
@@ -96,7 +97,7 @@ static void bench_fields(bench_opts *o) {
 }
 
 static void bench_curves(bench_opts *o) {
-    printf("curves (one core)\n");
+    printf("curves and pairing (one core)\n");
     cz_g1 p, q;
     cz_g2 p2, q2;
     cz_fr k;
@@ -113,6 +114,28 @@ static void bench_curves(bench_opts *o) {
     TIME_OP(o, "g2_dbl", n / 4, (void)0, cz_g2_dbl(&p2, &p2));
     TIME_OP(o, "g1_mul_var (255-bit scalar)", n / 200, (void)0, cz_g1_mul_var(&p, &p, &k));
     sink = p.x.l[0] ^ p2.x.c0.l[0];
+
+    cz_g1_affine g1a;
+    cz_g2_affine g2a;
+    cz_g1_affine_generator(&g1a);
+    cz_g2_affine_generator(&g2a);
+    cz_fp12 e, e2;
+    TIME_OP(o, "pairing", o->quick ? 50 : 400, (void)0, cz_pairing(&e, &g1a, &g2a));
+    cz_fp12 f;
+    TIME_OP(o, "miller loop", o->quick ? 50 : 400, (void)0, cz_miller_loop(&f, &g1a, &g2a, 1));
+    TIME_OP(o, "final exponentiation", o->quick ? 50 : 400, (void)0,
+            cz_final_exponentiation(&e2, &f));
+    /* e(kG1, G2) = e(G1, G2)^k */
+    cz_g1 kp;
+    cz_g1_affine kpa;
+    uint64_t k_limbs[CZ_FR_LIMBS];
+    cz_g1_generator(&kp);
+    cz_g1_mul_var(&kp, &kp, &k);
+    cz_g1_to_affine(&kpa, &kp);
+    cz_pairing(&e2, &kpa, &g2a);
+    cz_fr_to_limbs(k_limbs, &k);
+    cz_fp12_pow(&e, &e, k_limbs, CZ_FR_LIMBS);
+    check(o, cz_fp12_equal(&e, &e2), "pairing: e(kP, Q) = e(P, Q)^k");
 
     cz_g1 r;
     cz_g1_generator(&p);
