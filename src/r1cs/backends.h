@@ -1,0 +1,76 @@
+/* The back-ends of the constraint-system interface (cs.h). Each *_new returns
+ * a cz_cs to hand to synthesis code (NULL on allocation failure); destroy it
+ * with cz_cs_destroy. */
+#ifndef CZ_R1CS_BACKENDS_H
+#define CZ_R1CS_BACKENDS_H
+
+#include <stdio.h>
+
+#include "r1cs/cs.h"
+
+/* ---- count: sizes only, O(1) memory (a 130 M-constraint circuit is fine) ---- */
+cz_cs *cz_cs_count_new(void);
+
+/* ---- check: evaluates every constraint as it is enforced (values are known
+ * at allocation, so nothing is stored but the assignment) ---- */
+cz_cs *cz_cs_check_new(void);
+typedef struct {
+    int satisfied;
+    uint64_t first_failure; /* constraint index, when !satisfied */
+    cz_fr a, b, c;          /* <A,z>, <B,z>, <C,z> of that constraint */
+} cz_check_result;
+void cz_cs_check_result(const cz_cs *cs, cz_check_result *out);
+
+/* ---- prove: what the Groth16 prover needs (spec §5.1) ----
+ * After synthesis the caller runs cz_prove_finish(), which appends bellperson's
+ * input constraints (A = input_i, B = 0, C = 0 for every input, ONE included). */
+typedef struct {
+    uint32_t num_inputs, num_aux;
+    uint64_t num_constraints;       /* including the appended input constraints */
+    cz_fr *input_assignment;        /* [num_inputs], [0] = 1 */
+    cz_fr *aux_assignment;          /* [num_aux] */
+    cz_fr *a, *b, *c;               /* [num_constraints] evaluations <A_j,z> ... */
+    uint64_t *a_aux_density;        /* bitmaps, bit v set when aux v occurs in some A */
+    uint64_t *b_input_density;      /* ... input i occurs in some B */
+    uint64_t *b_aux_density;        /* ... aux v occurs in some B */
+} cz_prove_data;
+cz_cs *cz_cs_prove_new(void);
+/* Appends the input constraints and moves the data out of cs (cs can then only
+ * be destroyed). The caller frees the data with cz_prove_data_free. */
+cz_status cz_prove_finish(cz_cs *cs, cz_prove_data *out, cz_error *err);
+void cz_prove_data_free(cz_prove_data *d);
+
+/* ---- record: the constraint matrices (the "pre-compiled circuit") ----
+ * CSR with rows = constraints (the input constraints of cz_prove_finish
+ * appended too) and columns = inputs then aux (column num_inputs + v is aux v). */
+typedef struct {
+    uint64_t rows;
+    uint64_t *row_start; /* [rows + 1] */
+    uint32_t *col;       /* [nnz] */
+    cz_fr *val;          /* [nnz] */
+} cz_csr;
+typedef struct {
+    uint32_t num_inputs, num_aux;
+    uint64_t num_constraints;
+    cz_csr a, b, c;
+    uint64_t *a_aux_density, *b_input_density, *b_aux_density;
+} cz_r1cs;
+cz_cs *cz_cs_record_new(void);
+cz_status cz_record_finish(cz_cs *cs, cz_r1cs *out, cz_error *err);
+void cz_r1cs_free(cz_r1cs *r);
+/* File form: header (magic, version, sizes), the three matrices, densities and
+ * a checksum; readers reject truncated or inconsistent files with a message. */
+cz_status cz_r1cs_write(const cz_r1cs *r, const char *path, cz_error *err);
+cz_status cz_r1cs_read(cz_r1cs *out, const char *path, cz_error *err);
+
+/* ---- witness: assignments only, enforce is a no-op ---- */
+cz_cs *cz_cs_witness_new(void);
+/* Moves the assignments out (input_assignment[0] = 1). */
+cz_status cz_witness_finish(cz_cs *cs, cz_fr **inputs, uint32_t *num_inputs, cz_fr **aux,
+                            uint32_t *num_aux, cz_error *err);
+
+static inline int cz_density_get(const uint64_t *bits, uint64_t i) {
+    return (int)((bits[i / 64] >> (i % 64)) & 1);
+}
+
+#endif
