@@ -12,6 +12,7 @@
 const CZ_FIELD CZ_FIELD_FN(zero) = {{0}};
 
 #define F_MUL(r, a, b) mont_mul((r)->l, (a)->l, (b)->l, field_modulus, FIELD_MINV, FIELD_N)
+#define F_SQR(r, a)    mont_sqr((r)->l, (a)->l, field_modulus, FIELD_MINV, FIELD_N)
 
 void CZ_FIELD_FN(add)(CZ_FIELD *r, const CZ_FIELD *a, const CZ_FIELD *b) {
     mont_add(r->l, a->l, b->l, field_modulus, FIELD_N);
@@ -34,13 +35,13 @@ void CZ_FIELD_FN(mul)(CZ_FIELD *r, const CZ_FIELD *a, const CZ_FIELD *b) {
 }
 
 void CZ_FIELD_FN(sqr)(CZ_FIELD *r, const CZ_FIELD *a) {
-    F_MUL(r, a, a);
+    F_SQR(r, a);
 }
 
 void CZ_FIELD_FN(pow)(CZ_FIELD *r, const CZ_FIELD *a, const uint64_t *exp, size_t exp_limbs) {
     CZ_FIELD acc = CZ_FIELD_FN(one), base = *a;
     for (size_t i = 64 * exp_limbs; i-- > 0;) {
-        F_MUL(&acc, &acc, &acc);
+        F_SQR(&acc, &acc);
         if ((exp[i / 64] >> (i % 64)) & 1) F_MUL(&acc, &acc, &base);
     }
     *r = acc;
@@ -117,25 +118,25 @@ int CZ_FIELD_FN(sqrt_var)(CZ_FIELD *r, const CZ_FIELD *a) {
     }
     CZ_FIELD z, c, x, b;
     CZ_FIELD_FN(from_u64)(&z, FIELD_NONRESIDUE);
-    CZ_FIELD_FN(pow)(&c, &z, t, FIELD_N);       /* c = z^t, order 2^s */
-    CZ_FIELD_FN(pow)(&b, a, t, FIELD_N);        /* b = a^t */
+    CZ_FIELD_FN(pow)(&c, &z, t, FIELD_N); /* c = z^t, order 2^s */
+    CZ_FIELD_FN(pow)(&b, a, t, FIELD_N);  /* b = a^t */
     uint64_t t_plus_1_half[FIELD_N];
     memcpy(t_plus_1_half, t, sizeof t);
-    mont_shr1(t_plus_1_half, 0, FIELD_N);       /* (t - 1) / 2 */
+    mont_shr1(t_plus_1_half, 0, FIELD_N); /* (t - 1) / 2 */
     CZ_FIELD_FN(pow)(&x, a, t_plus_1_half, FIELD_N);
-    F_MUL(&x, &x, a);                           /* x = a^((t + 1) / 2) */
+    F_MUL(&x, &x, a); /* x = a^((t + 1) / 2) */
     int m = s;
     while (!CZ_FIELD_FN(is_one)(&b)) {
         int i = 0;
         CZ_FIELD b2 = b;
         while (!CZ_FIELD_FN(is_one)(&b2)) {
-            F_MUL(&b2, &b2, &b2);
+            F_SQR(&b2, &b2);
             i++;
         }
         CZ_FIELD g = c;
-        for (int k = 0; k < m - i - 1; k++) F_MUL(&g, &g, &g);
+        for (int k = 0; k < m - i - 1; k++) F_SQR(&g, &g);
         F_MUL(&x, &x, &g);
-        F_MUL(&c, &g, &g);
+        F_SQR(&c, &g);
         F_MUL(&b, &b, &c);
         m = i;
     }
@@ -223,3 +224,4 @@ void CZ_FIELD_FN(from_bytes_le_reduce)(CZ_FIELD *r, const uint8_t *in, size_t le
 }
 
 #undef F_MUL
+#undef F_SQR

@@ -8,14 +8,26 @@
  *  - limbs are little-endian; every input and output is fully reduced, < m;
  *  - m is odd and its top limb is below 2^63 - 1, which lets the CIOS loop
  *    drop the extra carry word (the "no-carry" variant): the running sum
- *    stays below 2m < 2^(64n). Both BLS12-381 moduli satisfy this. */
+ *    stays below 2m < 2^(64n). Both BLS12-381 moduli satisfy this.
+ *
+ * Two implementations of add, sub, neg, mul and sqr: portable C (the *_c
+ * functions, __int128) and, for n = 4 and 6 on x86-64 with BMI2 and ADX,
+ * inline asm (mont_x86_64.h). The plain names pick the asm when it is
+ * available unless CZ_FF_PORTABLE is defined; both stay compiled, so a test
+ * can check one against the other. */
 #ifndef CZ_FF_MONT_IMPL_H
 #define CZ_FF_MONT_IMPL_H
 
 #include <stdint.h>
 #include <string.h>
 
-#define CZ_MONT_INLINE static inline __attribute__((always_inline))
+#include "ff/mont_x86_64.h"
+
+#if defined(CZ_MONT_HAVE_X86_64) && !defined(CZ_FF_PORTABLE)
+#define CZ_MONT_USE_X86_64 1
+#endif
+
+#define CZ_MONT_INLINE    static inline __attribute__((always_inline))
 #define CZ_MONT_MAX_LIMBS 6
 
 typedef unsigned __int128 cz_u128;
@@ -62,15 +74,15 @@ CZ_MONT_INLINE void mont_reduce_once(uint64_t *r, const uint64_t *t, uint64_t hi
     mont_select(r, keep_t, t, d, n);
 }
 
-CZ_MONT_INLINE void mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                             int n) {
+CZ_MONT_INLINE void mont_add_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                               int n) {
     uint64_t t[CZ_MONT_MAX_LIMBS];
     uint64_t carry = mont_add_raw(t, a, b, n);
     mont_reduce_once(r, t, carry, m, n);
 }
 
-CZ_MONT_INLINE void mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                             int n) {
+CZ_MONT_INLINE void mont_sub_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                               int n) {
     uint64_t t[CZ_MONT_MAX_LIMBS], u[CZ_MONT_MAX_LIMBS];
     uint64_t borrow = mont_sub_raw(t, a, b, n);
     mont_add_raw(u, t, m, n); /* wraps back below m when a < b */
@@ -84,7 +96,7 @@ CZ_MONT_INLINE int mont_is_zero(const uint64_t *a, int n) {
     return acc == 0;
 }
 
-CZ_MONT_INLINE void mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, int n) {
+CZ_MONT_INLINE void mont_neg_c(uint64_t *r, const uint64_t *a, const uint64_t *m, int n) {
     uint64_t t[CZ_MONT_MAX_LIMBS];
     mont_sub_raw(t, m, a, n);
     uint64_t nonzero = 0 - (uint64_t)(!mont_is_zero(a, n));
@@ -93,8 +105,8 @@ CZ_MONT_INLINE void mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, 
 }
 
 /* r = a * b / 2^(64n) mod m (CIOS, no-carry variant). minv = -m^-1 mod 2^64. */
-CZ_MONT_INLINE void mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                             uint64_t minv, int n) {
+CZ_MONT_INLINE void mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                               uint64_t minv, int n) {
     uint64_t t[CZ_MONT_MAX_LIMBS] = {0};
 #pragma GCC unroll 6
     for (int i = 0; i < n; i++) {
@@ -117,6 +129,82 @@ CZ_MONT_INLINE void mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, 
     mont_reduce_once(r, t, 0, m, n);
 }
 
+/* The dispatchers. n is a compile-time constant at every call site, so only
+ * one branch survives. */
+
+CZ_MONT_INLINE void mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                             int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_add6_x86_64(r, a, b, m);
+        return;
+    }
+    if (n == 4) {
+        mont_add4_x86_64(r, a, b, m);
+        return;
+    }
+#endif
+    mont_add_c(r, a, b, m, n);
+}
+
+CZ_MONT_INLINE void mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                             int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_sub6_x86_64(r, a, b, m);
+        return;
+    }
+    if (n == 4) {
+        mont_sub4_x86_64(r, a, b, m);
+        return;
+    }
+#endif
+    mont_sub_c(r, a, b, m, n);
+}
+
+CZ_MONT_INLINE void mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_neg6_x86_64(r, a, m);
+        return;
+    }
+    if (n == 4) {
+        mont_neg4_x86_64(r, a, m);
+        return;
+    }
+#endif
+    mont_neg_c(r, a, m, n);
+}
+
+/* r = a * b / 2^(64n) mod m. minv = -m^-1 mod 2^64. */
+CZ_MONT_INLINE void mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                             uint64_t minv, int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_mul6_x86_64(r, a, b, m, minv);
+        return;
+    }
+    if (n == 4) {
+        mont_mul4_x86_64(r, a, b, m, minv);
+        return;
+    }
+#endif
+    mont_mul_c(r, a, b, m, minv, n);
+}
+
+/* r = a^2 / 2^(64n) mod m: a dedicated squaring for n = 6 (Fp) on x86-64,
+ * the multiplication otherwise. */
+CZ_MONT_INLINE void mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m, uint64_t minv,
+                             int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_sqr6_x86_64(r, a, m, minv);
+        return;
+    }
+#endif
+    mont_mul(r, a, a, m, minv, n);
+}
+
 /* r = base^exp with exp a public little-endian n-limb integer (square and
  * multiply; the exponent is public, so the branches leak nothing secret). */
 CZ_MONT_INLINE void mont_pow(uint64_t *r, const uint64_t *base, const uint64_t *exp,
@@ -125,7 +213,7 @@ CZ_MONT_INLINE void mont_pow(uint64_t *r, const uint64_t *base, const uint64_t *
     memcpy(acc, one, (size_t)n * 8);
     memcpy(b, base, (size_t)n * 8);
     for (int i = 64 * n - 1; i >= 0; i--) {
-        mont_mul(acc, acc, acc, m, minv, n);
+        mont_sqr(acc, acc, m, minv, n);
         if ((exp[i / 64] >> (i % 64)) & 1) mont_mul(acc, acc, b, m, minv, n);
     }
     memcpy(r, acc, (size_t)n * 8);
