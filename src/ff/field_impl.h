@@ -107,6 +107,19 @@ int CZ_FIELD_FN(sqrt_var)(CZ_FIELD *r, const CZ_FIELD *a) {
         *r = CZ_FIELD_FN(zero);
         return 1;
     }
+    if ((field_modulus[0] & 3) == 3) {
+        /* m = 3 mod 4 (Fp): x = a^((m + 1) / 4) is a root whenever one exists */
+        uint64_t e[FIELD_N], one[FIELD_N] = {1};
+        mont_add_raw(e, field_modulus, one, FIELD_N); /* no carry: m < 2^(64N - 1) */
+        mont_shr1(e, 0, FIELD_N);
+        mont_shr1(e, 0, FIELD_N);
+        CZ_FIELD x, x2;
+        CZ_FIELD_FN(pow)(&x, a, e, FIELD_N);
+        CZ_FIELD_FN(sqr)(&x2, &x);
+        if (!CZ_FIELD_FN(equal)(&x2, a)) return 0;
+        *r = x;
+        return 1;
+    }
     if (CZ_FIELD_FN(legendre)(a) != 1) return 0;
     /* Tonelli-Shanks: m - 1 = 2^s * t with t odd. */
     uint64_t t[FIELD_N];
