@@ -19,6 +19,8 @@ typedef struct {
     uint64_t first_failure; /* constraint index, when !satisfied */
     cz_fr a, b, c;          /* <A,z>, <B,z>, <C,z> of that constraint */
 } cz_check_result;
+/* A system with an error status reports satisfied = 0 and first_failure =
+ * the number of constraints enforced before the error. */
 void cz_cs_check_result(const cz_cs *cs, cz_check_result *out);
 
 /* ---- prove: what the Groth16 prover needs (spec §5.1) ----
@@ -26,13 +28,13 @@ void cz_cs_check_result(const cz_cs *cs, cz_check_result *out);
  * input constraints (A = input_i, B = 0, C = 0 for every input, ONE included). */
 typedef struct {
     uint32_t num_inputs, num_aux;
-    uint64_t num_constraints;       /* including the appended input constraints */
-    cz_fr *input_assignment;        /* [num_inputs], [0] = 1 */
-    cz_fr *aux_assignment;          /* [num_aux] */
-    cz_fr *a, *b, *c;               /* [num_constraints] evaluations <A_j,z> ... */
-    uint64_t *a_aux_density;        /* bitmaps, bit v set when aux v occurs in some A */
-    uint64_t *b_input_density;      /* ... input i occurs in some B */
-    uint64_t *b_aux_density;        /* ... aux v occurs in some B */
+    uint64_t num_constraints;  /* including the appended input constraints */
+    cz_fr *input_assignment;   /* [num_inputs], [0] = 1 */
+    cz_fr *aux_assignment;     /* [num_aux] */
+    cz_fr *a, *b, *c;          /* [num_constraints] evaluations <A_j,z> ... */
+    uint64_t *a_aux_density;   /* bitmaps, bit v set when aux v occurs in some A */
+    uint64_t *b_input_density; /* ... input i occurs in some B */
+    uint64_t *b_aux_density;   /* ... aux v occurs in some B */
 } cz_prove_data;
 cz_cs *cz_cs_prove_new(void);
 /* Appends the input constraints and moves the data out of cs (cs can then only
@@ -42,7 +44,12 @@ void cz_prove_data_free(cz_prove_data *d);
 
 /* ---- record: the constraint matrices (the "pre-compiled circuit") ----
  * CSR with rows = constraints (the input constraints of cz_prove_finish
- * appended too) and columns = inputs then aux (column num_inputs + v is aux v). */
+ * appended too, so num_constraints = synthesized + num_inputs, as in
+ * cz_prove_data) and columns = inputs then aux (column num_inputs + v is
+ * aux v). Invariants (checked by the reader): row_start[0] = 0, rows
+ * non-decreasing, nnz = row_start[rows]; columns strictly ascend within a
+ * row; every stored value is non-zero (terms whose coefficient summed to
+ * zero are dropped), so the densities are exactly "column occurs". */
 typedef struct {
     uint64_t rows;
     uint64_t *row_start; /* [rows + 1] */
@@ -62,6 +69,11 @@ void cz_r1cs_free(cz_r1cs *r);
  * a checksum; readers reject truncated or inconsistent files with a message. */
 cz_status cz_r1cs_write(const cz_r1cs *r, const char *path, cz_error *err);
 cz_status cz_r1cs_read(cz_r1cs *out, const char *path, cz_error *err);
+/* a[j] = <A_j, z>, b[j], c[j] for every row j, z = (input, aux), over all
+ * cores: the prover's evaluations from a recorded system and a witness
+ * (same values as cz_prove_finish). Any output may be NULL. */
+void cz_r1cs_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_r1cs *r, const cz_fr *input,
+                  const cz_fr *aux);
 
 /* ---- witness: assignments only, enforce is a no-op ---- */
 cz_cs *cz_cs_witness_new(void);

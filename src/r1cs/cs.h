@@ -31,17 +31,19 @@
 
 /* A variable: its index, with the top bit set for inputs. */
 typedef uint32_t cz_var;
-#define CZ_VAR_INPUT_BIT 0x80000000u
-#define CZ_VAR_ONE (CZ_VAR_INPUT_BIT | 0u)
+#define CZ_VAR_INPUT_BIT   0x80000000u
+#define CZ_VAR_ONE         (CZ_VAR_INPUT_BIT | 0u)
 #define CZ_VAR_IS_INPUT(v) (((v)&CZ_VAR_INPUT_BIT) != 0)
-#define CZ_VAR_INDEX(v) ((v) & ~CZ_VAR_INPUT_BIT)
+#define CZ_VAR_INDEX(v)    ((v) & ~CZ_VAR_INPUT_BIT)
 
 typedef struct {
     cz_var var;
     cz_fr coeff;
 } cz_lc_term;
 
-/* A linear combination: terms in insertion order, each variable at most once. */
+/* A linear combination: each variable at most once. The back-ends accept
+ * terms in any order; the cz_lc_* functions keep them sorted as bellpepper
+ * iterates them (inputs by index, then aux by index). */
 typedef struct {
     cz_lc_term *terms;
     uint32_t len, cap;
@@ -76,7 +78,7 @@ cz_status cz_lc_add(cz_lc *lc, cz_var var, const cz_fr *coeff);
 /* lc += var, lc -= var (coefficient 1 / -1) */
 cz_status cz_lc_add_var(cz_lc *lc, cz_var var);
 cz_status cz_lc_sub_var(cz_lc *lc, cz_var var);
-/* lc += coeff * other */
+/* lc += coeff * other (coeff NULL means 1; other may be lc itself) */
 cz_status cz_lc_add_lc(cz_lc *lc, const cz_lc *other, const cz_fr *coeff);
 
 /* ---- the system ---- */
@@ -86,6 +88,8 @@ static inline cz_var cz_cs_alloc(cz_cs *cs, const cz_fr *value) {
 static inline cz_var cz_cs_alloc_input(cz_cs *cs, const cz_fr *value) {
     return cs->ops->alloc(cs, value, 1);
 }
+/* a, b or c may be NULL for the empty (zero) combination. Every term must
+ * name an allocated variable (checked; a violation fails cs). */
 static inline void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
     cs->ops->enforce(cs, a, b, c);
 }
@@ -95,7 +99,8 @@ static inline int cz_cs_has_witness(const cz_cs *cs) {
 static inline cz_status cz_cs_status(const cz_cs *cs) {
     return cs->status;
 }
-/* Records the first error (later ones are dropped) and returns it. */
+/* Records the first error (later ones are dropped) and returns the recorded
+ * status. Allocation after an error returns CZ_VAR_ONE. */
 cz_status cz_cs_fail(cz_cs *cs, cz_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cz_cs_destroy(cz_cs *cs);

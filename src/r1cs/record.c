@@ -1,0 +1,394 @@
+/* The record back-end: the constraint matrices in CSR form (rows =
+ * constraints, columns = inputs then aux), plus the checks and helpers every
+ * cz_r1cs user shares (validation, densities, evaluation).
+ *
+ * During synthesis the final number of inputs is unknown (inputs may be
+ * allocated after aux), so columns are stored as cz_var and mapped to
+ * num_inputs + index at cz_record_finish. Rows are stored in cz_lc_key order
+ * (inputs before aux, both ascending; unsorted LCs are sorted first), so
+ * every row's columns ascend before and after the map.
+ * Zero coefficients are dropped: an entry of a cz_r1cs is never zero. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "r1cs/internal.h"
+#include "util/parallel.h"
+
+typedef struct {
+    uint64_t *row_start; /* [rows + 1] used */
+    uint32_t *col;
+    cz_fr *val;
+    size_t row_cap, col_cap, val_cap;
+    uint64_t nnz;
+} matrix_builder;
+
+typedef struct {
+    cz_cs base; /* first: a cz_cs * is a record_cs * */
+    matrix_builder m[3];
+    cz_lc_term *scratch[3]; /* sorted copies of unsorted LCs */
+    size_t scratch_cap[3];
+    cz_lc sorted[3];
+    int finished;
+} record_cs;
+
+static cz_var record_alloc(cz_cs *cs, const cz_fr *value, int is_input) {
+    (void)value;
+    if (((record_cs *)cs)->finished)
+        cz_cs_fail(cs, CZ_E_INVALID_ARG, "alloc after cz_record_finish");
+    if (!cz_cs_may_alloc(cs, is_input)) return CZ_VAR_ONE;
+    return cz_cs_count_var(cs, is_input);
+}
+
+static int term_before(const cz_lc_term *x, const cz_lc_term *y) {
+    return cz_lc_key(x->var) < cz_lc_key(y->var);
+}
+
+/* Sorts n terms by key (insertion sort for the short LCs of most gadgets,
+ * heap sort beyond: no recursion, no allocation). */
+static void sort_terms(cz_lc_term *t, uint32_t n) {
+    if (n <= 32) {
+        for (uint32_t i = 1; i < n; i++) {
+            cz_lc_term x = t[i];
+            uint32_t j = i;
+            for (; j > 0 && term_before(&x, &t[j - 1]); j--) t[j] = t[j - 1];
+            t[j] = x;
+        }
+        return;
+    }
+    for (uint32_t start = n / 2; start-- > 0;) { /* heapify (max-heap by key) */
+        for (uint32_t root = start, child; (child = 2 * root + 1) < n; root = child) {
+            if (child + 1 < n && term_before(&t[child], &t[child + 1])) child++;
+            if (!term_before(&t[root], &t[child])) break;
+            cz_lc_term x = t[root];
+            t[root] = t[child], t[child] = x;
+        }
+    }
+    for (uint32_t end = n; end-- > 1;) {
+        cz_lc_term x = t[0];
+        t[0] = t[end], t[end] = x;
+        for (uint32_t root = 0, child; (child = 2 * root + 1) < end; root = child) {
+            if (child + 1 < end && term_before(&t[child], &t[child + 1])) child++;
+            if (!term_before(&t[root], &t[child])) break;
+            cz_lc_term y = t[root];
+            t[root] = t[child], t[child] = y;
+        }
+    }
+}
+
+/* Range, then order: the CSR lists a row's columns ascending, once each.
+ * LCs from cz_lc_* are sorted already; others (insertion order, as a gadget's
+ * own builder may keep them) are sorted into r->scratch, and *out points to
+ * the terms to record. A repeated variable breaks the LC contract. */
+static int record_prepare_lc(record_cs *r, const cz_lc *lc, char which, const cz_lc **out) {
+    cz_cs *cs = &r->base;
+    *out = lc;
+    if (!cz_cs_check_lc(cs, lc, which)) return 0;
+    if (!lc) return 1;
+    uint32_t i = 1;
+    while (i < lc->len && cz_lc_key(lc->terms[i - 1].var) < cz_lc_key(lc->terms[i].var)) i++;
+    if (i >= lc->len) return 1;
+    int k = which - 'A';
+    cz_status st =
+        cz_grow((void **)&r->scratch[k], &r->scratch_cap[k], lc->len, sizeof(cz_lc_term), 0);
+    if (st != CZ_OK) {
+        cz_cs_fail(cs, st, "constraint %llu: out of memory sorting %c",
+                   (unsigned long long)cs->num_constraints, which);
+        return 0;
+    }
+    memcpy(r->scratch[k], lc->terms, (size_t)lc->len * sizeof(cz_lc_term));
+    sort_terms(r->scratch[k], lc->len);
+    for (i = 1; i < lc->len; i++) {
+        if (r->scratch[k][i - 1].var == r->scratch[k][i].var) {
+            cz_var v = r->scratch[k][i].var;
+            cz_cs_fail(cs, CZ_E_INVALID_ARG,
+                       "constraint %llu: %c holds %s %u twice (an LC has each variable once; "
+                       "merge with cz_lc_add)",
+                       (unsigned long long)cs->num_constraints, which,
+                       CZ_VAR_IS_INPUT(v) ? "input" : "aux", CZ_VAR_INDEX(v));
+            return 0;
+        }
+    }
+    r->sorted[k] = (cz_lc){r->scratch[k], lc->len, lc->len};
+    *out = &r->sorted[k];
+    return 1;
+}
+
+static cz_status builder_row(matrix_builder *m, uint64_t row, const cz_lc *lc) {
+    uint32_t len = lc ? lc->len : 0;
+    cz_status st = cz_grow((void **)&m->row_start, &m->row_cap, row + 2, sizeof(uint64_t), 0);
+    if (st == CZ_OK) st = cz_grow((void **)&m->col, &m->col_cap, m->nnz + len, sizeof(uint32_t), 0);
+    if (st == CZ_OK) st = cz_grow((void **)&m->val, &m->val_cap, m->nnz + len, sizeof(cz_fr), 0);
+    if (st != CZ_OK) return st;
+    for (uint32_t i = 0; i < len; i++) {
+        const cz_lc_term *t = &lc->terms[i];
+        if (cz_fr_is_zero(&t->coeff)) continue; /* a zero entry is no entry */
+        m->col[m->nnz] = t->var;
+        m->val[m->nnz] = t->coeff;
+        m->nnz++;
+    }
+    m->row_start[row + 1] = m->nnz;
+    return CZ_OK;
+}
+
+static void record_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
+    record_cs *r = (record_cs *)cs;
+    if (r->finished) cz_cs_fail(cs, CZ_E_INVALID_ARG, "enforce after cz_record_finish");
+    if (cs->status != CZ_OK) return;
+    const cz_lc *lcs[3];
+    if (!record_prepare_lc(r, a, 'A', &lcs[0]) || !record_prepare_lc(r, b, 'B', &lcs[1]) ||
+        !record_prepare_lc(r, c, 'C', &lcs[2]))
+        return;
+    uint64_t row = cs->num_constraints;
+    for (int k = 0; k < 3; k++) {
+        cz_status st = builder_row(&r->m[k], row, lcs[k]);
+        if (st != CZ_OK) {
+            cz_cs_fail(cs, st, "constraint %llu: out of memory for the matrices",
+                       (unsigned long long)row);
+            return;
+        }
+    }
+    cs->num_constraints = row + 1;
+}
+
+static void builder_free(matrix_builder *m) {
+    free(m->row_start), free(m->col), free(m->val);
+    memset(m, 0, sizeof *m);
+}
+
+static void record_destroy(cz_cs *cs) {
+    record_cs *r = (record_cs *)cs;
+    for (int k = 0; k < 3; k++) builder_free(&r->m[k]), free(r->scratch[k]);
+    free(r);
+}
+
+static const cz_cs_ops record_ops = {record_alloc, record_enforce, record_destroy};
+
+cz_cs *cz_cs_record_new(void) {
+    record_cs *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    cz_cs_base_init(&r->base, &record_ops, 0);
+    for (int k = 0; k < 3; k++) {
+        if (cz_grow((void **)&r->m[k].row_start, &r->m[k].row_cap, 1, sizeof(uint64_t), 0) !=
+            CZ_OK) {
+            record_destroy(&r->base);
+            return NULL;
+        }
+        r->m[k].row_start[0] = 0;
+    }
+    return &r->base;
+}
+
+static void *shrink(void *buf, size_t bytes) {
+    void *q = realloc(buf, bytes ? bytes : 1);
+    return q ? q : buf;
+}
+
+cz_status cz_record_finish(cz_cs *cs, cz_r1cs *out, cz_error *err) {
+    if (!cs || cs->ops != &record_ops)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "cz_record_finish: not a record back-end");
+    record_cs *r = (record_cs *)cs;
+    if (r->finished) return cz_error_set(err, CZ_E_INVALID_ARG, "cz_record_finish: called twice");
+    if (cs->status != CZ_OK) {
+        if (err) *err = cs->error;
+        return cs->status;
+    }
+    /* bellperson's input constraints: A = input_i, B = 0, C = 0 */
+    uint64_t rows = cs->num_constraints;
+    for (uint32_t i = 0; i < cs->num_inputs; i++, rows++) {
+        cz_lc_term term = {CZ_VAR_INPUT_BIT | i, cz_fr_one};
+        cz_lc one_term = {&term, 1, 1};
+        cz_status st = builder_row(&r->m[0], rows, &one_term);
+        if (st == CZ_OK) st = builder_row(&r->m[1], rows, NULL);
+        if (st == CZ_OK) st = builder_row(&r->m[2], rows, NULL);
+        if (st != CZ_OK)
+            return cz_error_set(err, st, "cz_record_finish: out of memory for the input rows");
+    }
+    memset(out, 0, sizeof *out);
+    out->num_inputs = cs->num_inputs;
+    out->num_aux = cs->num_aux;
+    out->num_constraints = rows;
+    cz_csr *mats[3] = {&out->a, &out->b, &out->c};
+    for (int k = 0; k < 3; k++) {
+        matrix_builder *m = &r->m[k];
+        for (uint64_t e = 0; e < m->nnz; e++) {
+            cz_var v = m->col[e];
+            m->col[e] = CZ_VAR_IS_INPUT(v) ? CZ_VAR_INDEX(v) : cs->num_inputs + v;
+        }
+        mats[k]->rows = rows;
+        mats[k]->row_start = shrink(m->row_start, (size_t)(rows + 1) * sizeof(uint64_t));
+        mats[k]->col = shrink(m->col, (size_t)m->nnz * sizeof(uint32_t));
+        mats[k]->val = shrink(m->val, (size_t)m->nnz * sizeof(cz_fr));
+        memset(m, 0, sizeof *m);
+    }
+    r->finished = 1;
+    cz_status st = cz_r1cs_compute_densities(out, &out->a_aux_density, &out->b_input_density,
+                                             &out->b_aux_density, err);
+    if (st != CZ_OK) {
+        cz_r1cs_free(out);
+        return st;
+    }
+    return CZ_OK;
+}
+
+void cz_r1cs_free(cz_r1cs *r) {
+    if (!r) return;
+    cz_csr *mats[3] = {&r->a, &r->b, &r->c};
+    for (int k = 0; k < 3; k++) free(mats[k]->row_start), free(mats[k]->col), free(mats[k]->val);
+    free(r->a_aux_density), free(r->b_input_density), free(r->b_aux_density);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- shared by every cz_r1cs user ---- */
+
+static uint64_t *bitmap_new(uint64_t bits) {
+    size_t words = cz_bitmap_words(bits);
+    return calloc(words ? words : 1, sizeof(uint64_t));
+}
+
+cz_status cz_r1cs_compute_densities(const cz_r1cs *r, uint64_t **a_aux, uint64_t **b_input,
+                                    uint64_t **b_aux, cz_error *err) {
+    uint64_t *aa = bitmap_new(r->num_aux), *bi = bitmap_new(r->num_inputs),
+             *ba = bitmap_new(r->num_aux);
+    if (!aa || !bi || !ba) {
+        free(aa), free(bi), free(ba);
+        return cz_error_set(err, CZ_E_NOMEM, "out of memory for the density bitmaps");
+    }
+    uint32_t ni = r->num_inputs;
+    uint64_t na = r->a.row_start[r->a.rows], nb = r->b.row_start[r->b.rows];
+    for (uint64_t e = 0; e < na; e++)
+        if (r->a.col[e] >= ni) cz_bitmap_set(aa, r->a.col[e] - ni);
+    for (uint64_t e = 0; e < nb; e++) {
+        uint32_t col = r->b.col[e];
+        if (col < ni)
+            cz_bitmap_set(bi, col);
+        else
+            cz_bitmap_set(ba, col - ni);
+    }
+    *a_aux = aa, *b_input = bi, *b_aux = ba;
+    return CZ_OK;
+}
+
+static int fr_is_canonical(const cz_fr *x) {
+    for (int i = CZ_FR_LIMBS - 1; i >= 0; i--) {
+        if (x->l[i] < cz_fr_modulus[i]) return 1;
+        if (x->l[i] > cz_fr_modulus[i]) return 0;
+    }
+    return 0;
+}
+
+static cz_status validate_matrix(const cz_csr *m, char name, const cz_r1cs *r, cz_error *err) {
+    uint64_t ncols = (uint64_t)r->num_inputs + r->num_aux;
+    if (m->rows != r->num_constraints)
+        return cz_error_set(err, CZ_E_PARSE, "%c: %llu rows, but %llu constraints", name,
+                            (unsigned long long)m->rows, (unsigned long long)r->num_constraints);
+    if (!m->row_start) return cz_error_set(err, CZ_E_PARSE, "%c: no row starts", name);
+    if (m->row_start[0] != 0)
+        return cz_error_set(err, CZ_E_PARSE, "%c: row 0 starts at %llu, not 0", name,
+                            (unsigned long long)m->row_start[0]);
+    for (uint64_t row = 0; row < m->rows; row++) {
+        uint64_t begin = m->row_start[row], end = m->row_start[row + 1];
+        if (end < begin)
+            return cz_error_set(
+                err, CZ_E_PARSE, "%c: row %llu ends at %llu before it starts (%llu)", name,
+                (unsigned long long)row, (unsigned long long)end, (unsigned long long)begin);
+        for (uint64_t e = begin; e < end; e++) {
+            if (m->col[e] >= ncols)
+                return cz_error_set(err, CZ_E_PARSE,
+                                    "%c: row %llu: column %u beyond the %llu variables", name,
+                                    (unsigned long long)row, m->col[e], (unsigned long long)ncols);
+            if (e > begin && m->col[e] <= m->col[e - 1])
+                return cz_error_set(err, CZ_E_PARSE,
+                                    "%c: row %llu: column %u after column %u (columns must ascend)",
+                                    name, (unsigned long long)row, m->col[e], m->col[e - 1]);
+            if (!fr_is_canonical(&m->val[e]))
+                return cz_error_set(err, CZ_E_PARSE, "%c: row %llu: value of column %u is not < r",
+                                    name, (unsigned long long)row, m->col[e]);
+            if (cz_fr_is_zero(&m->val[e]))
+                return cz_error_set(err, CZ_E_PARSE,
+                                    "%c: row %llu: value of column %u is zero (zeros are dropped)",
+                                    name, (unsigned long long)row, m->col[e]);
+        }
+    }
+    return CZ_OK;
+}
+
+static cz_status compare_density(const uint64_t *have, const uint64_t *want, uint64_t bits,
+                                 const char *name, const char *var_kind, cz_error *err) {
+    size_t words = cz_bitmap_words(bits);
+    if (words && !have) return cz_error_set(err, CZ_E_PARSE, "%s: missing", name);
+    for (size_t w = 0; w < words; w++) {
+        if (have[w] == want[w]) continue;
+        uint64_t diff = have[w] ^ want[w];
+        uint64_t bit = (uint64_t)w * 64 + (uint64_t)__builtin_ctzll(diff);
+        if (bit >= bits)
+            return cz_error_set(err, CZ_E_PARSE, "%s: bit %llu set beyond the %llu %s", name,
+                                (unsigned long long)bit, (unsigned long long)bits, var_kind);
+        return cz_error_set(err, CZ_E_PARSE, "%s: bit %llu is %d, but the matrices say %d", name,
+                            (unsigned long long)bit, (int)((have[w] >> (bit % 64)) & 1),
+                            (int)((want[w] >> (bit % 64)) & 1));
+    }
+    return CZ_OK;
+}
+
+cz_status cz_r1cs_validate(const cz_r1cs *r, cz_error *err) {
+    if (r->num_inputs < 1)
+        return cz_error_set(err, CZ_E_PARSE, "no inputs (input 0 is ONE, so at least 1)");
+    if ((uint64_t)r->num_inputs + r->num_aux > CZ_CS_MAX_VARS)
+        return cz_error_set(err, CZ_E_PARSE, "%u inputs + %u aux exceed the limit of %u variables",
+                            r->num_inputs, r->num_aux, CZ_CS_MAX_VARS);
+    const cz_csr *mats[3] = {&r->a, &r->b, &r->c};
+    for (int k = 0; k < 3; k++) {
+        cz_status st = validate_matrix(mats[k], "ABC"[k], r, err);
+        if (st != CZ_OK) return st;
+    }
+    uint64_t *aa, *bi, *ba;
+    cz_status st = cz_r1cs_compute_densities(r, &aa, &bi, &ba, err);
+    if (st != CZ_OK) return st;
+    st = compare_density(r->a_aux_density, aa, r->num_aux, "a_aux_density", "aux", err);
+    if (st == CZ_OK)
+        st = compare_density(r->b_input_density, bi, r->num_inputs, "b_input_density", "inputs",
+                             err);
+    if (st == CZ_OK)
+        st = compare_density(r->b_aux_density, ba, r->num_aux, "b_aux_density", "aux", err);
+    free(aa), free(bi), free(ba);
+    return st;
+}
+
+/* ---- evaluation: the matrices times a witness, over all cores ---- */
+
+typedef struct {
+    const cz_r1cs *r;
+    const cz_fr *input, *aux;
+    cz_fr *out[3];
+} eval_ctx;
+
+static void eval_rows(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const eval_ctx *x = arg;
+    const cz_csr *mats[3] = {&x->r->a, &x->r->b, &x->r->c};
+    uint32_t ni = x->r->num_inputs;
+    for (int k = 0; k < 3; k++) {
+        if (!x->out[k]) continue;
+        const cz_csr *m = mats[k];
+        for (size_t row = begin; row < end; row++) {
+            cz_fr acc = cz_fr_zero, tmp;
+            for (uint64_t e = m->row_start[row]; e < m->row_start[row + 1]; e++) {
+                uint32_t col = m->col[e];
+                const cz_fr *z = col < ni ? &x->input[col] : &x->aux[col - ni];
+                if (cz_fr_is_one(&m->val[e])) {
+                    cz_fr_add(&acc, &acc, z);
+                } else {
+                    cz_fr_mul(&tmp, z, &m->val[e]);
+                    cz_fr_add(&acc, &acc, &tmp);
+                }
+            }
+            x->out[k][row] = acc;
+        }
+    }
+}
+
+void cz_r1cs_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_r1cs *r, const cz_fr *input,
+                  const cz_fr *aux) {
+    eval_ctx x = {r, input, aux, {a, b, c}};
+    cz_parallel_for((size_t)r->num_constraints, 1 << 14, eval_rows, &x);
+}

@@ -1,0 +1,62 @@
+/* The witness back-end: assignments only; constraints are counted, not
+ * looked at. */
+#include <stdlib.h>
+
+#include "r1cs/internal.h"
+
+typedef struct {
+    cz_cs base; /* first: a cz_cs * is a witness_cs * */
+    cz_assignment as;
+    int finished;
+} witness_cs;
+
+static cz_var witness_alloc(cz_cs *cs, const cz_fr *value, int is_input) {
+    witness_cs *w = (witness_cs *)cs;
+    if (w->finished) cz_cs_fail(cs, CZ_E_INVALID_ARG, "alloc after cz_witness_finish");
+    return cz_assignment_alloc(cs, &w->as, value, is_input);
+}
+
+static void witness_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
+    (void)a, (void)b, (void)c;
+    if (cs->status == CZ_OK) cs->num_constraints++;
+}
+
+static void witness_destroy(cz_cs *cs) {
+    witness_cs *w = (witness_cs *)cs;
+    cz_assignment_free(&w->as);
+    free(w);
+}
+
+static const cz_cs_ops witness_ops = {witness_alloc, witness_enforce, witness_destroy};
+
+cz_cs *cz_cs_witness_new(void) {
+    witness_cs *w = malloc(sizeof *w);
+    if (!w) return NULL;
+    cz_cs_base_init(&w->base, &witness_ops, 1);
+    w->finished = 0;
+    if (cz_assignment_init(&w->as) != CZ_OK) {
+        free(w);
+        return NULL;
+    }
+    return &w->base;
+}
+
+cz_status cz_witness_finish(cz_cs *cs, cz_fr **inputs, uint32_t *num_inputs, cz_fr **aux,
+                            uint32_t *num_aux, cz_error *err) {
+    if (!cs || cs->ops != &witness_ops)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "cz_witness_finish: not a witness back-end");
+    witness_cs *w = (witness_cs *)cs;
+    if (w->finished) return cz_error_set(err, CZ_E_INVALID_ARG, "cz_witness_finish: called twice");
+    if (cs->status != CZ_OK) {
+        if (err) *err = cs->error;
+        return cs->status;
+    }
+    *inputs = w->as.input;
+    *num_inputs = cs->num_inputs;
+    *aux = w->as.aux;
+    *num_aux = cs->num_aux;
+    w->as.input = w->as.aux = NULL;
+    w->as.input_cap = w->as.aux_cap = 0;
+    w->finished = 1;
+    return CZ_OK;
+}
