@@ -4,5 +4,6 @@
 #define CZ_CLI_COMMANDS_H
 
 int cz_cmd_bench_arith(int argc, char **argv);
+int cz_cmd_r1cs(int argc, char **argv);
 
 #endif

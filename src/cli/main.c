@@ -11,6 +11,7 @@ static void usage(FILE *out) {
             "commands:\n"
             "  bench-arith [--quick]   benchmark and self-check the CPU arithmetic\n"
             "                          (fields, curves, pairing, MSM, NTT)\n"
+            "  r1cs info FILE          sizes, non-zeros and densities of a recorded circuit\n"
             "  version                 print the version\n"
             "  help                    this text\n");
 }
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
+    if (!strcmp(cmd, "r1cs")) return cz_cmd_r1cs(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;

@@ -1,0 +1,48 @@
+/* cuzk r1cs info FILE: sizes, non-zeros and densities of a recorded circuit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "groth16/groth16.h"
+#include "r1cs/backends.h"
+
+static uint64_t popcount_bits(const uint64_t *bits, uint64_t n) {
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < (n + 63) / 64; i++) total += (uint64_t)__builtin_popcountll(bits[i]);
+    return total;
+}
+
+static int r1cs_info(const char *path) {
+    cz_r1cs r;
+    cz_error err = {0};
+    if (cz_r1cs_read(&r, path, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk r1cs info: %s\n", err.message);
+        return 1;
+    }
+    unsigned log_m = 0;
+    int have_domain = cz_groth16_domain_log_size(&log_m, r.num_constraints, &err) == CZ_OK;
+    printf("file:                 %s\n", path);
+    printf("inputs (with ONE):    %u\n", r.num_inputs);
+    printf("aux:                  %u\n", r.num_aux);
+    printf("constraints:          %llu (including %u appended input constraints)\n",
+           (unsigned long long)r.num_constraints, r.num_inputs);
+    printf("non-zeros A / B / C:  %llu / %llu / %llu\n",
+           (unsigned long long)r.a.row_start[r.a.rows], (unsigned long long)r.b.row_start[r.b.rows],
+           (unsigned long long)r.c.row_start[r.c.rows]);
+    printf("density a_aux:        %llu of %u\n",
+           (unsigned long long)popcount_bits(r.a_aux_density, r.num_aux), r.num_aux);
+    printf("density b_input:      %llu of %u\n",
+           (unsigned long long)popcount_bits(r.b_input_density, r.num_inputs), r.num_inputs);
+    printf("density b_aux:        %llu of %u\n",
+           (unsigned long long)popcount_bits(r.b_aux_density, r.num_aux), r.num_aux);
+    if (have_domain) printf("FFT domain:           2^%u\n", log_m);
+    else printf("FFT domain:           none (%s)\n", err.message);
+    cz_r1cs_free(&r);
+    return 0;
+}
+
+int cz_cmd_r1cs(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "info")) return r1cs_info(argv[2]);
+    fprintf(stderr, "usage: cuzk r1cs info FILE   (a circuit recorded by the record back-end)\n");
+    return (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) ? 0 : 2;
+}
