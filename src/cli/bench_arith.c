@@ -10,6 +10,7 @@
 #include "ec/msm.h"
 #include "ec/pairing.h"
 #include "ec/point.h"
+#include "poly/ntt.h"
 #include "util/parallel.h"
 
 typedef struct {
@@ -226,6 +227,45 @@ static void bench_msm(bench_opts *o) {
     free(sc);
 }
 
+static void bench_ntt(bench_opts *o) {
+    printf("NTT over Fr (all cores)\n");
+    static const unsigned logs[] = {16, 20, 22};
+    unsigned count = o->quick ? 1 : 3;
+    for (unsigned s = 0; s < count; s++) {
+        unsigned k = logs[s];
+        cz_ntt_domain d;
+        cz_error err = {0};
+        size_t n = (size_t)1 << k;
+        cz_fr *x = malloc(n * sizeof *x), *orig = malloc(n * sizeof *orig);
+        if (!x || !orig || cz_ntt_domain_init(&d, k, &err) != CZ_OK) {
+            fprintf(stderr, "bench: NTT 2^%u: %s\n", k, err.message[0] ? err.message : "no memory");
+            o->failures++;
+            free(x), free(orig);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) random_fr(&orig[i]);
+        memcpy(x, orig, n * sizeof *x);
+        uint64_t fwd[15], inv[15], coset[15];
+        for (int r = 0; r < o->runs; r++) {
+            uint64_t t0 = cz_now_ns();
+            cz_ntt_forward(&d, x, NULL);
+            uint64_t t1 = cz_now_ns();
+            cz_ntt_inverse(&d, x, NULL);
+            uint64_t t2 = cz_now_ns();
+            cz_ntt_coset_forward(&d, x, NULL);
+            uint64_t t3 = cz_now_ns();
+            cz_ntt_coset_inverse(&d, x, NULL);
+            fwd[r] = t1 - t0, inv[r] = t2 - t1, coset[r] = t3 - t2;
+        }
+        printf("  ntt 2^%-2u forward %9.2f ms   inverse %9.2f ms   coset forward %9.2f ms\n", k,
+               (double)median(fwd, o->runs) / 1e6, (double)median(inv, o->runs) / 1e6,
+               (double)median(coset, o->runs) / 1e6);
+        if (s == 0) check(o, memcmp(x, orig, n * sizeof *x) == 0, "ntt: inverse(forward(x)) = x");
+        cz_ntt_domain_free(&d);
+        free(x), free(orig);
+    }
+}
+
 int cz_cmd_bench_arith(int argc, char **argv) {
     bench_opts o = {.quick = 0, .runs = 5};
     static const struct option long_opts[] = {
@@ -257,6 +297,7 @@ int cz_cmd_bench_arith(int argc, char **argv) {
     bench_fields(&o);
     bench_curves(&o);
     bench_msm(&o);
+    bench_ntt(&o);
     printf("peak memory: %.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     if (o.failures) {
         printf("bench-arith: %d self-check(s) FAILED\n", o.failures);
