@@ -5,5 +5,6 @@
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_r1cs(int argc, char **argv);
+int cz_cmd_bench_groth16(int argc, char **argv);
 
 #endif

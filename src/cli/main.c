@@ -11,6 +11,7 @@ static void usage(FILE *out) {
             "commands:\n"
             "  bench-arith [--quick]   benchmark and self-check the CPU arithmetic\n"
             "                          (fields, curves, pairing, MSM, NTT)\n"
+            "  bench-groth16 [-k K]    prove a synthetic 2^K-constraint circuit on the CPU\n"
             "  r1cs info FILE          sizes, non-zeros and densities of a recorded circuit\n"
             "  version                 print the version\n"
             "  help                    this text\n");
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench-groth16")) return cz_cmd_bench_groth16(argc - 1, argv + 1);
     if (!strcmp(cmd, "r1cs")) return cz_cmd_r1cs(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n\n", cmd);
     usage(stderr);
