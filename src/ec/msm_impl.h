@@ -144,26 +144,25 @@ static void PT_(bk_to_jacobian)(PT *r, const BK *b) {
  * slope denominators are inverted together (one inversion for the batch), so
  * an addition costs about 5M + 1S instead of 8M + 2S for an XYZZ mixed
  * addition. A point whose bucket already has an addition in the open batch
- * waits in a deferred list for the next batch. */
+ * goes into that bucket's XYZZ overflow accumulator instead, so skewed
+ * scalars (many equal digits: witnesses full of 0s and 1s, or the few values
+ * of a short top window) cost one XYZZ addition each, never a stall. */
 #define BATCH_MAX 1024
 typedef struct {
     PTA *buckets;
+    BK *overflow;    /* [nbuckets], zz = 0 when empty */
     uint8_t *busy;   /* bucket has an addition in the open batch */
-    PTA *addend;     /* [2 * BATCH_MAX]: the point to add (sign applied) */
-    F *den, *prefix; /* [2 * BATCH_MAX] */
+    PTA *addend;     /* [batch]: the point to add (sign applied) */
+    F *den, *prefix; /* [batch] */
     uint32_t *target;
     uint8_t *doubling;
     size_t count, batch;
-    PTA *deferred, *deferred_next; /* [BATCH_MAX] each, with their buckets */
-    uint32_t *deferred_bucket, *deferred_bucket_next;
-    size_t deferred_count;
 } PT_(batch_state);
 
 static void PT_(batch_schedule)(PT_(batch_state) *st, const PTA *p, uint32_t b) {
     PTA *bucket = &st->buckets[b];
     if (st->busy[b]) {
-        st->deferred[st->deferred_count] = *p;
-        st->deferred_bucket[st->deferred_count++] = b;
+        PT_(bk_add_affine)(&st->overflow[b], p, 0);
         return;
     }
     if (PT_(affine_is_infinity)(bucket)) {
@@ -190,47 +189,38 @@ static void PT_(batch_schedule)(PT_(batch_state) *st, const PTA *p, uint32_t b) 
 
 static void PT_(batch_flush)(PT_(batch_state) *st) {
     size_t n = st->count;
-    if (n) {
-        F acc = F_(one), inv;
-        for (size_t k = 0; k < n; k++) {
-            st->prefix[k] = acc;
-            F_(mul)(&acc, &acc, &st->den[k]);
-        }
-        F_(inv_var)(&acc, &acc);
-        for (size_t k = n; k-- > 0;) {
-            PTA *bucket = &st->buckets[st->target[k]];
-            const PTA *p = &st->addend[k];
-            F_(mul)(&inv, &acc, &st->prefix[k]); /* 1 / den[k] */
-            F_(mul)(&acc, &acc, &st->den[k]);
-            F lambda, t, x3;
-            if (st->doubling[k]) {
-                F_(sqr)(&t, &p->x);
-                F_(add)(&lambda, &t, &t);
-                F_(add)(&t, &lambda, &t);
-                F_(mul)(&lambda, &t, &inv);
-            } else {
-                F_(sub)(&t, &p->y, &bucket->y);
-                F_(mul)(&lambda, &t, &inv);
-            }
-            F_(sqr)(&x3, &lambda);
-            F_(sub)(&x3, &x3, &bucket->x);
-            F_(sub)(&x3, &x3, &p->x);
-            F_(sub)(&t, &bucket->x, &x3);
-            F_(mul)(&t, &lambda, &t);
-            F_(sub)(&bucket->y, &t, &bucket->y);
-            bucket->x = x3;
-            st->busy[st->target[k]] = 0;
-        }
-        st->count = 0;
+    if (!n) return;
+    F acc = F_(one), inv;
+    for (size_t k = 0; k < n; k++) {
+        st->prefix[k] = acc;
+        F_(mul)(&acc, &acc, &st->den[k]);
     }
-    /* the deferred points go into the next batch (or wait again) */
-    PTA *list = st->deferred;
-    uint32_t *buckets = st->deferred_bucket;
-    size_t m = st->deferred_count;
-    st->deferred = st->deferred_next, st->deferred_next = list;
-    st->deferred_bucket = st->deferred_bucket_next, st->deferred_bucket_next = buckets;
-    st->deferred_count = 0;
-    for (size_t i = 0; i < m; i++) PT_(batch_schedule)(st, &list[i], buckets[i]);
+    F_(inv_var)(&acc, &acc);
+    for (size_t k = n; k-- > 0;) {
+        PTA *bucket = &st->buckets[st->target[k]];
+        const PTA *p = &st->addend[k];
+        F_(mul)(&inv, &acc, &st->prefix[k]); /* 1 / den[k] */
+        F_(mul)(&acc, &acc, &st->den[k]);
+        F lambda, t, x3;
+        if (st->doubling[k]) {
+            F_(sqr)(&t, &p->x);
+            F_(add)(&lambda, &t, &t);
+            F_(add)(&t, &lambda, &t);
+            F_(mul)(&lambda, &t, &inv);
+        } else {
+            F_(sub)(&t, &p->y, &bucket->y);
+            F_(mul)(&lambda, &t, &inv);
+        }
+        F_(sqr)(&x3, &lambda);
+        F_(sub)(&x3, &x3, &bucket->x);
+        F_(sub)(&x3, &x3, &p->x);
+        F_(sub)(&t, &bucket->x, &x3);
+        F_(mul)(&t, &lambda, &t);
+        F_(sub)(&bucket->y, &t, &bucket->y);
+        bucket->x = x3;
+        st->busy[st->target[k]] = 0;
+    }
+    st->count = 0;
 }
 
 typedef struct {
@@ -251,21 +241,23 @@ static void PT_(msm_task)(void *ctx, size_t begin, size_t end, unsigned worker) 
         size_t lo = (t / job->windows) * job->chunk_len;
         size_t hi = lo + job->chunk_len < job->n ? lo + job->chunk_len : job->n;
         memset(st->buckets, 0, nbuckets * sizeof(PTA));
+        memset(st->overflow, 0, nbuckets * sizeof(BK));
         for (size_t i = lo; i < hi; i++) {
             int d = msm_digit(&job->scalars[i], w, job->c);
             if (d == 0 || PT_(affine_is_infinity)(&job->points[i])) continue;
             PTA p = job->points[i];
             if (d < 0) F_(neg)(&p.y, &p.y);
             PT_(batch_schedule)(st, &p, (uint32_t)((d < 0 ? -d : d) - 1));
-            if (st->count >= st->batch || st->deferred_count >= st->batch) PT_(batch_flush)(st);
+            if (st->count == st->batch) PT_(batch_flush)(st);
         }
-        while (st->count || st->deferred_count) PT_(batch_flush)(st);
+        PT_(batch_flush)(st);
         /* sum_b (b + 1) * bucket[b] as a running sum from the top */
         BK running, sum;
         running.zz = running.zzz = sum.zz = sum.zzz = F_(zero);
         for (size_t b = nbuckets; b-- > 0;) {
             if (!PT_(affine_is_infinity)(&st->buckets[b]))
                 PT_(bk_add_affine)(&running, &st->buckets[b], 0);
+            PT_(bk_add)(&running, &st->overflow[b]);
             PT_(bk_add)(&sum, &running);
         }
         PT_(bk_to_jacobian)(&job->partial[t], &sum);
@@ -273,30 +265,24 @@ static void PT_(msm_task)(void *ctx, size_t begin, size_t end, unsigned worker) 
 }
 
 static void PT_(batch_state_free)(PT_(batch_state) *st) {
-    free(st->buckets), free(st->busy), free(st->addend), free(st->den), free(st->prefix);
-    free(st->target), free(st->doubling), free(st->deferred), free(st->deferred_next);
-    free(st->deferred_bucket), free(st->deferred_bucket_next);
+    free(st->buckets), free(st->overflow), free(st->busy), free(st->addend);
+    free(st->den), free(st->prefix), free(st->target), free(st->doubling);
 }
 
 static int PT_(batch_state_init)(PT_(batch_state) *st, size_t nbuckets) {
     memset(st, 0, sizeof *st);
-    /* small bucket counts would collide in every batch */
+    /* a batch much larger than a quarter of the buckets would mostly overflow */
     st->batch = nbuckets / 4 < BATCH_MAX ? (nbuckets / 4 ? nbuckets / 4 : 1) : BATCH_MAX;
-    size_t cap = 2 * st->batch;
     st->buckets = malloc(nbuckets * sizeof(PTA));
+    st->overflow = malloc(nbuckets * sizeof(BK));
     st->busy = calloc(nbuckets, 1);
-    st->addend = malloc(cap * sizeof(PTA));
-    st->den = malloc(cap * sizeof(F));
-    st->prefix = malloc(cap * sizeof(F));
-    st->target = malloc(cap * sizeof(uint32_t));
-    st->doubling = malloc(cap);
-    st->deferred = malloc(cap * sizeof(PTA));
-    st->deferred_next = malloc(cap * sizeof(PTA));
-    st->deferred_bucket = malloc(cap * sizeof(uint32_t));
-    st->deferred_bucket_next = malloc(cap * sizeof(uint32_t));
-    return st->buckets && st->busy && st->addend && st->den && st->prefix && st->target &&
-           st->doubling && st->deferred && st->deferred_next && st->deferred_bucket &&
-           st->deferred_bucket_next;
+    st->addend = malloc(st->batch * sizeof(PTA));
+    st->den = malloc(st->batch * sizeof(F));
+    st->prefix = malloc(st->batch * sizeof(F));
+    st->target = malloc(st->batch * sizeof(uint32_t));
+    st->doubling = malloc(st->batch);
+    return st->buckets && st->overflow && st->busy && st->addend && st->den && st->prefix &&
+           st->target && st->doubling;
 }
 
 cz_status PT_(msm)(PT *out, const PTA *points, const cz_fr *scalars, size_t n) {
