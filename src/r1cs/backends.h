@@ -69,6 +69,9 @@ void cz_r1cs_free(cz_r1cs *r);
  * a checksum; readers reject truncated or inconsistent files with a message. */
 cz_status cz_r1cs_write(const cz_r1cs *r, const char *path, cz_error *err);
 cz_status cz_r1cs_read(cz_r1cs *out, const char *path, cz_error *err);
+/* The same from memory (data of size bytes; name prefixes the messages). */
+cz_status cz_r1cs_decode(cz_r1cs *out, const uint8_t *data, uint64_t size, const char *name,
+                         cz_error *err);
 /* a[j] = <A_j, z>, b[j], c[j] for every row j, z = (input, aux), over all
  * cores: the prover's evaluations from a recorded system and a witness
  * (same values as cz_prove_finish). Any output may be NULL. */

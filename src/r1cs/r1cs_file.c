@@ -332,6 +332,14 @@ static cz_status parse(cz_r1cs *out, const uint8_t *base, uint64_t size, const c
     return CZ_OK;
 }
 
+cz_status cz_r1cs_decode(cz_r1cs *out, const uint8_t *data, uint64_t size, const char *name,
+                         cz_error *err) {
+    memset(out, 0, sizeof *out);
+    cz_status st = parse(out, data, size, name, err);
+    if (st != CZ_OK) cz_r1cs_free(out);
+    return st;
+}
+
 cz_status cz_r1cs_read(cz_r1cs *out, const char *path, cz_error *err) {
     memset(out, 0, sizeof *out);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -355,8 +363,7 @@ cz_status cz_r1cs_read(cz_r1cs *out, const char *path, cz_error *err) {
         return cz_error_set(err, CZ_E_IO, "%s: cannot map %llu bytes: %s", path,
                             (unsigned long long)size, strerror(errno));
     madvise(map, (size_t)size, MADV_SEQUENTIAL);
-    st = parse(out, map, size, path, err);
+    st = cz_r1cs_decode(out, map, size, path, err);
     munmap(map, (size_t)size);
-    if (st != CZ_OK) cz_r1cs_free(out);
     return st;
 }

@@ -1,0 +1,67 @@
+/* libFuzzer harness for every decoder of untrusted bytes: .vk, .params,
+ * proofs, G1/G2 point encodings and recorded-circuit files. The first byte
+ * picks the decoder (low 3 bits) and the check mode (bit 3); the rest is the
+ * input. Built and run by scripts/fuzz.sh, not by ctest. Any crash, leak or
+ * sanitizer report is a bug; a clean CZ_E_* status is the expected outcome. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ec/encoding.h"
+#include "groth16/groth16.h"
+#include "r1cs/backends.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 1) return 0;
+    unsigned target = data[0] & 7, strict = (data[0] >> 3) & 1;
+    const uint8_t *in = data + 1;
+    size_t len = size - 1;
+    cz_error err;
+    cz_groth16_check mode = strict ? CZ_GROTH16_CHECKED : CZ_GROTH16_UNCHECKED;
+    unsigned flags = strict ? 0 : CZ_DECODE_SKIP_SUBGROUP;
+    switch (target) {
+    case 0: {
+        cz_groth16_vk vk;
+        if (cz_groth16_vk_decode(&vk, in, len, mode, &err) == CZ_OK) cz_groth16_vk_free(&vk);
+        break;
+    }
+    case 1: {
+        cz_groth16_params p;
+        if (cz_groth16_params_decode(&p, in, len, mode, &err) == CZ_OK) cz_groth16_params_free(&p);
+        break;
+    }
+    case 2: {
+        cz_groth16_proof proof;
+        if (len >= CZ_GROTH16_PROOF_BYTES) cz_groth16_proof_decode(&proof, in, &err);
+        break;
+    }
+    case 3: {
+        cz_g1_affine p;
+        if (len >= CZ_G1_COMPRESSED_BYTES) cz_g1_affine_from_compressed(&p, in, flags, &err);
+        break;
+    }
+    case 4: {
+        cz_g1_affine p;
+        if (len >= CZ_G1_UNCOMPRESSED_BYTES) cz_g1_affine_from_uncompressed(&p, in, flags, &err);
+        break;
+    }
+    case 5: {
+        cz_g2_affine p;
+        if (len >= CZ_G2_COMPRESSED_BYTES) cz_g2_affine_from_compressed(&p, in, flags, &err);
+        break;
+    }
+    case 6: {
+        cz_g2_affine p;
+        if (len >= CZ_G2_UNCOMPRESSED_BYTES) cz_g2_affine_from_uncompressed(&p, in, flags, &err);
+        break;
+    }
+    default: {
+        cz_r1cs r;
+        if (cz_r1cs_decode(&r, in, len, "fuzz", &err) == CZ_OK) cz_r1cs_free(&r);
+        break;
+    }
+    }
+    return 0;
+}
