@@ -1,12 +1,11 @@
 #include "ff/fr.h"
 
-const uint64_t cz_fr_modulus[CZ_FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
-                                             0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
+const uint64_t cz_fr_modulus[CZ_FR_LIMBS] = CZ_FR_MODULUS_LIMBS;
 #define field_modulus cz_fr_modulus
 /* 2^512 mod r */
 static const uint64_t field_r2[CZ_FR_LIMBS] = {0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL,
                                                0x05d314967254398fULL, 0x0748d9d99f59ff11ULL};
-#define FIELD_MINV 0xfffffffeffffffffULL
+#define FIELD_MINV CZ_FR_MINV
 #define FIELD_N CZ_FR_LIMBS
 #define FIELD_BYTES CZ_FR_BYTES
 #define FIELD_NONRESIDUE 7 /* the multiplicative generator */

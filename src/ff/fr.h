@@ -15,6 +15,10 @@ typedef struct {
     uint64_t l[CZ_FR_LIMBS];
 } cz_fr;
 
+/* r as little-endian limbs, and -r^-1 mod 2^64 (for the inline ops). */
+#define CZ_FR_MODULUS_LIMBS                                                                        \
+    {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL}
+#define CZ_FR_MINV 0xfffffffeffffffffULL
 extern const uint64_t cz_fr_modulus[CZ_FR_LIMBS];
 
 #define CZ_FIELD cz_fr

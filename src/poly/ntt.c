@@ -33,45 +33,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ff/mont_impl.h"
+#include "ff/fr_inline.h"
 #include "util/parallel.h"
-
-/* r, limbs little-endian, and -r^-1 mod 2^64: the same facts fr.c holds,
- * repeated so the butterflies inline. */
-static const uint64_t fr_mod[CZ_FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
-                                             0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
-#define FR_MINV 0xfffffffeffffffffULL
-
-static inline void fr_add(cz_fr *r, const cz_fr *a, const cz_fr *b) {
-    mont_add(r->l, a->l, b->l, fr_mod, CZ_FR_LIMBS);
-}
-static inline void fr_sub(cz_fr *r, const cz_fr *a, const cz_fr *b) {
-    mont_sub(r->l, a->l, b->l, fr_mod, CZ_FR_LIMBS);
-}
-static inline void fr_mul(cz_fr *r, const cz_fr *a, const cz_fr *b) {
-    mont_mul(r->l, a->l, b->l, fr_mod, FR_MINV, CZ_FR_LIMBS);
-}
 
 /* (x, y) <- (x + y, (x - y) w) */
 static inline void bfly_dif(cz_fr *x, cz_fr *y, const cz_fr *w) {
     cz_fr d;
-    fr_sub(&d, x, y);
-    fr_add(x, x, y);
-    fr_mul(y, &d, w);
+    cz_fr_sub_inline(&d, x, y);
+    cz_fr_add_inline(x, x, y);
+    cz_fr_mul_inline(y, &d, w);
 }
 /* (x, y) <- (x + y, x - y) */
 static inline void bfly_plain(cz_fr *x, cz_fr *y) {
     cz_fr d;
-    fr_sub(&d, x, y);
-    fr_add(x, x, y);
+    cz_fr_sub_inline(&d, x, y);
+    cz_fr_add_inline(x, x, y);
     *y = d;
 }
 /* (x, y) <- (x + y w, x - y w) */
 static inline void bfly_dit(cz_fr *x, cz_fr *y, const cz_fr *w) {
     cz_fr t;
-    fr_mul(&t, y, w);
-    fr_sub(y, x, &t);
-    fr_add(x, x, &t);
+    cz_fr_mul_inline(&t, y, w);
+    cz_fr_sub_inline(y, x, &t);
+    cz_fr_add_inline(x, x, &t);
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -87,13 +71,13 @@ static inline uint64_t rev_bits(uint64_t x, unsigned bits) {
 
 /* b^e for e < 2^k (k = the table's log size). */
 static inline void pow_lookup(cz_fr *r, const cz_ntt_powers *p, uint64_t e) {
-    fr_mul(r, &p->high[e >> p->low_bits], &p->low[e & ((1ULL << p->low_bits) - 1)]);
+    cz_fr_mul_inline(r, &p->high[e >> p->low_bits], &p->low[e & ((1ULL << p->low_bits) - 1)]);
 }
 
 static void fill_geometric(cz_fr *out, size_t n, const cz_fr *ratio) {
     if (n == 0) return;
     out[0] = cz_fr_one;
-    for (size_t i = 1; i < n; i++) fr_mul(&out[i], &out[i - 1], ratio);
+    for (size_t i = 1; i < n; i++) cz_fr_mul_inline(&out[i], &out[i - 1], ratio);
 }
 
 /* ---- domain ------------------------------------------------------------ */
@@ -123,7 +107,7 @@ static void build_powers(cz_ntt_powers *p, cz_fr *mem, unsigned k, const cz_fr *
     size_t nlow = (size_t)1 << lb, nhigh = (size_t)1 << (k - lb);
     cz_fr step;
     fill_geometric(mem, nlow, base);
-    fr_mul(&step, &mem[nlow - 1], base); /* base^(2^lb) */
+    cz_fr_mul_inline(&step, &mem[nlow - 1], base); /* base^(2^lb) */
     fill_geometric(mem + nlow, nhigh, &step);
     p->low = mem;
     p->high = mem + nlow;
@@ -274,7 +258,7 @@ typedef struct {
 static void scaling_factor(cz_fr *r, const scaling *sc, uint64_t e) {
     if (sc->powers) {
         pow_lookup(r, sc->powers, e);
-        fr_mul(r, r, &sc->c);
+        cz_fr_mul_inline(r, r, &sc->c);
     } else {
         *r = sc->c;
     }
@@ -285,13 +269,13 @@ static void scaling_factor(cz_fr *r, const scaling *sc, uint64_t e) {
 static void scale_all(const scaling *sc, cz_fr *x, unsigned k, int bitrev) {
     size_t n = (size_t)1 << k;
     if (!sc->powers) {
-        for (size_t i = 0; i < n; i++) fr_mul(&x[i], &x[i], &sc->c);
+        for (size_t i = 0; i < n; i++) cz_fr_mul_inline(&x[i], &x[i], &sc->c);
         return;
     }
     for (size_t i = 0; i < n; i++) {
         cz_fr f;
         scaling_factor(&f, sc, bitrev ? rev_bits(i, k) : i);
-        fr_mul(&x[i], &x[i], &f);
+        cz_fr_mul_inline(&x[i], &x[i], &f);
     }
 }
 
@@ -362,7 +346,7 @@ static worker_space space_of(const engine *e, unsigned worker) {
 
 static void rows_mul(cz_fr *buf, size_t n1, size_t T, const cz_fr *rowfac) {
     for (size_t p = 0; p < n1; p++)
-        for (size_t t = 0; t < T; t++) fr_mul(&buf[p * T + t], &buf[p * T + t], &rowfac[p]);
+        for (size_t t = 0; t < T; t++) cz_fr_mul_inline(&buf[p * T + t], &buf[p * T + t], &rowfac[p]);
 }
 
 /* Column tiles tile_begin..tile_end-1 of the block x (2^s elements at global
@@ -386,15 +370,15 @@ static void tile_stage(const engine *e, cz_fr *x, uint64_t off, unsigned s, unsi
         cz_fr t;
         if (fold_natural) { /* columns: c b^col; rows: b^(p n2); off = 0 here */
             scaling_factor(&t, &e->sc, c0);
-            fr_mul(&ws.f[p], &ws.f[p], &t);
+            cz_fr_mul_inline(&ws.f[p], &ws.f[p], &t);
             if (e->sc.powers) {
-                fr_mul(&ws.step[p], &ws.step[p], &e->sc.powers->low[1]);
+                cz_fr_mul_inline(&ws.step[p], &ws.step[p], &e->sc.powers->low[1]);
                 pow_lookup(&ws.rowfac[p], e->sc.powers, p * n2);
             }
         }
         if (fold_leaf) { /* row p is the leaf at off + p n2 */
             scaling_factor(&t, &e->sc, rev_bits(off + p * n2, k));
-            fr_mul(&ws.f[p], &ws.f[p], &t);
+            cz_fr_mul_inline(&ws.f[p], &ws.f[p], &t);
         }
     }
     size_t first_row = fold_natural || fold_leaf ? 0 : 1; /* else row 0's twiddle is 1 */
@@ -408,8 +392,8 @@ static void tile_stage(const engine *e, cz_fr *x, uint64_t off, unsigned s, unsi
         for (size_t p = first_row; p < n1; p++) {
             cz_fr *row = ws.buf + p * T;
             for (size_t t = 0; t < T; t++) {
-                fr_mul(&row[t], &row[t], &ws.f[p]);
-                fr_mul(&ws.f[p], &ws.f[p], &ws.step[p]);
+                cz_fr_mul_inline(&row[t], &row[t], &ws.f[p]);
+                cz_fr_mul_inline(&ws.f[p], &ws.f[p], &ws.step[p]);
             }
         }
         if (!e->dif) {
@@ -427,10 +411,10 @@ static void leaf(const engine *e, cz_fr *x, unsigned s) {
     if (e->dif) {
         dif_leaf(e->tw, x, s);
         if (lf)
-            for (size_t q = 0; q < n; q++) fr_mul(&x[q], &x[q], &lf[q]);
+            for (size_t q = 0; q < n; q++) cz_fr_mul_inline(&x[q], &x[q], &lf[q]);
     } else {
         if (lf)
-            for (size_t q = 0; q < n; q++) fr_mul(&x[q], &x[q], &lf[q]);
+            for (size_t q = 0; q < n; q++) cz_fr_mul_inline(&x[q], &x[q], &lf[q]);
         dit_leaf(e->tw, x, s);
     }
 }
@@ -657,9 +641,9 @@ static void quotient_task(void *ctx, size_t begin, size_t end, unsigned worker) 
     const quotient_ctx *qc = ctx;
     for (size_t i = begin; i < end; i++) {
         cz_fr t;
-        fr_mul(&t, &qc->a[i], &qc->b[i]);
-        fr_sub(&t, &t, &qc->c[i]);
-        fr_mul(&qc->a[i], &t, &qc->z_inv);
+        cz_fr_mul_inline(&t, &qc->a[i], &qc->b[i]);
+        cz_fr_sub_inline(&t, &t, &qc->c[i]);
+        cz_fr_mul_inline(&qc->a[i], &t, &qc->z_inv);
     }
 }
 

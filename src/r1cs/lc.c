@@ -8,21 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ff/fr_inline.h"
 #include "r1cs/internal.h"
 
-static const uint64_t fr_mod[CZ_FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
-                                             0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
-#define FR_MINV 0xfffffffeffffffffULL
-
-static inline void fr_add(cz_fr *r, const cz_fr *a, const cz_fr *b) {
-    mont_add(r->l, a->l, b->l, fr_mod, CZ_FR_LIMBS);
-}
-static inline void fr_sub(cz_fr *r, const cz_fr *a, const cz_fr *b) {
-    mont_sub(r->l, a->l, b->l, fr_mod, CZ_FR_LIMBS);
-}
-static inline void fr_mul(cz_fr *r, const cz_fr *a, const cz_fr *b) {
-    mont_mul(r->l, a->l, b->l, fr_mod, FR_MINV, CZ_FR_LIMBS);
-}
 static inline int fr_is_zero(const cz_fr *a) {
     return (a->l[0] | a->l[1] | a->l[2] | a->l[3]) == 0;
 }
@@ -71,7 +59,7 @@ static inline cz_status lc_add(cz_lc *lc, cz_var var, const cz_fr *coeff, int ne
         }
         t[n].var = var;
         if (negate)
-            fr_sub(&t[n].coeff, &cz_fr_zero, coeff);
+            cz_fr_sub_inline(&t[n].coeff, &cz_fr_zero, coeff);
         else
             t[n].coeff = *coeff;
         lc->len = n + 1;
@@ -93,7 +81,7 @@ static inline cz_status lc_add(cz_lc *lc, cz_var var, const cz_fr *coeff, int ne
             memmove(t + pos + 1, t + pos, (size_t)(n - pos) * sizeof *t);
             t[pos].var = var;
             if (negate)
-                fr_sub(&t[pos].coeff, &cz_fr_zero, coeff);
+                cz_fr_sub_inline(&t[pos].coeff, &cz_fr_zero, coeff);
             else
                 t[pos].coeff = *coeff;
             lc->len = n + 1;
@@ -101,9 +89,9 @@ static inline cz_status lc_add(cz_lc *lc, cz_var var, const cz_fr *coeff, int ne
         }
     }
     if (negate)
-        fr_sub(&t[pos].coeff, &t[pos].coeff, coeff);
+        cz_fr_sub_inline(&t[pos].coeff, &t[pos].coeff, coeff);
     else
-        fr_add(&t[pos].coeff, &t[pos].coeff, coeff);
+        cz_fr_add_inline(&t[pos].coeff, &t[pos].coeff, coeff);
     return CZ_OK;
 }
 
@@ -124,11 +112,11 @@ cz_status cz_lc_add_lc(cz_lc *lc, const cz_lc *other, const cz_fr *coeff) {
     if (other == lc) { /* lc += coeff * lc: every coefficient times (1 + coeff) */
         cz_fr factor = cz_fr_one;
         if (coeff)
-            fr_add(&factor, &factor, coeff);
+            cz_fr_add_inline(&factor, &factor, coeff);
         else
-            fr_add(&factor, &factor, &cz_fr_one);
+            cz_fr_add_inline(&factor, &factor, &cz_fr_one);
         for (uint32_t i = 0; i < lc->len; i++)
-            fr_mul(&lc->terms[i].coeff, &lc->terms[i].coeff, &factor);
+            cz_fr_mul_inline(&lc->terms[i].coeff, &lc->terms[i].coeff, &factor);
         return CZ_OK;
     }
     uint32_t n = lc->len, m = other->len;
@@ -143,13 +131,13 @@ cz_status cz_lc_add_lc(cz_lc *lc, const cz_lc *other, const cz_fr *coeff) {
     int64_t i = (int64_t)n - 1, j = (int64_t)m - 1, w = (int64_t)n + m - 1;
     while (j >= 0) {
         cz_fr oc = o[j].coeff;
-        if (scale) fr_mul(&oc, &oc, coeff);
+        if (scale) cz_fr_mul_inline(&oc, &oc, coeff);
         uint32_t ok = cz_lc_key(o[j].var);
         if (i >= 0 && cz_lc_key(t[i].var) > ok) {
             t[w--] = t[i--];
         } else if (i >= 0 && t[i].var == o[j].var) {
             t[w].var = t[i].var;
-            fr_add(&t[w].coeff, &t[i].coeff, &oc);
+            cz_fr_add_inline(&t[w].coeff, &t[i].coeff, &oc);
             w--, i--, j--;
         } else {
             t[w].var = o[j].var;
@@ -184,10 +172,10 @@ void cz_lc_eval(cz_fr *out, const cz_lc *lc, const cz_fr *input, const cz_fr *au
             if (aux_density) cz_bitmap_set(aux_density, idx);
         }
         if (fr_is_one(&t->coeff)) {
-            fr_add(&acc, &acc, x);
+            cz_fr_add_inline(&acc, &acc, x);
         } else {
-            fr_mul(&tmp, x, &t->coeff);
-            fr_add(&acc, &acc, &tmp);
+            cz_fr_mul_inline(&tmp, x, &t->coeff);
+            cz_fr_add_inline(&acc, &acc, &tmp);
         }
     }
     *out = acc;

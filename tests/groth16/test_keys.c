@@ -122,26 +122,6 @@ static void layout_params(buf *b, const cz_groth16_params *p) {
     for (size_t i = 0; i < p->n_b_g2; i++) put_g2(b, &p->b_g2[i]);
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    *len = fread(p, 1, (size_t)n, f);
-    fclose(f);
-    return p;
-}
-
-static void spit(const char *path, const uint8_t *p, size_t len) {
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f) return;
-    CHECK(fwrite(p, 1, len, f) == len);
-    fclose(f);
-}
-
 static int g1_vec_equal(const cz_g1_affine *a, const cz_g1_affine *b, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!cz_g1_affine_equal(&a[i], &b[i])) return 0;
@@ -274,7 +254,7 @@ static void test_round_trip(const char *dir) {
     layout_vk(&want_vk, &p.vk);
     layout_params(&want_params, &p);
     size_t vk_len = 0, params_len = 0;
-    uint8_t *vk_bytes = slurp(vk_path, &vk_len), *params_bytes = slurp(params_path, &params_len);
+    uint8_t *vk_bytes = cz_test_read_file(vk_path, &vk_len), *params_bytes = cz_test_read_file(params_path, &params_len);
     CHECK(vk_bytes && vk_len == want_vk.len && memcmp(vk_bytes, want_vk.p, vk_len) == 0);
     CHECK(vk_len == 868 + 96 * 3);
     CHECK(vk_len == cz_groth16_vk_encoded_size(&p.vk));
@@ -297,7 +277,7 @@ static void test_round_trip(const char *dir) {
         snprintf(again, sizeof again, "%s.again", params_path);
         CHECK(cz_groth16_params_write(&q, again, &err) == CZ_OK);
         size_t len2 = 0;
-        uint8_t *bytes2 = slurp(again, &len2);
+        uint8_t *bytes2 = cz_test_read_file(again, &len2);
         CHECK(bytes2 && len2 == params_len && memcmp(bytes2, params_bytes, len2) == 0);
         free(bytes2);
         remove(again);
@@ -320,13 +300,13 @@ static void test_round_trip(const char *dir) {
     snprintf(missing, sizeof missing, "%s/none.params", dir);
     CHECK(cz_groth16_params_read(&q, missing, CZ_GROTH16_CHECKED, &err) == CZ_E_IO);
     CHECK(strstr(err.message, "none.params") != NULL);
-    spit(params_path, params_bytes, 0);
+    cz_test_write_file(params_path, params_bytes, 0);
     CHECK(cz_groth16_params_read(&q, params_path, CZ_GROTH16_CHECKED, &err) == CZ_E_PARSE);
     CHECK(strstr(err.message, "truncated at vk.alpha_g1") != NULL);
-    spit(params_path, params_bytes, params_len - 1);
+    cz_test_write_file(params_path, params_bytes, params_len - 1);
     CHECK(cz_groth16_params_read(&q, params_path, CZ_GROTH16_CHECKED, &err) == CZ_E_PARSE);
     CHECK(strstr(err.message, params_path) != NULL && strstr(err.message, "b_g2") != NULL);
-    spit(vk_path, vk_bytes, vk_len - 96);
+    cz_test_write_file(vk_path, vk_bytes, vk_len - 96);
     cz_groth16_vk vk_bad;
     CHECK(cz_groth16_vk_read(&vk_bad, vk_path, CZ_GROTH16_CHECKED, &err) == CZ_E_PARSE);
     CHECK(vk_bad.ic == NULL); /* zeroed */

@@ -136,3 +136,24 @@ bad:
     cz_test_failures++;
     return 0;
 }
+
+uint8_t *cz_test_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) free(buf), buf = NULL;
+    fclose(f);
+    *len = buf ? (size_t)n : 0;
+    return buf;
+}
+
+void cz_test_write_file(const char *path, const uint8_t *buf, size_t len) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(fwrite(buf, 1, len, f) == len);
+    CHECK(fclose(f) == 0);
+}

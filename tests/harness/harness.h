@@ -23,6 +23,11 @@ int cz_test_finish(const char *name);
 /* Iteration count: $CZ_TEST_ITERS when set, else dflt. */
 unsigned cz_test_iters(unsigned dflt);
 
+/* Whole-file helpers: read returns a malloc'd buffer (NULL when the file
+ * cannot be read) and its length; write records a failure when it cannot. */
+uint8_t *cz_test_read_file(const char *path, size_t *len);
+void cz_test_write_file(const char *path, const uint8_t *buf, size_t len);
+
 uint64_t cz_test_rand64(void);
 void cz_test_rand_bytes(uint8_t *out, size_t len);
 

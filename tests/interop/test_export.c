@@ -40,19 +40,6 @@ static void synth(cz_cs *cs) {
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static uint32_t u32le(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -89,7 +76,7 @@ static void expect_lc(const uint8_t **p, size_t n, const uint32_t *wires, const 
 
 static void check_r1cs_bytes(const char *path) {
     size_t len;
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = cz_test_read_file(path, &len);
     CHECK(b != NULL);
     if (!b) return;
     size_t hdr = 4 + 32 + 16 + 8 + 4;                    /* 64 */
@@ -131,7 +118,7 @@ static void check_r1cs_bytes(const char *path) {
 
 static void check_wtns_bytes(const char *path) {
     size_t len;
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = cz_test_read_file(path, &len);
     CHECK(b != NULL);
     if (!b) return;
     CHECK(len == 12 + 12 + 40 + 12 + 5 * 32);

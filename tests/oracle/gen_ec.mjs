@@ -10,17 +10,11 @@
 // byte 0). Deterministic: a fixed-seed splitmix64.
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { writeFileSync } from 'node:fs';
+import { splitmix64 } from './rng.mjs';
 
 const { Fr, Fp, Fp2 } = bls12_381.fields;
 const P = Fp.ORDER, R = Fr.ORDER;
-let state = 0xec0de5eedn;
-function rand64() {
-  state = (state + 0x9e3779b97f4a7c15n) & ((1n << 64n) - 1n);
-  let z = state;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & ((1n << 64n) - 1n);
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & ((1n << 64n) - 1n);
-  return z ^ (z >> 31n);
-}
+const rand64 = splitmix64(0xec0de5eedn);
 const randBits = (bits) => {
   let v = 0n;
   for (let i = 0; i < bits; i += 64) v = (v << 64n) | rand64();

@@ -4,15 +4,9 @@
 // 64-bit exponent e (hex). The first lines are edge cases (0, 1, p-1, 2).
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { writeFileSync } from 'node:fs';
+import { splitmix64 } from './rng.mjs';
 
-let state = 0xf1e1dn;
-function rand64() {
-  state = (state + 0x9e3779b97f4a7c15n) & ((1n << 64n) - 1n);
-  let z = state;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & ((1n << 64n) - 1n);
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & ((1n << 64n) - 1n);
-  return z ^ (z >> 31n);
-}
+const rand64 = splitmix64(0xf1e1dn);
 
 function gen(file, F, bytes, count) {
   const hex = (v) => v.toString(16).padStart(bytes * 2, '0');

@@ -6,16 +6,10 @@
 // 32-byte big-endian canonical values below r.
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { writeFileSync } from 'node:fs';
+import { splitmix64 } from './rng.mjs';
 
 const { Fr } = bls12_381.fields;
-let state = 0x5eed1234n;
-function rand64() { // splitmix64: deterministic vectors
-  state = (state + 0x9e3779b97f4a7c15n) & ((1n << 64n) - 1n);
-  let z = state;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & ((1n << 64n) - 1n);
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & ((1n << 64n) - 1n);
-  return z ^ (z >> 31n);
-}
+const rand64 = splitmix64(0x5eed1234n);
 const randScalar = () => (rand64() << 192n | rand64() << 128n | rand64() << 64n | rand64()) % Fr.ORDER;
 const hex = (v, bytes) => v.toString(16).padStart(bytes * 2, '0');
 

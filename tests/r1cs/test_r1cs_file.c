@@ -16,26 +16,6 @@ static void path_of(char *out, size_t n, const char *name) {
     snprintf(out, n, "%s/%s", dir, name);
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    *len = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    return buf;
-}
-
-static void spit(const char *path, const uint8_t *buf, size_t len) {
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f) return;
-    CHECK(fwrite(buf, 1, len, f) == len);
-    fclose(f);
-}
-
 /* XXH64, seed 0, of bytes (7 i + 3) mod 256, i = 0..len-1: digests from the
  * system's libxxhash (XXH64 via Python ctypes), recorded once. */
 static void test_xxh64(void) {
@@ -113,7 +93,7 @@ static void test_round_trip(unsigned n) {
         CHECK(r1cs_equal(&r, &back));
         CHECK(cz_r1cs_write(&back, p2, &err) == CZ_OK);
         size_t l1 = 0, l2 = 0;
-        uint8_t *b1 = slurp(p1, &l1), *b2 = slurp(p2, &l2);
+        uint8_t *b1 = cz_test_read_file(p1, &l1), *b2 = cz_test_read_file(p2, &l2);
         CHECK(b1 && b2 && l1 == l2 && memcmp(b1, b2, l1) == 0);
         /* the size the format promises */
         size_t want = 64 + 8 + 8 * (2 * ((c.num_aux + 63) / 64) + (c.num_inputs + 63) / 64);
@@ -136,7 +116,7 @@ static void test_round_trip(unsigned n) {
 static cz_status expect_reject(const uint8_t *buf, size_t len, const char *want) {
     char p[512];
     path_of(p, sizeof p, "bad.r1cs");
-    spit(p, buf, len);
+    cz_test_write_file(p, buf, len);
     cz_r1cs r;
     memset(&r, 0x5a, sizeof r);
     cz_error err = {0};
@@ -171,7 +151,7 @@ static void test_rejections(void) {
     path_of(p, sizeof p, "good.r1cs");
     CHECK(cz_r1cs_write(&r, p, NULL) == CZ_OK);
     size_t len = 0;
-    uint8_t *good = slurp(p, &len), *buf = malloc(len + 16);
+    uint8_t *good = cz_test_read_file(p, &len), *buf = malloc(len + 16);
     CHECK(good && len > 200);
 
     /* truncated anywhere, including inside the header */
