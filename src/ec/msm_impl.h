@@ -148,7 +148,7 @@ static void PT_(bk_to_jacobian)(PT *r, const BK *b) {
  * scalars (many equal digits: witnesses full of 0s and 1s, or the few values
  * of a short top window) cost one XYZZ addition each, never a stall. */
 #define BATCH_MAX 1024
-#define MSM_PREFETCH 8
+#define MSM_PREFETCH 16
 typedef struct {
     PTA *buckets;
     BK *overflow;    /* [nbuckets], zz = 0 when empty */
@@ -247,7 +247,10 @@ static void PT_(msm_task)(void *ctx, size_t begin, size_t end, unsigned worker) 
             /* the bucket a few points ahead is a random access: start it now */
             if (i + MSM_PREFETCH < hi) {
                 int ahead = msm_digit(&job->scalars[i + MSM_PREFETCH], w, job->c);
-                if (ahead) __builtin_prefetch(&st->buckets[(ahead < 0 ? -ahead : ahead) - 1]);
+                if (ahead) {
+                    const char *line = (const char *)&st->buckets[(ahead < 0 ? -ahead : ahead) - 1];
+                    for (size_t off = 0; off < sizeof(PTA); off += 64) __builtin_prefetch(line + off);
+                }
             }
             int d = msm_digit(&job->scalars[i], w, job->c);
             if (d == 0 || PT_(affine_is_infinity)(&job->points[i])) continue;
