@@ -3,7 +3,7 @@
 # nothing when everything is present. Needs root (or sudo) only to install.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libgmp-dev libssl-dev nodejs npm)
+packages=(build-essential cmake pkg-config libgmp-dev libssl-dev libyajl-dev nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
