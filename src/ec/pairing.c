@@ -1,5 +1,7 @@
 #include "ec/pairing.h"
 
+#include "ff/fp2_inline.h"
+
 /* The Miller loop keeps one G2 point per pair in homogeneous projective
  * coordinates: (X, Y, Z) stands for (X/Z, Y/Z). It is private to this file,
  * independent of point.c's Jacobian arithmetic. */
@@ -32,42 +34,42 @@ static void doubling_step(cz_fp2 *l0, cz_fp2 *l1, cz_fp2 *l4, g2_proj *t, const 
     cz_fp2_sqr(&b, &t->y);
     cz_fp2_sqr(&c, &t->z);
     /* e = 3 b' c = 12 xi c */
-    cz_fp2_mul_by_nonresidue(&e, &c);
-    cz_fp2_dbl(&s, &e);
-    cz_fp2_add(&e, &s, &e);
-    cz_fp2_dbl(&e, &e);
-    cz_fp2_dbl(&e, &e);
-    cz_fp2_dbl(&f, &e);
-    cz_fp2_add(&f, &f, &e);
-    cz_fp2_add(&h, &t->y, &t->z);
+    cz_fp2_mul_by_nonresidue_inline(&e, &c);
+    cz_fp2_dbl_inline(&s, &e);
+    cz_fp2_add_inline(&e, &s, &e);
+    cz_fp2_dbl_inline(&e, &e);
+    cz_fp2_dbl_inline(&e, &e);
+    cz_fp2_dbl_inline(&f, &e);
+    cz_fp2_add_inline(&f, &f, &e);
+    cz_fp2_add_inline(&h, &t->y, &t->z);
     cz_fp2_sqr(&h, &h);
-    cz_fp2_sub(&h, &h, &b);
-    cz_fp2_sub(&h, &h, &c);
+    cz_fp2_sub_inline(&h, &h, &b);
+    cz_fp2_sub_inline(&h, &h, &c);
     cz_fp2_sqr(&x2, &t->x);
 
     /* line */
-    cz_fp2_sub(l0, &e, &b);
-    cz_fp2_dbl(&s, &x2);
-    cz_fp2_add(&s, &s, &x2);
-    cz_fp2_mul_fp(l1, &s, &p->x);
-    cz_fp2_mul_fp(l4, &h, &p->neg_y);
+    cz_fp2_sub_inline(l0, &e, &b);
+    cz_fp2_dbl_inline(&s, &x2);
+    cz_fp2_add_inline(&s, &s, &x2);
+    cz_fp2_mul_fp_inline(l1, &s, &p->x);
+    cz_fp2_mul_fp_inline(l4, &h, &p->neg_y);
 
     /* point */
     cz_fp2_mul(&s, &t->x, &t->y);
-    cz_fp2_dbl(&s, &s);
-    cz_fp2_sub(&c, &b, &f);
+    cz_fp2_dbl_inline(&s, &s);
+    cz_fp2_sub_inline(&c, &b, &f);
     cz_fp2_mul(&t->x, &s, &c);
-    cz_fp2_add(&s, &b, &f);
+    cz_fp2_add_inline(&s, &b, &f);
     cz_fp2_sqr(&s, &s);
     cz_fp2_sqr(&e, &e);
-    cz_fp2_dbl(&c, &e);
-    cz_fp2_add(&c, &c, &e); /* 3 E^2 */
-    cz_fp2_dbl(&c, &c);
-    cz_fp2_dbl(&c, &c); /* 12 E^2 */
-    cz_fp2_sub(&t->y, &s, &c);
+    cz_fp2_dbl_inline(&c, &e);
+    cz_fp2_add_inline(&c, &c, &e); /* 3 E^2 */
+    cz_fp2_dbl_inline(&c, &c);
+    cz_fp2_dbl_inline(&c, &c); /* 12 E^2 */
+    cz_fp2_sub_inline(&t->y, &s, &c);
     cz_fp2_mul(&t->z, &b, &h);
-    cz_fp2_dbl(&t->z, &t->z);
-    cz_fp2_dbl(&t->z, &t->z);
+    cz_fp2_dbl_inline(&t->z, &t->z);
+    cz_fp2_dbl_inline(&t->z, &t->z);
 }
 
 /* T = T + Q for Q = (x2, y2) affine, and the line through T and Q evaluated
@@ -80,16 +82,16 @@ static void addition_step(cz_fp2 *l0, cz_fp2 *l1, cz_fp2 *l4, g2_proj *t, const 
                           const g1_prepared *p) {
     cz_fp2 theta, lambda, c, d, g, f, s;
     cz_fp2_mul(&s, &q->y, &t->z);
-    cz_fp2_sub(&theta, &t->y, &s);
+    cz_fp2_sub_inline(&theta, &t->y, &s);
     cz_fp2_mul(&s, &q->x, &t->z);
-    cz_fp2_sub(&lambda, &t->x, &s);
+    cz_fp2_sub_inline(&lambda, &t->x, &s);
 
     /* line */
     cz_fp2_mul(l0, &theta, &q->x);
     cz_fp2_mul(&s, &lambda, &q->y);
-    cz_fp2_sub(l0, l0, &s);
-    cz_fp2_mul_fp(l1, &theta, &p->neg_x);
-    cz_fp2_mul_fp(l4, &lambda, &p->y);
+    cz_fp2_sub_inline(l0, l0, &s);
+    cz_fp2_mul_fp_inline(l1, &theta, &p->neg_x);
+    cz_fp2_mul_fp_inline(l4, &lambda, &p->y);
 
     /* point */
     cz_fp2_sqr(&c, &lambda);
@@ -97,14 +99,14 @@ static void addition_step(cz_fp2 *l0, cz_fp2 *l1, cz_fp2 *l4, g2_proj *t, const 
     cz_fp2_mul(&g, &c, &t->x);
     cz_fp2_sqr(&f, &theta);
     cz_fp2_mul(&f, &f, &t->z);
-    cz_fp2_add(&f, &f, &d);
-    cz_fp2_sub(&f, &f, &g);
-    cz_fp2_sub(&f, &f, &g);
+    cz_fp2_add_inline(&f, &f, &d);
+    cz_fp2_sub_inline(&f, &f, &g);
+    cz_fp2_sub_inline(&f, &f, &g);
     cz_fp2_mul(&t->x, &lambda, &f);
-    cz_fp2_sub(&s, &g, &f);
+    cz_fp2_sub_inline(&s, &g, &f);
     cz_fp2_mul(&s, &s, &theta);
     cz_fp2_mul(&c, &d, &t->y);
-    cz_fp2_sub(&t->y, &s, &c);
+    cz_fp2_sub_inline(&t->y, &s, &c);
     cz_fp2_mul(&t->z, &t->z, &d);
 }
 

@@ -1,5 +1,7 @@
 #include "ff/fp12.h"
 
+#include "ff/fp2_inline.h"
+
 const cz_fp12 cz_fp12_zero = {{{{{0}}, {{0}}}, {{{0}}, {{0}}}, {{{0}}, {{0}}}},
                               {{{{0}}, {{0}}}, {{{0}}, {{0}}}, {{{0}}, {{0}}}}};
 /* c0.c0.c0 = the Fp one (Montgomery form of 1, see fp.c) */
@@ -126,7 +128,7 @@ void cz_fp12_mul_by_014(cz_fp12 *r, const cz_fp12 *a, const cz_fp2 *l0, const cz
     cz_fp2 l14;
     cz_fp6_mul_by_01(&aa, &a->c0, l0, l1);
     cz_fp6_mul_by_1(&bb, &a->c1, l4);
-    cz_fp2_add(&l14, l1, l4);
+    cz_fp2_add_inline(&l14, l1, l4);
     cz_fp6_add(&s, &a->c0, &a->c1);
     cz_fp6_mul_by_01(&s, &s, l0, &l14);
     cz_fp6_sub(&s, &s, &aa);
@@ -171,28 +173,84 @@ void cz_fp12_frobenius_map(cz_fp12 *r, const cz_fp12 *a, unsigned k) {
     cz_fp6_mul_fp2(&r->c1, &r->c1, &frob_w[k]);
 }
 
-/* (a + b s)^2 in Fp4 = Fp2[s]/(s^2 - xi): r0 + r1 s, 3 Fp2 squarings. */
-static void fp4_sqr(cz_fp2 *r0, cz_fp2 *r1, const cz_fp2 *a, const cz_fp2 *b) {
-    cz_fp2 a2, b2, t;
-    cz_fp2_sqr(&a2, a);
-    cz_fp2_sqr(&b2, b);
-    cz_fp2_add(&t, a, b);
-    cz_fp2_sqr(&t, &t);
-    cz_fp2_sub(&t, &t, &a2);
-    cz_fp2_sub(r1, &t, &b2);
-    cz_fp2_mul_by_nonresidue(&b2, &b2);
-    cz_fp2_add(r0, &a2, &b2);
+/* k p^2 as 12 words, for k = 2, 4, 5: offsets that keep the full-width
+ * differences below non-negative (they vanish modulo p). */
+static const uint64_t p2_times2[12] = {
+    0x4d54000038e31c72ULL, 0xf9dad63aec705d56ULL, 0x2c586706c42279faULL, 0xcd7f23da7ce36e86ULL,
+    0x525d0b50e1234092ULL, 0x3ad0c3390c30b8f6ULL, 0xea62926612f1de02ULL, 0xa14c59fa2dbb94ddULL,
+    0xcdcb3c92693d17a0ULL, 0xc5b921ca1ce08d68ULL, 0x97a4f1d5445e4bd3ULL, 0x05486f497186bf8eULL};
+static const uint64_t p2_times4[12] = {
+    0x9aa8000071c638e4ULL, 0xf3b5ac75d8e0baacULL, 0x58b0ce0d8844f3f5ULL, 0x9afe47b4f9c6dd0cULL,
+    0xa4ba16a1c2468125ULL, 0x75a18672186171ecULL, 0xd4c524cc25e3bc04ULL, 0x4298b3f45b7729bbULL,
+    0x9b967924d27a2f41ULL, 0x8b72439439c11ad1ULL, 0x2f49e3aa88bc97a7ULL, 0x0a90de92e30d7f1dULL};
+static const uint64_t p2_times5[12] = {
+    0xc15200008e37c71dULL, 0x70a317934f18e957ULL, 0x6edd0190ea5630f3ULL, 0x01bdd9a23838944fULL,
+    0xcde89c4a32d8216fULL, 0x9309e80e9e79ce67ULL, 0xc9f66dff2f5cab05ULL, 0x933ee0f17254f42aULL,
+    0x027c176e0718bb11ULL, 0x6e4ed47948316186ULL, 0x7b1c5c952aebbd91ULL, 0x0d3516379bd0dee4ULL};
+
+#define W12 (2 * CZ_FP_LIMBS)
+
+/* x^2 for a reduced x in Fp2, unreduced at full width (12 words each):
+ * w0 = (x0 + x1)(x0 - x1 + p) = x0^2 - x1^2 + p (x0 + x1), below (3p/2)^2
+ * (the factors sum to 2 x0 + p < 3p), and w1 = 2 x0 x1 < 2 p^2. */
+static inline void fp2_sqr_wide(uint64_t *w0, uint64_t *w1, const cz_fp2 *x) {
+    uint64_t s[CZ_FP_LIMBS], d[CZ_FP_LIMBS], x0x2[CZ_FP_LIMBS];
+    mont_add_raw(s, x->c0.l, x->c1.l, CZ_FP_LIMBS);
+    mont_sub_raw(d, x->c0.l, x->c1.l, CZ_FP_LIMBS);
+    mont_add_raw(d, d, cz_fp_inline_modulus, CZ_FP_LIMBS); /* mod 2^384: x0 - x1 + p */
+    mont_add_raw(x0x2, x->c0.l, x->c0.l, CZ_FP_LIMBS);
+    mont_mulwide(w0, s, d, CZ_FP_LIMBS);
+    mont_mulwide(w1, x0x2, x->c1.l, CZ_FP_LIMBS);
 }
+
+/* (a + b s)^2 in Fp4 = Fp2[s]/(s^2 - xi): r0 + r1 s with
+ *   r0 = a^2 + xi b^2,  r1 = (a + b)^2 - a^2 - b^2 = 2 a b,
+ * from three full-width Fp2 squarings (six 12-word products) and four
+ * Montgomery reductions (against six for three reduced Fp2 squarings). With
+ * A = a^2, B = b^2, S = (a + b)^2 at full width (real parts below 2.25 p^2,
+ * imaginary parts below 2 p^2) and xi B = (B0 - B1) + (B0 + B1) u:
+ *   r0 = (A0 + B0 - B1 + 2 p^2) + (A1 + B0 + B1) u,
+ *   r1 = (S0 - A0 - B0 + 5 p^2) + (S1 - A1 - B1 + 4 p^2) u,
+ * every part in [0, 7.25 p^2), below p 2^384 (about 9.8 p^2) as mont_redc
+ * requires. */
+static void fp4_sqr(cz_fp2 *r0, cz_fp2 *r1, const cz_fp2 *a, const cz_fp2 *b) {
+    uint64_t a0[W12], a1[W12], b0[W12], b1[W12], s0[W12], s1[W12], t[W12];
+    cz_fp2 s;
+    fp2_sqr_wide(a0, a1, a);
+    fp2_sqr_wide(b0, b1, b);
+    cz_fp2_add_inline(&s, a, b);
+    fp2_sqr_wide(s0, s1, &s);
+
+    /* r1 first: a and b may alias r0 or r1, but they are no longer read */
+    mont_add_raw(t, s0, p2_times5, W12);
+    mont_sub_raw(t, t, a0, W12);
+    mont_sub_raw(t, t, b0, W12);
+    mont_redc(r1->c0.l, t, cz_fp_inline_modulus, CZ_FP_MINV, CZ_FP_LIMBS);
+    mont_add_raw(t, s1, p2_times4, W12);
+    mont_sub_raw(t, t, a1, W12);
+    mont_sub_raw(t, t, b1, W12);
+    mont_redc(r1->c1.l, t, cz_fp_inline_modulus, CZ_FP_MINV, CZ_FP_LIMBS);
+
+    mont_add_raw(t, a0, b0, W12);
+    mont_add_raw(t, t, p2_times2, W12);
+    mont_sub_raw(t, t, b1, W12);
+    mont_redc(r0->c0.l, t, cz_fp_inline_modulus, CZ_FP_MINV, CZ_FP_LIMBS);
+    mont_add_raw(t, a1, b0, W12);
+    mont_add_raw(t, t, b1, W12);
+    mont_redc(r0->c1.l, t, cz_fp_inline_modulus, CZ_FP_MINV, CZ_FP_LIMBS);
+}
+
+#undef W12
 
 /* r = 3 t - 2 a (minus = 1) or 3 t + 2 a (minus = 0), as 2 (t -+ a) + t */
 static void three_t_pm_two_a(cz_fp2 *r, const cz_fp2 *t, const cz_fp2 *a, int minus) {
     cz_fp2 s;
     if (minus)
-        cz_fp2_sub(&s, t, a);
+        cz_fp2_sub_inline(&s, t, a);
     else
-        cz_fp2_add(&s, t, a);
-    cz_fp2_dbl(&s, &s);
-    cz_fp2_add(r, &s, t);
+        cz_fp2_add_inline(&s, t, a);
+    cz_fp2_dbl_inline(&s, &s);
+    cz_fp2_add_inline(r, &s, t);
 }
 
 void cz_fp12_cyclotomic_sqr(cz_fp12 *r, const cz_fp12 *a) {
@@ -205,10 +263,10 @@ void cz_fp12_cyclotomic_sqr(cz_fp12 *r, const cz_fp12 *a) {
      *   A' = 3 A^2 - 2 conj(A),  B' = 3 s C^2 + 2 conj(B),  C' = 3 B^2 - 2 conj(C)
      * with conj the Fp4/Fp2 conjugation (s -> -s). */
     cz_fp2 t0, t1, u0, u1, v0, v1;
-    fp4_sqr(&t0, &t1, &a->c0.c0, &a->c1.c1); /* A^2 */
-    fp4_sqr(&u0, &u1, &a->c0.c1, &a->c1.c2); /* C^2 */
-    fp4_sqr(&v0, &v1, &a->c1.c0, &a->c0.c2); /* B^2 */
-    cz_fp2_mul_by_nonresidue(&u1, &u1);      /* s C^2 = xi u1 + u0 s */
+    fp4_sqr(&t0, &t1, &a->c0.c0, &a->c1.c1);   /* A^2 */
+    fp4_sqr(&u0, &u1, &a->c0.c1, &a->c1.c2);   /* C^2 */
+    fp4_sqr(&v0, &v1, &a->c1.c0, &a->c0.c2);   /* B^2 */
+    cz_fp2_mul_by_nonresidue_inline(&u1, &u1); /* s C^2 = xi u1 + u0 s */
 
     three_t_pm_two_a(&r->c0.c0, &t0, &a->c0.c0, 1);
     three_t_pm_two_a(&r->c1.c1, &t1, &a->c1.c1, 0);

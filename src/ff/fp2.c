@@ -1,72 +1,48 @@
 #include "ff/fp2.h"
 
+#include "ff/fp2_inline.h"
+
 #include <string.h>
 
 const cz_fp2 cz_fp2_zero = {{{0}}, {{0}}};
-const cz_fp2 cz_fp2_one = {
-    {{0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL, 0x77ce585370525745ULL,
-      0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL}},
-    {{0}}};
+const cz_fp2 cz_fp2_one = {{{0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
+                             0x77ce585370525745ULL, 0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL}},
+                           {{0}}};
 
 void cz_fp2_add(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b) {
-    cz_fp_add(&r->c0, &a->c0, &b->c0);
-    cz_fp_add(&r->c1, &a->c1, &b->c1);
+    cz_fp2_add_inline(r, a, b);
 }
 
 void cz_fp2_sub(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b) {
-    cz_fp_sub(&r->c0, &a->c0, &b->c0);
-    cz_fp_sub(&r->c1, &a->c1, &b->c1);
+    cz_fp2_sub_inline(r, a, b);
 }
 
 void cz_fp2_dbl(cz_fp2 *r, const cz_fp2 *a) {
-    cz_fp_dbl(&r->c0, &a->c0);
-    cz_fp_dbl(&r->c1, &a->c1);
+    cz_fp2_dbl_inline(r, a);
 }
 
 void cz_fp2_neg(cz_fp2 *r, const cz_fp2 *a) {
-    cz_fp_neg(&r->c0, &a->c0);
-    cz_fp_neg(&r->c1, &a->c1);
+    cz_fp2_neg_inline(r, a);
 }
 
 void cz_fp2_conj(cz_fp2 *r, const cz_fp2 *a) {
-    r->c0 = a->c0;
-    cz_fp_neg(&r->c1, &a->c1);
+    cz_fp2_conj_inline(r, a);
 }
 
 void cz_fp2_mul(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b) {
-    /* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
-    cz_fp t0, t1, s0, s1;
-    cz_fp_mul(&t0, &a->c0, &b->c0);
-    cz_fp_mul(&t1, &a->c1, &b->c1);
-    cz_fp_add(&s0, &a->c0, &a->c1);
-    cz_fp_add(&s1, &b->c0, &b->c1);
-    cz_fp_mul(&s0, &s0, &s1);
-    cz_fp_sub(&s0, &s0, &t0);
-    cz_fp_sub(&r->c1, &s0, &t1);
-    cz_fp_sub(&r->c0, &t0, &t1);
+    cz_fp2_mul_inline(r, a, b);
 }
 
 void cz_fp2_sqr(cz_fp2 *r, const cz_fp2 *a) {
-    /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-    cz_fp s, d, p;
-    cz_fp_add(&s, &a->c0, &a->c1);
-    cz_fp_sub(&d, &a->c0, &a->c1);
-    cz_fp_mul(&p, &a->c0, &a->c1);
-    cz_fp_mul(&r->c0, &s, &d);
-    cz_fp_dbl(&r->c1, &p);
+    cz_fp2_sqr_inline(r, a);
 }
 
 void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b) {
-    cz_fp_mul(&r->c0, &a->c0, b);
-    cz_fp_mul(&r->c1, &a->c1, b);
+    cz_fp2_mul_fp_inline(r, a, b);
 }
 
 void cz_fp2_mul_by_nonresidue(cz_fp2 *r, const cz_fp2 *a) {
-    /* (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u */
-    cz_fp t;
-    cz_fp_sub(&t, &a->c0, &a->c1);
-    cz_fp_add(&r->c1, &a->c0, &a->c1);
-    r->c0 = t;
+    cz_fp2_mul_by_nonresidue_inline(r, a);
 }
 
 static void fp2_inv_with(cz_fp2 *r, const cz_fp2 *a, void (*fp_inv)(cz_fp *, const cz_fp *)) {

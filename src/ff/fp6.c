@@ -1,5 +1,7 @@
 #include "ff/fp6.h"
 
+#include "ff/fp2_inline.h"
+
 const cz_fp6 cz_fp6_zero = {{{{0}}, {{0}}}, {{{0}}, {{0}}}, {{{0}}, {{0}}}};
 /* c0 = the Fp2 one (Montgomery form of 1, see fp2.c) */
 const cz_fp6 cz_fp6_one = {{{{0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
@@ -68,27 +70,27 @@ static const cz_fp2 frob_v2[6] = {
 };
 
 void cz_fp6_add(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
-    cz_fp2_add(&r->c0, &a->c0, &b->c0);
-    cz_fp2_add(&r->c1, &a->c1, &b->c1);
-    cz_fp2_add(&r->c2, &a->c2, &b->c2);
+    cz_fp2_add_inline(&r->c0, &a->c0, &b->c0);
+    cz_fp2_add_inline(&r->c1, &a->c1, &b->c1);
+    cz_fp2_add_inline(&r->c2, &a->c2, &b->c2);
 }
 
 void cz_fp6_sub(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
-    cz_fp2_sub(&r->c0, &a->c0, &b->c0);
-    cz_fp2_sub(&r->c1, &a->c1, &b->c1);
-    cz_fp2_sub(&r->c2, &a->c2, &b->c2);
+    cz_fp2_sub_inline(&r->c0, &a->c0, &b->c0);
+    cz_fp2_sub_inline(&r->c1, &a->c1, &b->c1);
+    cz_fp2_sub_inline(&r->c2, &a->c2, &b->c2);
 }
 
 void cz_fp6_dbl(cz_fp6 *r, const cz_fp6 *a) {
-    cz_fp2_dbl(&r->c0, &a->c0);
-    cz_fp2_dbl(&r->c1, &a->c1);
-    cz_fp2_dbl(&r->c2, &a->c2);
+    cz_fp2_dbl_inline(&r->c0, &a->c0);
+    cz_fp2_dbl_inline(&r->c1, &a->c1);
+    cz_fp2_dbl_inline(&r->c2, &a->c2);
 }
 
 void cz_fp6_neg(cz_fp6 *r, const cz_fp6 *a) {
-    cz_fp2_neg(&r->c0, &a->c0);
-    cz_fp2_neg(&r->c1, &a->c1);
-    cz_fp2_neg(&r->c2, &a->c2);
+    cz_fp2_neg_inline(&r->c0, &a->c0);
+    cz_fp2_neg_inline(&r->c1, &a->c1);
+    cz_fp2_neg_inline(&r->c2, &a->c2);
 }
 
 void cz_fp6_mul(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
@@ -101,28 +103,28 @@ void cz_fp6_mul(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
     cz_fp2_mul(&t1, &a->c1, &b->c1);
     cz_fp2_mul(&t2, &a->c2, &b->c2);
 
-    cz_fp2_add(&s, &a->c1, &a->c2);
-    cz_fp2_add(&u, &b->c1, &b->c2);
+    cz_fp2_add_inline(&s, &a->c1, &a->c2);
+    cz_fp2_add_inline(&u, &b->c1, &b->c2);
     cz_fp2_mul(&c0, &s, &u);
-    cz_fp2_sub(&c0, &c0, &t1);
-    cz_fp2_sub(&c0, &c0, &t2);
-    cz_fp2_mul_by_nonresidue(&c0, &c0);
-    cz_fp2_add(&c0, &c0, &t0);
+    cz_fp2_sub_inline(&c0, &c0, &t1);
+    cz_fp2_sub_inline(&c0, &c0, &t2);
+    cz_fp2_mul_by_nonresidue_inline(&c0, &c0);
+    cz_fp2_add_inline(&c0, &c0, &t0);
 
-    cz_fp2_add(&s, &a->c0, &a->c1);
-    cz_fp2_add(&u, &b->c0, &b->c1);
+    cz_fp2_add_inline(&s, &a->c0, &a->c1);
+    cz_fp2_add_inline(&u, &b->c0, &b->c1);
     cz_fp2_mul(&c1, &s, &u);
-    cz_fp2_sub(&c1, &c1, &t0);
-    cz_fp2_sub(&c1, &c1, &t1);
-    cz_fp2_mul_by_nonresidue(&s, &t2);
-    cz_fp2_add(&c1, &c1, &s);
+    cz_fp2_sub_inline(&c1, &c1, &t0);
+    cz_fp2_sub_inline(&c1, &c1, &t1);
+    cz_fp2_mul_by_nonresidue_inline(&s, &t2);
+    cz_fp2_add_inline(&c1, &c1, &s);
 
-    cz_fp2_add(&s, &a->c0, &a->c2);
-    cz_fp2_add(&u, &b->c0, &b->c2);
+    cz_fp2_add_inline(&s, &a->c0, &a->c2);
+    cz_fp2_add_inline(&u, &b->c0, &b->c2);
     cz_fp2_mul(&c2, &s, &u);
-    cz_fp2_sub(&c2, &c2, &t0);
-    cz_fp2_sub(&c2, &c2, &t2);
-    cz_fp2_add(&c2, &c2, &t1);
+    cz_fp2_sub_inline(&c2, &c2, &t0);
+    cz_fp2_sub_inline(&c2, &c2, &t2);
+    cz_fp2_add_inline(&c2, &c2, &t1);
 
     r->c0 = c0;
     r->c1 = c1;
@@ -136,28 +138,28 @@ void cz_fp6_sqr(cz_fp6 *r, const cz_fp6 *a) {
     cz_fp2 s0, s1, s2, s3, s4, t;
     cz_fp2_sqr(&s0, &a->c0);
     cz_fp2_mul(&s1, &a->c0, &a->c1);
-    cz_fp2_dbl(&s1, &s1);
-    cz_fp2_sub(&t, &a->c0, &a->c1);
-    cz_fp2_add(&t, &t, &a->c2);
+    cz_fp2_dbl_inline(&s1, &s1);
+    cz_fp2_sub_inline(&t, &a->c0, &a->c1);
+    cz_fp2_add_inline(&t, &t, &a->c2);
     cz_fp2_sqr(&s2, &t);
     cz_fp2_mul(&s3, &a->c1, &a->c2);
-    cz_fp2_dbl(&s3, &s3);
+    cz_fp2_dbl_inline(&s3, &s3);
     cz_fp2_sqr(&s4, &a->c2);
 
-    cz_fp2_mul_by_nonresidue(&t, &s3);
-    cz_fp2_add(&r->c0, &s0, &t);
-    cz_fp2_add(&s2, &s2, &s1);
-    cz_fp2_add(&s2, &s2, &s3);
-    cz_fp2_sub(&s2, &s2, &s0);
-    cz_fp2_sub(&r->c2, &s2, &s4);
-    cz_fp2_mul_by_nonresidue(&t, &s4);
-    cz_fp2_add(&r->c1, &s1, &t);
+    cz_fp2_mul_by_nonresidue_inline(&t, &s3);
+    cz_fp2_add_inline(&r->c0, &s0, &t);
+    cz_fp2_add_inline(&s2, &s2, &s1);
+    cz_fp2_add_inline(&s2, &s2, &s3);
+    cz_fp2_sub_inline(&s2, &s2, &s0);
+    cz_fp2_sub_inline(&r->c2, &s2, &s4);
+    cz_fp2_mul_by_nonresidue_inline(&t, &s4);
+    cz_fp2_add_inline(&r->c1, &s1, &t);
 }
 
 void cz_fp6_mul_by_nonresidue(cz_fp6 *r, const cz_fp6 *a) {
     /* (a0 + a1 v + a2 v^2) v = xi a2 + a0 v + a1 v^2 */
     cz_fp2 t;
-    cz_fp2_mul_by_nonresidue(&t, &a->c2);
+    cz_fp2_mul_by_nonresidue_inline(&t, &a->c2);
     r->c2 = a->c1;
     r->c1 = a->c0;
     r->c0 = t;
@@ -176,22 +178,22 @@ void cz_fp6_mul_by_01(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b0, const cz_fp2
     cz_fp2_mul(&t0, &a->c0, b0);
     cz_fp2_mul(&t1, &a->c1, b1);
 
-    cz_fp2_add(&s, &a->c1, &a->c2);
+    cz_fp2_add_inline(&s, &a->c1, &a->c2);
     cz_fp2_mul(&c0, &s, b1);
-    cz_fp2_sub(&c0, &c0, &t1); /* a2 b1 */
-    cz_fp2_mul_by_nonresidue(&c0, &c0);
-    cz_fp2_add(&c0, &c0, &t0);
+    cz_fp2_sub_inline(&c0, &c0, &t1); /* a2 b1 */
+    cz_fp2_mul_by_nonresidue_inline(&c0, &c0);
+    cz_fp2_add_inline(&c0, &c0, &t0);
 
-    cz_fp2_add(&s, &a->c0, &a->c1);
-    cz_fp2_add(&u, b0, b1);
+    cz_fp2_add_inline(&s, &a->c0, &a->c1);
+    cz_fp2_add_inline(&u, b0, b1);
     cz_fp2_mul(&c1, &s, &u);
-    cz_fp2_sub(&c1, &c1, &t0);
-    cz_fp2_sub(&c1, &c1, &t1);
+    cz_fp2_sub_inline(&c1, &c1, &t0);
+    cz_fp2_sub_inline(&c1, &c1, &t1);
 
-    cz_fp2_add(&s, &a->c0, &a->c2);
+    cz_fp2_add_inline(&s, &a->c0, &a->c2);
     cz_fp2_mul(&c2, &s, b0);
-    cz_fp2_sub(&c2, &c2, &t0); /* a2 b0 */
-    cz_fp2_add(&c2, &c2, &t1);
+    cz_fp2_sub_inline(&c2, &c2, &t0); /* a2 b0 */
+    cz_fp2_add_inline(&c2, &c2, &t1);
 
     r->c0 = c0;
     r->c1 = c1;
@@ -202,7 +204,7 @@ void cz_fp6_mul_by_1(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b1) {
     /* (a0 + a1 v + a2 v^2) b1 v = xi a2 b1 + a0 b1 v + a1 b1 v^2 */
     cz_fp2 c0, c1, c2;
     cz_fp2_mul(&c0, &a->c2, b1);
-    cz_fp2_mul_by_nonresidue(&c0, &c0);
+    cz_fp2_mul_by_nonresidue_inline(&c0, &c0);
     cz_fp2_mul(&c1, &a->c0, b1);
     cz_fp2_mul(&c2, &a->c1, b1);
     r->c0 = c0;
@@ -219,24 +221,24 @@ static void fp6_inv_with(cz_fp6 *r, const cz_fp6 *a, void (*fp2_inv)(cz_fp2 *, c
     cz_fp2 t0, t1, t2, n, s;
     cz_fp2_sqr(&t0, &a->c0);
     cz_fp2_mul(&s, &a->c1, &a->c2);
-    cz_fp2_mul_by_nonresidue(&s, &s);
-    cz_fp2_sub(&t0, &t0, &s);
+    cz_fp2_mul_by_nonresidue_inline(&s, &s);
+    cz_fp2_sub_inline(&t0, &t0, &s);
 
     cz_fp2_sqr(&t1, &a->c2);
-    cz_fp2_mul_by_nonresidue(&t1, &t1);
+    cz_fp2_mul_by_nonresidue_inline(&t1, &t1);
     cz_fp2_mul(&s, &a->c0, &a->c1);
-    cz_fp2_sub(&t1, &t1, &s);
+    cz_fp2_sub_inline(&t1, &t1, &s);
 
     cz_fp2_sqr(&t2, &a->c1);
     cz_fp2_mul(&s, &a->c0, &a->c2);
-    cz_fp2_sub(&t2, &t2, &s);
+    cz_fp2_sub_inline(&t2, &t2, &s);
 
     cz_fp2_mul(&n, &a->c2, &t1);
     cz_fp2_mul(&s, &a->c1, &t2);
-    cz_fp2_add(&n, &n, &s);
-    cz_fp2_mul_by_nonresidue(&n, &n);
+    cz_fp2_add_inline(&n, &n, &s);
+    cz_fp2_mul_by_nonresidue_inline(&n, &n);
     cz_fp2_mul(&s, &a->c0, &t0);
-    cz_fp2_add(&n, &n, &s);
+    cz_fp2_add_inline(&n, &n, &s);
     fp2_inv(&n, &n);
 
     cz_fp2_mul(&r->c0, &t0, &n);
@@ -258,9 +260,9 @@ void cz_fp6_frobenius_map(cz_fp6 *r, const cz_fp6 *a, unsigned k) {
     k %= 6;
     cz_fp2 c0 = a->c0, c1 = a->c1, c2 = a->c2;
     if (k & 1) {
-        cz_fp2_conj(&c0, &c0);
-        cz_fp2_conj(&c1, &c1);
-        cz_fp2_conj(&c2, &c2);
+        cz_fp2_conj_inline(&c0, &c0);
+        cz_fp2_conj_inline(&c1, &c1);
+        cz_fp2_conj_inline(&c2, &c2);
     }
     cz_fp2_mul(&r->c1, &c1, &frob_v1[k]);
     cz_fp2_mul(&r->c2, &c2, &frob_v2[k]);

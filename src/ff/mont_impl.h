@@ -20,6 +20,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __x86_64__
+#include <x86intrin.h>
+#endif
 
 #include "ff/mont_x86_64.h"
 
@@ -32,28 +35,52 @@
 
 typedef unsigned __int128 cz_u128;
 
-/* r = a - b over n limbs; returns the borrow (0 or 1). r may alias a or b. */
+/* r = a - b over n limbs; returns the borrow (0 or 1). r may alias a or b.
+ * On x86-64 the carry intrinsics give plain sbb / adc chains (the __int128
+ * form compiles to a much longer sequence). */
 CZ_MONT_INLINE uint64_t mont_sub_raw(uint64_t *r, const uint64_t *a, const uint64_t *b, int n) {
+#ifdef __x86_64__
+    unsigned char borrow = 0;
+#pragma GCC unroll 12
+    for (int i = 0; i < n; i++) {
+        unsigned long long d;
+        borrow = _subborrow_u64(borrow, a[i], b[i], &d);
+        r[i] = d;
+    }
+    return borrow;
+#else
     uint64_t borrow = 0;
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (int i = 0; i < n; i++) {
         cz_u128 d = (cz_u128)a[i] - b[i] - borrow;
         r[i] = (uint64_t)d;
         borrow = (uint64_t)(d >> 64) & 1;
     }
     return borrow;
+#endif
 }
 
 /* r = a + b over n limbs; returns the carry. r may alias a or b. */
 CZ_MONT_INLINE uint64_t mont_add_raw(uint64_t *r, const uint64_t *a, const uint64_t *b, int n) {
+#ifdef __x86_64__
+    unsigned char carry = 0;
+#pragma GCC unroll 12
+    for (int i = 0; i < n; i++) {
+        unsigned long long s;
+        carry = _addcarry_u64(carry, a[i], b[i], &s);
+        r[i] = s;
+    }
+    return carry;
+#else
     uint64_t carry = 0;
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (int i = 0; i < n; i++) {
         cz_u128 s = (cz_u128)a[i] + b[i] + carry;
         r[i] = (uint64_t)s;
         carry = (uint64_t)(s >> 64);
     }
     return carry;
+#endif
 }
 
 /* r = mask ? a : b, without a branch. */
@@ -104,7 +131,8 @@ CZ_MONT_INLINE void mont_neg_c(uint64_t *r, const uint64_t *a, const uint64_t *m
     for (int i = 0; i < n; i++) r[i] = t[i] & nonzero; /* -0 = 0, not m */
 }
 
-/* r = a * b / 2^(64n) mod m (CIOS, no-carry variant). minv = -m^-1 mod 2^64. */
+/* r = a * b / 2^(64n) mod m (CIOS, no-carry variant). minv = -m^-1 mod 2^64.
+ * Also exact for unreduced a, b < 2m when 4m < 2^(64n) (see mont_x86_64.h). */
 CZ_MONT_INLINE void mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                                uint64_t minv, int n) {
     uint64_t t[CZ_MONT_MAX_LIMBS] = {0};
@@ -127,6 +155,44 @@ CZ_MONT_INLINE void mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b
         t[n - 1] = carry_ab + carry_qm;
     }
     mont_reduce_once(r, t, 0, m, n);
+}
+
+/* w = a * b as 2n words (schoolbook, no reduction). */
+CZ_MONT_INLINE void mont_mulwide_c(uint64_t *w, const uint64_t *a, const uint64_t *b, int n) {
+    for (int i = 0; i < 2 * n; i++) w[i] = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t carry = 0;
+        for (int j = 0; j < n; j++) {
+            cz_u128 acc = (cz_u128)a[j] * b[i] + w[i + j] + carry;
+            w[i + j] = (uint64_t)acc;
+            carry = (uint64_t)(acc >> 64);
+        }
+        w[i + n] = carry;
+    }
+}
+
+/* r = w / 2^(64n) mod m for a 2n-word w < m 2^(64n) (Montgomery reduction of
+ * the low half, then the high half added: below 2m before the final
+ * subtraction). */
+CZ_MONT_INLINE void mont_redc_c(uint64_t *r, const uint64_t *w, const uint64_t *m, uint64_t minv,
+                                int n) {
+    uint64_t t[CZ_MONT_MAX_LIMBS + 1];
+    for (int i = 0; i < n; i++) t[i] = w[i];
+    t[n] = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t q = t[0] * minv;
+        cz_u128 acc = (cz_u128)q * m[0] + t[0];
+        uint64_t carry = (uint64_t)(acc >> 64);
+        for (int j = 1; j < n; j++) {
+            acc = (cz_u128)q * m[j] + t[j] + carry;
+            t[j - 1] = (uint64_t)acc;
+            carry = (uint64_t)(acc >> 64);
+        }
+        t[n - 1] = t[n] + carry; /* no overflow: the value stays below 2^(64n) + m */
+        t[n] = 0;
+    }
+    uint64_t carry = mont_add_raw(t, t, w + n, n);
+    mont_reduce_once(r, t, carry, m, n);
 }
 
 /* The dispatchers. n is a compile-time constant at every call site, so only
@@ -192,6 +258,29 @@ CZ_MONT_INLINE void mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, 
     mont_mul_c(r, a, b, m, minv, n);
 }
 
+/* w = a * b as 2n words, for a, b < 2^(64n). */
+CZ_MONT_INLINE void mont_mulwide(uint64_t *w, const uint64_t *a, const uint64_t *b, int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_mulwide6_x86_64(w, a, b);
+        return;
+    }
+#endif
+    mont_mulwide_c(w, a, b, n);
+}
+
+/* r = w / 2^(64n) mod m for a 2n-word w < m 2^(64n). */
+CZ_MONT_INLINE void mont_redc(uint64_t *r, const uint64_t *w, const uint64_t *m, uint64_t minv,
+                              int n) {
+#ifdef CZ_MONT_USE_X86_64
+    if (n == 6) {
+        mont_redc6_x86_64(r, w, m, minv);
+        return;
+    }
+#endif
+    mont_redc_c(r, w, m, minv, n);
+}
+
 /* r = a^2 / 2^(64n) mod m: a dedicated squaring for n = 6 (Fp) on x86-64,
  * the multiplication otherwise. */
 CZ_MONT_INLINE void mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m, uint64_t minv,
@@ -205,18 +294,28 @@ CZ_MONT_INLINE void mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m, 
     mont_mul(r, a, a, m, minv, n);
 }
 
-/* r = base^exp with exp a public little-endian n-limb integer (square and
- * multiply; the exponent is public, so the branches leak nothing secret). */
+/* r = base^exp with exp a public little-endian n-limb integer: fixed 4-bit
+ * windows from the top (base^0..base^15 precomputed; a zero window costs no
+ * multiplication). The exponent is public, so the branches on its bits leak
+ * nothing secret; the base only goes through mul and sqr. */
 CZ_MONT_INLINE void mont_pow(uint64_t *r, const uint64_t *base, const uint64_t *exp,
                              const uint64_t *one, const uint64_t *m, uint64_t minv, int n) {
-    uint64_t acc[CZ_MONT_MAX_LIMBS], b[CZ_MONT_MAX_LIMBS];
-    memcpy(acc, one, (size_t)n * 8);
-    memcpy(b, base, (size_t)n * 8);
-    for (int i = 64 * n - 1; i >= 0; i--) {
-        mont_sqr(acc, acc, m, minv, n);
-        if ((exp[i / 64] >> (i % 64)) & 1) mont_mul(acc, acc, b, m, minv, n);
+    uint64_t table[16][CZ_MONT_MAX_LIMBS], acc[CZ_MONT_MAX_LIMBS];
+    memcpy(table[0], one, (size_t)n * 8);
+    memcpy(table[1], base, (size_t)n * 8);
+    for (int k = 2; k < 16; k++) mont_mul(table[k], table[k - 1], base, m, minv, n);
+    int started = 0;
+    for (int i = 16 * n - 1; i >= 0; i--) { /* window i: bits 4i..4i+3 */
+        unsigned d = (unsigned)(exp[i / 16] >> (4 * (i % 16))) & 15;
+        if (started) {
+            for (int k = 0; k < 4; k++) mont_sqr(acc, acc, m, minv, n);
+            if (d) mont_mul(acc, acc, table[d], m, minv, n);
+        } else if (d) {
+            memcpy(acc, table[d], (size_t)n * 8);
+            started = 1;
+        }
     }
-    memcpy(r, acc, (size_t)n * 8);
+    memcpy(r, started ? acc : one, (size_t)n * 8);
 }
 
 CZ_MONT_INLINE void mont_shr1(uint64_t *a, uint64_t top, int n) {

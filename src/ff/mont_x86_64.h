@@ -17,6 +17,9 @@
  * leaves the top word, and after the shift t < a + m again. Hence every
  * chain's final carry fits in the top word (adox/adc into it never
  * overflow), and after n rows t < 2m needs one conditional subtraction.
+ * The same holds for unreduced a, b < 2m when 4m < 2^(64n) (Fp, which
+ * fp2_inline.h relies on): t < a + m < 3m throughout, and the final
+ * value a b / 2^(64n) + m < 2m.
  *
  * The asm blocks name every memory word they read through "m" operands (the
  * limbs of a and b through dummy array operands next to their pointers), so
@@ -145,6 +148,82 @@ CZ_X_INLINE void mont_mul6_x86_64(uint64_t *r, const uint64_t *a, const uint64_t
               [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
             : [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[6])a),
               "m"(*(const uint64_t(*)[6])b), CZ_X6_MOD_OPERANDS, [minv] "m"(minv)
+            : "rdx", "cc");
+    (void)t5;
+    mont_final6_x86_64(r, t6, t0, t1, t2, t3, t4, m);
+}
+
+/* Lazy reduction for the Fp2 multiplication: the full 12-word product and a
+ * Montgomery reduction of a 12-word value, so that several products can be
+ * added or subtracted before one reduction. */
+
+/* Store accumulator word T (final after its row) to w[off / 8], then zero it:
+ * it becomes the zero top word of the next row. */
+#define CZ_X6_STORE_WORD(off, T)                                                                   \
+    "movq " CZ_XO(T) ", " off "(%[w])\n\t"                                                         \
+    "xorl %k[" #T "], %k[" #T "]\n\t"
+
+/* w = a * b as 12 words, for a, b < 2^384 (no reduction; the product always
+ * fits). The rows are the multiplication's without the reduction rows. */
+CZ_X_INLINE void mont_mulwide6_x86_64(uint64_t *w, const uint64_t *a, const uint64_t *b) {
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+    __asm__("movq 0(%[b]), %%rdx\n\t"
+            CZ_X6_ROW_FIRST(CZ_XA("0"), CZ_XA("8"), CZ_XA("16"), CZ_XA("24"), CZ_XA("32"),
+                            CZ_XA("40"), t0, t1, t2, t3, t4, t5, t6)
+            CZ_X6_STORE_WORD("0", t0)
+            CZ_X6_MUL_ROW("8", t1, t2, t3, t4, t5, t6, t0)
+            CZ_X6_STORE_WORD("8", t1)
+            CZ_X6_MUL_ROW("16", t2, t3, t4, t5, t6, t0, t1)
+            CZ_X6_STORE_WORD("16", t2)
+            CZ_X6_MUL_ROW("24", t3, t4, t5, t6, t0, t1, t2)
+            CZ_X6_STORE_WORD("24", t3)
+            CZ_X6_MUL_ROW("32", t4, t5, t6, t0, t1, t2, t3)
+            CZ_X6_STORE_WORD("32", t4)
+            CZ_X6_MUL_ROW("40", t5, t6, t0, t1, t2, t3, t4)
+            "movq %[t5], 40(%[w])\n\t"
+            "movq %[t6], 48(%[w])\n\t"
+            "movq %[t0], 56(%[w])\n\t"
+            "movq %[t1], 64(%[w])\n\t"
+            "movq %[t2], 72(%[w])\n\t"
+            "movq %[t3], 80(%[w])\n\t"
+            "movq %[t4], 88(%[w])\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi),
+              "=m"(*(uint64_t(*)[12])w)
+            : [w] "r"(w), [a] "r"(a), [b] "r"(b), "m"(*(const uint64_t(*)[6])a),
+              "m"(*(const uint64_t(*)[6])b)
+            : "rdx", "cc");
+}
+
+/* r = w / 2^384 mod m for a 12-word w < m 2^384. The six reduction rows act
+ * on the low half L alone and give (L + Q m) / 2^384 <= m (Q < 2^384, L <
+ * 2^384); adding the high half H < m leaves a value below 2m, which the
+ * final subtraction brings below m. */
+CZ_X_INLINE void mont_redc6_x86_64(uint64_t *r, const uint64_t *w, const uint64_t *m,
+                                   uint64_t minv) {
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+    __asm__("movq 0(%[w]), %[t0]\n\t"
+            "movq 8(%[w]), %[t1]\n\t"
+            "movq 16(%[w]), %[t2]\n\t"
+            "movq 24(%[w]), %[t3]\n\t"
+            "movq 32(%[w]), %[t4]\n\t"
+            "movq 40(%[w]), %[t5]\n\t"
+            "xorl %k[t6], %k[t6]\n\t"
+            CZ_X6_RED_ROW(t0, t1, t2, t3, t4, t5, t6)
+            CZ_X6_RED_ROW(t1, t2, t3, t4, t5, t6, t0)
+            CZ_X6_RED_ROW(t2, t3, t4, t5, t6, t0, t1)
+            CZ_X6_RED_ROW(t3, t4, t5, t6, t0, t1, t2)
+            CZ_X6_RED_ROW(t4, t5, t6, t0, t1, t2, t3)
+            CZ_X6_RED_ROW(t5, t6, t0, t1, t2, t3, t4) /* (L + Q m) / 2^384 in t6, t0..t4 */
+            "addq 48(%[w]), %[t6]\n\t"
+            "adcq 56(%[w]), %[t0]\n\t"
+            "adcq 64(%[w]), %[t1]\n\t"
+            "adcq 72(%[w]), %[t2]\n\t"
+            "adcq 80(%[w]), %[t3]\n\t"
+            "adcq 88(%[w]), %[t4]\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [w] "r"(w), "m"(*(const uint64_t(*)[12])w), CZ_X6_MOD_OPERANDS, [minv] "m"(minv)
             : "rdx", "cc");
     (void)t5;
     mont_final6_x86_64(r, t6, t0, t1, t2, t3, t4, m);
