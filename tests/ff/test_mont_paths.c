@@ -182,6 +182,64 @@ static void check_impl(const impl *im, const modulus *md, unsigned iters) {
     mpz_clears(a, b, want, NULL);
 }
 
+/* Constant limb counts at each call, as in the library (the inlined loops
+ * are sized for at most CZ_MONT_MAX_LIMBS). */
+static void c_mulwide(uint64_t *w, const uint64_t *a, const uint64_t *b, const modulus *md) {
+    if (md->n == 6) mont_mulwide_c(w, a, b, 6);
+    else mont_mulwide_c(w, a, b, 4);
+}
+
+static void c_redc(uint64_t *r, const uint64_t *w, const modulus *md) {
+    if (md->n == 6) mont_redc_c(r, w, md->m, md->minv, 6);
+    else mont_redc_c(r, w, md->m, md->minv, 4);
+}
+
+/* The full-width product and the separate reduction (used by the Fp2 and
+ * Fp12 code with operands below 2M): w = a * b exactly, and redc(w) R = w
+ * (mod M) with redc(w) < M, on both paths. */
+static void check_wide(const modulus *md, unsigned iters) {
+    mpz_t a, b, prod, got;
+    mpz_inits(a, b, prod, got, NULL);
+    uint64_t la[MAX_LIMBS], lb[MAX_LIMBS], r[MAX_LIMBS], w[2 * MAX_LIMBS];
+    for (unsigned it = 0; it < iters; it++) {
+        pick(md, a, it < 64 ? it % 8 : it);
+        pick(md, b, it < 64 ? it / 8 : it * 7 + 1);
+        /* operands up to 2M - 1 where w < 4M^2 still meets redc's bound
+         * w < M 2^(64n) (Fp: 4M < 2^384; Fr's 4M exceeds 2^256) */
+        if (md->n == 6 && it % 3 == 1) mpz_add(a, a, md->M);
+        if (md->n == 6 && it % 5 == 2) mpz_add(b, b, md->M);
+        from_mpz(la, a, md->n);
+        from_mpz(lb, b, md->n);
+        mpz_mul(prod, a, b);
+        for (int path = 0; path < 2; path++) {
+            memset(w, 0, sizeof w);
+#ifdef CZ_MONT_HAVE_X86_64
+            if (path == 1 && md->n == 6) mont_mulwide6_x86_64(w, la, lb);
+            else if (path == 1) continue;
+            else c_mulwide(w, la, lb, md);
+#else
+            if (path == 1) continue;
+            c_mulwide(w, la, lb, md);
+#endif
+            to_mpz(got, w, 2 * md->n);
+            CHECK(mpz_cmp(got, prod) == 0);
+#ifdef CZ_MONT_HAVE_X86_64
+            if (path == 1) mont_redc6_x86_64(r, w, md->m, md->minv);
+            else c_redc(r, w, md);
+#else
+            c_redc(r, w, md);
+#endif
+            to_mpz(got, r, md->n);
+            CHECK(mpz_cmp(got, md->M) < 0);
+            mpz_mul(got, got, md->R);
+            mpz_sub(got, got, prod);
+            CHECK(mpz_divisible_p(got, md->M));
+        }
+    }
+    printf("%s: %u wide products and reductions checked against GMP\n", md->name, iters);
+    mpz_clears(a, b, prod, got, NULL);
+}
+
 static void modulus_init(modulus *md, const char *name, const uint64_t *m, int n) {
     md->name = name;
     md->m = m;
@@ -211,6 +269,7 @@ int main(void) {
 #endif
     for (size_t k = 0; k < sizeof impls / sizeof impls[0]; k++)
         for (int i = 0; i < 2; i++) check_impl(&impls[k], &mods[i], iters);
+    for (int i = 0; i < 2; i++) check_wide(&mods[i], iters);
     for (int i = 0; i < 2; i++) mpz_clears(mods[i].M, mods[i].R, NULL);
     return cz_test_finish("test_mont_paths");
 }
