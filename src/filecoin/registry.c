@@ -92,6 +92,19 @@ cz_status cz_fc_proof_lookup(cz_fc_proof_info *out, uint32_t id, cz_error *err) 
     return CZ_OK;
 }
 
+cz_status cz_fc_proof_lookup_by_name(cz_fc_proof_info *out, const char *name, size_t len,
+                                     cz_error *err) {
+    for (uint32_t id = 0; id < CZ_FC_PROOF_ID_COUNT; id++)
+        if (strlen(proof_names[id]) == len && memcmp(proof_names[id], name, len) == 0)
+            return cz_fc_proof_lookup(out, id, err);
+    if (len >= 29 && memcmp(name + len - 29, "V1_2_Feat_NonInteractivePoRep", 29) == 0)
+        return cz_error_set(err, CZ_E_UNSUPPORTED,
+                            "registered proof \"%.*s\" (NonInteractivePoRep) is not supported",
+                            (int)(len > 60 ? 60 : len), name);
+    return cz_error_set(err, CZ_E_UNSUPPORTED, "unknown registered proof \"%.*s\"",
+                        (int)(len > 60 ? 60 : len), name);
+}
+
 cz_status cz_fc_proof_lookup_by_size(cz_fc_proof_info *out, uint64_t sector_size,
                                      cz_fc_api_version api_version, int synthetic, cz_error *err) {
     int i = sector_index(sector_size);

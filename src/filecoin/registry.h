@@ -56,6 +56,9 @@ cz_status cz_fc_proof_lookup(cz_fc_proof_info *out, uint32_t id, cz_error *err);
 
 /* The proof id for (sector size, api version, synthetic). V1_0_0 and V1_1_0
  * require synthetic = 0; V1_2_0 requires synthetic = 1. */
+/* By Rust enum name ("StackedDrg32GiBV1_1"), len bytes of name (not NUL-terminated). */
+cz_status cz_fc_proof_lookup_by_name(cz_fc_proof_info *out, const char *name, size_t len,
+                                     cz_error *err);
 cz_status cz_fc_proof_lookup_by_size(cz_fc_proof_info *out, uint64_t sector_size,
                                      cz_fc_api_version api_version, int synthetic, cz_error *err);
 

@@ -1,13 +1,15 @@
 /* libFuzzer harness for every decoder of untrusted bytes: .vk, .params,
- * proofs, G1/G2 point encodings and recorded-circuit files. The first byte
- * picks the decoder (low 3 bits) and the check mode (bit 3); the rest is the
- * input. Built and run by scripts/fuzz.sh, not by ctest. Any crash, leak or
+ * proofs, G1/G2 point encodings, recorded-circuit files, the C1 output JSON
+ * (raw or in Curio's envelope) and base64. The first byte picks the decoder
+ * (low 3 bits, plus 8 when bit 4 is set) and the check mode (bit 3); the
+ * rest is the input. Built and run by scripts/fuzz.sh, not by ctest. Any crash, leak or
  * sanitizer report is a bug; a clean CZ_E_* status is the expected outcome. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "ec/encoding.h"
+#include "filecoin/c1.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 
@@ -15,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
-    unsigned target = data[0] & 7, strict = (data[0] >> 3) & 1;
+    unsigned target = (data[0] & 7) | ((data[0] >> 4 & 1) << 3), strict = (data[0] >> 3) & 1;
     const uint8_t *in = data + 1;
     size_t len = size - 1;
     cz_error err;
@@ -57,9 +59,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (len >= CZ_G2_UNCOMPRESSED_BYTES) cz_g2_affine_from_uncompressed(&p, in, flags, &err);
         break;
     }
-    default: {
+    case 7: {
         cz_r1cs r;
         if (cz_r1cs_decode(&r, in, len, "fuzz", &err) == CZ_OK) cz_r1cs_free(&r);
+        break;
+    }
+    case 9: {
+        uint8_t *out;
+        size_t n;
+        if (cz_base64_decode(&out, &n, (const char *)in, len, &err) == CZ_OK) free(out);
+        break;
+    }
+    default: { /* 8, 10..15: C1 output, auto-detected (strict: raw JSON only) */
+        cz_c1 c1;
+        cz_status st =
+            strict ? cz_c1_parse_raw(&c1, in, len, &err) : cz_c1_parse(&c1, in, len, &err);
+        if (st == CZ_OK) {
+            cz_c1_check_shape(&c1, &err);
+            cz_c1_check_indices(&c1, &err);
+            cz_c1_free(&c1);
+        }
         break;
     }
     }
