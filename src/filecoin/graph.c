@@ -7,11 +7,11 @@
 
 #include <openssl/evp.h>
 
-#include "filecoin/chacha.h"
+#include "hash/chacha.h"
 #include "filecoin/derive.h"
 
 static uint64_t load64_le(const uint8_t *p) {
-    return (uint64_t)cz_fc_load32_le(p) | (uint64_t)cz_fc_load32_le(p + 4) << 32;
+    return (uint64_t)cz_chacha_load32_le(p) | (uint64_t)cz_chacha_load32_le(p + 4) << 32;
 }
 
 /* ---- Feistel round function: first 8 bytes (BE) of BLAKE2b-512(right u64 BE
@@ -93,13 +93,13 @@ void cz_fc_graph_drg_parents(uint32_t out[CZ_FC_DRG_DEGREE], const cz_fc_graph *
     memcpy(key_bytes, g->drg_seed, 28);
     for (int i = 0; i < 4; i++) key_bytes[28 + i] = (uint8_t)(node >> (8 * i));
     uint32_t key[8];
-    for (int i = 0; i < 8; i++) key[i] = cz_fc_load32_le(key_bytes + 4 * i);
+    for (int i = 0; i < 8; i++) key[i] = cz_chacha_load32_le(key_bytes + 4 * i);
     /* 5 parents x 2 draws x 8 bytes = 80 bytes: two keystream blocks. */
     uint32_t stream_words[32];
     /* rand_chacha ChaCha8Rng: 64-bit block counter in words 12..13, zero
      * stream id; a u64 draw is the next 8 keystream bytes LE. */
-    cz_fc_chacha_block(stream_words, key, 8, 0, 0, 0, 0);
-    cz_fc_chacha_block(stream_words + 16, key, 8, 1, 0, 0, 0);
+    cz_chacha_block(stream_words, key, 8, 0, 0, 0, 0);
+    cz_chacha_block(stream_words + 16, key, 8, 1, 0, 0, 0);
     size_t next_word = 0;
 #define DRAW_U64()                                                                                 \
     (next_word += 2,                                                                               \

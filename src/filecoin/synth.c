@@ -7,7 +7,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
-#include "filecoin/chacha.h"
+#include "hash/chacha.h"
 
 static const uint8_t synth_nonce[12] = {'s', 'y', 'n', 't', 'h', '-', 'p', 'o', 'r', 'e', 'p', 0};
 
@@ -29,13 +29,13 @@ static cz_status blake2b256_keyed(uint32_t key_words[8], const char *tag, const 
         return cz_error_set(err, CZ_E_UNSUPPORTED,
                             "synthetic challenges: keyed BLAKE2b-256 "
                             "unavailable in libcrypto");
-    for (int i = 0; i < 8; i++) key_words[i] = cz_fc_load32_le(digest + 4 * i);
+    for (int i = 0; i < 8; i++) key_words[i] = cz_chacha_load32_le(digest + 4 * i);
     return CZ_OK;
 }
 
 static void chacha20_ietf_block(uint32_t out[16], const uint32_t key[8], uint32_t counter) {
-    cz_fc_chacha_block(out, key, 20, counter, cz_fc_load32_le(synth_nonce),
-                       cz_fc_load32_le(synth_nonce + 4), cz_fc_load32_le(synth_nonce + 8));
+    cz_chacha_block(out, key, 20, counter, cz_chacha_load32_le(synth_nonce),
+                       cz_chacha_load32_le(synth_nonce + 4), cz_chacha_load32_le(synth_nonce + 8));
 }
 
 cz_status cz_fc_synth_init(cz_fc_synth *s, uint64_t nodes, const uint8_t replica_id[32],

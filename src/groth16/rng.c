@@ -1,55 +1,18 @@
 #include "groth16/rng.h"
 
+#include "hash/chacha.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
 
-static inline uint32_t rotl32(uint32_t x, unsigned n) {
-    return (x << n) | (x >> (32 - n));
-}
-
-static inline uint32_t load32_le(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline void store32_le(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-#define QUARTER_ROUND(x, a, b, c, d)                                                               \
-    do {                                                                                           \
-        x[a] += x[b], x[d] = rotl32(x[d] ^ x[a], 16);                                              \
-        x[c] += x[d], x[b] = rotl32(x[b] ^ x[c], 12);                                              \
-        x[a] += x[b], x[d] = rotl32(x[d] ^ x[a], 8);                                               \
-        x[c] += x[d], x[b] = rotl32(x[b] ^ x[c], 7);                                               \
-    } while (0)
-
 void cz_chacha20_block(uint8_t out[64], const uint8_t key[32], uint64_t counter, uint64_t nonce) {
-    uint32_t in[16], x[16];
-    in[0] = 0x61707865; /* "expand 32-byte k" */
-    in[1] = 0x3320646e;
-    in[2] = 0x79622d32;
-    in[3] = 0x6b206574;
-    for (int i = 0; i < 8; i++) in[4 + i] = load32_le(key + 4 * i);
-    in[12] = (uint32_t)counter;
-    in[13] = (uint32_t)(counter >> 32);
-    in[14] = (uint32_t)nonce;
-    in[15] = (uint32_t)(nonce >> 32);
-    memcpy(x, in, sizeof x);
-    for (int round = 0; round < 10; round++) {
-        QUARTER_ROUND(x, 0, 4, 8, 12);
-        QUARTER_ROUND(x, 1, 5, 9, 13);
-        QUARTER_ROUND(x, 2, 6, 10, 14);
-        QUARTER_ROUND(x, 3, 7, 11, 15);
-        QUARTER_ROUND(x, 0, 5, 10, 15);
-        QUARTER_ROUND(x, 1, 6, 11, 12);
-        QUARTER_ROUND(x, 2, 7, 8, 13);
-        QUARTER_ROUND(x, 3, 4, 9, 14);
-    }
-    for (int i = 0; i < 16; i++) store32_le(out + 4 * i, x[i] + in[i]);
+    uint32_t key_words[8], words[16];
+    for (int i = 0; i < 8; i++) key_words[i] = cz_chacha_load32_le(key + 4 * i);
+    cz_chacha_block(words, key_words, 20, (uint32_t)counter, (uint32_t)(counter >> 32),
+                    (uint32_t)nonce, (uint32_t)(nonce >> 32));
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 4; k++) out[4 * i + k] = (uint8_t)(words[i] >> (8 * k));
 }
 
 void cz_chacha20_stream_init(cz_chacha20_stream *s, const uint8_t key[32], uint64_t nonce) {
