@@ -9,44 +9,7 @@
 #include <string.h>
 
 #include "ec/pairing.h"
-#include "harness/harness.h"
-
-#define G1_BYTES (2 * CZ_FP_BYTES)
-#define G2_BYTES (4 * CZ_FP_BYTES)
-
-static int read_fp12(cz_vector_file *vf, int i, cz_fp12 *r) {
-    uint8_t b[CZ_FP12_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = cz_fp12_from_bytes(r, b);
-    CHECK(ok);
-    return ok;
-}
-
-static int read_fr(cz_vector_file *vf, int i, cz_fr *r) {
-    uint8_t b[CZ_FR_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = cz_fr_from_bytes_be(r, b);
-    CHECK(ok);
-    return ok;
-}
-
-static int read_g1(cz_vector_file *vf, int i, cz_g1_affine *r) {
-    uint8_t b[G1_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = cz_fp_from_bytes_be(&r->x, b) && cz_fp_from_bytes_be(&r->y, b + CZ_FP_BYTES);
-    CHECK(ok && cz_g1_affine_is_on_curve(r));
-    return ok;
-}
-
-static int read_g2(cz_vector_file *vf, int i, cz_g2_affine *r) {
-    uint8_t b[G2_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = cz_fp_from_bytes_be(&r->x.c0, b) && cz_fp_from_bytes_be(&r->x.c1, b + CZ_FP_BYTES) &&
-             cz_fp_from_bytes_be(&r->y.c0, b + 2 * CZ_FP_BYTES) &&
-             cz_fp_from_bytes_be(&r->y.c1, b + 3 * CZ_FP_BYTES);
-    CHECK(ok && cz_g2_affine_is_on_curve(r));
-    return ok;
-}
+#include "harness/bls_vectors.h"
 
 /* r = a^k for k in Fr, with the generic (not cyclotomic) square-and-multiply */
 static void fp12_pow_fr(cz_fp12 *r, const cz_fp12 *a, const cz_fr *k) {
@@ -72,8 +35,8 @@ static void test_noble_pairings(void) {
             cz_g1_affine P;
             cz_g2_affine Q;
             cz_fp12 want, got, t;
-            if (!read_fr(&vf, 0, &a) || !read_fr(&vf, 1, &b) || !read_g1(&vf, 2, &P) ||
-                !read_g2(&vf, 3, &Q) || !read_fp12(&vf, 4, &want))
+            if (!cz_vec_fr(&vf, 0, &a) || !cz_vec_fr(&vf, 1, &b) || !cz_vec_g1(&vf, 2, &P) ||
+                !cz_vec_g2(&vf, 3, &Q) || !cz_vec_fp12(&vf, 4, &want))
                 break;
             cz_pairing(&got, &P, &Q);
             CHECK(cz_fp12_equal(&got, &want));
@@ -110,8 +73,8 @@ static void test_noble_pairings(void) {
             if (n < 1 || n > MAX) break;
             int ok = 1;
             for (long i = 0; i < n && ok; i++)
-                ok = read_g1(&vf, 1 + 2 * (int)i, &P[i]) && read_g2(&vf, 2 + 2 * (int)i, &Q[i]);
-            if (!ok || !read_fp12(&vf, 1 + 2 * (int)n, &want)) break;
+                ok = cz_vec_g1(&vf, 1 + 2 * (int)i, &P[i]) && cz_vec_g2(&vf, 2 + 2 * (int)i, &Q[i]);
+            if (!ok || !cz_vec_fp12(&vf, 1 + 2 * (int)n, &want)) break;
             cz_multi_pairing(&got, P, Q, (size_t)n);
             CHECK(cz_fp12_equal(&got, &want));
             for (long i = 0; i < n; i++) {
@@ -134,7 +97,7 @@ static void test_noble_pairings(void) {
     if (cz_vector_open(&vf, "tower_fp12_cyclo.txt")) {
         while (cz_vector_next(&vf)) {
             cz_fp12 a, want, got;
-            if (!read_fp12(&vf, 0, &a) || !read_fp12(&vf, 3, &want)) break;
+            if (!cz_vec_fp12(&vf, 0, &a) || !cz_vec_fp12(&vf, 3, &want)) break;
             cz_final_exponentiation(&got, &a);
             CHECK(cz_fp12_equal(&got, &want));
             fe++;

@@ -7,39 +7,7 @@
 #include <string.h>
 
 #include "ff/fp12.h"
-#include "harness/harness.h"
-
-#define FP2_BYTES (2 * CZ_FP_BYTES)
-
-/* ---- encodings ---------------------------------------------------------- */
-
-static int fp2_from_bytes(cz_fp2 *r, const uint8_t *in) {
-    return cz_fp_from_bytes_be(&r->c0, in) && cz_fp_from_bytes_be(&r->c1, in + CZ_FP_BYTES);
-}
-
-static int read_fp2(cz_vector_file *vf, int i, cz_fp2 *r) {
-    uint8_t b[FP2_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = fp2_from_bytes(r, b);
-    CHECK(ok);
-    return ok;
-}
-
-static int read_fp6(cz_vector_file *vf, int i, cz_fp6 *r) {
-    uint8_t b[CZ_FP6_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = cz_fp6_from_bytes(r, b);
-    CHECK(ok);
-    return ok;
-}
-
-static int read_fp12(cz_vector_file *vf, int i, cz_fp12 *r) {
-    uint8_t b[CZ_FP12_BYTES];
-    if (!cz_vector_hex(vf, i, b, sizeof b)) return 0;
-    int ok = cz_fp12_from_bytes(r, b);
-    CHECK(ok);
-    return ok;
-}
+#include "harness/bls_vectors.h"
 
 /* ---- random elements ---------------------------------------------------- */
 
@@ -96,8 +64,8 @@ static void test_fp2_vectors(void) {
     unsigned cases = 0, roots = 0;
     while (cz_vector_next(&vf)) {
         cz_fp2 a, b, mul, sqr, inv, got;
-        if (!read_fp2(&vf, 0, &a) || !read_fp2(&vf, 1, &b) || !read_fp2(&vf, 2, &mul) ||
-            !read_fp2(&vf, 3, &sqr) || !read_fp2(&vf, 4, &inv))
+        if (!cz_vec_fp2(&vf, 0, &a) || !cz_vec_fp2(&vf, 1, &b) || !cz_vec_fp2(&vf, 2, &mul) ||
+            !cz_vec_fp2(&vf, 3, &sqr) || !cz_vec_fp2(&vf, 4, &inv))
             break;
         cz_fp2_mul(&got, &a, &b), CHECK(cz_fp2_equal(&got, &mul));
         cz_fp2_sqr(&got, &a), CHECK(cz_fp2_equal(&got, &sqr));
@@ -108,7 +76,7 @@ static void test_fp2_vectors(void) {
             CHECK(!found);
         } else {
             cz_fp2 want, neg;
-            if (!read_fp2(&vf, 5, &want)) break;
+            if (!cz_vec_fp2(&vf, 5, &want)) break;
             CHECK(found);
             cz_fp2_neg(&neg, &want);
             CHECK(found && (cz_fp2_equal(&got, &want) || cz_fp2_equal(&got, &neg)));
@@ -130,7 +98,7 @@ static void test_fp6_vectors(void) {
     while (cz_vector_next(&vf)) {
         cz_fp6 v[10], got;
         int ok = 1;
-        for (int i = 0; i < 10 && ok; i++) ok = read_fp6(&vf, i, &v[i]);
+        for (int i = 0; i < 10 && ok; i++) ok = cz_vec_fp6(&vf, i, &v[i]);
         if (!ok) break;
         const cz_fp6 *a = &v[0], *b = &v[1];
         cz_fp6_mul(&got, a, b), CHECK(cz_fp6_equal(&got, &v[2]));
@@ -216,7 +184,7 @@ static void test_fp12_vectors(void) {
         while (cz_vector_next(&vf)) {
             cz_fp12 v[5], got;
             int ok = 1;
-            for (int i = 0; i < 5 && ok; i++) ok = read_fp12(&vf, i, &v[i]);
+            for (int i = 0; i < 5 && ok; i++) ok = cz_vec_fp12(&vf, i, &v[i]);
             if (!ok) break;
             cz_fp12_mul(&got, &v[0], &v[1]), CHECK(cz_fp12_equal(&got, &v[2]));
             cz_fp12_sqr(&got, &v[0]), CHECK(cz_fp12_equal(&got, &v[3]));
@@ -237,7 +205,7 @@ static void test_fp12_vectors(void) {
         while (cz_vector_next(&vf)) {
             cz_fp12 v[13], got;
             int ok = 1;
-            for (int i = 0; i < 13 && ok; i++) ok = read_fp12(&vf, i, &v[i]);
+            for (int i = 0; i < 13 && ok; i++) ok = cz_vec_fp12(&vf, i, &v[i]);
             if (!ok) break;
             for (unsigned k = 1; k <= 11; k++) {
                 cz_fp12_frobenius_map(&got, &v[0], k), CHECK(cz_fp12_equal(&got, &v[k]));
@@ -258,7 +226,8 @@ static void test_fp12_vectors(void) {
     if (cz_vector_open(&vf, "tower_fp12_cyclo.txt")) {
         while (cz_vector_next(&vf)) {
             cz_fp12 a, g, g2, got, t;
-            if (!read_fp12(&vf, 0, &a) || !read_fp12(&vf, 1, &g) || !read_fp12(&vf, 2, &g2)) break;
+            if (!cz_vec_fp12(&vf, 0, &a) || !cz_vec_fp12(&vf, 1, &g) || !cz_vec_fp12(&vf, 2, &g2))
+                break;
             /* the easy part of the final exponentiation, from the tower ops */
             cz_fp12_inv(&t, &a);
             cz_fp12_conjugate(&got, &a);
