@@ -193,16 +193,22 @@ static void fr_u64(cz_fr *r, uint64_t v) {
     cz_fr_from_u64(r, v);
 }
 
+/* The cubic circuit's witness: x, x^2, x^3 and y = x^3 + x + 5. */
+static void cubic_values(cz_fr *x, cz_fr *x2, cz_fr *x3, cz_fr *y, uint64_t x_value) {
+    cz_fr five;
+    fr_u64(x, x_value);
+    cz_fr_sqr(x2, x);
+    cz_fr_mul(x3, x2, x);
+    fr_u64(&five, 5);
+    cz_fr_add(y, x3, x);
+    cz_fr_add(y, y, &five);
+}
+
 /* x^3 + x + 5 = y, y public (the classic example): ONE, y | x, x^2, x^3 */
 static void cubic_circuit(circuit *cs, uint64_t x_value) {
     circuit_init(cs, 2, 3);
-    cz_fr x, x2, x3, y, five;
-    fr_u64(&x, x_value);
-    cz_fr_sqr(&x2, &x);
-    cz_fr_mul(&x3, &x2, &x);
-    fr_u64(&five, 5);
-    cz_fr_add(&y, &x3, &x);
-    cz_fr_add(&y, &y, &five);
+    cz_fr x, x2, x3, y;
+    cubic_values(&x, &x2, &x3, &y, x_value);
     cs->z[1] = y, cs->z[2] = x, cs->z[3] = x2, cs->z[4] = x3;
     term tx = {2, cz_fr_one}, tx2 = {3, cz_fr_one}, tx3 = {4, cz_fr_one}, tone = {0, cz_fr_one},
          ty = {1, cz_fr_one};
@@ -819,13 +825,8 @@ static void setup_refusals(void) {
 /* ---- the same circuit through the r1cs back-ends ---- */
 
 static void synth_cubic(cz_cs *cs, uint64_t x_value) {
-    cz_fr x, x2, x3, y, five;
-    fr_u64(&x, x_value);
-    cz_fr_sqr(&x2, &x);
-    cz_fr_mul(&x3, &x2, &x);
-    fr_u64(&five, 5);
-    cz_fr_add(&y, &x3, &x);
-    cz_fr_add(&y, &y, &five);
+    cz_fr x, x2, x3, y;
+    cubic_values(&x, &x2, &x3, &y, x_value);
     int w = cz_cs_has_witness(cs);
     cz_var Y = cz_cs_alloc_input(cs, w ? &y : NULL);
     cz_var X = cz_cs_alloc(cs, w ? &x : NULL);
