@@ -207,8 +207,9 @@ static void cubic_values(cz_fr *x, cz_fr *x2, cz_fr *x3, cz_fr *y, uint64_t x_va
 /* x^3 + x + 5 = y, y public (the classic example): ONE, y | x, x^2, x^3 */
 static void cubic_circuit(circuit *cs, uint64_t x_value) {
     circuit_init(cs, 2, 3);
-    cz_fr x, x2, x3, y;
+    cz_fr x, x2, x3, y, five;
     cubic_values(&x, &x2, &x3, &y, x_value);
+    fr_u64(&five, 5);
     cs->z[1] = y, cs->z[2] = x, cs->z[3] = x2, cs->z[4] = x3;
     term tx = {2, cz_fr_one}, tx2 = {3, cz_fr_one}, tx3 = {4, cz_fr_one}, tone = {0, cz_fr_one},
          ty = {1, cz_fr_one};
@@ -825,8 +826,9 @@ static void setup_refusals(void) {
 /* ---- the same circuit through the r1cs back-ends ---- */
 
 static void synth_cubic(cz_cs *cs, uint64_t x_value) {
-    cz_fr x, x2, x3, y;
+    cz_fr x, x2, x3, y, five;
     cubic_values(&x, &x2, &x3, &y, x_value);
+    fr_u64(&five, 5);
     int w = cz_cs_has_witness(cs);
     cz_var Y = cz_cs_alloc_input(cs, w ? &y : NULL);
     cz_var X = cz_cs_alloc(cs, w ? &x : NULL);
