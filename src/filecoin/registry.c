@@ -1,8 +1,11 @@
 /* Registered PoRep proofs and parameter file names (spec §1.5, §2). */
 #include "filecoin/registry.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "filecoin/derive.h"
 
@@ -63,6 +66,21 @@ static int sector_index(uint64_t sector_size) {
     for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
         if (sector_table[i].sector_size == sector_size) return i;
     return -1;
+}
+
+cz_status cz_fc_sector_size_parse(uint64_t *out, const char *text, cz_error *err) {
+    for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
+        if (!strcasecmp(text, size_names[i])) return *out = cz_fc_sector_sizes[i], CZ_OK;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = (text[0] >= '0' && text[0] <= '9') ? strtoull(text, &end, 10) : 0;
+    if (!end || *end || errno)
+        return cz_error_set(err, CZ_E_PARSE,
+                            "sector size '%s': expected 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or a "
+                            "byte count",
+                            text);
+    *out = v;
+    return sector_index(v) < 0 ? cz_fc_sector_lookup(&(cz_fc_sector_info){0}, v, err) : CZ_OK;
 }
 
 cz_status cz_fc_sector_lookup(cz_fc_sector_info *out, uint64_t sector_size, cz_error *err) {

@@ -47,6 +47,12 @@ extern const uint64_t cz_fc_sector_sizes[CZ_FC_SECTOR_SIZE_COUNT];
 /* Number of supported registered proof ids (0..CZ_FC_PROOF_ID_COUNT-1). */
 #define CZ_FC_PROOF_ID_COUNT 15
 
+/* Parses a sector size as users write it: a published size's name
+ * ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB", any letter case) or its byte
+ * count in decimal. CZ_E_PARSE for text that is neither, CZ_E_UNSUPPORTED
+ * for a byte count that is not a published size; the message lists them. */
+cz_status cz_fc_sector_size_parse(uint64_t *out, const char *text, cz_error *err);
+
 /* Geometry of a published sector size; CZ_E_UNSUPPORTED for others. */
 cz_status cz_fc_sector_lookup(cz_fc_sector_info *out, uint64_t sector_size, cz_error *err);
 

@@ -117,8 +117,38 @@ static void test_proof_ids(void) {
     CHECK(pid[0] == 8 && pid[7] == 1 && pid[8] == 0 && pid[31] == 0);
 }
 
+static void test_size_parse(void) {
+    static const struct {
+        const char *text;
+        uint64_t size;
+    } ok[] = {{"2KiB", 2048},
+              {"2kib", 2048},
+              {"8MiB", 8u << 20},
+              {"512MIB", 512u << 20},
+              {"32GiB", 32ull << 30},
+              {"64GiB", 64ull << 30},
+              {"34359738368", 32ull << 30},
+              {"2048", 2048}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint64_t v = 0;
+        CHECK(cz_fc_sector_size_parse(&v, ok[i].text, NULL) == CZ_OK);
+        CHECK(v == ok[i].size);
+    }
+    uint64_t v;
+    cz_error err;
+    CHECK(cz_fc_sector_size_parse(&v, "4096", &err) == CZ_E_UNSUPPORTED);
+    CHECK(strstr(err.message, "4096") != NULL);
+    static const char *const bad[] = {"",      "32G",   "2 KiB",
+                                      "-2048", "2048x", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(cz_fc_sector_size_parse(&v, bad[i], &err) == CZ_E_PARSE);
+        CHECK(strstr(err.message, "sector size") != NULL);
+    }
+}
+
 int main(void) {
     cz_test_init("filecoin_registry");
+    test_size_parse();
     test_param_names();
     test_geometry();
     test_proof_ids();
