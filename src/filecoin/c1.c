@@ -498,7 +498,12 @@ static int end_frame(parser *p) {
     switch (f->kind) {
     case F_DOM: {
         if (f->count != 32) return failv(p, 0, CZ_E_PARSE, "expected 32 bytes, got %u", f->count);
-        if (!fr_canonical(dom_ptr(p, f)))
+        /* seed and ticket are chain randomness (plain [u8; 32] in
+         * rust-fil-proofs), any 32 bytes; every other domain is a field
+         * element. */
+        const uint8_t *d = dom_ptr(p, f);
+        int randomness = d == p->c1->seed || d == p->c1->ticket;
+        if (!randomness && !fr_canonical(d))
             return failv(p, 0, CZ_E_RANGE, "not a canonical field element (>= r)");
         break;
     }
@@ -1087,8 +1092,7 @@ cz_status cz_c1_check_shape(const cz_c1 *c1, cz_error *err) {
     if (c1->tree_r_kind != kind)
         return cz_error_set(err, CZ_E_PARSE, "c1: %s: tree R/C proofs are %s, expected %s", name,
                             tree_kind_name(c1->tree_r_kind), tree_kind_name(kind));
-    if (c1->tree_r_base_depth != base_depth ||
-        c1->tree_r_base_siblings != sec->tree_base_arity - 1)
+    if (c1->tree_r_base_depth != base_depth || c1->tree_r_base_siblings != sec->tree_base_arity - 1)
         return cz_error_set(err, CZ_E_PARSE,
                             "c1: %s: tree R/C base has %u levels of %u siblings, expected %u of %u",
                             name, c1->tree_r_base_depth, c1->tree_r_base_siblings, base_depth,

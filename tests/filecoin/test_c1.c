@@ -840,6 +840,40 @@ static void test_large(void) {
     unlink(path);
 }
 
+/* seed and ticket are chain randomness, not field elements: 32 bytes of
+ * 0xff (far above r) are accepted there and kept as they are. */
+static void test_randomness_any_bytes(void) {
+    size_t len;
+    char *doc = make_doc(&small, &len);
+    static const char *const keys[] = {"\"seed\":", "\"ticket\":"};
+    for (int k = 0; k < 2; k++) {
+        char *at = strstr(doc, keys[k]);
+        CHECK(at != NULL);
+        if (!at) break;
+        char *open = strchr(at, '['), *close = strchr(at, ']');
+        size_t head = (size_t)(open - doc) + 1, tail = len - (size_t)(close - doc);
+        char body[32 * 4 + 1] = "";
+        for (int i = 0; i < 32; i++) strcat(body, i ? ",255" : "255");
+        char *next = malloc(head + strlen(body) + tail + 1);
+        memcpy(next, doc, head);
+        memcpy(next + head, body, strlen(body));
+        memcpy(next + head + strlen(body), close, tail);
+        len = head + strlen(body) + tail;
+        next[len] = 0;
+        free(doc);
+        doc = next;
+    }
+    cz_c1 c1;
+    cz_error err;
+    CHECK(cz_c1_parse(&c1, (const uint8_t *)doc, len, &err) == CZ_OK);
+    static const uint8_t ff[32] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    CHECK(memcmp(c1.seed, ff, 32) == 0 && memcmp(c1.ticket, ff, 32) == 0);
+    cz_c1_free(&c1);
+    free(doc);
+}
+
 int main(int argc, char **argv) {
     cz_test_init("filecoin/c1");
     if (argc == 3 && strcmp(argv[1], "--write-small") == 0) {
@@ -851,6 +885,7 @@ int main(int argc, char **argv) {
     }
     test_base64();
     test_valid();
+    test_randomness_any_bytes();
     test_faults();
     test_shape();
     test_large();
