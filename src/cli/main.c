@@ -1,18 +1,42 @@
 /* cuzk: the command-line front end. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+
+int cz_cli_parse_u64(const char *text, uint64_t *out) {
+    if (text[0] < '0' || text[0] > '9') return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end) return 0;
+    *out = v;
+    return 1;
+}
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: cuzk <command> [options]\n"
             "\n"
             "commands:\n"
+            "  demo                    PoRep C2 end to end on a synthetic 2 KiB sector (CPU)\n"
+            "  setup --sector-size S --out DIR\n"
+            "                          development parameters for a PoRep circuit\n"
+            "  prove --c1 FILE --params DIR --out PROOF\n"
+            "                          prove a PoRep C1 output (CPU), verified before written\n"
+            "  verify --c1 FILE --vk FILE --proof PROOF\n"
+            "                          check PoRep proof bytes against a C1 output\n"
+            "  gen c1 --sector-size S --out FILE\n"
+            "                          write a synthetic vanilla-valid C1 output\n"
             "  bench-arith [--quick]   benchmark and self-check the CPU arithmetic\n"
             "                          (fields, curves, pairing, MSM, NTT)\n"
             "  bench-groth16 [-k K]    prove a synthetic 2^K-constraint circuit on the CPU\n"
             "  r1cs info FILE          sizes, non-zeros and densities of a recorded circuit\n"
+            "  info circuit --sector-size SIZE\n"
+            "                          the PoRep circuit of a sector size (2KiB .. 64GiB):\n"
+            "                          sizes, non-zeros, densities, FFT domain\n"
             "  version                 print the version\n"
             "  help                    this text\n");
 }
@@ -31,9 +55,15 @@ int main(int argc, char **argv) {
         printf("cuzk %s\n", CZ_VERSION);
         return 0;
     }
+    if (!strcmp(cmd, "demo")) return cz_cmd_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "setup")) return cz_cmd_setup(argc - 1, argv + 1);
+    if (!strcmp(cmd, "prove")) return cz_cmd_prove(argc - 1, argv + 1);
+    if (!strcmp(cmd, "verify")) return cz_cmd_verify(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gen")) return cz_cmd_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-groth16")) return cz_cmd_bench_groth16(argc - 1, argv + 1);
     if (!strcmp(cmd, "r1cs")) return cz_cmd_r1cs(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) return cz_cmd_info(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;

@@ -78,6 +78,27 @@ cz_status cz_r1cs_decode(cz_r1cs *out, const uint8_t *data, uint64_t size, const
 void cz_r1cs_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_r1cs *r, const cz_fr *input,
                   const cz_fr *aux);
 
+/* ---- stats: what record's matrices would say, without the matrices ----
+ * Sizes, non-zeros of A, B, C and the density bitmaps, exactly as
+ * cz_record_finish would produce them (same LC checks, zero coefficients
+ * dropped, the input constraints included), in memory of one bit per
+ * variable per bitmap: fine for the 130 M-aux 32 GiB PoRep circuit. */
+typedef struct {
+    uint32_t num_inputs, num_aux;     /* inputs include ONE */
+    uint64_t synthesized_constraints; /* as the circuit emitted them */
+    uint64_t num_constraints;         /* + num_inputs input constraints (as record) */
+    uint64_t nnz_a, nnz_b, nnz_c;     /* record's nnz: the input rows add num_inputs to A */
+    uint64_t a_aux_count, b_input_count, b_aux_count;          /* popcounts of the bitmaps */
+    uint64_t *a_aux_density, *b_input_density, *b_aux_density; /* as in cz_r1cs */
+} cz_r1cs_stats;
+cz_cs *cz_cs_stats_new(void);
+/* Moves the results out (cs can then only be destroyed); free them with
+ * cz_r1cs_stats_free. */
+cz_status cz_stats_finish(cz_cs *cs, cz_r1cs_stats *out, cz_error *err);
+void cz_r1cs_stats_free(cz_r1cs_stats *st);
+/* Set bits among the first n of a bitmap. */
+uint64_t cz_density_popcount(const uint64_t *bits, uint64_t n);
+
 /* ---- witness: assignments only, enforce is a no-op ---- */
 cz_cs *cz_cs_witness_new(void);
 /* Moves the assignments out (input_assignment[0] = 1). */

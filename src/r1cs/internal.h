@@ -38,6 +38,23 @@ cz_var cz_cs_count_var(cz_cs *cs, int is_input);
  * message naming the constraint, the matrix ('A', 'B', 'C') and the term. */
 int cz_cs_check_lc(cz_cs *cs, const cz_lc *lc, char which);
 
+/* The terms of an LC in cz_lc_key order (the CSR column order), as record
+ * stores a row: cz_cs_check_lc, then lc itself when its keys already
+ * ascend, else a sorted copy in scratch (reused across calls; free
+ * scratch->terms and scratch->keys at the end). A variable present twice
+ * fails cs. Returns 0 when cs has failed; *out is NULL for a NULL lc. With
+ * out = NULL only the checks run (the stats back-end counts terms in any
+ * order but must accept and reject the LCs record does). */
+typedef struct {
+    cz_lc_term *terms;
+    size_t cap;
+    uint64_t *keys; /* 2 per term: packed (key, position), radix buffer */
+    size_t keys_cap;
+    cz_lc view;
+} cz_lc_sort_scratch;
+int cz_lc_sorted_view(cz_cs *cs, const cz_lc *lc, char which, cz_lc_sort_scratch *scratch,
+                      const cz_lc **out);
+
 /* Assignments of the witness-carrying back-ends (check, prove, witness). */
 typedef struct {
     cz_fr *input; /* [num_inputs], input[0] = 1 */

@@ -25,9 +25,7 @@ typedef struct {
 typedef struct {
     cz_cs base; /* first: a cz_cs * is a record_cs * */
     matrix_builder m[3];
-    cz_lc_term *scratch[3]; /* sorted copies of unsorted LCs */
-    size_t scratch_cap[3];
-    cz_lc sorted[3];
+    cz_lc_sort_scratch scratch[3]; /* sorted copies of unsorted LCs */
     int finished;
 } record_cs;
 
@@ -39,67 +37,68 @@ static cz_var record_alloc(cz_cs *cs, const cz_fr *value, int is_input) {
     return cz_cs_count_var(cs, is_input);
 }
 
-static int term_before(const cz_lc_term *x, const cz_lc_term *y) {
-    return cz_lc_key(x->var) < cz_lc_key(y->var);
-}
-
-/* Sorts n terms by key (insertion sort for the short LCs of most gadgets,
- * heap sort beyond: no recursion, no allocation). */
-static void sort_terms(cz_lc_term *t, uint32_t n) {
+/* Sorts n packed values (key << 32 | position in the LC) ascending:
+ * insertion sort for the short LCs of most gadgets, else a least-significant-
+ * digit radix sort over the four key bytes (a byte that is the same in every
+ * key costs no pass, and the variables of one LC usually share the top
+ * bytes). tmp holds n values. No recursion, no allocation. */
+static void sort_keys(uint64_t *k, uint64_t *tmp, uint32_t n) {
     if (n <= 32) {
         for (uint32_t i = 1; i < n; i++) {
-            cz_lc_term x = t[i];
+            uint64_t x = k[i];
             uint32_t j = i;
-            for (; j > 0 && term_before(&x, &t[j - 1]); j--) t[j] = t[j - 1];
-            t[j] = x;
+            for (; j > 0 && x < k[j - 1]; j--) k[j] = k[j - 1];
+            k[j] = x;
         }
         return;
     }
-    for (uint32_t start = n / 2; start-- > 0;) { /* heapify (max-heap by key) */
-        for (uint32_t root = start, child; (child = 2 * root + 1) < n; root = child) {
-            if (child + 1 < n && term_before(&t[child], &t[child + 1])) child++;
-            if (!term_before(&t[root], &t[child])) break;
-            cz_lc_term x = t[root];
-            t[root] = t[child], t[child] = x;
-        }
+    uint32_t count[4][256];
+    memset(count, 0, sizeof count);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t key = (uint32_t)(k[i] >> 32);
+        for (int d = 0; d < 4; d++) count[d][(key >> (8 * d)) & 255]++;
     }
-    for (uint32_t end = n; end-- > 1;) {
-        cz_lc_term x = t[0];
-        t[0] = t[end], t[end] = x;
-        for (uint32_t root = 0, child; (child = 2 * root + 1) < end; root = child) {
-            if (child + 1 < end && term_before(&t[child], &t[child + 1])) child++;
-            if (!term_before(&t[root], &t[child])) break;
-            cz_lc_term y = t[root];
-            t[root] = t[child], t[child] = y;
-        }
+    uint64_t *src = k, *dst = tmp;
+    for (int d = 0; d < 4; d++) {
+        unsigned shift = 32 + 8 * (unsigned)d;
+        if (count[d][(src[0] >> shift) & 255] == n) continue; /* one digit value: order kept */
+        uint32_t offset[256], sum = 0;
+        for (int b = 0; b < 256; b++) offset[b] = sum, sum += count[d][b];
+        for (uint32_t i = 0; i < n; i++) dst[offset[(src[i] >> shift) & 255]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
     }
+    if (src != k) memcpy(k, src, (size_t)n * sizeof *k);
 }
 
 /* Range, then order: the CSR lists a row's columns ascending, once each.
  * LCs from cz_lc_* are sorted already; others (insertion order, as a gadget's
- * own builder may keep them) are sorted into r->scratch, and *out points to
- * the terms to record. A repeated variable breaks the LC contract. */
-static int record_prepare_lc(record_cs *r, const cz_lc *lc, char which, const cz_lc **out) {
-    cz_cs *cs = &r->base;
-    *out = lc;
+ * own builder may keep them) are sorted into scratch, and *out points to the
+ * terms in key order. A repeated variable breaks the LC contract. Shared with
+ * the stats back-end (internal.h), so both accept and reject the same LCs. */
+int cz_lc_sorted_view(cz_cs *cs, const cz_lc *lc, char which, cz_lc_sort_scratch *scratch,
+                      const cz_lc **out) {
+    if (out) *out = lc;
     if (!cz_cs_check_lc(cs, lc, which)) return 0;
     if (!lc) return 1;
-    uint32_t i = 1;
-    while (i < lc->len && cz_lc_key(lc->terms[i - 1].var) < cz_lc_key(lc->terms[i].var)) i++;
-    if (i >= lc->len) return 1;
-    int k = which - 'A';
+    uint32_t i = 1, n = lc->len;
+    while (i < n && cz_lc_key(lc->terms[i - 1].var) < cz_lc_key(lc->terms[i].var)) i++;
+    if (i >= n) return 1;
     cz_status st =
-        cz_grow((void **)&r->scratch[k], &r->scratch_cap[k], lc->len, sizeof(cz_lc_term), 0);
+        cz_grow((void **)&scratch->keys, &scratch->keys_cap, 2 * (size_t)n, sizeof(uint64_t), 0);
+    if (st == CZ_OK && out)
+        st = cz_grow((void **)&scratch->terms, &scratch->cap, n, sizeof(cz_lc_term), 0);
     if (st != CZ_OK) {
         cz_cs_fail(cs, st, "constraint %llu: out of memory sorting %c",
                    (unsigned long long)cs->num_constraints, which);
         return 0;
     }
-    memcpy(r->scratch[k], lc->terms, (size_t)lc->len * sizeof(cz_lc_term));
-    sort_terms(r->scratch[k], lc->len);
-    for (i = 1; i < lc->len; i++) {
-        if (r->scratch[k][i - 1].var == r->scratch[k][i].var) {
-            cz_var v = r->scratch[k][i].var;
+    uint64_t *keys = scratch->keys;
+    for (i = 0; i < n; i++) keys[i] = (uint64_t)cz_lc_key(lc->terms[i].var) << 32 | i;
+    sort_keys(keys, keys + n, n);
+    for (i = 1; i < n; i++) {
+        if ((keys[i - 1] >> 32) == (keys[i] >> 32)) {
+            cz_var v = lc->terms[(uint32_t)keys[i]].var;
             cz_cs_fail(cs, CZ_E_INVALID_ARG,
                        "constraint %llu: %c holds %s %u twice (an LC has each variable once; "
                        "merge with cz_lc_add)",
@@ -108,8 +107,10 @@ static int record_prepare_lc(record_cs *r, const cz_lc *lc, char which, const cz
             return 0;
         }
     }
-    r->sorted[k] = (cz_lc){r->scratch[k], lc->len, lc->len};
-    *out = &r->sorted[k];
+    if (!out) return 1;
+    for (i = 0; i < n; i++) scratch->terms[i] = lc->terms[(uint32_t)keys[i]];
+    scratch->view = (cz_lc){scratch->terms, n, n};
+    *out = &scratch->view;
     return 1;
 }
 
@@ -135,8 +136,9 @@ static void record_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_l
     if (r->finished) cz_cs_fail(cs, CZ_E_INVALID_ARG, "enforce after cz_record_finish");
     if (cs->status != CZ_OK) return;
     const cz_lc *lcs[3];
-    if (!record_prepare_lc(r, a, 'A', &lcs[0]) || !record_prepare_lc(r, b, 'B', &lcs[1]) ||
-        !record_prepare_lc(r, c, 'C', &lcs[2]))
+    if (!cz_lc_sorted_view(cs, a, 'A', &r->scratch[0], &lcs[0]) ||
+        !cz_lc_sorted_view(cs, b, 'B', &r->scratch[1], &lcs[1]) ||
+        !cz_lc_sorted_view(cs, c, 'C', &r->scratch[2], &lcs[2]))
         return;
     uint64_t row = cs->num_constraints;
     for (int k = 0; k < 3; k++) {
@@ -157,7 +159,8 @@ static void builder_free(matrix_builder *m) {
 
 static void record_destroy(cz_cs *cs) {
     record_cs *r = (record_cs *)cs;
-    for (int k = 0; k < 3; k++) builder_free(&r->m[k]), free(r->scratch[k]);
+    for (int k = 0; k < 3; k++)
+        builder_free(&r->m[k]), free(r->scratch[k].terms), free(r->scratch[k].keys);
     free(r);
 }
 

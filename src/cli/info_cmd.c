@@ -1,0 +1,146 @@
+/* cuzk info circuit --sector-size SIZE: the PoRep circuit of a sector size
+ * synthesized without a witness on the stats back-end (sizes, non-zeros,
+ * densities, FFT domain), as the Groth16 parameters of that size expect. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "filecoin/porep_circuit.h"
+#include "filecoin/registry.h"
+#include "groth16/groth16.h"
+#include "r1cs/backends.h"
+#include "util/parallel.h"
+
+static void info_usage(FILE *out) {
+    fprintf(out, "usage: cuzk info circuit --sector-size SIZE [--count]\n"
+                 "  SIZE: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or a byte count\n"
+                 "  --count: sizes only (faster; no non-zeros or densities)\n");
+}
+
+static void size_name(char *out, size_t cap, uint64_t bytes) {
+    static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    unsigned u = 0;
+    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) bytes /= 1024, u++;
+    snprintf(out, cap, "%llu %s", (unsigned long long)bytes, names[u]);
+}
+
+typedef struct {
+    uint64_t start_ns;
+    int enabled;
+} progress_state;
+
+static void progress(void *ctx, uint32_t done, uint32_t total) {
+    progress_state *p = ctx;
+    if (!p->enabled) return;
+    fprintf(stderr, "\rsynthesizing: challenge %u of %u (%.1f s)", done, total,
+            (double)(cz_now_ns() - p->start_ns) / 1e9);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static int info_circuit(uint64_t sector_size, int count_only) {
+    cz_error err = {0};
+    cz_fc_sector_info sector;
+    cz_porep_geometry g;
+    if (cz_fc_sector_lookup(&sector, sector_size, &err) != CZ_OK ||
+        cz_porep_geometry_from_sector(&g, &sector, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk info circuit: %s\n", err.message);
+        return 1;
+    }
+    cz_cs *cs = count_only ? cz_cs_count_new() : cz_cs_stats_new();
+    if (!cs) {
+        fprintf(stderr, "cuzk info circuit: out of memory\n");
+        return 1;
+    }
+    /* progress lines only where synthesis takes seconds */
+    progress_state prog = {cz_now_ns(), g.nodes >= ((uint64_t)1 << 30)};
+    uint64_t t0 = cz_now_ns();
+    cz_status st = cz_porep_synthesize_progress(cs, &g, NULL, 0, progress, &prog, &err);
+    uint64_t t1 = cz_now_ns();
+    cz_r1cs_stats stats;
+    memset(&stats, 0, sizeof stats);
+    if (st == CZ_OK) {
+        if (count_only) {
+            stats.num_inputs = cs->num_inputs;
+            stats.num_aux = cs->num_aux;
+            stats.synthesized_constraints = cs->num_constraints;
+            stats.num_constraints = cs->num_constraints + cs->num_inputs;
+        } else {
+            st = cz_stats_finish(cs, &stats, &err);
+        }
+    }
+    cz_cs_destroy(cs);
+    if (st != CZ_OK) {
+        fprintf(stderr, "cuzk info circuit: %s\n", err.message);
+        return 1;
+    }
+    char name[32];
+    size_name(name, sizeof name, sector_size);
+    printf("circuit:              StackedDRG PoRep, %s sector (one partition of %u)\n", name,
+           sector.partitions);
+    printf("geometry:             %llu nodes, %u layers, %u challenges, tree R/C %u-%u-%u, "
+           "tree D depth %u\n",
+           (unsigned long long)g.nodes, g.layers, g.challenges, sector.tree_base_arity,
+           sector.tree_sub_arity, sector.tree_top_arity, sector.tree_d_depth);
+    printf("inputs (with ONE):    %u\n", stats.num_inputs);
+    printf("aux:                  %u\n", stats.num_aux);
+    printf("constraints:          %llu synthesized, %llu with the %u input constraints\n",
+           (unsigned long long)stats.synthesized_constraints,
+           (unsigned long long)stats.num_constraints, stats.num_inputs);
+    if (!count_only) {
+        printf("non-zeros A / B / C:  %llu / %llu / %llu (input constraints included)\n",
+               (unsigned long long)stats.nnz_a, (unsigned long long)stats.nnz_b,
+               (unsigned long long)stats.nnz_c);
+        printf("density a_aux:        %llu of %u\n", (unsigned long long)stats.a_aux_count,
+               stats.num_aux);
+        printf("density b_input:      %llu of %u\n", (unsigned long long)stats.b_input_count,
+               stats.num_inputs);
+        printf("density b_aux:        %llu of %u\n", (unsigned long long)stats.b_aux_count,
+               stats.num_aux);
+    }
+    unsigned log_m = 0;
+    if (cz_groth16_domain_log_size(&log_m, stats.num_constraints, &err) == CZ_OK)
+        printf("FFT domain:           2^%u\n", log_m);
+    else
+        printf("FFT domain:           none (%s)\n", err.message);
+    printf("synthesis:            %.2f s on the %s back-end, peak RSS %.1f MiB\n",
+           (double)(t1 - t0) / 1e9, count_only ? "count" : "stats",
+           (double)cz_peak_rss_bytes() / (1024.0 * 1024.0));
+    cz_r1cs_stats_free(&stats);
+    return 0;
+}
+
+int cz_cmd_info(int argc, char **argv) {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        info_usage(stdout);
+        return 0;
+    }
+    if (argc < 2 || strcmp(argv[1], "circuit")) {
+        info_usage(stderr);
+        return 2;
+    }
+    uint64_t size = 0;
+    int have_size = 0, count_only = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
+            cz_error err = {0};
+            if (cz_fc_sector_size_parse(&size, argv[++i], &err) != CZ_OK) {
+                fprintf(stderr, "cuzk info circuit: %s\n", err.message);
+                return 2;
+            }
+            have_size = 1;
+        } else if (!strcmp(argv[i], "--count")) {
+            count_only = 1;
+        } else {
+            fprintf(stderr, "cuzk info circuit: unknown option '%s'\n", argv[i]);
+            info_usage(stderr);
+            return 2;
+        }
+    }
+    if (!have_size) {
+        info_usage(stderr);
+        return 2;
+    }
+    return info_circuit(size, count_only);
+}

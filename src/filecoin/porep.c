@@ -1,0 +1,137 @@
+/* PoRep C2 glue: parameter paths, per-partition synthesis, CPU proving and
+ * verification of the proof bytes (see porep.h). */
+#include "filecoin/porep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filecoin/derive.h"
+#include "filecoin/vanilla.h"
+#include "groth16/prover.h"
+#include "util/parallel.h"
+
+cz_status cz_porep_param_paths(char *params_path, char *vk_path, size_t cap, const char *dir,
+                               const cz_fc_sector_info *sector, cz_error *err) {
+    char stem[256];
+    cz_status st = cz_fc_param_file_stem(stem, sizeof stem, sector, err);
+    if (st != CZ_OK) return st;
+    const char *sep = (dir[0] && dir[strlen(dir) - 1] != '/') ? "/" : "";
+    int n1 = snprintf(params_path, cap, "%s%s%s.params", dir, sep, stem);
+    int n2 = snprintf(vk_path, cap, "%s%s%s.vk", dir, sep, stem);
+    if (n1 < 0 || n2 < 0 || (size_t)n1 >= cap || (size_t)n2 >= cap)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "parameter path under '%s' is too long", dir);
+    return CZ_OK;
+}
+
+cz_status cz_porep_geometry_of_c1(cz_porep_geometry *out, const cz_c1 *c1, cz_error *err) {
+    cz_fc_sector_info sector;
+    cz_status st = cz_fc_sector_lookup(&sector, c1->sector_size, err);
+    if (st != CZ_OK) return st;
+    return cz_porep_geometry_from_sector(out, &sector, err);
+}
+
+cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geometry *g,
+                                        const cz_c1 *c1, uint32_t partition, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    if (partition >= c1->partitions)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "partition %u out of range (sector has %u)",
+                            partition, c1->partitions);
+    cz_cs *cs = cz_cs_prove_new();
+    if (!cs) return cz_error_set(err, CZ_E_NOMEM, "out of memory for the constraint system");
+    cz_status st = cz_porep_synthesize(cs, g, c1, partition, err);
+    if (st == CZ_OK) st = cz_prove_finish(cs, out, err);
+    cz_cs_destroy(cs);
+    return st;
+}
+
+cz_status cz_porep_prove_cpu(uint8_t *out, size_t out_len, const cz_c1 *c1,
+                             const cz_groth16_params *params, cz_porep_timings *timings,
+                             FILE *progress, cz_error *err) {
+    if (out_len != (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "proof buffer of %zu bytes, need %u x %d",
+                            out_len, c1->partitions, CZ_GROTH16_PROOF_BYTES);
+    if (timings) *timings = (cz_porep_timings){0};
+    cz_porep_geometry g;
+    cz_status st = cz_porep_geometry_of_c1(&g, c1, err);
+    for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++) {
+        cz_prove_data pd;
+        uint64_t t0 = cz_now_ns();
+        st = cz_porep_synthesize_partition(&pd, &g, c1, k, err);
+        double synth_s = (double)(cz_now_ns() - t0) / 1e9;
+        if (st == CZ_OK) st = cz_groth16_check_shapes(params, &pd, err);
+        cz_groth16_proof proof;
+        t0 = cz_now_ns();
+        if (st == CZ_OK) st = cz_groth16_prove(&proof, params, &pd, NULL, NULL, err);
+        double prove_s = (double)(cz_now_ns() - t0) / 1e9;
+        if (timings) timings->synthesis_s += synth_s, timings->prove_s += prove_s;
+        if (st == CZ_OK && progress) {
+            fprintf(progress, "  partition %u/%u: synthesis %.2f s, prove %.2f s\n", k + 1,
+                    c1->partitions, synth_s, prove_s);
+            fflush(progress);
+        }
+        if (st == CZ_OK) cz_groth16_proof_encode(out + (size_t)k * CZ_GROTH16_PROOF_BYTES, &proof);
+        cz_prove_data_free(&pd);
+        if (st != CZ_OK) cz_error_prefix(err, "partition %u", k);
+    }
+    return st;
+}
+
+cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
+                          const uint8_t *proof, size_t proof_len, const uint8_t *prover_id,
+                          uint64_t sector_id, cz_error *err) {
+    *valid = 0;
+    if (proof_len != (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "proof is %zu bytes, a %u-partition sector needs %zu", proof_len,
+                            c1->partitions, (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES);
+    cz_fc_proof_info info;
+    cz_status st = cz_fc_proof_lookup(&info, c1->registered_proof, err);
+    if (st != CZ_OK) return st;
+    if (prover_id) {
+        uint8_t replica_id[32];
+        cz_fc_replica_id(replica_id, prover_id, sector_id, c1->ticket, c1->comm_d, info.porep_id);
+        if (memcmp(replica_id, c1->replica_id, 32) != 0)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "replica_id does not match prover_id, sector %llu, ticket, "
+                                "comm_d and porep_id",
+                                (unsigned long long)sector_id);
+    }
+    cz_porep_geometry g;
+    if ((st = cz_porep_geometry_of_c1(&g, c1, err)) != CZ_OK) return st;
+    uint32_t n_inputs = cz_porep_num_inputs(&g) - 1;
+    if (vk->n_ic != (size_t)n_inputs + 1)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "verifying key has %zu input points, this circuit needs %u", vk->n_ic,
+                            n_inputs + 1);
+    cz_fc_graph graph;
+    if ((st = cz_fc_graph_init(&graph, g.nodes, info.porep_id, info.api_version, err)) != CZ_OK)
+        return st;
+    uint64_t *challenges = malloc(sizeof *challenges * g.challenges);
+    cz_fr *inputs = malloc(sizeof *inputs * n_inputs);
+    if (!challenges || !inputs) {
+        free(challenges), free(inputs);
+        return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    }
+    int all_valid = 1;
+    for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++) {
+        cz_groth16_proof p;
+        int ok = 0;
+        st = cz_fc_porep_challenges(challenges, c1, k, err);
+        if (st == CZ_OK)
+            st = cz_porep_public_inputs(inputs, &g, &graph, c1->replica_id, c1->comm_d, c1->comm_r,
+                                        challenges, err);
+        if (st == CZ_OK)
+            st = cz_groth16_proof_decode(&p, proof + (size_t)k * CZ_GROTH16_PROOF_BYTES, err);
+        if (st == CZ_OK) st = cz_groth16_verify(&ok, vk, &p, inputs, n_inputs, err);
+        if (st != CZ_OK)
+            cz_error_prefix(err, "partition %u", k);
+        else if (!ok) {
+            all_valid = 0;
+            cz_error_set(err, CZ_OK, "partition %u: proof does not verify", k);
+        }
+    }
+    free(challenges), free(inputs);
+    if (st == CZ_OK) *valid = all_valid;
+    return st;
+}

@@ -1,0 +1,68 @@
+/* The StackedDRG PoRep circuit ("commit phase 2"), constraint for constraint
+ * the R1CS of rust-fil-proofs' StackedCircuit (spec filecoin-porep.md
+ * §3.2-3.4, storage-proofs-porep stacked/circuit/{proof,params}.rs).
+ *
+ * One circuit per partition; every partition of a sector size has the same
+ * R1CS and differs only in its witness and public inputs. The geometry is
+ * kept apart from the registry so that the rust-fil-proofs test shapes
+ * (stacked_circuit.rs: 2 layers, 1 challenge, tree 8-4-2 ...) can be built
+ * too. */
+#ifndef CZ_FILECOIN_POREP_CIRCUIT_H
+#define CZ_FILECOIN_POREP_CIRCUIT_H
+
+#include <stdint.h>
+
+#include "cuzk/status.h"
+#include "filecoin/c1.h"
+#include "filecoin/graph.h"
+#include "filecoin/registry.h"
+#include "gadgets/por.h"
+#include "r1cs/cs.h"
+
+typedef struct {
+    uint64_t nodes;       /* leaves of trees D, R and C */
+    uint32_t layers;      /* SDR layers L (column length) */
+    uint32_t challenges;  /* challenges per partition */
+    cz_por_shape tree_d;  /* SHA-256, binary, log2(nodes) levels */
+    cz_por_shape tree_rc; /* Poseidon base-sub-top (trees R and C) */
+} cz_porep_geometry;
+
+/* The geometry of a published sector size (registry). */
+cz_status cz_porep_geometry_from_sector(cz_porep_geometry *out, const cz_fc_sector_info *sector,
+                                        cz_error *err);
+/* Any geometry (tests): base/sub/top arities as in cz_por_shape_make. */
+cz_status cz_porep_geometry_make(cz_porep_geometry *out, uint64_t nodes, uint32_t layers,
+                                 uint32_t challenges, unsigned base_arity, unsigned sub_arity,
+                                 unsigned top_arity, cz_error *err);
+
+/* Public inputs, ONE included: 4 + 18 * challenges. */
+uint32_t cz_porep_num_inputs(const cz_porep_geometry *g);
+
+/* Synthesizes partition `partition` of c1 into cs in bellperson's exact
+ * allocation and constraint order. c1 = NULL synthesizes without a witness
+ * (count / record back-ends). With a c1, its shape (tree depths and
+ * arities, layers, challenges per partition) must match g, else
+ * CZ_E_INVALID_ARG naming the mismatch; the witness comes from c1 only (the
+ * circuit never recomputes challenges or parents). Returns the sticky
+ * status of cs at the end. */
+cz_status cz_porep_synthesize(cz_cs *cs, const cz_porep_geometry *g, const cz_c1 *c1,
+                              uint32_t partition, cz_error *err);
+/* The same, calling progress(ctx, done, total) after each challenge (the
+ * 32 GiB circuit takes seconds to minutes). */
+typedef void (*cz_porep_progress_fn)(void *ctx, uint32_t challenges_done,
+                                     uint32_t challenges_total);
+cz_status cz_porep_synthesize_progress(cz_cs *cs, const cz_porep_geometry *g, const cz_c1 *c1,
+                                       uint32_t partition, cz_porep_progress_fn progress,
+                                       void *progress_ctx, cz_error *err);
+
+/* The public inputs without ONE (cz_porep_num_inputs(g) - 1 values) as
+ * Filecoin's verifier derives them (spec §3.4): replica_id, comm_d, comm_r,
+ * then per challenge c: c, its 6 DRG parents, its 8 expander parents, c, c,
+ * c. challenges: g->challenges values (this partition's). The 32-byte values
+ * are little-endian Fr reprs; CZ_E_RANGE when one is not canonical. */
+cz_status cz_porep_public_inputs(cz_fr *out, const cz_porep_geometry *g, const cz_fc_graph *graph,
+                                 const uint8_t replica_id[32], const uint8_t comm_d[32],
+                                 const uint8_t comm_r[32], const uint64_t *challenges,
+                                 cz_error *err);
+
+#endif
