@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/derive.h"
 #include "filecoin/vanilla.h"
 #include "groth16/prover.h"
 #include "util/parallel.h"
@@ -88,15 +87,8 @@ cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
     cz_fc_proof_info info;
     cz_status st = cz_fc_proof_lookup(&info, c1->registered_proof, err);
     if (st != CZ_OK) return st;
-    if (prover_id) {
-        uint8_t replica_id[32];
-        cz_fc_replica_id(replica_id, prover_id, sector_id, c1->ticket, c1->comm_d, info.porep_id);
-        if (memcmp(replica_id, c1->replica_id, 32) != 0)
-            return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "replica_id does not match prover_id, sector %llu, ticket, "
-                                "comm_d and porep_id",
-                                (unsigned long long)sector_id);
-    }
+    if (prover_id && (st = cz_fc_check_replica_id(c1, prover_id, sector_id, err)) != CZ_OK)
+        return st;
     cz_porep_geometry g;
     if ((st = cz_porep_geometry_of_c1(&g, c1, err)) != CZ_OK) return st;
     uint32_t n_inputs = cz_porep_num_inputs(&g) - 1;

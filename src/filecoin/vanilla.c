@@ -87,6 +87,21 @@ cz_status cz_fc_comm_r(uint8_t out[32], const uint8_t comm_c[32], const uint8_t 
     return CZ_OK;
 }
 
+cz_status cz_fc_check_replica_id(const cz_c1 *c1, const uint8_t prover_id[32], uint64_t sector_id,
+                                 cz_error *err) {
+    cz_fc_proof_info info;
+    cz_status st = cz_fc_proof_lookup(&info, c1->registered_proof, err);
+    if (st != CZ_OK) return st;
+    uint8_t replica_id[32];
+    cz_fc_replica_id(replica_id, prover_id, sector_id, c1->ticket, c1->comm_d, info.porep_id);
+    if (memcmp(replica_id, c1->replica_id, 32) != 0)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "replica_id does not match prover_id, sector %llu, ticket, comm_d "
+                            "and porep_id",
+                            (unsigned long long)sector_id);
+    return CZ_OK;
+}
+
 cz_status cz_fc_porep_challenges(uint64_t *out, const cz_c1 *c1, uint32_t partition,
                                  cz_error *err) {
     cz_fc_proof_info info;
@@ -323,15 +338,8 @@ cz_status cz_fc_vanilla_verify(const cz_c1 *c1, const uint8_t *prover_id, uint64
                             c1->n_challenges, c1->partitions, c1->challenges_per_partition);
     if (is_zero32(c1->comm_d) || is_zero32(c1->comm_r) || is_zero32(c1->seed))
         return cz_error_set(err, CZ_E_INVALID_ARG, "vanilla: comm_d, comm_r or seed is zero");
-    if (prover_id) {
-        uint8_t replica_id[32];
-        cz_fc_replica_id(replica_id, prover_id, sector_id, c1->ticket, c1->comm_d, info.porep_id);
-        if (memcmp(replica_id, c1->replica_id, 32) != 0)
-            return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "vanilla: replica_id does not match prover_id, sector %llu, "
-                                "ticket, comm_d and porep_id",
-                                (unsigned long long)sector_id);
-    }
+    if (prover_id && (st = cz_fc_check_replica_id(c1, prover_id, sector_id, err)) != CZ_OK)
+        return cz_error_prefix(err, "vanilla");
     cz_fc_graph graph;
     st = cz_fc_graph_init(&graph, info.sector.nodes, info.porep_id, info.api_version, err);
     if (st != CZ_OK) return st;

@@ -20,6 +20,12 @@
  * 32 zero bytes (spec §1.2). */
 void cz_fc_prover_id(uint8_t out[32], uint64_t miner_id);
 
+/* Checks c1's replica_id against the one Filecoin derives from (prover_id,
+ * sector_id, ticket, comm_d, porep_id of the registered proof);
+ * CZ_E_INVALID_ARG naming the inputs when they differ. */
+cz_status cz_fc_check_replica_id(const cz_c1 *c1, const uint8_t prover_id[32], uint64_t sector_id,
+                                 cz_error *err);
+
 /* Labels hash this many parent labels (TOTAL_PARENTS). */
 #define CZ_FC_LABEL_PARENTS 37
 

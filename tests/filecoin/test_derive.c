@@ -9,16 +9,6 @@
 #include "filecoin/registry.h"
 #include "harness/harness.h"
 
-static int hex_to_bytes(uint8_t *out, const char *hex, size_t len) {
-    if (strlen(hex) != 2 * len) return 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1) return 0;
-        out[i] = (uint8_t)v;
-    }
-    return 1;
-}
-
 static void test_empty_comm_d(void) {
     static const struct {
         uint64_t size;
@@ -33,7 +23,7 @@ static void test_empty_comm_d(void) {
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         uint8_t want[32], got[32];
-        CHECK(hex_to_bytes(want, table[i].hex, 32));
+        CHECK(cz_test_from_hex(want, table[i].hex, 32));
         CHECK(cz_fc_empty_comm_d(got, table[i].size, NULL) == CZ_OK);
         CHECK(memcmp(got, want, 32) == 0);
     }
@@ -41,7 +31,7 @@ static void test_empty_comm_d(void) {
     uint8_t zero[32] = {0}, a[32], b[32], want[32];
     cz_fc_sha256_node(a, zero, zero);
     cz_fc_sha256_node(b, a, a);
-    CHECK(hex_to_bytes(want, table[0].hex, 32) && memcmp(b, want, 32) == 0);
+    CHECK(cz_test_from_hex(want, table[0].hex, 32) && memcmp(b, want, 32) == 0);
     cz_error err;
     uint8_t out[32];
     CHECK(cz_fc_empty_comm_d(out, 32, &err) == CZ_E_INVALID_ARG);

@@ -34,16 +34,6 @@
 
 static const uint64_t miner_id = 1000, sector_num = 7;
 
-static int hex_to_bytes(uint8_t *out, const char *hex, size_t len) {
-    if (strlen(hex) != 2 * len) return 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1) return 0;
-        out[i] = (uint8_t)v;
-    }
-    return 1;
-}
-
 static cz_status gen(cz_c1 *c1, uint32_t id, int sparse, uint64_t seed) {
     cz_fc_gen_opts opts = {id, seed, miner_id, sector_num, sparse, NULL};
     cz_error err = {0};
@@ -133,7 +123,7 @@ static void node0_label(uint8_t out[32], const uint8_t replica_id[32], uint32_t 
  * column of a node that is not challenged holds node 0's labels. */
 static void check_sparse_semantics(const cz_c1 *c1, const char *comm_d_hex) {
     uint8_t want[32], zero[32] = {0};
-    CHECK(hex_to_bytes(want, comm_d_hex, 32));
+    CHECK(cz_test_from_hex(want, comm_d_hex, 32));
     CHECK(memcmp(c1->comm_d, want, 32) == 0);
     uint8_t def[11][32];
     for (uint32_t l = 1; l <= c1->layers; l++) node0_label(def[l - 1], c1->replica_id, l);

@@ -103,14 +103,6 @@ static void test_shapes(void) {
     CHECK(cz_por_shape_make(&s, CZ_POR_SHA256, 2, 0, 0, 0) != CZ_OK);
 }
 
-static void hex32(uint8_t out[32], const char *hex) {
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        sscanf(hex + 2 * i, "%2x", &v);
-        out[i] = (uint8_t)v;
-    }
-}
-
 static void test_native_sha(void) {
     /* Empty comm_d (spec §6, filecoin-proofs tests/pieces.rs): the SHA tree
      * over all-zero 32-byte leaves. */
@@ -128,7 +120,7 @@ static void test_native_sha(void) {
         uint8_t got[32], want[32];
         CHECK(cz_por_native_path(&root, NULL, &s, leaves, 0) == CZ_OK);
         cz_fr_to_bytes_le(got, &root);
-        hex32(want, empty[i].hex);
+        CHECK(cz_test_from_hex(want, empty[i].hex, 32));
         CHECK(memcmp(got, want, 32) == 0);
         free(leaves);
     }

@@ -9,8 +9,8 @@ static uint64_t test_seed;
 static uint64_t rng_state[4];
 
 void cz_test_fail(const char *file, int line, const char *expr) {
-    if (cz_test_failures == 0) fprintf(stderr, "(replay with CZ_TEST_SEED=%llu)\n",
-                                       (unsigned long long)test_seed);
+    if (cz_test_failures == 0)
+        fprintf(stderr, "(replay with CZ_TEST_SEED=%llu)\n", (unsigned long long)test_seed);
     if (cz_test_failures < 50) fprintf(stderr, "%s:%d: CHECK failed: %s\n", file, line, expr);
     cz_test_failures++;
 }
@@ -121,17 +121,20 @@ static int hex_digit(char c) {
     return -1;
 }
 
-int cz_vector_hex(cz_vector_file *vf, int i, uint8_t *out, size_t len) {
-    const char *s = i < vf->nfields ? vf->fields[i] : "";
-    if (!strcmp(s, "-")) s = "";
-    if (strlen(s) != 2 * len) goto bad;
+int cz_test_from_hex(uint8_t *out, const char *hex, size_t len) {
+    if (strlen(hex) != 2 * len) return 0;
     for (size_t k = 0; k < len; k++) {
-        int hi = hex_digit(s[2 * k]), lo = hex_digit(s[2 * k + 1]);
-        if (hi < 0 || lo < 0) goto bad;
+        int hi = hex_digit(hex[2 * k]), lo = hex_digit(hex[2 * k + 1]);
+        if (hi < 0 || lo < 0) return 0;
         out[k] = (uint8_t)(hi << 4 | lo);
     }
     return 1;
-bad:
+}
+
+int cz_vector_hex(cz_vector_file *vf, int i, uint8_t *out, size_t len) {
+    const char *s = i < vf->nfields ? vf->fields[i] : "";
+    if (!strcmp(s, "-")) s = "";
+    if (cz_test_from_hex(out, s, len)) return 1;
     fprintf(stderr, "%s:%lu: field %d: expected %zu hex bytes\n", vf->path, vf->lineno, i, len);
     cz_test_failures++;
     return 0;

@@ -28,6 +28,10 @@ unsigned cz_test_iters(unsigned dflt);
 uint8_t *cz_test_read_file(const char *path, size_t *len);
 void cz_test_write_file(const char *path, const uint8_t *buf, size_t len);
 
+/* Decodes exactly len bytes from 2 * len hex digits (either case); returns 0
+ * on a wrong length or a bad digit. */
+int cz_test_from_hex(uint8_t *out, const char *hex, size_t len);
+
 uint64_t cz_test_rand64(void);
 void cz_test_rand_bytes(uint8_t *out, size_t len);
 

@@ -55,11 +55,10 @@ static int is_small_le(const uint8_t *p, uint64_t v) {
 }
 
 static int is_prime_le(const uint8_t *p) {
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        sscanf(R_HEX_BE + 2 * (31 - i), "%2x", &v);
-        if (p[i] != v) return 0;
-    }
+    uint8_t be[32];
+    if (!cz_test_from_hex(be, R_HEX_BE, 32)) return 0;
+    for (int i = 0; i < 32; i++)
+        if (p[i] != be[31 - i]) return 0;
     return 1;
 }
 

@@ -212,13 +212,8 @@ static int read_inputs(const char *path, cz_fr *x, size_t cap) {
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '\n') continue;
         uint8_t b[32];
-        int ok = (size_t)n < cap && strlen(line) >= 64;
-        for (int k = 0; ok && k < 32; k++) {
-            unsigned v;
-            ok = sscanf(line + 2 * k, "%2x", &v) == 1;
-            b[k] = (uint8_t)v;
-        }
-        if (!ok || !cz_fr_from_bytes_be(&x[n], b)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if ((size_t)n >= cap || !cz_test_from_hex(b, line, 32) || !cz_fr_from_bytes_be(&x[n], b)) {
             fclose(f);
             return -1;
         }
