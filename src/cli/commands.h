@@ -18,6 +18,7 @@ int cz_cmd_demo(int argc, char **argv);
 int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
+int cz_cmd_bench_gpu(int argc, char **argv);
 int cz_cmd_gen(int argc, char **argv);
 
 #endif

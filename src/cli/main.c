@@ -35,6 +35,7 @@ static void usage(FILE *out) {
             "  bench-groth16 [-k K]    prove a synthetic 2^K-constraint circuit on the CPU\n"
             "  bench-synth [--sector-size S]\n"
             "                          PoRep synthesis of one partition: time and memory\n"
+            "  bench gpu [--quick]     benchmark the CUDA back-end (NTT, MSM, batch addition)\n"
             "  r1cs info FILE          sizes, non-zeros and densities of a recorded circuit\n"
             "  info circuit --sector-size SIZE\n"
             "                          the PoRep circuit of a sector size (2KiB .. 64GiB):\n"
@@ -62,6 +63,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "prove")) return cz_cmd_prove(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify")) return cz_cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "gen")) return cz_cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench") && argc > 2 && !strcmp(argv[2], "gpu"))
+        return cz_cmd_bench_gpu(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-groth16")) return cz_cmd_bench_groth16(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-synth")) return cz_cmd_bench_synth(argc - 1, argv + 1);

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Build, test and benchmark the CUDA back-end in one go (for a GPU machine).
+#
+#   scripts/gpu-check.sh build DIR   build the GPU tests and bench_gpu into DIR
+#   scripts/gpu-check.sh run DIR     run them (tests, compute-sanitizer on small
+#                                    sizes when present, then the benchmark)
+#   scripts/gpu-check.sh [DIR]       both
+#   scripts/gpu-check.sh sass DIR    opcode counts of the field-rate kernels
+#
+# It compiles only what the GPU layer needs (src/util, ff, ec, poly, r1cs,
+# groth16, gpu and the test harness) with gcc and nvcc -arch=sm_90, so the
+# machine needs no yajl, GMP or OpenSSL; the kernels are the CMake build's.
+# Builds are incremental (rm -rf DIR for a clean one). Environment: NVCC
+# (default: nvcc on PATH or /usr/local/cuda), CZ_BENCH_ARGS (default: the full
+# benchmark), OUT (logs are written there; default DIR/out). The device tool
+# brings back at most 8 files, which is why the logs are few.
+set -u
+mode=all
+case "${1:-}" in build | run | sass) mode=$1; shift ;; esac
+dir=${1:-build-gpu-check}
+root=$(cd "$(dirname "$0")/.." && pwd)
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+out=${OUT:-$dir/out}
+
+build() {
+    mkdir -p "$dir/obj"
+    local cflags="-std=c11 -O2 -march=x86-64-v3 -madx -D_GNU_SOURCE -DCZ_VERSION=\"gpu-check\" -DCZ_VECTOR_DIR=\"$root/tests/vectors\" -I$root/include -I$root/src -I$root/tests -I$root/tests/gpu"
+    local nvflags="-arch=sm_90 -O3 -std=c++17 -I$root/include -I$root/src -Xptxas -v"
+    local objs=() pids=() f o
+    # incremental: a .cu is rebuilt when it or a src/gpu/*.cuh is newer than
+    # its object (rm -rf DIR for a clean build)
+    local newest_hdr
+    newest_hdr=$(ls -t "$root"/src/gpu/*.cuh | head -n 1)
+    for f in "$root"/src/gpu/*.cu; do
+        o="$dir/obj/$(basename "$f" .cu).cu.o"
+        objs+=("$o")
+        if [ -f "$o" ] && [ "$o" -nt "$f" ] && [ "$o" -nt "$newest_hdr" ]; then continue; fi
+        "$NVCC" $nvflags -c "$f" -o "$o" >"$o.log" 2>&1 &
+        pids+=($!)
+    done
+    local rc=0 p
+    for f in "$root"/src/{util,ff,ec,poly,r1cs,groth16}/*.c "$root"/src/gpu/groth16.c \
+        "$root"/tests/harness/harness.c; do
+        o="$dir/obj/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
+        [ "$f" = "$root/src/gpu/groth16.c" ] && o="$dir/obj/gpu_groth16_glue.o"
+        objs+=("$o")
+        gcc $cflags -c "$f" -o "$o" || rc=1
+    done
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    if [ $rc != 0 ]; then
+        cat "$dir"/obj/*.cu.o.log | grep -iE "error" | head -40
+        return 1
+    fi
+    local libs="-L$(dirname "$NVCC")/../lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm"
+    ar rcs "$dir/libgpucheck.a" "${objs[@]}"
+    for t in "$root"/tests/gpu/test_*.c; do
+        gcc $cflags "$t" "$dir/libgpucheck.a" $libs -o "$dir/$(basename "$t" .c)" || return 1
+    done
+    gcc $cflags -DCZ_BENCH_GPU_MAIN "$root/src/cli/bench_gpu.c" "$dir/libgpucheck.a" $libs \
+        -o "$dir/bench_gpu" || return 1
+    grep -hE "Compiling entry|registers|spill" "$dir"/obj/*.cu.o.log >"$dir/ptxas.txt"
+    cp "$dir"/obj/*.cu.o.log "$dir/" 2>/dev/null
+    echo "built into $dir"
+}
+
+run() {
+    mkdir -p "$out"
+    local fails=0 t
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv \
+        2>&1 | tee "$out/device.txt"
+    for t in "$dir"/test_*; do
+        [ -x "$t" ] || continue
+        echo "== $(basename "$t")"
+        if ! "$t" 2>&1 | tee -a "$out/tests.txt"; then fails=$((fails + 1)); fi
+    done
+    if command -v compute-sanitizer >/dev/null; then
+        for tool in memcheck racecheck; do
+            tests="$dir/test_gpu_arith $dir/test_gpu_ntt $dir/test_gpu_msm $dir/test_gpu_groth16"
+            [ $tool = racecheck ] && tests="$dir/test_gpu_ntt"   # shared memory: NTT only
+            for t in $tests; do
+                echo "== compute-sanitizer --tool $tool $(basename "$t") (small sizes)"
+                CZ_GPU_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 9 "$t" \
+                    >"$out/sanitizer.tmp" 2>&1
+                local rc=$?
+                cat "$out/sanitizer.tmp" >>"$out/sanitizer.txt"
+                rm -f "$out/sanitizer.tmp"
+                grep -E "SUMMARY|checks" "$out/sanitizer.txt" | tail -n 2
+                [ $rc = 0 ] || fails=$((fails + 1))
+            done
+        done
+    fi
+    echo "== bench_gpu ${CZ_BENCH_ARGS:-}"
+    "$dir/bench_gpu" ${CZ_BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
+    [ -f "$dir/ptxas.txt" ] && cp "$dir/ptxas.txt" "$out/"
+    echo "gpu-check: $fails failing test run(s)"
+    return $((fails > 0))
+}
+
+# Opcode counts of the field-rate kernels (is the multiplication IMAD.WIDE?),
+# one line per kernel: the loop body holds 2 multiplications.
+sass() {
+    cuobjdump --dump-sass "$dir/obj/gpu_bench.cu.o" | awk '
+        /Function :/ { f = $3 }
+        f ~ /k_rate/ && /\/\*[0-9a-f]+\*\// {
+            op = $0; sub(/.*\*\/ +/, "", op); sub(/^@!?U?P[0-9T] +/, "", op); split(op, w, " ");
+            n[f " " w[1]]++ }
+        END { for (k in n) print k, n[k] }' | sort
+}
+
+case $mode in
+sass) sass ;;
+build) build ;;
+run) run ;;
+all) build && run ;;
+esac

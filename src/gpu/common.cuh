@@ -1,0 +1,44 @@
+/* Host-side helpers shared by the .cu files: CUDA error checking that turns
+ * every failure into a cz_status with the call site, and launch helpers. */
+#ifndef CZ_GPU_COMMON_CUH
+#define CZ_GPU_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include "cuzk/status.h"
+
+/* Evaluates a CUDA call; on failure records "file:line: call: error" in err
+ * and returns CZ_E_CUDA (CZ_E_NOMEM for cudaErrorMemoryAllocation) from the
+ * enclosing function. */
+#define CZ_CUDA_TRY(err, call)                                                                     \
+    do {                                                                                           \
+        cudaError_t cz_e_ = (call);                                                                \
+        if (cz_e_ != cudaSuccess) {                                                                \
+            (void)cudaGetLastError();                                                              \
+            return cz_error_set(err, cz_e_ == cudaErrorMemoryAllocation ? CZ_E_NOMEM : CZ_E_CUDA,  \
+                                "gpu: %s:%d: %s: %s", __FILE__, __LINE__, #call,                   \
+                                cudaGetErrorString(cz_e_));                                        \
+        }                                                                                          \
+    } while (0)
+
+/* After a kernel launch: reports a bad configuration at once. */
+#define CZ_CUDA_LAUNCHED(err) CZ_CUDA_TRY(err, cudaPeekAtLastError())
+
+/* The same, for code that jumps to a cleanup label: sets st and jumps. */
+#define CZ_CUDA_GOTO(err, st, label, call)                                                         \
+    do {                                                                                           \
+        cudaError_t cz_e_ = (call);                                                                \
+        if (cz_e_ != cudaSuccess) {                                                                \
+            (void)cudaGetLastError();                                                              \
+            st = cz_error_set(err, cz_e_ == cudaErrorMemoryAllocation ? CZ_E_NOMEM : CZ_E_CUDA,    \
+                              "gpu: %s:%d: %s: %s", __FILE__, __LINE__, #call,                     \
+                              cudaGetErrorString(cz_e_));                                          \
+            goto label;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static inline unsigned cz_gpu_blocks(size_t n, unsigned threads) {
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+#endif

@@ -1,0 +1,136 @@
+/* The CUDA back-end's C interface.
+ *
+ * Every function returns a cz_status; CUDA failures (no device, out of
+ * memory, a failed launch) come back as CZ_E_CUDA (or CZ_E_NOMEM for
+ * allocations) with the CUDA error string and the call site in err. A build
+ * without CUDA links gpu_stub.c, whose functions all return
+ * CZ_E_UNSUPPORTED "no GPU back-end in this build".
+ *
+ * Data layout: field elements and affine points on the device have exactly
+ * the host layout (cz_fr 32 B, cz_fp 48 B, cz_fp2 96 B, cz_g1_affine 96 B,
+ * cz_g2_affine 192 B, Montgomery form, infinity = (0, 0)), so device buffers
+ * are filled with cz_gpu_upload of host arrays.
+ *
+ * Functions taking `dev_*` pointers expect device memory from cz_gpu_alloc;
+ * they run on the default stream and return after the device finished (so
+ * host timers around them measure device time plus launch overhead).
+ * Thread safety: one caller at a time per process (the back-end keeps no
+ * locks; the prover serializes device use). */
+#ifndef CZ_GPU_GPU_H
+#define CZ_GPU_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The CPU headers are plain C: declare them with C linkage for the .cu files. */
+#include "cuzk/status.h"
+#include "ec/point.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
+#include "groth16/prover.h"
+#include "poly/ntt.h"
+
+/* CZ_OK when a CUDA device is usable; otherwise CZ_E_UNSUPPORTED (no
+ * back-end built) or CZ_E_CUDA (no device / driver problem), with the reason
+ * in err. desc (may be NULL) receives "NVIDIA H200, 132 SMs, 139 GiB, sm_90". */
+cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err);
+
+/* Device memory. */
+cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err);
+void cz_gpu_free(void *dev);
+cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err);
+cz_status cz_gpu_download(void *host, const void *dev, size_t bytes, cz_error *err);
+
+/* Element-wise arithmetic on host arrays (for tests and self-checks): for
+ * i < n, out[i] = a[i] OP b[i] (b unused by NEG and SQR). */
+typedef enum { CZ_GPU_ADD, CZ_GPU_SUB, CZ_GPU_MUL, CZ_GPU_SQR, CZ_GPU_NEG } cz_gpu_op;
+cz_status cz_gpu_fr_eltwise(cz_gpu_op op, cz_fr *out, const cz_fr *a, const cz_fr *b, size_t n,
+                            cz_error *err);
+cz_status cz_gpu_fp_eltwise(cz_gpu_op op, cz_fp *out, const cz_fp *a, const cz_fp *b, size_t n,
+                            cz_error *err);
+cz_status cz_gpu_fp2_eltwise(cz_gpu_op op, cz_fp2 *out, const cz_fp2 *a, const cz_fp2 *b, size_t n,
+                             cz_error *err);
+
+/* Point formulas on host arrays (for tests): for i < n
+ *   sum[i]  = a[i] + b[i]            (XYZZ mixed addition)
+ *   trip[i] = 2 a[i] + (b[i] + a[i]) (XYZZ doubling and full addition)
+ *   dbl[i]  = 2 a[i]                 (affine doubling)
+ * Results are converted from XYZZ to Jacobian. Any input may be infinity or
+ * equal / opposite to the other. */
+cz_status cz_gpu_g1_formulas(cz_g1 *sum, cz_g1 *trip, cz_g1 *dbl, const cz_g1_affine *a,
+                             const cz_g1_affine *b, size_t n, cz_error *err);
+cz_status cz_gpu_g2_formulas(cz_g2 *sum, cz_g2 *trip, cz_g2 *dbl, const cz_g2_affine *a,
+                             const cz_g2_affine *b, size_t n, cz_error *err);
+
+/* NTT over Fr on the device. A domain holds device twiddle tables for one
+ * size 2^log_size (log_size <= 28; about 2^log_size * 32 bytes of tables)
+ * with the same omega and coset generator as the CPU's cz_ntt_domain, and
+ * the same transform definitions and orders (see poly/ntt.h). */
+typedef struct cz_gpu_ntt cz_gpu_ntt;
+cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_error *err);
+void cz_gpu_ntt_destroy(cz_gpu_ntt *d);
+/* dev_data: 2^log_size elements in device memory, transformed in place. */
+cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt_order order,
+                               cz_ntt_direction direction, cz_ntt_kind kind, cz_error *err);
+
+/* a[i] = (a[i] b[i] - c[i]) (g^m - 1)^-1 for i < m (device arrays): the
+ * division by the vanishing polynomial on the coset, as cz_ntt_coset_quotient. */
+cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
+                                    const cz_fr *dev_c, cz_error *err);
+
+/* MSM: out = sum_i scalars[i] * points[i] for i < n, points and scalars
+ * (Montgomery form) resident in device memory. n may be 0. Scratch is taken
+ * from the device for the call (about n * 8 * ceil(255 / c) * 2 bytes for
+ * the sort, c the window, plus 2^(c-1) * ceil(255/c) buckets). */
+cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points, const cz_fr *dev_scalars,
+                        size_t n, cz_error *err);
+cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr *dev_scalars,
+                        size_t n, cz_error *err);
+/* The window the device MSM uses for n points. */
+unsigned cz_gpu_msm_window_bits(size_t n);
+
+/* Batch addition: out = sum of points[i] over the i < n whose bit i is set in
+ * the bitmap (bit i of 64-bit word i / 64), all in device memory. */
+cz_status cz_gpu_g1_batch_add(cz_g1 *out, const cz_g1_affine *dev_points,
+                              const uint64_t *dev_bitmap, size_t n, cz_error *err);
+cz_status cz_gpu_g2_batch_add(cz_g2 *out, const cz_g2_affine *dev_points,
+                              const uint64_t *dev_bitmap, size_t n, cz_error *err);
+
+/* Classification of n scalars (Montgomery form, device): dev_ones gets bit i
+ * set when scalars[i] == 1 (ceil(n / 64) words, fully written), dev_tail the
+ * increasing indices i with scalars[i] not 0 and not 1 (room for n entries),
+ * *tail_count their number. */
+cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones,
+                          uint32_t *dev_tail, size_t *tail_count, cz_error *err);
+
+/* The GPU twin of cz_groth16_prove_start (groth16/prover.h): the same five
+ * sums from the same inputs, the H chain (7 NTTs + quotient) and every MSM
+ * on the device. Bases are uploaded for the call (no resident SRS yet);
+ * the A / B scalars are compacted by density on the host. Fails like the
+ * CPU one (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors. */
+cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_params *params,
+                                     const cz_prove_data *pd, cz_error *err);
+
+/* Benchmark helpers (device data without host round trips):
+ * fill_random_fr: n pseudo-random field elements from seed (uniform below
+ *   2^254, Montgomery form is irrelevant for random data);
+ * fill_g?: dev[i] = base[i % nbase] (bases already on the device);
+ * fill_bitmap: bit i set with probability density_pct / 100;
+ * field_rates: measured Fr and Fp Montgomery multiplications per second. */
+cz_status cz_gpu_fill_random_fr(cz_fr *dev, size_t n, uint64_t seed, cz_error *err);
+cz_status cz_gpu_fill_g1(cz_g1_affine *dev, size_t n, const cz_g1_affine *dev_base, size_t nbase,
+                         cz_error *err);
+cz_status cz_gpu_fill_g2(cz_g2_affine *dev, size_t n, const cz_g2_affine *dev_base, size_t nbase,
+                         cz_error *err);
+cz_status cz_gpu_fill_bitmap(uint64_t *dev, size_t n, unsigned density_pct, uint64_t seed,
+                             cz_error *err);
+cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,148 @@
+/* Device probing, memory helpers and the element-wise / point-formula entry
+ * points the tests compare against the CPU. */
+#include <stdio.h>
+
+#include "gpu/common.cuh"
+#include "gpu/curve.cuh"
+#include "gpu/gpu.h"
+#include "gpu/internal.cuh"
+
+using namespace cz_gpu;
+
+extern "C" cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return cz_error_set(err, CZ_E_CUDA, "gpu: no CUDA device (%s)",
+                            e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+    }
+    cudaDeviceProp prop;
+    CZ_CUDA_TRY(err, cudaGetDeviceProperties(&prop, 0));
+    if (prop.major < 7) {
+        return cz_error_set(err, CZ_E_UNSUPPORTED, "gpu: %s is sm_%d%d; sm_70 or newer is needed",
+                            prop.name, prop.major, prop.minor);
+    }
+    if (desc && desc_size)
+        snprintf(desc, desc_size, "%s, %d SMs, %.0f GiB, sm_%d%d", prop.name,
+                 prop.multiProcessorCount, (double)prop.totalGlobalMem / (1u << 30), prop.major,
+                 prop.minor);
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err) {
+    *dev = NULL;
+    CZ_CUDA_TRY(err, cudaMalloc(dev, bytes ? bytes : 1));
+    return CZ_OK;
+}
+
+extern "C" void cz_gpu_free(void *dev) {
+    if (dev) (void)cudaFree(dev);
+}
+
+extern "C" cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err) {
+    if (bytes) CZ_CUDA_TRY(err, cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_download(void *host, const void *dev, size_t bytes, cz_error *err) {
+    if (bytes) CZ_CUDA_TRY(err, cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+    return CZ_OK;
+}
+
+template <class F> __global__ void k_eltwise(int op, F *out, const F *a, const F *b, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    F x = a[i], y = b[i], r;
+    switch (op) {
+    case CZ_GPU_ADD: r = F::add(x, y); break;
+    case CZ_GPU_SUB: r = F::sub(x, y); break;
+    case CZ_GPU_MUL: r = F::mul(x, y); break;
+    case CZ_GPU_SQR: r = F::sqr(x); break;
+    default: r = F::neg(x); break;
+    }
+    out[i] = r;
+}
+
+/* Runs a kernel over host arrays: upload, launch, download. */
+template <class F, class H>
+static cz_status eltwise(cz_gpu_op op, H *out, const H *a, const H *b, size_t n, cz_error *err) {
+    static_assert(sizeof(F) == sizeof(H), "device and host layouts differ");
+    if (n == 0) return CZ_OK;
+    cz_status st = CZ_OK;
+    F *d = NULL;
+    size_t bytes = n * sizeof(F);
+    CZ_CUDA_TRY(err, cudaMalloc(&d, 3 * bytes));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(d + n, a, bytes, cudaMemcpyHostToDevice));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(d + 2 * n, b ? b : a, bytes, cudaMemcpyHostToDevice));
+    k_eltwise<F><<<cz_gpu_blocks(n, 128), 128>>>((int)op, d, d + n, d + 2 * n, n);
+    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(out, d, bytes, cudaMemcpyDeviceToHost));
+done:
+    cudaFree(d);
+    return st;
+}
+
+extern "C" cz_status cz_gpu_fr_eltwise(cz_gpu_op op, cz_fr *out, const cz_fr *a, const cz_fr *b,
+                                       size_t n, cz_error *err) {
+    return eltwise<fr_t>(op, out, a, b, n, err);
+}
+extern "C" cz_status cz_gpu_fp_eltwise(cz_gpu_op op, cz_fp *out, const cz_fp *a, const cz_fp *b,
+                                       size_t n, cz_error *err) {
+    return eltwise<fp_t>(op, out, a, b, n, err);
+}
+extern "C" cz_status cz_gpu_fp2_eltwise(cz_gpu_op op, cz_fp2 *out, const cz_fp2 *a, const cz_fp2 *b,
+                                        size_t n, cz_error *err) {
+    return eltwise<fp2_t>(op, out, a, b, n, err);
+}
+
+template <class F>
+__global__ void k_formulas(jacobian<F> *sum, jacobian<F> *trip, jacobian<F> *dbl,
+                           const affine<F> *a, const affine<F> *b, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    affine<F> pa = a[i], pb = b[i];
+    xyzz<F> s = xyzz<F>::from_affine(pa);
+    s.add_affine(pb);
+    sum[i] = to_jacobian(s);
+    xyzz<F> t = xyzz<F>::from_affine(pa).dbl();
+    xyzz<F> u = xyzz<F>::from_affine(pb);
+    u.add_affine(pa);
+    t.add(u);
+    trip[i] = to_jacobian(t);
+    dbl[i] = to_jacobian(xyzz<F>::dbl_affine(pa));
+}
+
+template <class F, class HA, class HJ>
+static cz_status formulas(HJ *sum, HJ *trip, HJ *dbl, const HA *a, const HA *b, size_t n,
+                          cz_error *err) {
+    static_assert(sizeof(affine<F>) == sizeof(HA), "affine layouts differ");
+    static_assert(sizeof(jacobian<F>) == sizeof(HJ), "jacobian layouts differ");
+    if (n == 0) return CZ_OK;
+    cz_status st = CZ_OK;
+    affine<F> *da = NULL;
+    jacobian<F> *dj = NULL;
+    CZ_CUDA_TRY(err, cudaMalloc(&da, 2 * n * sizeof *da));
+    CZ_CUDA_GOTO(err, st, done, cudaMalloc(&dj, 3 * n * sizeof *dj));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(da, a, n * sizeof *da, cudaMemcpyHostToDevice));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(da + n, b, n * sizeof *da, cudaMemcpyHostToDevice));
+    k_formulas<F><<<cz_gpu_blocks(n, 64), 64>>>(dj, dj + n, dj + 2 * n, da, da + n, n);
+    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(sum, dj, n * sizeof *dj, cudaMemcpyDeviceToHost));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(trip, dj + n, n * sizeof *dj, cudaMemcpyDeviceToHost));
+    CZ_CUDA_GOTO(err, st, done,
+                 cudaMemcpy(dbl, dj + 2 * n, n * sizeof *dj, cudaMemcpyDeviceToHost));
+done:
+    cudaFree(da);
+    cudaFree(dj);
+    return st;
+}
+
+extern "C" cz_status cz_gpu_g1_formulas(cz_g1 *sum, cz_g1 *trip, cz_g1 *dbl, const cz_g1_affine *a,
+                                        const cz_g1_affine *b, size_t n, cz_error *err) {
+    return formulas<fp_t>(sum, trip, dbl, a, b, n, err);
+}
+extern "C" cz_status cz_gpu_g2_formulas(cz_g2 *sum, cz_g2 *trip, cz_g2 *dbl, const cz_g2_affine *a,
+                                        const cz_g2_affine *b, size_t n, cz_error *err) {
+    return formulas<fp2_t>(sum, trip, dbl, a, b, n, err);
+}

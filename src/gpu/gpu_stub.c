@@ -1,0 +1,129 @@
+/* The GPU interface in a build without CUDA: every entry point reports that
+ * there is no GPU back-end, so callers (the prover, `cuzk bench gpu`, the
+ * tests) can fall back or skip with a clear message. */
+#include "gpu/gpu.h"
+
+#define NO_GPU(err)                                                                                \
+    cz_error_set(err, CZ_E_UNSUPPORTED, "no GPU back-end in this build (built without CUDA)")
+
+cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
+    if (desc && desc_size) desc[0] = 0;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err) {
+    (void)bytes;
+    *dev = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_free(void *dev) {
+    (void)dev;
+}
+cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err) {
+    (void)dev, (void)host, (void)bytes;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_download(void *host, const void *dev, size_t bytes, cz_error *err) {
+    (void)dev, (void)host, (void)bytes;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fr_eltwise(cz_gpu_op op, cz_fr *out, const cz_fr *a, const cz_fr *b, size_t n,
+                            cz_error *err) {
+    (void)op, (void)out, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fp_eltwise(cz_gpu_op op, cz_fp *out, const cz_fp *a, const cz_fp *b, size_t n,
+                            cz_error *err) {
+    (void)op, (void)out, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fp2_eltwise(cz_gpu_op op, cz_fp2 *out, const cz_fp2 *a, const cz_fp2 *b, size_t n,
+                             cz_error *err) {
+    (void)op, (void)out, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g1_formulas(cz_g1 *sum, cz_g1 *trip, cz_g1 *dbl, const cz_g1_affine *a,
+                             const cz_g1_affine *b, size_t n, cz_error *err) {
+    (void)sum, (void)trip, (void)dbl, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g2_formulas(cz_g2 *sum, cz_g2 *trip, cz_g2 *dbl, const cz_g2_affine *a,
+                             const cz_g2_affine *b, size_t n, cz_error *err) {
+    (void)sum, (void)trip, (void)dbl, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_error *err) {
+    (void)log_size;
+    *out = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_ntt_destroy(cz_gpu_ntt *d) {
+    (void)d;
+}
+cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt_order order,
+                               cz_ntt_direction direction, cz_ntt_kind kind, cz_error *err) {
+    (void)d, (void)dev_data, (void)order, (void)direction, (void)kind;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points, const cz_fr *dev_scalars,
+                        size_t n, cz_error *err) {
+    (void)out, (void)dev_points, (void)dev_scalars, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr *dev_scalars,
+                        size_t n, cz_error *err) {
+    (void)out, (void)dev_points, (void)dev_scalars, (void)n;
+    return NO_GPU(err);
+}
+unsigned cz_gpu_msm_window_bits(size_t n) {
+    (void)n;
+    return 0;
+}
+cz_status cz_gpu_g1_batch_add(cz_g1 *out, const cz_g1_affine *dev_points,
+                              const uint64_t *dev_bitmap, size_t n, cz_error *err) {
+    (void)out, (void)dev_points, (void)dev_bitmap, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g2_batch_add(cz_g2 *out, const cz_g2_affine *dev_points,
+                              const uint64_t *dev_bitmap, size_t n, cz_error *err) {
+    (void)out, (void)dev_points, (void)dev_bitmap, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones,
+                          uint32_t *dev_tail, size_t *tail_count, cz_error *err) {
+    (void)dev_scalars, (void)n, (void)dev_ones, (void)dev_tail;
+    *tail_count = 0;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fill_random_fr(cz_fr *dev, size_t n, uint64_t seed, cz_error *err) {
+    (void)dev, (void)n, (void)seed;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fill_g1(cz_g1_affine *dev, size_t n, const cz_g1_affine *dev_base, size_t nbase,
+                         cz_error *err) {
+    (void)dev, (void)n, (void)dev_base, (void)nbase;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fill_g2(cz_g2_affine *dev, size_t n, const cz_g2_affine *dev_base, size_t nbase,
+                         cz_error *err) {
+    (void)dev, (void)n, (void)dev_base, (void)nbase;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fill_bitmap(uint64_t *dev, size_t n, unsigned density_pct, uint64_t seed,
+                             cz_error *err) {
+    (void)dev, (void)n, (void)density_pct, (void)seed;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_error *err) {
+    *fr_mul_per_s = *fp_mul_per_s = 0;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
+                                    const cz_fr *dev_c, cz_error *err) {
+    (void)d, (void)dev_a, (void)dev_b, (void)dev_c;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_params *params,
+                                     const cz_prove_data *pd, cz_error *err) {
+    (void)out, (void)params, (void)pd;
+    return NO_GPU(err);
+}

@@ -1,0 +1,500 @@
+/* Pippenger MSM on the device, templated over the coordinate field
+ * (fp_t: G1, fp2_t: G2). Included by msm_g1.cu and msm_g2.cu only.
+ *
+ * 1. digits: every scalar leaves Montgomery form; if it is > (r-1)/2 it is
+ *    replaced by r - s and its point negated, so it is < 2^254; then it is
+ *    cut into W = ceil(255 / c) signed digits in [-2^(c-1), 2^(c-1)]
+ *    (the carry of a digit > 2^(c-1) moves up; W c >= 255 leaves room for the
+ *    last carry). Each nonzero digit becomes a pair (key = window * 2^(c-1) +
+ *    |digit| - 1, value = point index | sign << 31); zero digits get the
+ *    key SENTINEL = W 2^(c-1), which sorts after every bucket.
+ * 2. sort: CUB radix sort of all W n pairs on the key's significant bits, so
+ *    each bucket's entries are contiguous.
+ * 3. accumulate, robust to skew: thread t owns sorted positions
+ *    [t S, (t+1) S), whatever the buckets: a bucket entirely inside one
+ *    range is summed by that thread and written; the pieces of a bucket that
+ *    crosses range boundaries become partial sums (at most 2 per thread),
+ *    which are compacted (still sorted by key) and reduced again the same way
+ *    (full XYZZ additions) until none is left. A bucket holding all n points
+ *    (all scalars equal) costs n / S threads of S additions, not one thread
+ *    of n.
+ * 4. bucket reduction per window, T = sum_j (j+1) X_j over the 2^(c-1)
+ *    buckets: segments of L = 16 give LW_s = sum_t (t+1) X_{sL+t} and
+ *    PS_s = sum_t X_{sL+t} by a running sum; with X' = PS and G the plain sum,
+ *    F(X) = G(LW) + L (F(X') - G(X')) and G(X') = G(X). Recursing until one
+ *    segment is left gives
+ *      F(X_0) = sum_k L^(k-1) G(LW_k) + L^d F(X_d) - (L + ... + L^d) G(X_0),
+ *    evaluated by Horner per window; the G(LW_k) are plain sums reduced by
+ *    the same kernel.
+ * 5. the windows are combined by Horner (c doublings between them) on the
+ *    device, and the XYZZ result is converted to Jacobian. */
+#ifndef CZ_GPU_MSM_CUH
+#define CZ_GPU_MSM_CUH
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <stdio.h>
+#include <stdlib.h>
+#include <vector>
+
+#include "gpu/common.cuh"
+#include "gpu/curve.cuh"
+#include "gpu/internal.cuh"
+
+namespace cz_gpu {
+
+#define MSM_EMPTY   0xffffffffu
+#define MSM_SEG_LOG 4 /* bucket reduction segments of 16 */
+
+static inline unsigned msm_window(size_t n) {
+    unsigned lg = 0;
+    while (lg < 40 && ((size_t)1 << (lg + 1)) <= n) lg++;
+    int c = (int)lg - 5;
+    if (c < 4) c = 4;
+    if (c > 22) c = 22;
+    return (unsigned)c;
+}
+
+/* (r - 1) / 2 as 32-bit limbs: scalars above it are negated. */
+static __device__ __forceinline__ bool fr_gt_half(const fr_t &s) {
+    constexpr uint32_t H[8] = {0x80000000u, 0x7fffffffu, 0x7fff2dffu, 0xa9ded201u,
+                               0x04d0ec02u, 0x199cec04u, 0x94cebea4u, 0x39f6d3a9u};
+#pragma unroll
+    for (int i = 7; i >= 0; i--) {
+        if (s.v[i] != H[i]) return s.v[i] > H[i];
+    }
+    return false;
+}
+
+static __global__ void k_msm_digits(const fr_t *scalars, size_t n, unsigned c, unsigned W,
+                                    uint32_t *keys, uint32_t *vals) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t s = scalars[i].from_mont();
+    uint32_t neg = 0;
+    if (fr_gt_half(s)) {
+        s = fr_t::sub(fr_t::zero(), s); /* r - s, as an integer: s is in [1, r) */
+        neg = 1;
+    }
+    uint32_t w8[9];
+#pragma unroll
+    for (int j = 0; j < 8; j++) w8[j] = s.v[j];
+    w8[8] = 0;
+    const uint32_t half = 1u << (c - 1), full = 1u << c, mask = full - 1;
+    const uint32_t sentinel = W * half;
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < W; w++) {
+        unsigned pos = w * c, word = pos >> 5, off = pos & 31;
+        uint32_t lo = word < 9 ? w8[word] : 0, hi = word + 1 < 9 ? w8[word + 1] : 0;
+        uint32_t bits = (uint32_t)((((uint64_t)hi << 32) | lo) >> off) & mask;
+        uint32_t v = bits + carry, sign = 0, mag = v;
+        carry = 0;
+        if (v > half) {
+            mag = full - v;
+            sign = 1;
+            carry = 1;
+        }
+        size_t o = (size_t)w * n + i;
+        keys[o] = mag ? w * half + mag - 1 : sentinel;
+        vals[o] = (uint32_t)i | ((sign ^ neg) << 31);
+    }
+}
+
+template <class F> struct msm_part {
+    uint32_t key;
+    xyzz<F> p;
+};
+
+struct part_valid {
+    template <class T> __host__ __device__ bool operator()(const T &x) const {
+        return x.key != MSM_EMPTY;
+    }
+};
+
+/* Step 3, first level: sorted (key, value) pairs and affine points.
+ * MINB: blocks of 128 per SM the register allocation must allow (occupancy
+ * hides the latency of the random point gathers); PREFETCH: load the next
+ * point before adding the current one. Variants are picked at run time
+ * (CZ_GPU_MSM_ACC, see msm_run) so one build can compare them. */
+template <class F, int MINB, bool PREFETCH>
+__global__ void __launch_bounds__(128, MINB)
+    k_msm_acc0(const uint32_t *keys, const uint32_t *vals, size_t total, uint32_t S,
+               uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t begin = t * S;
+    if (begin >= total) return;
+    size_t end = begin + S < total ? begin + S : total;
+    msm_part<F> *slot = parts + 2 * t;
+    slot[0].key = MSM_EMPTY;
+    slot[1].key = MSM_EMPTY;
+    uint32_t cur = keys[begin];
+    if (cur == sentinel) return;
+    const bool prev_cont = begin > 0 && keys[begin - 1] == cur;
+    bool first = true;
+    xyzz<F> acc = xyzz<F>::inf();
+    uint32_t v = vals[begin];
+    affine<F> p;
+    if (PREFETCH) p = points[v & 0x7fffffffu];
+    for (size_t i = begin; i < end; i++) {
+        uint32_t k = keys[i];
+        if (k != cur) {
+            if (first && prev_cont) {
+                slot[0].key = cur;
+                slot[0].p = acc;
+            } else {
+                buckets[cur] = acc;
+            }
+            first = false;
+            cur = k;
+            if (k == sentinel) break;
+            acc = xyzz<F>::inf();
+        }
+        affine<F> q;
+        uint32_t vq = v;
+        if (PREFETCH) {
+            q = p;
+            v = i + 1 < end ? vals[i + 1] : v;
+            p = points[v & 0x7fffffffu];
+        } else {
+            q = points[v & 0x7fffffffu];
+            v = i + 1 < end ? vals[i + 1] : v;
+        }
+        if (vq >> 31) q = q.neg();
+        acc.add_affine(q);
+    }
+    if (cur == sentinel) return;
+    const bool next_cont = end < total && keys[end] == cur;
+    if (first && prev_cont) {
+        slot[0].key = cur;
+        slot[0].p = acc;
+    } else if (next_cont) {
+        slot[1].key = cur;
+        slot[1].p = acc;
+    } else {
+        buckets[cur] = acc;
+    }
+}
+
+/* Step 3, later levels: compacted partial sums (sorted by key, no gaps). */
+template <class F>
+__global__ void __launch_bounds__(128) k_msm_accn(const msm_part<F> *in, size_t total, uint32_t S,
+                                                  xyzz<F> *buckets, msm_part<F> *parts) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t begin = t * S;
+    if (begin >= total) return;
+    size_t end = begin + S < total ? begin + S : total;
+    msm_part<F> *slot = parts + 2 * t;
+    slot[0].key = MSM_EMPTY;
+    slot[1].key = MSM_EMPTY;
+    uint32_t cur = in[begin].key;
+    const bool prev_cont = begin > 0 && in[begin - 1].key == cur;
+    bool first = true;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t i = begin; i < end; i++) {
+        uint32_t k = in[i].key;
+        if (k != cur) {
+            if (first && prev_cont) {
+                slot[0].key = cur;
+                slot[0].p = acc;
+            } else {
+                buckets[cur] = acc;
+            }
+            first = false;
+            cur = k;
+            acc = xyzz<F>::inf();
+        }
+        acc.add(in[i].p);
+    }
+    const bool next_cont = end < total && in[end].key == cur;
+    if (first && prev_cont) {
+        slot[0].key = cur;
+        slot[0].p = acc;
+    } else if (next_cont) {
+        slot[1].key = cur;
+        slot[1].p = acc;
+    } else {
+        buckets[cur] = acc;
+    }
+}
+
+/* Step 4: per window w and segment s of L entries of in (Min per window):
+ * ps = sum, lw = sum (t+1) x_t (skipped when lw is NULL). */
+template <class F>
+__global__ void __launch_bounds__(128)
+    k_msm_runsum(const xyzz<F> *in, size_t Min, unsigned L, unsigned W, xyzz<F> *lw, xyzz<F> *ps) {
+    size_t Mout = (Min + L - 1) / L;
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (size_t)W * Mout) return;
+    size_t w = t / Mout, s = t % Mout;
+    size_t cnt = Min - s * L < L ? Min - s * L : L;
+    const xyzz<F> *x = in + w * Min + s * L;
+    xyzz<F> run = xyzz<F>::inf(), acc = xyzz<F>::inf();
+    for (size_t u = cnt; u-- > 0;) {
+        run.add(x[u]);
+        if (lw) acc.add(run);
+    }
+    ps[t] = run;
+    if (lw) lw[t] = acc;
+}
+
+/* Step 4's Horner per window, then step 5 (one block of W threads). fd, g:
+ * F(X_d), G(X_0) per window; glw[k-1][w] = G(LW_k). */
+template <class F>
+__global__ void k_msm_combine(const xyzz<F> *fd, const xyzz<F> *g, const xyzz<F> *glw, unsigned d,
+                              unsigned W, unsigned c, jacobian<F> *out) {
+    __shared__ xyzz<F> tw[64];
+    unsigned w = threadIdx.x;
+    if (w < W) {
+        xyzz<F> acc = fd[w], ng = g[w].neg();
+        if (d > 0) acc.add(ng);
+        for (unsigned k = d; k >= 1; k--) {
+            for (int b = 0; b < MSM_SEG_LOG; b++) acc = acc.dbl();
+            acc.add(glw[(size_t)(k - 1) * W + w]);
+            if (k > 1) acc.add(ng);
+        }
+        tw[w] = acc;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        xyzz<F> acc = tw[W - 1];
+        for (unsigned i = W - 1; i-- > 0;) {
+            for (unsigned b = 0; b < c; b++) acc = acc.dbl();
+            acc.add(tw[i]);
+        }
+        *out = to_jacobian(acc);
+    }
+}
+
+/* The whole MSM; out is a host pointer. */
+template <class F>
+static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
+                         cz_error *err) {
+    (void)out;
+    if (n == 0) /* the callers answer n = 0 with the point at infinity */
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: no points");
+    if (n >= (1u << 31))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: %zu points (max 2^31 - 1)", n);
+    cudaStream_t st = 0;
+    const unsigned c = msm_window(n);
+    const unsigned W = (255 + c - 1) / c;
+    const size_t M = (size_t)1 << (c - 1);
+    const uint32_t sentinel = (uint32_t)(W * M);
+    unsigned key_bits = 1;
+    while (((uint64_t)1 << key_bits) <= sentinel) key_bits++;
+    const size_t total = (size_t)W * n;
+    if (total >= (1u << 31))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: %zu digit pairs (max 2^31 - 1)",
+                            total);
+    /* sorted entries per accumulation thread: at least 2^18 threads when
+     * there is work for them, at most 256 entries each (CZ_GPU_MSM_S
+     * overrides, for experiments) */
+    uint32_t S0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : (uint32_t)(total >> 18));
+    {
+        static const char *senv = getenv("CZ_GPU_MSM_S");
+        if (senv && atoi(senv) >= 1) S0 = (uint32_t)atoi(senv);
+    }
+    const uint32_t SN = 16;
+    const size_t T0 = (total + S0 - 1) / S0;
+
+    cz_status status = CZ_OK;
+    uint32_t *kv = NULL; /* keys, vals, keys_alt, vals_alt */
+    void *sort_tmp = NULL;
+    xyzz<F> *buckets = NULL;
+    msm_part<F> *parts = NULL; /* raw partials: 2 T0; compacted: 2 T0 */
+    int *d_count = NULL;
+    xyzz<F> *red = NULL;
+    jacobian<F> *d_out = NULL;
+    size_t sort_bytes = 0, sel_bytes = 0;
+
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&kv, 4 * total * sizeof(uint32_t), st));
+    {
+        cub::DoubleBuffer<uint32_t> dk(kv, kv + 2 * total), dv(kv + total, kv + 3 * total);
+        CZ_CUDA_GOTO(err, status, done,
+                     cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (int)total, 0,
+                                                     (int)key_bits, st));
+    }
+    /* DeviceSelect::If's size query (temp pointer NULL) */
+    CZ_CUDA_GOTO(err, status, done,
+                 cub::DeviceSelect::If(NULL, sel_bytes, (msm_part<F> *)NULL, (msm_part<F> *)NULL,
+                                       (int *)NULL, (int)(2 * T0), part_valid(), st));
+    CZ_CUDA_GOTO(err, status, done,
+                 cudaMallocAsync(&sort_tmp, sort_bytes > sel_bytes ? sort_bytes : sel_bytes, st));
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&buckets, W * M * sizeof(xyzz<F>), st));
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&parts, 4 * T0 * sizeof(msm_part<F>), st));
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_count, sizeof(int), st));
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_out, sizeof(jacobian<F>), st));
+
+    /* CZ_GPU_MSM_PROFILE=1 prints the time of each step (stderr) */
+    static const int profile = getenv("CZ_GPU_MSM_PROFILE") != NULL;
+    cudaEvent_t ev[6];
+    if (profile)
+        for (int i = 0; i < 6; i++) cudaEventCreate(&ev[i]);
+    if (profile) cudaEventRecord(ev[0], st);
+    /* 1. digits */
+    k_msm_digits<<<cz_gpu_blocks(n, 256), 256, 0, st>>>(scalars, n, c, W, kv, kv + total);
+    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+    if (profile) cudaEventRecord(ev[1], st);
+    /* 2. sort */
+    uint32_t *skeys, *svals;
+    {
+        cub::DoubleBuffer<uint32_t> dk(kv, kv + 2 * total), dv(kv + total, kv + 3 * total);
+        CZ_CUDA_GOTO(err, status, done,
+                     cub::DeviceRadixSort::SortPairs(sort_tmp, sort_bytes, dk, dv, (int)total, 0,
+                                                     (int)key_bits, st));
+        skeys = dk.Current();
+        svals = dv.Current();
+    }
+    if (profile) cudaEventRecord(ev[2], st);
+    /* 3. accumulate */
+    CZ_CUDA_GOTO(err, status, done, cudaMemsetAsync(buckets, 0, W * M * sizeof(xyzz<F>), st));
+    {
+        /* CZ_GPU_MSM_ACC: 0 = no register cap, 1 = 4 blocks/SM (128 registers),
+         * 2 = 3 blocks/SM with prefetch, 3 = 4 blocks/SM with prefetch,
+         * 4 = 5 blocks/SM (102 registers) */
+        static const char *env = getenv("CZ_GPU_MSM_ACC");
+        const int variant = env ? atoi(env) : 1;
+        const unsigned blocks = cz_gpu_blocks(T0, 128);
+        if (variant == 0)
+            k_msm_acc0<F, 1, false>
+                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
+        else if (variant == 2)
+            k_msm_acc0<F, 3, true>
+                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
+        else if (variant == 4)
+            k_msm_acc0<F, 5, false>
+                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
+        else if (variant == 3)
+            k_msm_acc0<F, 4, true>
+                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
+        else
+            k_msm_acc0<F, 4, false>
+                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
+    }
+    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+    if (profile) cudaEventRecord(ev[3], st);
+    {
+        msm_part<F> *raw = parts, *packed = parts + 2 * T0;
+        size_t nraw = 2 * T0;
+        for (;;) {
+            int cnt = 0;
+            CZ_CUDA_GOTO(err, status, done,
+                         cub::DeviceSelect::If(sort_tmp, sel_bytes, raw, packed, d_count, (int)nraw,
+                                               part_valid(), st));
+            CZ_CUDA_GOTO(err, status, done,
+                         cudaMemcpyAsync(&cnt, d_count, sizeof cnt, cudaMemcpyDeviceToHost, st));
+            CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+            if (cnt == 0) break;
+            size_t T = ((size_t)cnt + SN - 1) / SN;
+            k_msm_accn<F>
+                <<<cz_gpu_blocks(T, 128), 128, 0, st>>>(packed, (size_t)cnt, SN, buckets, raw);
+            CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+            nraw = 2 * T;
+        }
+    }
+    if (profile) cudaEventRecord(ev[4], st);
+    /* 4. bucket reduction */
+    {
+        const unsigned L = 1u << MSM_SEG_LOG;
+        std::vector<size_t> sizes; /* M_k per window */
+        size_t m = M;
+        while (m > L) {
+            m = (m + L - 1) / L;
+            sizes.push_back(m);
+        }
+        const unsigned d = (unsigned)sizes.size();
+        /* scratch: per level LW_k and PS_k (W * M_k each), plain-reduction
+         * ping-pong, F_d, G, G(LW_k) */
+        size_t need = 0;
+        for (size_t s : sizes) need += 2 * W * s;
+        size_t pp = sizes.empty() ? 1 : sizes[0];
+        need += 2 * W * pp + 2 * W + (size_t)d * W;
+        CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&red, need * sizeof(xyzz<F>), st));
+        xyzz<F> *p = red;
+        std::vector<xyzz<F> *> lw(d), ps(d);
+        for (unsigned k = 0; k < d; k++) {
+            lw[k] = p;
+            ps[k] = p + W * sizes[k];
+            p += 2 * W * sizes[k];
+        }
+        xyzz<F> *pa = p, *pb = p + W * pp;
+        p += 2 * W * pp;
+        xyzz<F> *fd = p, *g = p + W, *glw = p + 2 * W;
+        const xyzz<F> *cur = buckets;
+        size_t curm = M;
+        for (unsigned k = 0; k < d; k++) {
+            size_t th = (size_t)W * sizes[k];
+            k_msm_runsum<F><<<cz_gpu_blocks(th, 128), 128, 0, st>>>(cur, curm, L, W, lw[k], ps[k]);
+            CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+            cur = ps[k];
+            curm = sizes[k];
+        }
+        /* top: F(X_d) and G(X_d) = G(X_0) */
+        k_msm_runsum<F><<<1, 64, 0, st>>>(cur, curm, (unsigned)curm, W, fd, g);
+        CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+        /* G(LW_k): plain sums, 16 at a time */
+        for (unsigned k = 0; k < d; k++) {
+            const xyzz<F> *src = lw[k];
+            size_t sm = sizes[k];
+            xyzz<F> *bufs[2] = {pa, pb};
+            int which = 0;
+            while (sm > 1) {
+                size_t om = (sm + L - 1) / L;
+                xyzz<F> *dst = om == 1 ? glw + (size_t)k * W : bufs[which];
+                k_msm_runsum<F>
+                    <<<cz_gpu_blocks((size_t)W * om, 128), 128, 0, st>>>(src, sm, L, W, NULL, dst);
+                CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+                src = dst;
+                sm = om;
+                which ^= 1;
+            }
+            if (src != glw + (size_t)k * W)
+                CZ_CUDA_GOTO(err, status, done,
+                             cudaMemcpyAsync(glw + (size_t)k * W, src, W * sizeof(xyzz<F>),
+                                             cudaMemcpyDeviceToDevice, st));
+        }
+        k_msm_combine<F><<<1, 64, 0, st>>>(fd, g, glw, d, W, c, d_out);
+        CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+    }
+    CZ_CUDA_GOTO(err, status, done,
+                 cudaMemcpyAsync(out, d_out, sizeof *out, cudaMemcpyDeviceToHost, st));
+    CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+    if (profile) {
+        cudaEventRecord(ev[5], st);
+        cudaEventSynchronize(ev[5]);
+        float t[5];
+        for (int i = 0; i < 5; i++) cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
+        fprintf(stderr,
+                "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  "
+                "reduce %.2f ms\n",
+                n, c, t[0], t[1], t[2], t[3], t[4]);
+        for (int i = 0; i < 6; i++) cudaEventDestroy(ev[i]);
+    }
+done:
+    cudaFreeAsync(kv, st);
+    cudaFreeAsync(sort_tmp, st);
+    cudaFreeAsync(buckets, st);
+    cudaFreeAsync(parts, st);
+    cudaFreeAsync(d_count, st);
+    cudaFreeAsync(red, st);
+    cudaFreeAsync(d_out, st);
+    (void)cudaStreamSynchronize(st);
+    return status;
+}
+
+/* Keeps freed memory in the default pool between calls (repeated MSMs of
+ * the same size then allocate nothing). */
+static inline void msm_pool_keep(void) {
+    static int done = 0;
+    if (done) return;
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+        uint64_t thr = UINT64_MAX;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+    }
+    (void)cudaGetLastError();
+    done = 1;
+}
+
+} // namespace cz_gpu
+
+#endif

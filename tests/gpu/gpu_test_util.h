@@ -1,0 +1,87 @@
+/* Helpers shared by the GPU tests: the "no device" skip and random inputs
+ * built with the CPU code (the independent twin every kernel is compared
+ * with). */
+#ifndef CZ_TESTS_GPU_UTIL_H
+#define CZ_TESTS_GPU_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec/point.h"
+#include "gpu/gpu.h"
+#include "harness/harness.h"
+
+/* ctest treats this exit status as "skipped" (SKIP_RETURN_CODE). */
+#define CZ_GPU_TEST_SKIP 77
+
+/* Returns 1 when a device is usable; else prints the skip line. */
+static inline int gpu_test_have_device(void) {
+    char desc[256];
+    cz_error err = {0};
+    if (cz_gpu_probe(desc, sizeof desc, &err) != CZ_OK) {
+        printf("skipped: no CUDA device (%s)\n", err.message);
+        return 0;
+    }
+    printf("device: %s\n", desc);
+    return 1;
+}
+
+/* Uniform field elements by rejection: random limbs below 2^255 (Fr) or
+ * 2^381 (Fp), kept when below the modulus (about 90 % / 80 % of draws).
+ * Fast (the tests draw millions). */
+static inline void gpu_rand_fr(cz_fr *r) {
+    uint64_t l[4];
+    do {
+        for (int i = 0; i < 4; i++) l[i] = cz_test_rand64();
+        l[3] >>= 1;
+    } while (!cz_fr_from_limbs(r, l));
+}
+
+static inline void gpu_rand_fp(cz_fp *r) {
+    uint64_t l[6];
+    do {
+        for (int i = 0; i < 6; i++) l[i] = cz_test_rand64();
+        l[5] >>= 3;
+    } while (!cz_fp_from_limbs(r, l));
+}
+
+/* Field elements near the edges: 0, 1, -1, 2, small integers, p - small. */
+static inline void gpu_edge_fr(cz_fr *r, unsigned i) {
+    cz_fr_from_u64(r, i / 2);
+    if (i & 1) cz_fr_neg(r, r);
+}
+static inline void gpu_edge_fp(cz_fp *r, unsigned i) {
+    cz_fp_from_u64(r, i / 2);
+    if (i & 1) cz_fp_neg(r, r);
+}
+
+/* n random affine points: a random multiple of the generator, then
+ * consecutive sums with a random step, converted with one inversion. */
+#define GPU_RAND_POINTS(G, F)                                                                      \
+    static inline void gpu_rand_##G(cz_##G##_affine *out, size_t n) {                              \
+        cz_##G g, step, cur;                                                                       \
+        cz_fr k;                                                                                   \
+        cz_##G##_generator(&g);                                                                    \
+        gpu_rand_fr(&k);                                                                           \
+        cz_##G##_mul_var(&step, &g, &k);                                                           \
+        gpu_rand_fr(&k);                                                                           \
+        cz_##G##_mul_var(&cur, &g, &k);                                                            \
+        const size_t chunk = 4096;                                                                 \
+        cz_##G *jac = malloc(chunk * sizeof *jac);                                                 \
+        F *scratch = malloc(chunk * sizeof *scratch);                                              \
+        for (size_t i = 0; i < n; i += chunk) {                                                    \
+            size_t m = n - i < chunk ? n - i : chunk;                                              \
+            for (size_t j = 0; j < m; j++) {                                                       \
+                jac[j] = cur;                                                                      \
+                cz_##G##_add(&cur, &cur, &step);                                                   \
+            }                                                                                      \
+            cz_##G##_batch_to_affine(out + i, jac, m, scratch);                                    \
+        }                                                                                          \
+        free(jac);                                                                                 \
+        free(scratch);                                                                             \
+    }
+GPU_RAND_POINTS(g1, cz_fp)
+GPU_RAND_POINTS(g2, cz_fp2)
+
+#endif

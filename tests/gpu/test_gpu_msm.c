@@ -1,0 +1,178 @@
+/* Device MSM (G1, G2), batch addition and scalar classification against the
+ * CPU (src/ec/msm.h and plain point sums): sizes 0, 1, 2, 3, 1000, 2^16 + 3,
+ * infinity points, all-zero / all-one / small / skewed / negative scalars. */
+#include <stdlib.h>
+
+#include "ec/msm.h"
+#include "gpu_test_util.h"
+
+typedef enum { S_RANDOM, S_ZERO, S_ONE, S_SMALL, S_SAME, S_MINUS, S_MIXED, S_COUNT } scalar_kind;
+static const char *kind_name[S_COUNT] = {"random", "zero",  "one",  "small",
+                                         "same",   "minus", "mixed"};
+
+static void make_scalars(cz_fr *s, size_t n, scalar_kind kind) {
+    cz_fr same;
+    gpu_rand_fr(&same);
+    for (size_t i = 0; i < n; i++) {
+        switch (kind) {
+        case S_RANDOM: gpu_rand_fr(&s[i]); break;
+        case S_ZERO: s[i] = cz_fr_zero; break;
+        case S_ONE: s[i] = cz_fr_one; break;
+        case S_SMALL: cz_fr_from_u64(&s[i], cz_test_rand64() % 5); break;
+        case S_SAME: s[i] = same; break;
+        case S_MINUS: /* -1, -2, ...: the top half of the field, negated digits */
+            cz_fr_from_u64(&s[i], 1 + cz_test_rand64() % 3);
+            cz_fr_neg(&s[i], &s[i]);
+            break;
+        default: { /* 0 / 1 / random / 2^k */
+            uint64_t r = cz_test_rand64() % 4;
+            if (r == 0)
+                s[i] = cz_fr_zero;
+            else if (r == 1)
+                s[i] = cz_fr_one;
+            else if (r == 2)
+                gpu_rand_fr(&s[i]);
+            else {
+                uint64_t limbs[4] = {0, 0, 0, 0};
+                unsigned b = (unsigned)(cz_test_rand64() % 254);
+                limbs[b / 64] = 1ULL << (b % 64);
+                cz_fr_from_limbs(&s[i], limbs);
+            }
+        }
+        }
+    }
+}
+
+#define MSM_CHECK(G)                                                                               \
+    static void check_msm_##G(const cz_##G##_affine *pts, size_t n, scalar_kind kind) {            \
+        cz_error err = {0};                                                                        \
+        cz_fr *s = malloc((n ? n : 1) * sizeof *s);                                                \
+        make_scalars(s, n, kind);                                                                  \
+        cz_##G##_affine *dp = NULL;                                                                \
+        cz_fr *ds = NULL;                                                                          \
+        CHECK(cz_gpu_alloc((void **)&dp, n * sizeof *dp, &err) == CZ_OK);                          \
+        CHECK(cz_gpu_alloc((void **)&ds, n * sizeof *ds, &err) == CZ_OK);                          \
+        CHECK(cz_gpu_upload(dp, pts, n * sizeof *dp, &err) == CZ_OK);                              \
+        CHECK(cz_gpu_upload(ds, s, n * sizeof *ds, &err) == CZ_OK);                                \
+        cz_##G cpu, gpu;                                                                           \
+        CHECK(cz_##G##_msm(&cpu, pts, s, n) == CZ_OK);                                             \
+        cz_status st = cz_gpu_##G##_msm(&gpu, dp, ds, n, &err);                                    \
+        if (st != CZ_OK) fprintf(stderr, "%s\n", err.message);                                     \
+        CHECK(st == CZ_OK);                                                                        \
+        int ok = cz_##G##_equal(&cpu, &gpu);                                                       \
+        if (!ok) fprintf(stderr, #G " msm n=%zu scalars=%s: mismatch\n", n, kind_name[kind]);      \
+        CHECK(ok);                                                                                 \
+        cz_gpu_free(dp);                                                                           \
+        cz_gpu_free(ds);                                                                           \
+        free(s);                                                                                   \
+    }
+MSM_CHECK(g1)
+MSM_CHECK(g2)
+
+#define BATCH_CHECK(G)                                                                             \
+    static void check_batch_##G(const cz_##G##_affine *pts, size_t n, unsigned density_pct) {      \
+        cz_error err = {0};                                                                        \
+        size_t words = (n + 63) / 64;                                                              \
+        uint64_t *bm = calloc(words ? words : 1, 8);                                               \
+        cz_##G cpu, gpu;                                                                           \
+        cz_##G##_set_infinity(&cpu);                                                               \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (cz_test_rand64() % 100 < density_pct) {                                            \
+                bm[i / 64] |= 1ULL << (i % 64);                                                    \
+                cz_##G##_add_affine(&cpu, &cpu, &pts[i]);                                          \
+            }                                                                                      \
+        cz_##G##_affine *dp = NULL;                                                                \
+        uint64_t *db = NULL;                                                                       \
+        CHECK(cz_gpu_alloc((void **)&dp, n * sizeof *dp, &err) == CZ_OK);                          \
+        CHECK(cz_gpu_alloc((void **)&db, words * 8, &err) == CZ_OK);                               \
+        CHECK(cz_gpu_upload(dp, pts, n * sizeof *dp, &err) == CZ_OK);                              \
+        CHECK(cz_gpu_upload(db, bm, words * 8, &err) == CZ_OK);                                    \
+        CHECK(cz_gpu_##G##_batch_add(&gpu, dp, db, n, &err) == CZ_OK);                             \
+        int ok = cz_##G##_equal(&cpu, &gpu);                                                       \
+        if (!ok) fprintf(stderr, #G " batch add n=%zu density %u%%: mismatch\n", n, density_pct);  \
+        CHECK(ok);                                                                                 \
+        cz_gpu_free(dp);                                                                           \
+        cz_gpu_free(db);                                                                           \
+        free(bm);                                                                                  \
+    }
+BATCH_CHECK(g1)
+BATCH_CHECK(g2)
+
+static void check_classify(size_t n) {
+    cz_error err = {0};
+    cz_fr *s = malloc((n ? n : 1) * sizeof *s);
+    make_scalars(s, n, S_MIXED);
+    size_t words = (n + 63) / 64;
+    uint64_t *ones = malloc((words ? words : 1) * 8);
+    uint32_t *tail = malloc((n ? n : 1) * 4);
+    cz_fr *ds = NULL;
+    uint64_t *dones = NULL;
+    uint32_t *dtail = NULL;
+    CHECK(cz_gpu_alloc((void **)&ds, n * sizeof *ds, &err) == CZ_OK);
+    CHECK(cz_gpu_alloc((void **)&dones, words * 8, &err) == CZ_OK);
+    CHECK(cz_gpu_alloc((void **)&dtail, n * 4, &err) == CZ_OK);
+    CHECK(cz_gpu_upload(ds, s, n * sizeof *ds, &err) == CZ_OK);
+    size_t tc = 0;
+    CHECK(cz_gpu_classify(ds, n, dones, dtail, &tc, &err) == CZ_OK);
+    CHECK(cz_gpu_download(ones, dones, words * 8, &err) == CZ_OK);
+    CHECK(cz_gpu_download(tail, dtail, tc * 4, &err) == CZ_OK);
+    size_t t = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        int one = cz_fr_is_one(&s[i]), zero = cz_fr_is_zero(&s[i]);
+        bad += (int)((ones[i / 64] >> (i % 64)) & 1) != one;
+        if (!one && !zero) bad += t >= tc || tail[t++] != i;
+    }
+    for (size_t i = n; i < words * 64; i++) bad += (ones[i / 64] >> (i % 64)) & 1;
+    bad += t != tc;
+    if (bad) fprintf(stderr, "classify n=%zu: %zu errors\n", n, bad);
+    CHECK(bad == 0);
+    cz_gpu_free(ds), cz_gpu_free(dones), cz_gpu_free(dtail);
+    free(s), free(ones), free(tail);
+}
+
+int main(void) {
+    cz_test_init("gpu/test_gpu_msm");
+    if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
+    /* CZ_GPU_SMALL: small sizes for runs under compute-sanitizer */
+    const int small = getenv("CZ_GPU_SMALL") != NULL;
+    const size_t big = small ? 2051 : ((size_t)1 << 16) + 3;
+    cz_g1_affine *p1 = malloc(big * sizeof *p1);
+    gpu_rand_g1(p1, big);
+    /* a few infinity points, and a repeated point (doubling inside a bucket) */
+    for (size_t i = 0; i < big; i += 997) memset(&p1[i], 0, sizeof p1[i]);
+    for (size_t i = 5; i < big; i += 1009) p1[i] = p1[3];
+    const size_t sizes[] = {0, 1, 2, 3, 31, 1000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int k = 0; k < S_COUNT; k++) check_msm_g1(p1 + 1, sizes[i], (scalar_kind)k);
+    for (int k = 0; k < S_COUNT; k++) check_msm_g1(p1, big, (scalar_kind)k);
+    if (getenv("CZ_SLOW_TESTS")) {
+        size_t n = (size_t)1 << 20;
+        cz_g1_affine *q = malloc(n * sizeof *q);
+        gpu_rand_g1(q, n);
+        check_msm_g1(q, n, S_RANDOM);
+        check_msm_g1(q, n, S_SAME);
+        free(q);
+    }
+    check_batch_g1(p1, 0, 50);
+    check_batch_g1(p1, 1, 100);
+    check_batch_g1(p1, 1000, 50);
+    check_batch_g1(p1, big, 50);
+    check_batch_g1(p1, big, 3);
+    check_batch_g1(p1, big, 100);
+
+    const size_t big2 = small ? 301 : 4099;
+    cz_g2_affine *p2 = malloc(big2 * sizeof *p2);
+    gpu_rand_g2(p2, big2);
+    for (size_t i = 0; i < big2; i += 501) memset(&p2[i], 0, sizeof p2[i]);
+    const size_t sizes2[] = {0, 1, 2, 100, big2};
+    for (size_t i = 0; i < sizeof sizes2 / sizeof sizes2[0]; i++)
+        for (int k = 0; k < S_COUNT; k++) check_msm_g2(p2, sizes2[i], (scalar_kind)k);
+    check_batch_g2(p2, big2, 50);
+    check_batch_g2(p2, 7, 100);
+
+    const size_t csizes[] = {0, 1, 31, 32, 33, 64, 65, 1000, 100003};
+    for (size_t i = 0; i < sizeof csizes / sizeof csizes[0]; i++) check_classify(csizes[i]);
+    free(p1);
+    free(p2);
+    return cz_test_finish("gpu/test_gpu_msm");
+}
