@@ -3,7 +3,9 @@
 # nothing when everything is present. Needs root (or sudo) only to install.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libgmp-dev libssl-dev libyajl-dev nodejs npm)
+# libgrpc-dev (core C API), libprotobuf-c-dev and protobuf-c-compiler: the daemon's gRPC layer.
+packages=(build-essential cmake pkg-config libgmp-dev libssl-dev libyajl-dev libgrpc-dev
+          libprotobuf-c-dev protobuf-c-compiler nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

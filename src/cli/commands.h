@@ -10,6 +10,8 @@
 int cz_cli_parse_u64(const char *text, uint64_t *out);
 
 int cz_cmd_bench_arith(int argc, char **argv);
+int cz_cmd_daemon(int argc, char **argv);
+int cz_cmd_bench_client(int argc, char **argv);
 int cz_cmd_r1cs(int argc, char **argv);
 int cz_cmd_info(int argc, char **argv);
 int cz_cmd_bench_groth16(int argc, char **argv);

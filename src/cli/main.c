@@ -30,6 +30,10 @@ static void usage(FILE *out) {
             "                          check PoRep proof bytes against a C1 output\n"
             "  gen c1 --sector-size S --out FILE\n"
             "                          write a synthetic vanilla-valid C1 output\n"
+            "  daemon [--config FILE] [--listen ADDR] [--print-config]\n"
+            "                          serve cuzk.v1.ProvingEngine over gRPC\n"
+            "  bench single|batch|stress|status|metrics|preload|evict ...\n"
+            "                          client of a running daemon (cuzk bench for help)\n"
             "  bench-arith [--quick]   benchmark and self-check the CPU arithmetic\n"
             "                          (fields, curves, pairing, MSM, NTT)\n"
             "  bench-groth16 [-k K]    prove a synthetic 2^K-constraint circuit on the CPU\n"
@@ -63,8 +67,11 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "prove")) return cz_cmd_prove(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify")) return cz_cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "gen")) return cz_cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(cmd, "daemon")) return cz_cmd_daemon(argc - 1, argv + 1);
+    /* `bench gpu` first; other `bench` forms belong to the client commands */
     if (!strcmp(cmd, "bench") && argc > 2 && !strcmp(argv[2], "gpu"))
         return cz_cmd_bench_gpu(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bench")) return cz_cmd_bench_client(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-groth16")) return cz_cmd_bench_groth16(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-synth")) return cz_cmd_bench_synth(argc - 1, argv + 1);

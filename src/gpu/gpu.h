@@ -107,12 +107,52 @@ cz_status cz_gpu_g2_batch_add(cz_g2 *out, const cz_g2_affine *dev_points,
 cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones,
                           uint32_t *dev_tail, size_t *tail_count, cz_error *err);
 
+/* ---- Groth16 prover (groth16.c, prover.cu) ---- */
+
+/* Device memory: *free_bytes and *total_bytes of the current device. */
+cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err);
+/* bytes of device memory at dev set to zero. */
+cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err);
+
+/* dev_idx[k] = offset + i for the increasing i < n whose bit i is set in
+ * dev_bits (every i when dev_bits is NULL); *count = k. dev_idx has room
+ * for n entries; n < 2^31. */
+cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const uint64_t *dev_bits, size_t n,
+                             uint32_t offset, cz_error *err);
+
+/* dev_out[k] = dev_in[dev_idx[k]] for k < count (device arrays). */
+cz_status cz_gpu_gather_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint32_t *dev_idx,
+                           size_t count, cz_error *err);
+cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
+                           const uint32_t *dev_idx, size_t count, cz_error *err);
+cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
+                           const uint32_t *dev_idx, size_t count, cz_error *err);
+
+/* The proving key's point vectors (h, l, a, b_g1, b_g2 of a
+ * cz_groth16_params) resident in device memory, plus the NTT domain of the
+ * circuit (2^k with 2^k - 1 = n_h), so repeated proofs upload only the
+ * witness side. Creation checks the free device memory first and fails
+ * with CZ_E_NOMEM naming the bytes needed and available (or CZ_E_CUDA /
+ * CZ_E_UNSUPPORTED without a device or back-end); nothing stays allocated
+ * on failure. The params may be freed after creation (only their counts are
+ * kept). */
+typedef struct cz_gpu_srs cz_gpu_srs;
+cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *params, cz_error *err);
+void cz_gpu_srs_destroy(cz_gpu_srs *srs); /* NULL is fine */
+/* Device bytes held by the SRS (points and NTT tables). */
+size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);
+
 /* The GPU twin of cz_groth16_prove_start (groth16/prover.h): the same five
- * sums from the same inputs, the H chain (7 NTTs + quotient) and every MSM
- * on the device. Bases are uploaded for the call (no resident SRS yet);
- * the A / B scalars are compacted by density on the host. Fails like the
- * CPU one (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors. */
-cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_params *params,
+ * sums from the same inputs. Per call a, b, c and the assignments (inputs
+ * and aux, plus the density bitmaps) go up; then on the device: the H chain
+ * (7 NTTs + quotient) and the H MSM; the A / B scalars compacted by
+ * density; for each of L, A, B (G1 and G2) the 0 / 1 / other split: scalars
+ * classified, the points whose scalar is 1 summed by batch addition, an MSM
+ * over the gathered "other" scalars and points only. Group sums are exact,
+ * so the results equal the CPU's as group elements. Fails like the CPU one
+ * (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors
+ * (CZ_E_NOMEM when the per-proof buffers do not fit). */
+cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_srs *srs,
                                      const cz_prove_data *pd, cz_error *err);
 
 /* Benchmark helpers (device data without host round trips):

@@ -122,8 +122,34 @@ cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *de
     (void)d, (void)dev_a, (void)dev_b, (void)dev_c;
     return NO_GPU(err);
 }
-cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_params *params,
-                                     const cz_prove_data *pd, cz_error *err) {
-    (void)out, (void)params, (void)pd;
+/* The Groth16 prover itself (groth16.c) is built in both configurations;
+ * without CUDA it stops at cz_gpu_srs_create (cz_gpu_mem_info below). */
+cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err) {
+    *free_bytes = *total_bytes = 0;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
+    (void)dev, (void)bytes;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const uint64_t *dev_bits, size_t n,
+                             uint32_t offset, cz_error *err) {
+    (void)dev_idx, (void)dev_bits, (void)n, (void)offset;
+    *count = 0;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_gather_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint32_t *dev_idx,
+                           size_t count, cz_error *err) {
+    (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
+                           const uint32_t *dev_idx, size_t count, cz_error *err) {
+    (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
+                           const uint32_t *dev_idx, size_t count, cz_error *err) {
+    (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
     return NO_GPU(err);
 }

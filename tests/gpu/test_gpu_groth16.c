@@ -1,9 +1,11 @@
-/* The GPU prover's heavy part (cz_gpu_groth16_prove_start) against the CPU
- * one on the same circuit, parameters and witness: the five sums must be the
- * same group elements, and with the same r, s the proofs must be the same
- * bytes and verify. Circuits: a multiplication chain with constants (every
- * aux in A or B) plus aux that occur only in C (so the A / B density
- * compaction matters), at a few sizes, and an unsatisfied witness. */
+/* The GPU prover's heavy part (cz_gpu_groth16_prove_start over a resident
+ * cz_gpu_srs) against the CPU one on the same circuit, parameters and
+ * witness: the five sums must be the same group elements, and with the same
+ * r, s the proofs must be the same bytes and verify. Circuits: a
+ * multiplication chain with constants (every aux in A or B) plus aux that
+ * occur only in C (so the A / B density compaction matters) and boolean aux
+ * (0 and 1 values in A, B and L: the 0 / 1 / other split), at a few sizes,
+ * and an unsatisfied witness; the SRS is reused for several proofs. */
 #include <stdlib.h>
 
 #include "gpu_test_util.h"
@@ -13,7 +15,8 @@
 #include "r1cs/backends.h"
 
 /* v_j = (v_{j-1} + (j+1) v_{j-2}) (v_{j-3} + 3j + 5); every 5th step also
- * w = v_j enforced as v_j * 1 = w (w only in C). bad: corrupts one value. */
+ * w = v_j enforced as v_j * 1 = w (w only in C); every 3rd step a bit
+ * t = (j / 3) mod 2 enforced as t * t = t. bad: corrupts one value. */
 static void synth(cz_cs *cs, uint64_t n, int bad) {
     int witness = cz_cs_has_witness(cs);
     cz_var v[3];
@@ -52,6 +55,16 @@ static void synth(cz_cs *cs, uint64_t n, int bad) {
             cz_lc_add_var(&c, w);
             cz_cs_enforce(cs, &a, &b, &c);
         }
+        if (j % 3 == 0) {
+            cz_fr tv;
+            cz_fr_from_u64(&tv, (j / 3) % 2);
+            cz_var t = cz_cs_alloc(cs, witness ? &tv : NULL);
+            cz_lc_clear(&a), cz_lc_clear(&b), cz_lc_clear(&c);
+            cz_lc_add_var(&a, t);
+            cz_lc_add_var(&b, t);
+            cz_lc_add_var(&c, t);
+            cz_cs_enforce(cs, &a, &b, &c);
+        }
         v[2] = v[1], v[1] = v[0], v[0] = out;
         if (witness) val[2] = val[1], val[1] = val[0], val[0] = prod;
     }
@@ -70,8 +83,14 @@ static void check(uint64_t n) {
     cz_groth16_params params;
     CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
     cz_r1cs_free(&r1cs);
+    cz_gpu_srs *srs = NULL;
+    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
+    CHECK(cz_gpu_srs_bytes(srs) >=
+          (params.n_h + params.n_l + params.n_a + params.n_b_g1) * sizeof(cz_g1_affine));
 
-    for (int bad = 0; bad < 2; bad++) {
+    /* good, bad, good again: the resident SRS serves several proofs */
+    for (int round = 0; round < 3; round++) {
+        int bad = round == 1;
         cz_cs *pcs = cz_cs_prove_new();
         synth(pcs, n, bad);
         cz_prove_data pd;
@@ -79,7 +98,7 @@ static void check(uint64_t n) {
         cz_cs_destroy(pcs);
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
-        cz_status sg = cz_gpu_groth16_prove_start(&gpu, &params, &pd, &err);
+        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &pd, &err);
         if (bad) {
             /* both refuse the unsatisfied witness */
             CHECK(sc == CZ_E_INVALID_ARG);
@@ -110,12 +129,42 @@ static void check(uint64_t n) {
         }
         cz_prove_data_free(&pd);
     }
+    cz_gpu_srs_destroy(srs);
+    cz_groth16_params_free(&params);
+}
+
+/* A proving key for another circuit is refused by shape, not misused. */
+static void check_shape_mismatch(void) {
+    cz_error err = {0};
+    cz_groth16_params params;
+    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {1};
+    cz_cs *rec = cz_cs_record_new();
+    synth(rec, 10, 0);
+    cz_r1cs r1cs;
+    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
+    cz_cs_destroy(rec);
+    CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
+    cz_r1cs_free(&r1cs);
+    cz_gpu_srs *srs = NULL;
+    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
+    cz_cs *pcs = cz_cs_prove_new();
+    synth(pcs, 20, 0);
+    cz_prove_data pd;
+    CHECK(cz_prove_finish(pcs, &pd, &err) == CZ_OK);
+    cz_cs_destroy(pcs);
+    cz_groth16_msm_results res;
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "params.") != NULL);
+    cz_prove_data_free(&pd);
+    cz_gpu_srs_destroy(srs);
+    cz_gpu_srs_destroy(NULL);
     cz_groth16_params_free(&params);
 }
 
 int main(void) {
     cz_test_init("gpu/test_gpu_groth16");
     if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
+    check_shape_mismatch();
     check(1);
     check(100);
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000);

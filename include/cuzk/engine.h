@@ -1,0 +1,193 @@
+/* The cuzk proving engine: a job table keyed by request_id, a priority
+ * scheduler, a memory budget, an SRS manager and the partition pipeline
+ * (synthesis workers -> bounded prove queue -> prove workers -> finalizer).
+ *
+ * Thread safety: every function may be called from any thread once the
+ * engine is created; cz_engine_destroy must be the last call.
+ *
+ * Semantics the daemon relies on (fixing the Rust daemon's flaws, spec
+ * cuzk-features.md §6):
+ *   - request_id is an idempotency key: a submit with the id of a queued,
+ *     running or completed job attaches to it (the same result for every
+ *     caller); an id whose retained job FAILED or was CANCELLED starts anew;
+ *     the same id with a different payload is refused.
+ *   - results are kept result_retention_ms after the job ends, then pruned.
+ *   - priority (CRITICAL > HIGH > NORMAL > LOW, then submission order, then
+ *     partition) orders every queue: jobs to prepare, partitions to
+ *     synthesize, partitions to prove.
+ *   - cancel removes a queued job at once; a running one stops at the next
+ *     partition boundary; every waiter gets CANCELLED.
+ *   - a proof is returned only after it verified. */
+#ifndef CUZK_ENGINE_H
+#define CUZK_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values equal to the cuzk.v1 wire enums. */
+typedef enum {
+    CZ_PROOF_KIND_UNSPECIFIED = 0,
+    CZ_PROOF_POREP = 1,
+    CZ_PROOF_SNAP = 2,
+    CZ_PROOF_WINDOW_POST = 3,
+    CZ_PROOF_WINNING_POST = 4
+} cz_proof_kind;
+#define CZ_PROOF_KIND_COUNT 5
+
+typedef enum {
+    CZ_PRIORITY_UNSPECIFIED = 0, /* the kind's default */
+    CZ_PRIORITY_LOW = 1,
+    CZ_PRIORITY_NORMAL = 2,
+    CZ_PRIORITY_HIGH = 3,
+    CZ_PRIORITY_CRITICAL = 4
+} cz_priority;
+
+typedef enum {
+    CZ_JOB_UNKNOWN = 0, /* no such job (never submitted, or pruned) */
+    CZ_JOB_COMPLETED = 1,
+    CZ_JOB_FAILED = 2,
+    CZ_JOB_CANCELLED = 3,
+    CZ_JOB_TIMEOUT = 4 /* await gave up; the job goes on */
+} cz_job_status;
+
+#define CZ_JOB_ID_MAX 256 /* bytes of a request_id, NUL excluded */
+
+/* A request; the engine copies what it keeps. */
+typedef struct {
+    const char *request_id; /* required, 1..CZ_JOB_ID_MAX bytes, printable */
+    cz_proof_kind kind;
+    cz_priority priority; /* out-of-range values are treated as NORMAL */
+    uint64_t sector_size, registered_proof, sector_number, miner_id;
+    const uint8_t *vanilla_proof; /* PoRep: C1 (envelope or raw JSON) */
+    size_t vanilla_proof_len;
+    const uint8_t *const *vanilla_proofs; /* PoSt / Snap */
+    const size_t *vanilla_proofs_len;
+    size_t n_vanilla_proofs;
+    const uint8_t *randomness;
+    size_t randomness_len;
+    uint32_t partition_index;
+    const uint8_t *comm_r_old, *comm_r_new, *comm_d_new;
+    size_t comm_r_old_len, comm_r_new_len, comm_d_new_len;
+} cz_engine_request;
+
+typedef struct {
+    char job_id[CZ_JOB_ID_MAX + 1];
+    uint32_t queue_position; /* jobs ahead of this one in the scheduler */
+    int attached;            /* 1 when the id named an existing job */
+} cz_engine_submit_info;
+
+typedef struct {
+    cz_job_status status;
+    uint8_t *proof; /* malloc'ed; free with cz_engine_result_free */
+    size_t proof_len;
+    char error_message[512];
+    /* queue: submission to the first partition's synthesis start, less the
+     * SRS load; srs: time
+     * spent loading the SRS for this job (0 when it was resident);
+     * synthesis and gpu_compute: sums over partitions (partitions overlap,
+     * so these can exceed total); total: submission to result. */
+    uint64_t queue_wait_ms, srs_load_ms, synthesis_ms, gpu_compute_ms, total_ms;
+} cz_engine_result;
+
+void cz_engine_result_free(cz_engine_result *r);
+
+typedef struct cz_job_ops cz_job_ops;             /* src/engine/job.h */
+typedef struct cz_prove_backend cz_prove_backend; /* src/engine/job.h */
+
+typedef struct {
+    /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
+    uint64_t memory_budget_bytes;
+    uint64_t safety_margin_bytes;
+    uint32_t synthesis_workers; /* 0 = 1 */
+    uint32_t prove_workers;     /* "GPU workers" in total; 0 = 1 */
+    uint32_t prove_queue_depth; /* synthesized partitions waiting to prove; 0 = prove_workers */
+    const char *param_cache;    /* directory of .params / .vk (copied) */
+    uint64_t result_retention_ms;
+    uint64_t srs_eviction_min_idle_ms; /* an unused hot SRS may be evicted after this */
+    int timeline;                      /* TIMELINE lines on stderr */
+    /* Injection points (NULL = built-in): job kinds by cz_proof_kind, and
+     * the prove_start back-end (default: CPU). */
+    const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
+    const cz_prove_backend *backend;
+} cz_engine_config;
+
+typedef struct cz_engine cz_engine;
+
+cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err);
+/* Cancels what is left, joins the workers and frees everything. */
+void cz_engine_destroy(cz_engine *e);
+
+/* CZ_E_INVALID_ARG: a malformed request (message says which field);
+ * CZ_E_UNSUPPORTED: a kind this build does not prove; CZ_E_IO: draining. */
+cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
+                           cz_error *err);
+
+/* Waits for the job (timeout_ms 0 = until it ends). out->status UNKNOWN when
+ * no such job; TIMEOUT when the time ran out or abandon(ctx) returned
+ * non-zero (a caller that went away; polled about every 200 ms). */
+cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
+                          int (*abandon)(void *ctx), void *abandon_ctx, cz_engine_result *out,
+                          cz_error *err);
+
+/* *found = 0 for an unknown job; *was_running = 1 when partitions had
+ * started. A finished job is left as it is. */
+cz_status cz_engine_cancel(cz_engine *e, const char *job_id, int *found, int *was_running,
+                           cz_error *err);
+
+/* SRS tiers (values of the wire enum SRSStatus.Tier). */
+typedef enum { CZ_SRS_HOT = 0, CZ_SRS_WARM = 1, CZ_SRS_COLD = 2 } cz_srs_tier;
+
+typedef struct {
+    char circuit_id[32];
+    cz_srs_tier tier;
+    uint64_t size_bytes;
+    uint32_t ref_count;
+} cz_engine_srs_info;
+
+typedef struct {
+    uint32_t pending, in_progress; /* jobs waiting / with partitions started */
+} cz_engine_queue_info;
+
+typedef struct {
+    uint64_t uptime_seconds, completed, failed, cancelled;
+    uint64_t memory_used_bytes, memory_total_bytes;
+    cz_engine_queue_info queues[CZ_PROOF_KIND_COUNT]; /* index = cz_proof_kind */
+    size_t n_srs;
+    cz_engine_srs_info srs[16];
+    uint32_t prove_workers, prove_workers_busy;
+    const char *backend_name;
+    char prove_worker_job[8][CZ_JOB_ID_MAX + 1]; /* current job per prove worker ("" idle) */
+    cz_proof_kind prove_worker_kind[8];
+} cz_engine_status;
+
+void cz_engine_get_status(cz_engine *e, cz_engine_status *out);
+
+/* Prometheus text exposition; *text malloc'ed (free it). */
+cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err);
+
+/* circuit ids: "porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g". */
+cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, int *already_loaded,
+                            uint64_t *load_ms, cz_error *err);
+/* Drops the decoded SRS and the mapping (hot or warm -> cold). CZ_E_IO when
+ * proofs in flight use it. */
+cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, int *was_loaded,
+                          uint64_t *freed_bytes, cz_error *err);
+
+/* Stops accepting submissions, waits up to timeout_ms for the jobs in
+ * flight, then cancels the rest and waits for them to stop. Returns the
+ * number of jobs cancelled. */
+uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms);
+
+const char *cz_proof_kind_name(cz_proof_kind kind); /* "porep-c2", ... */
+const char *cz_job_status_name(cz_job_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

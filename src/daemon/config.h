@@ -1,0 +1,73 @@
+/* The daemon's configuration: a TOML file with the keys of Curio's
+ * cuzk.example.toml that still make sense here (same names and meanings,
+ * spec cuzk-features.md §2), plus a few of our own.
+ *
+ * The reader takes a TOML subset: [section] headers, key = value with
+ * basic "strings" (\" \\ \n \t escapes), 'literal strings', integers,
+ * booleans and one-line arrays of those; # comments. Unknown sections and
+ * keys, malformed values and sizes are errors naming the file and line
+ * ("cuzk.toml:12: [memory] total_budget: bad size '1.5GiB' ..."); keys the
+ * Rust daemon deprecated are accepted with a warning. */
+#ifndef CZ_DAEMON_CONFIG_H
+#define CZ_DAEMON_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk/status.h"
+
+#define CZ_CONFIG_MAX_LIST 16
+
+typedef struct {
+    /* [daemon] */
+    char listen[512]; /* unix://PATH (relative = under the working dir) or IP:port */
+    int allow_remote; /* TCP on a non-loopback address needs this */
+    uint64_t drain_timeout_ms;
+    char metrics_listen[64]; /* "IP:port" of the HTTP /metrics endpoint; "" = off */
+    /* [memory] */
+    uint64_t total_budget; /* bytes; 0 = auto */
+    uint64_t safety_margin;
+    uint64_t eviction_min_idle_ms;
+    /* [gpus] */
+    uint32_t devices[CZ_CONFIG_MAX_LIST];
+    uint32_t n_devices;
+    uint32_t gpu_threads;
+    char backend[16]; /* prove back-end: "auto" (CUDA when a device works), "cpu", "cuda" */
+    uint32_t gpu_workers_per_device;
+    /* [scheduler] */
+    uint32_t max_batch_size;
+    uint64_t max_batch_wait_ms;
+    /* [synthesis] */
+    uint32_t synthesis_threads; /* 0 = all cores */
+    /* [pipeline] */
+    uint32_t max_parallel_synthesis; /* synthesis workers; 0 = 1 */
+    uint32_t max_gpu_queue_depth;    /* synthesized partitions waiting; 0 = prove workers */
+    /* [srs] */
+    char param_cache[PATH_MAX];
+    char preload[CZ_CONFIG_MAX_LIST][32];
+    uint32_t n_preload;
+    /* [engine] (ours) */
+    uint64_t result_retention_ms;
+    /* [logging] */
+    char log_level[16]; /* error, warn, info, debug */
+    int timeline;
+} cz_daemon_config;
+
+void cz_config_defaults(cz_daemon_config *cfg);
+
+/* Parses text (name is used in messages) over cfg, which holds defaults.
+ * Warnings (deprecated keys) are written to warn when not NULL. */
+cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, const char *name,
+                          FILE *warn, cz_error *err);
+cz_status cz_config_load(cz_daemon_config *cfg, const char *path, FILE *warn, cz_error *err);
+
+/* Writes the effective configuration as TOML that cz_config_parse reads back. */
+void cz_config_print(const cz_daemon_config *cfg, FILE *out);
+
+/* "12GiB" / "512 MiB" / "1000000" (bytes); CZ_E_PARSE otherwise. */
+cz_status cz_parse_size(uint64_t *out, const char *s, cz_error *err);
+/* "250ms", "30s", "5m", "2h" or a plain number of seconds. */
+cz_status cz_parse_duration_ms(uint64_t *out, const char *s, cz_error *err);
+
+#endif

@@ -1,0 +1,909 @@
+/* cuzk.v1.ProvingEngine over the core C API of libgrpc (see daemon.h).
+ *
+ * A call's context is shared by the completion-queue thread and its handler
+ * thread; `refs` counts the operations in flight on it (receive, close
+ * notification, send) and the last one to finish frees it. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/slice.h>
+#include <grpc/support/time.h>
+
+#include "cuzk/v1/proving.pb-c.h"
+#include "daemon/daemon.h"
+#include "daemon/http_metrics.h"
+#include "daemon/log.h"
+#include "engine/job.h"
+#include "gpu/gpu.h"
+#include "util/parallel.h"
+
+typedef enum { TAG_NEW, TAG_RECV, TAG_SEND, TAG_CLOSE, TAG_SHUTDOWN } tag_kind;
+
+typedef struct call_ctx call_ctx;
+typedef struct {
+    tag_kind kind;
+    call_ctx *c;
+} tag_t;
+
+struct cz_daemon {
+    cz_daemon_config cfg;
+    cz_engine *engine;
+    cz_http_metrics *http;
+    grpc_server *server;
+    grpc_completion_queue *cq;
+    pthread_t cq_thread;
+    int cq_thread_started;
+    char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    tag_t shutdown_tag;
+
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int shutting_down, shutdown_done;
+    uint32_t active_handlers;
+};
+
+struct call_ctx {
+    cz_daemon *d;
+    grpc_call *call;
+    grpc_call_details details;
+    grpc_metadata_array md;
+    grpc_byte_buffer *recv;
+    int cancelled; /* written by RECV_CLOSE_ON_SERVER */
+    atomic_int refs;
+    atomic_int client_gone;
+    tag_t t_new, t_recv, t_send, t_close;
+    grpc_byte_buffer *send;
+    grpc_slice status_details;
+    int has_details;
+};
+
+static call_ctx *ctx_new(cz_daemon *d) {
+    call_ctx *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->d = d;
+    grpc_call_details_init(&c->details);
+    grpc_metadata_array_init(&c->md);
+    c->t_new = (tag_t){TAG_NEW, c};
+    c->t_recv = (tag_t){TAG_RECV, c};
+    c->t_send = (tag_t){TAG_SEND, c};
+    c->t_close = (tag_t){TAG_CLOSE, c};
+    return c;
+}
+
+static void ctx_free(call_ctx *c) {
+    if (c->call) grpc_call_unref(c->call);
+    grpc_call_details_destroy(&c->details);
+    grpc_metadata_array_destroy(&c->md);
+    if (c->recv) grpc_byte_buffer_destroy(c->recv);
+    if (c->send) grpc_byte_buffer_destroy(c->send);
+    if (c->has_details) grpc_slice_unref(c->status_details);
+    free(c);
+}
+
+static void ctx_unref(call_ctx *c) {
+    if (atomic_fetch_sub(&c->refs, 1) == 1) ctx_free(c);
+}
+
+/* Sends the response (message may be NULL) and the status. */
+static void respond(call_ctx *c, grpc_status_code code, const char *message,
+                    const ProtobufCMessage *reply) {
+    if (reply) {
+        size_t len = protobuf_c_message_get_packed_size(reply);
+        uint8_t *buf = malloc(len ? len : 1);
+        if (!buf) {
+            code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+            message = "out of memory encoding the response";
+        } else {
+            protobuf_c_message_pack(reply, buf);
+            grpc_slice s = grpc_slice_new(buf, len, free);
+            c->send = grpc_raw_byte_buffer_create(&s, 1);
+            grpc_slice_unref(s);
+        }
+    }
+    grpc_op ops[3];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
+    if (c->send && code == GRPC_STATUS_OK) {
+        ops[n].op = GRPC_OP_SEND_MESSAGE;
+        ops[n++].data.send_message.send_message = c->send;
+    }
+    ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+    ops[n].data.send_status_from_server.status = code;
+    if (code != GRPC_STATUS_OK && message) {
+        c->status_details = grpc_slice_from_copied_string(message);
+        c->has_details = 1;
+        ops[n].data.send_status_from_server.status_details = &c->status_details;
+    }
+    n++;
+    atomic_fetch_add(&c->refs, 1);
+    if (grpc_call_start_batch(c->call, ops, n, &c->t_send, NULL) != GRPC_CALL_OK) {
+        cz_log(CZ_LOG_WARN, "grpc: cannot send a response");
+        ctx_unref(c);
+    }
+    if (code != GRPC_STATUS_OK && message)
+        cz_log(CZ_LOG_INFO, "rpc %.*s: status %d: %s", (int)GRPC_SLICE_LENGTH(c->details.method),
+               (const char *)GRPC_SLICE_START_PTR(c->details.method), (int)code, message);
+}
+
+static grpc_status_code code_of(cz_status st) {
+    switch (st) {
+    case CZ_E_INVALID_ARG:
+    case CZ_E_PARSE:
+    case CZ_E_RANGE:
+    case CZ_E_NOT_ON_CURVE:
+    case CZ_E_NOT_IN_SUBGROUP:
+    case CZ_E_IDENTITY: return GRPC_STATUS_INVALID_ARGUMENT;
+    case CZ_E_UNSUPPORTED: return GRPC_STATUS_UNIMPLEMENTED;
+    case CZ_E_NOMEM: return GRPC_STATUS_RESOURCE_EXHAUSTED;
+    case CZ_E_IO: return GRPC_STATUS_UNAVAILABLE;
+    default: return GRPC_STATUS_INTERNAL;
+    }
+}
+
+static int client_gone(void *ctx) {
+    call_ctx *c = ctx;
+    return atomic_load(&c->client_gone);
+}
+
+/* ---- handlers ---- */
+
+typedef struct {
+    cz_engine_request req;
+    const uint8_t **ptrs;
+    size_t *lens;
+} request_view;
+
+static cz_status view_submit(request_view *v, const Cuzk__V1__SubmitProofRequest *s,
+                             cz_error *err) {
+    memset(v, 0, sizeof *v);
+    cz_engine_request *r = &v->req;
+    r->request_id = s->request_id;
+    r->kind = (cz_proof_kind)s->proof_kind;
+    r->priority = (cz_priority)s->priority;
+    r->sector_size = s->sector_size;
+    r->registered_proof = s->registered_proof;
+    r->sector_number = s->sector_number;
+    r->miner_id = s->miner_id;
+    r->vanilla_proof = s->vanilla_proof.data;
+    r->vanilla_proof_len = s->vanilla_proof.len;
+    r->randomness = s->randomness.data;
+    r->randomness_len = s->randomness.len;
+    r->partition_index = s->partition_index;
+    r->comm_r_old = s->comm_r_old.data;
+    r->comm_r_old_len = s->comm_r_old.len;
+    r->comm_r_new = s->comm_r_new.data;
+    r->comm_r_new_len = s->comm_r_new.len;
+    r->comm_d_new = s->comm_d_new.data;
+    r->comm_d_new_len = s->comm_d_new.len;
+    if (s->n_vanilla_proofs) {
+        v->ptrs = calloc(s->n_vanilla_proofs, sizeof *v->ptrs);
+        v->lens = calloc(s->n_vanilla_proofs, sizeof *v->lens);
+        if (!v->ptrs || !v->lens) {
+            free(v->ptrs), free(v->lens);
+            return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < s->n_vanilla_proofs; i++) {
+            v->ptrs[i] = s->vanilla_proofs[i].data;
+            v->lens[i] = s->vanilla_proofs[i].len;
+        }
+        r->vanilla_proofs = v->ptrs;
+        r->vanilla_proofs_len = v->lens;
+        r->n_vanilla_proofs = s->n_vanilla_proofs;
+    }
+    return CZ_OK;
+}
+
+static void fill_await(Cuzk__V1__AwaitProofResponse *m, const char *job_id,
+                       const cz_engine_result *r) {
+    cuzk__v1__await_proof_response__init(m);
+    m->job_id = (char *)job_id;
+    m->status = (Cuzk__V1__AwaitProofResponse__Status)r->status;
+    m->proof.data = r->proof;
+    m->proof.len = r->proof_len;
+    m->error_message = (char *)r->error_message;
+    m->queue_wait_ms = r->queue_wait_ms;
+    m->srs_load_ms = r->srs_load_ms;
+    m->synthesis_ms = r->synthesis_ms;
+    m->gpu_compute_ms = r->gpu_compute_ms;
+    m->total_ms = r->total_ms;
+}
+
+static void bad_message(call_ctx *c, const char *type, size_t len) {
+    char m[128];
+    snprintf(m, sizeof m, "cannot decode %s (%zu bytes): not a valid protobuf message", type, len);
+    respond(c, GRPC_STATUS_INVALID_ARGUMENT, m, NULL);
+}
+
+static void do_submit(call_ctx *c, const uint8_t *in, size_t len, int wait) {
+    cz_engine *e = c->d->engine;
+    Cuzk__V1__SubmitProofRequest *s = NULL;
+    Cuzk__V1__ProveRequest *pr = NULL;
+    if (wait) {
+        pr = cuzk__v1__prove_request__unpack(NULL, len, in);
+        if (!pr) return bad_message(c, "ProveRequest", len);
+        s = pr->submit;
+        if (!s) {
+            cuzk__v1__prove_request__free_unpacked(pr, NULL);
+            return respond(c, GRPC_STATUS_INVALID_ARGUMENT, "ProveRequest.submit is missing", NULL);
+        }
+    } else {
+        s = cuzk__v1__submit_proof_request__unpack(NULL, len, in);
+        if (!s) return bad_message(c, "SubmitProofRequest", len);
+    }
+    request_view v;
+    cz_error err = {0};
+    cz_engine_submit_info info;
+    cz_status st = view_submit(&v, s, &err);
+    if (st == CZ_OK) st = cz_engine_submit(e, &v.req, &info, &err);
+    free(v.ptrs), free(v.lens);
+    if (pr)
+        cuzk__v1__prove_request__free_unpacked(pr, NULL);
+    else
+        cuzk__v1__submit_proof_request__free_unpacked(s, NULL);
+    if (st != CZ_OK) return respond(c, code_of(st), err.message, NULL);
+    if (info.attached)
+        cz_log(CZ_LOG_INFO, "%s %s: attached to the existing job", wait ? "Prove" : "SubmitProof",
+               info.job_id);
+    else
+        cz_log(CZ_LOG_INFO, "%s %s: queued (%u ahead)", wait ? "Prove" : "SubmitProof", info.job_id,
+               info.queue_position);
+    if (!wait) {
+        Cuzk__V1__SubmitProofResponse m;
+        cuzk__v1__submit_proof_response__init(&m);
+        m.job_id = info.job_id;
+        m.queue_position = info.queue_position;
+        m.assigned_gpu = "";
+        return respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    }
+    cz_engine_result r;
+    cz_engine_await(e, info.job_id, 0, client_gone, c, &r, &err);
+    if (r.status == CZ_JOB_TIMEOUT) /* the caller went away; the job goes on */
+        snprintf(r.error_message, sizeof r.error_message, "caller went away");
+    Cuzk__V1__AwaitProofResponse a;
+    fill_await(&a, info.job_id, &r);
+    Cuzk__V1__ProveResponse m;
+    cuzk__v1__prove_response__init(&m);
+    m.result = &a;
+    respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    cz_engine_result_free(&r);
+}
+
+static void do_await(call_ctx *c, const uint8_t *in, size_t len) {
+    Cuzk__V1__AwaitProofRequest *q = cuzk__v1__await_proof_request__unpack(NULL, len, in);
+    if (!q) return bad_message(c, "AwaitProofRequest", len);
+    cz_engine_result r;
+    cz_error err = {0};
+    cz_engine_await(c->d->engine, q->job_id, q->timeout_ms, client_gone, c, &r, &err);
+    if (r.status == CZ_JOB_UNKNOWN) {
+        respond(c, GRPC_STATUS_NOT_FOUND, r.error_message, NULL);
+    } else {
+        Cuzk__V1__AwaitProofResponse a;
+        fill_await(&a, q->job_id, &r);
+        respond(c, GRPC_STATUS_OK, NULL, &a.base);
+    }
+    cz_engine_result_free(&r);
+    cuzk__v1__await_proof_request__free_unpacked(q, NULL);
+}
+
+static void do_cancel(call_ctx *c, const uint8_t *in, size_t len) {
+    Cuzk__V1__CancelProofRequest *q = cuzk__v1__cancel_proof_request__unpack(NULL, len, in);
+    if (!q) return bad_message(c, "CancelProofRequest", len);
+    int found = 0, was_running = 0;
+    cz_error err = {0};
+    cz_engine_cancel(c->d->engine, q->job_id, &found, &was_running, &err);
+    if (!found) {
+        char m[CZ_JOB_ID_MAX + 32];
+        snprintf(m, sizeof m, "no job with id '%.256s'", q->job_id);
+        respond(c, GRPC_STATUS_NOT_FOUND, m, NULL);
+    } else {
+        cz_log(CZ_LOG_INFO, "CancelProof %s (was running: %d)", q->job_id, was_running);
+        Cuzk__V1__CancelProofResponse m;
+        cuzk__v1__cancel_proof_response__init(&m);
+        m.was_running = was_running;
+        respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    }
+    cuzk__v1__cancel_proof_request__free_unpacked(q, NULL);
+}
+
+static void do_status(call_ctx *c) {
+    cz_engine_status *s = malloc(sizeof *s);
+    if (!s) return respond(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+    cz_engine_get_status(c->d->engine, s);
+    Cuzk__V1__GetStatusResponse m;
+    cuzk__v1__get_status_response__init(&m);
+    Cuzk__V1__QueueStatus qs[CZ_PROOF_KIND_COUNT - 1], *qp[CZ_PROOF_KIND_COUNT - 1];
+    for (int k = 1; k < CZ_PROOF_KIND_COUNT; k++) {
+        cuzk__v1__queue_status__init(&qs[k - 1]);
+        qs[k - 1].proof_kind = (char *)cz_proof_kind_name((cz_proof_kind)k);
+        qs[k - 1].pending = s->queues[k].pending;
+        qs[k - 1].in_progress = s->queues[k].in_progress;
+        qp[k - 1] = &qs[k - 1];
+    }
+    m.n_queues = CZ_PROOF_KIND_COUNT - 1;
+    m.queues = qp;
+    Cuzk__V1__SRSStatus ss[16], *sp[16];
+    for (size_t i = 0; i < s->n_srs; i++) {
+        cuzk__v1__srsstatus__init(&ss[i]);
+        ss[i].circuit_id = s->srs[i].circuit_id;
+        ss[i].tier = (Cuzk__V1__SRSStatus__Tier)s->srs[i].tier;
+        ss[i].size_bytes = s->srs[i].size_bytes;
+        ss[i].ref_count = s->srs[i].ref_count;
+        sp[i] = &ss[i];
+    }
+    m.n_loaded_srs = s->n_srs;
+    m.loaded_srs = sp;
+    /* GPUs: one entry per prove worker of a GPU back-end; none on the CPU. */
+    Cuzk__V1__GPUStatus gs[8], *gp[8];
+    size_t n_gpus = 0;
+    if (strcmp(s->backend_name, "cpu") != 0)
+        for (uint32_t w = 0; w < s->prove_workers && w < 8; w++, n_gpus++) {
+            cuzk__v1__gpustatus__init(&gs[w]);
+            gs[w].ordinal = w;
+            gs[w].name = (char *)s->backend_name;
+            gs[w].current_job_id = s->prove_worker_job[w];
+            gs[w].current_proof_kind = s->prove_worker_job[w][0]
+                                           ? (char *)cz_proof_kind_name(s->prove_worker_kind[w])
+                                           : "";
+            gp[w] = &gs[w];
+        }
+    m.n_gpus = n_gpus;
+    m.gpus = gp;
+    m.total_proofs_completed = s->completed;
+    m.total_proofs_failed = s->failed;
+    m.uptime_seconds = s->uptime_seconds;
+    m.pinned_memory_bytes = s->memory_used_bytes;
+    m.pinned_memory_limit_bytes = s->memory_total_bytes;
+    respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    free(s);
+}
+
+static void do_metrics(call_ctx *c) {
+    char *text = NULL;
+    cz_error err = {0};
+    cz_status st = cz_engine_metrics(c->d->engine, &text, &err);
+    if (st != CZ_OK) return respond(c, code_of(st), err.message, NULL);
+    Cuzk__V1__GetMetricsResponse m;
+    cuzk__v1__get_metrics_response__init(&m);
+    m.prometheus_text = text;
+    respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    free(text);
+}
+
+static void do_preload(call_ctx *c, const uint8_t *in, size_t len) {
+    Cuzk__V1__PreloadSrsRequest *q = cuzk__v1__preload_srs_request__unpack(NULL, len, in);
+    if (!q) return bad_message(c, "PreloadSrsRequest", len);
+    int already = 0;
+    uint64_t ms = 0;
+    cz_error err = {0};
+    cz_status st = cz_engine_preload(c->d->engine, q->circuit_id, &already, &ms, &err);
+    if (st != CZ_OK) {
+        respond(c, st == CZ_E_IO ? GRPC_STATUS_FAILED_PRECONDITION : code_of(st), err.message,
+                NULL);
+    } else {
+        cz_log(CZ_LOG_INFO, "PreloadSRS %s: %s (%" PRIu64 " ms)", q->circuit_id,
+               already ? "already loaded" : "loaded", ms);
+        Cuzk__V1__PreloadSrsResponse m;
+        cuzk__v1__preload_srs_response__init(&m);
+        m.already_loaded = already;
+        m.load_time_ms = ms;
+        respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    }
+    cuzk__v1__preload_srs_request__free_unpacked(q, NULL);
+}
+
+static void do_evict(call_ctx *c, const uint8_t *in, size_t len) {
+    Cuzk__V1__EvictSrsRequest *q = cuzk__v1__evict_srs_request__unpack(NULL, len, in);
+    if (!q) return bad_message(c, "EvictSrsRequest", len);
+    int was = 0;
+    uint64_t freed = 0;
+    cz_error err = {0};
+    cz_status st = cz_engine_evict(c->d->engine, q->circuit_id, &was, &freed, &err);
+    if (st != CZ_OK) {
+        respond(c, st == CZ_E_IO ? GRPC_STATUS_FAILED_PRECONDITION : code_of(st), err.message,
+                NULL);
+    } else {
+        cz_log(CZ_LOG_INFO, "EvictSRS %s: freed %" PRIu64 " bytes", q->circuit_id, freed);
+        Cuzk__V1__EvictSrsResponse m;
+        cuzk__v1__evict_srs_response__init(&m);
+        m.was_loaded = was;
+        m.freed_bytes = freed;
+        respond(c, GRPC_STATUS_OK, NULL, &m.base);
+    }
+    cuzk__v1__evict_srs_request__free_unpacked(q, NULL);
+}
+
+static int method_is(const call_ctx *c, const char *name) {
+    static const char prefix[] = "/cuzk.v1.ProvingEngine/";
+    size_t plen = sizeof prefix - 1, nlen = strlen(name);
+    size_t len = GRPC_SLICE_LENGTH(c->details.method);
+    const char *m = (const char *)GRPC_SLICE_START_PTR(c->details.method);
+    return len == plen + nlen && !memcmp(m, prefix, plen) && !memcmp(m + plen, name, nlen);
+}
+
+static void *handler(void *arg) {
+    call_ctx *c = arg;
+    cz_daemon *d = c->d;
+    grpc_byte_buffer_reader reader;
+    grpc_slice s = grpc_empty_slice();
+    if (grpc_byte_buffer_reader_init(&reader, c->recv)) {
+        s = grpc_byte_buffer_reader_readall(&reader);
+        grpc_byte_buffer_reader_destroy(&reader);
+    }
+    grpc_byte_buffer_destroy(c->recv);
+    c->recv = NULL;
+    const uint8_t *in = GRPC_SLICE_START_PTR(s);
+    size_t len = GRPC_SLICE_LENGTH(s);
+    if (method_is(c, "Prove"))
+        do_submit(c, in, len, 1);
+    else if (method_is(c, "SubmitProof"))
+        do_submit(c, in, len, 0);
+    else if (method_is(c, "AwaitProof"))
+        do_await(c, in, len);
+    else if (method_is(c, "CancelProof"))
+        do_cancel(c, in, len);
+    else if (method_is(c, "GetStatus"))
+        do_status(c);
+    else if (method_is(c, "GetMetrics"))
+        do_metrics(c);
+    else if (method_is(c, "PreloadSRS"))
+        do_preload(c, in, len);
+    else if (method_is(c, "EvictSRS"))
+        do_evict(c, in, len);
+    else
+        respond(c, GRPC_STATUS_UNIMPLEMENTED, "unknown method", NULL);
+    grpc_slice_unref(s);
+    ctx_unref(c); /* the receive's reference */
+    pthread_mutex_lock(&d->lock);
+    d->active_handlers--;
+    pthread_cond_broadcast(&d->changed);
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
+/* ---- completion queue ---- */
+
+static void request_next(cz_daemon *d) {
+    call_ctx *c = ctx_new(d);
+    if (!c) {
+        cz_log(CZ_LOG_ERROR, "grpc: out of memory; not accepting calls");
+        return;
+    }
+    atomic_store(&c->refs, 1);
+    grpc_call_error e =
+        grpc_server_request_call(d->server, &c->call, &c->details, &c->md, d->cq, d->cq, &c->t_new);
+    if (e != GRPC_CALL_OK) {
+        cz_log(CZ_LOG_ERROR, "grpc: request_call failed (%d)", (int)e);
+        ctx_free(c);
+    }
+}
+
+static void on_new_call(cz_daemon *d, call_ctx *c, int ok) {
+    if (!ok) { /* the server is shutting down */
+        ctx_unref(c);
+        return;
+    }
+    pthread_mutex_lock(&d->lock);
+    int shutting = d->shutting_down;
+    pthread_mutex_unlock(&d->lock);
+    if (!shutting) request_next(d);
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    op.data.recv_close_on_server.cancelled = &c->cancelled;
+    atomic_fetch_add(&c->refs, 1);
+    if (grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL) != GRPC_CALL_OK) ctx_unref(c);
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &c->recv;
+    /* The reference of TAG_NEW passes to the receive. */
+    if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) ctx_unref(c);
+}
+
+static void on_recv(cz_daemon *d, call_ctx *c, int ok) {
+    if (!ok || !c->recv) {
+        if (ok) respond(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message", NULL);
+        ctx_unref(c);
+        return;
+    }
+    pthread_mutex_lock(&d->lock);
+    int room = d->active_handlers < CZ_DAEMON_MAX_CALLS;
+    if (room) d->active_handlers++;
+    pthread_mutex_unlock(&d->lock);
+    pthread_t t;
+    if (room) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&t, &attr, handler, c);
+        pthread_attr_destroy(&attr);
+        if (rc == 0) return;
+        pthread_mutex_lock(&d->lock);
+        d->active_handlers--;
+        pthread_cond_broadcast(&d->changed);
+        pthread_mutex_unlock(&d->lock);
+    }
+    respond(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "too many calls in progress", NULL);
+    ctx_unref(c);
+}
+
+static void *cq_loop(void *arg) {
+    cz_daemon *d = arg;
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(d->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
+        if (ev.type != GRPC_OP_COMPLETE) continue;
+        tag_t *t = ev.tag;
+        switch (t->kind) {
+        case TAG_SHUTDOWN:
+            pthread_mutex_lock(&d->lock);
+            d->shutdown_done = 1;
+            pthread_cond_broadcast(&d->changed);
+            pthread_mutex_unlock(&d->lock);
+            break;
+        case TAG_NEW: on_new_call(d, t->c, ev.success); break;
+        case TAG_RECV: on_recv(d, t->c, ev.success); break;
+        case TAG_SEND: ctx_unref(t->c); break;
+        case TAG_CLOSE:
+            if (t->c->cancelled) atomic_store(&t->c->client_gone, 1);
+            ctx_unref(t->c);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* ---- listening address ---- */
+
+static int is_loopback(const char *host) {
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, host, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
+    return 0;
+}
+
+/* Builds the gRPC address; for a unix socket, prepares the path. */
+static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *err) {
+    const char *l = d->cfg.listen;
+    const char *path = NULL;
+    if (!strncmp(l, "unix://", 7))
+        path = l + 7;
+    else if (!strncmp(l, "unix:", 5))
+        path = l + 5;
+    if (path) {
+        char abs[PATH_MAX + 2];
+        if (path[0] == '/') {
+            snprintf(abs, sizeof abs, "%s", path);
+        } else {
+            char cwd[PATH_MAX];
+            if (!getcwd(cwd, sizeof cwd))
+                return cz_error_set(err, CZ_E_IO, "listen: cannot get the working directory");
+            if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs)
+                return cz_error_set(err, CZ_E_INVALID_ARG, "listen: path too long");
+        }
+        if (!path[0] || strlen(abs) >= sizeof d->socket_path)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "listen: unix socket path '%s' is empty or longer than %zu bytes",
+                                abs, sizeof d->socket_path - 1);
+        struct stat sb;
+        if (lstat(abs, &sb) == 0) {
+            if (!S_ISSOCK(sb.st_mode))
+                return cz_error_set(err, CZ_E_IO, "listen: %s exists and is not a socket", abs);
+            int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            struct sockaddr_un sa = {.sun_family = AF_UNIX};
+            snprintf(sa.sun_path, sizeof sa.sun_path, "%s", abs);
+            int live = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+            if (fd >= 0) close(fd);
+            if (live)
+                return cz_error_set(err, CZ_E_IO, "listen: another process is serving on %s", abs);
+            if (unlink(abs) != 0)
+                return cz_error_set(err, CZ_E_IO, "listen: cannot remove stale socket %s", abs);
+            cz_log(CZ_LOG_INFO, "removed stale socket %s", abs);
+        }
+        snprintf(d->socket_path, sizeof d->socket_path, "%s", abs);
+        if (snprintf(addr, cap, "unix:%s", abs) >= (int)cap)
+            return cz_error_set(err, CZ_E_INVALID_ARG, "listen: path too long");
+        return CZ_OK;
+    }
+    /* host:port, [v6]:port */
+    char host[256];
+    const char *colon;
+    if (l[0] == '[') {
+        const char *close = strchr(l, ']');
+        if (!close || close[1] != ':' || (size_t)(close - l - 1) >= sizeof host)
+            return cz_error_set(err, CZ_E_INVALID_ARG, "listen: bad address '%s'", l);
+        memcpy(host, l + 1, (size_t)(close - l - 1));
+        host[close - l - 1] = 0;
+        colon = close + 1;
+    } else {
+        colon = strrchr(l, ':');
+        if (!colon || (size_t)(colon - l) >= sizeof host)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "listen: '%s' is neither unix://PATH nor HOST:PORT", l);
+        memcpy(host, l, (size_t)(colon - l));
+        host[colon - l] = 0;
+    }
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || port < 1 || port > 65535)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "listen: bad port in '%s'", l);
+    if (!strcmp(host, "localhost")) snprintf(host, sizeof host, "127.0.0.1");
+    struct in6_addr tmp;
+    if (inet_pton(AF_INET, host, &tmp) != 1 && inet_pton(AF_INET6, host, &tmp) != 1)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "listen: '%s' is not an IP address (use an IP literal)", host);
+    if (!is_loopback(host) && !d->cfg.allow_remote)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "listen: %s is not a loopback address; the gRPC service has no TLS "
+                            "and no authentication, so set [daemon] allow_remote = true to "
+                            "serve other hosts",
+                            host);
+    if (strchr(host, ':'))
+        snprintf(addr, cap, "[%s]:%ld", host, port);
+    else
+        snprintf(addr, cap, "%s:%ld", host, port);
+    return CZ_OK;
+}
+
+/* ---- the CUDA prove back-end ----
+ * The GPU layer takes one caller at a time per process: calls are
+ * serialized here, so extra prove workers only queue on this lock. */
+
+static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cz_status cuda_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
+                            const cz_prove_data *pd, cz_error *err) {
+    (void)ctx;
+    pthread_mutex_lock(&cuda_lock);
+    /* The key goes up for this call and is freed after it (correct for any
+     * params); keeping one cz_gpu_srs per cached params resident across
+     * proofs is the intended use (gpu.h) and not wired here yet. */
+    cz_gpu_srs *srs = NULL;
+    cz_status st = cz_gpu_srs_create(&srs, params, err);
+    if (st == CZ_OK) st = cz_gpu_groth16_prove_start(out, srs, pd, err);
+    cz_gpu_srs_destroy(srs);
+    pthread_mutex_unlock(&cuda_lock);
+    return st;
+}
+
+static const cz_prove_backend cuda_backend = {"cuda", cuda_start, NULL};
+
+/* ---- life cycle ---- */
+
+cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
+                          const cz_engine_config *engine_extra, cz_error *err) {
+    *out = NULL;
+    cz_daemon *d = calloc(1, sizeof *d);
+    if (!d) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    d->cfg = *cfg;
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->changed, NULL);
+    d->shutdown_tag = (tag_t){TAG_SHUTDOWN, NULL};
+    cz_log_set_level_name(cfg->log_level);
+    if (cfg->synthesis_threads) {
+        char n[16];
+        snprintf(n, sizeof n, "%u", cfg->synthesis_threads);
+        setenv("CZ_THREADS", n, 1);
+    }
+
+    char addr[PATH_MAX + 16];
+    cz_status st = resolve_listen(d, addr, sizeof addr, err);
+    if (st != CZ_OK) goto fail;
+
+    cz_engine_config ec;
+    if (engine_extra)
+        ec = *engine_extra;
+    else
+        memset(&ec, 0, sizeof ec);
+    ec.memory_budget_bytes = cfg->total_budget;
+    ec.safety_margin_bytes = cfg->safety_margin;
+    ec.synthesis_workers = cfg->max_parallel_synthesis;
+    if (!ec.backend && strcmp(cfg->backend, "cpu") != 0) {
+        char desc[256] = "";
+        cz_error gerr = {0};
+        if (cz_gpu_probe(desc, sizeof desc, &gerr) == CZ_OK) {
+            ec.backend = &cuda_backend;
+            cz_log(CZ_LOG_INFO, "GPU: %s", desc);
+        } else if (!strcmp(cfg->backend, "cuda")) {
+            st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"cuda\": %s", gerr.message);
+            goto fail;
+        } else {
+            cz_log(CZ_LOG_INFO, "no usable GPU (%s): CPU back-end", gerr.message);
+        }
+    }
+    /* The CPU back-end already uses every core per proof: one worker. */
+    const cz_prove_backend *be = ec.backend ? ec.backend : &cz_prove_backend_cpu;
+    ec.prove_workers = !strcmp(be->name, "cpu")
+                           ? 1
+                           : cfg->gpu_workers_per_device * (cfg->n_devices ? cfg->n_devices : 1);
+    ec.prove_queue_depth = cfg->max_gpu_queue_depth;
+    ec.param_cache = cfg->param_cache;
+    ec.result_retention_ms = cfg->result_retention_ms;
+    ec.srs_eviction_min_idle_ms = cfg->eviction_min_idle_ms;
+    ec.timeline = cfg->timeline;
+    st = cz_engine_create(&d->engine, &ec, err);
+    if (st != CZ_OK) goto fail;
+    for (uint32_t i = 0; i < cfg->n_preload; i++) {
+        int already;
+        uint64_t ms;
+        st = cz_engine_preload(d->engine, cfg->preload[i], &already, &ms, err);
+        if (st != CZ_OK) {
+            cz_error_prefix(err, "[srs] preload");
+            goto fail;
+        }
+        cz_log(CZ_LOG_INFO, "preloaded %s in %" PRIu64 " ms", cfg->preload[i], ms);
+    }
+
+    if (cfg->metrics_listen[0]) {
+        int port = 0;
+        st = cz_http_metrics_start(&d->http, cfg->metrics_listen, cfg->allow_remote, d->engine,
+                                   &port, err);
+        if (st != CZ_OK) goto fail;
+        cz_log(CZ_LOG_INFO, "HTTP /metrics on %s (port %d)", cfg->metrics_listen, port);
+    }
+
+    grpc_init();
+    grpc_arg args[2];
+    args[0].type = GRPC_ARG_INTEGER;
+    args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+    args[0].value.integer = CZ_DAEMON_MAX_MESSAGE;
+    args[1].type = GRPC_ARG_INTEGER;
+    args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
+    args[1].value.integer = CZ_DAEMON_MAX_MESSAGE;
+    grpc_channel_args cargs = {2, args};
+    d->server = grpc_server_create(&cargs, NULL);
+    d->cq = grpc_completion_queue_create_for_next(NULL);
+    grpc_server_register_completion_queue(d->server, d->cq, NULL);
+    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+    /* The socket file is created owner-only from the start (umask), then
+     * chmod'ed as well. */
+    mode_t old = umask(0077);
+    int port = grpc_server_add_http2_port(d->server, addr, creds);
+    umask(old);
+    grpc_server_credentials_release(creds);
+    if (!port) {
+        st = cz_error_set(err, CZ_E_IO, "listen: cannot bind %s", addr);
+        goto fail_grpc;
+    }
+    grpc_server_start(d->server);
+    if (d->socket_path[0]) chmod(d->socket_path, 0600);
+    request_next(d);
+    if (pthread_create(&d->cq_thread, NULL, cq_loop, d) != 0) {
+        st = cz_error_set(err, CZ_E_IO, "cannot start the gRPC thread");
+        goto fail_grpc;
+    }
+    d->cq_thread_started = 1;
+    cz_log(CZ_LOG_INFO, "cuzk %s listening on %s (backend %s, params %s)", CZ_VERSION, addr,
+           be->name, cfg->param_cache);
+    *out = d;
+    return CZ_OK;
+
+fail_grpc:
+    grpc_server_shutdown_and_notify(d->server, d->cq, &d->shutdown_tag);
+    grpc_server_cancel_all_calls(d->server);
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(d->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_OP_COMPLETE && ev.tag == &d->shutdown_tag) break;
+        if (ev.type == GRPC_OP_COMPLETE && ((tag_t *)ev.tag)->kind == TAG_NEW)
+            ctx_unref(((tag_t *)ev.tag)->c);
+    }
+    grpc_server_destroy(d->server);
+    grpc_completion_queue_shutdown(d->cq);
+    while (grpc_completion_queue_next(d->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(d->cq);
+    grpc_shutdown();
+    if (d->socket_path[0]) unlink(d->socket_path);
+fail:
+    cz_http_metrics_stop(d->http);
+    cz_engine_destroy(d->engine);
+    free(d);
+    return st;
+}
+
+static void wait_until(cz_daemon *d, int *flag_or_null, uint64_t timeout_ms) {
+    uint64_t deadline = cz_now_ns() + timeout_ms * 1000000ull;
+    pthread_mutex_lock(&d->lock);
+    while ((flag_or_null ? !*flag_or_null : d->active_handlers > 0) && cz_now_ns() < deadline) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000;
+        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&d->changed, &d->lock, &ts);
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
+void cz_daemon_stop(cz_daemon *d) {
+    cz_log(CZ_LOG_INFO, "shutting down: no new calls; draining jobs (up to %" PRIu64 " ms)",
+           d->cfg.drain_timeout_ms);
+    pthread_mutex_lock(&d->lock);
+    d->shutting_down = 1;
+    pthread_mutex_unlock(&d->lock);
+    grpc_server_shutdown_and_notify(d->server, d->cq, &d->shutdown_tag);
+    uint32_t cancelled = cz_engine_drain(d->engine, d->cfg.drain_timeout_ms);
+    if (cancelled) cz_log(CZ_LOG_WARN, "cancelled %u job(s) still running", cancelled);
+    /* Every job has ended, so waiting handlers answer now; give them a
+     * moment to send, then cut what is left. */
+    wait_until(d, NULL, 5000);
+    wait_until(d, &d->shutdown_done, 2000);
+    grpc_server_cancel_all_calls(d->server);
+    wait_until(d, &d->shutdown_done, 10000);
+    wait_until(d, NULL, 10000);
+    grpc_server_destroy(d->server);
+    grpc_completion_queue_shutdown(d->cq);
+    pthread_join(d->cq_thread, NULL);
+    grpc_completion_queue_destroy(d->cq);
+    cz_http_metrics_stop(d->http);
+    cz_engine_destroy(d->engine);
+    grpc_shutdown();
+    if (d->socket_path[0]) unlink(d->socket_path);
+    pthread_mutex_destroy(&d->lock);
+    pthread_cond_destroy(&d->changed);
+    free(d);
+    cz_log(CZ_LOG_INFO, "stopped");
+}
+
+typedef struct {
+    cz_daemon *d;
+    volatile int done;
+} stopper;
+
+static void *stop_thread(void *arg) {
+    stopper *s = arg;
+    cz_daemon_stop(s->d);
+    s->done = 1;
+    return NULL;
+}
+
+cz_status cz_daemon_run(const cz_daemon_config *cfg, int *forced, cz_error *err) {
+    *forced = 0;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    /* Blocked before any thread starts, so every thread inherits the mask
+     * and only sigwait below sees the signals. */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    cz_daemon *d;
+    cz_status st = cz_daemon_start(&d, cfg, NULL, err);
+    if (st != CZ_OK) return st;
+    int sig = 0;
+    sigwait(&set, &sig);
+    cz_log(CZ_LOG_INFO, "signal %d: draining (a second signal exits at once)", sig);
+    stopper s = {d, 0};
+    pthread_t t;
+    if (pthread_create(&t, NULL, stop_thread, &s) != 0) {
+        cz_daemon_stop(d);
+        return CZ_OK;
+    }
+    while (!s.done) {
+        struct timespec ts = {0, 100000000};
+        if (sigtimedwait(&set, NULL, &ts) > 0) {
+            cz_log(CZ_LOG_WARN, "second signal: exiting without draining");
+            *forced = 1;
+            return CZ_OK;
+        }
+    }
+    pthread_join(t, NULL);
+    return CZ_OK;
+}

@@ -1,0 +1,141 @@
+/* Memory budget: FIFO reservations on a mutex + condition variable. */
+#include "engine/budget.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct cz_budget_waiter {
+    uint64_t bytes;
+    int yields;
+    cz_budget_waiter *next;
+};
+
+/* w may be served: every waiter ahead of it yields (under b->lock). */
+static int first_in_line(const cz_budget *b, const cz_budget_waiter *w) {
+    for (const cz_budget_waiter *v = b->head; v && v != w; v = v->next)
+        if (!v->yields) return 0;
+    return 1;
+}
+
+void cz_budget_init(cz_budget *b, uint64_t total) {
+    memset(b, 0, sizeof *b);
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->changed, NULL);
+    b->total = total;
+}
+
+void cz_budget_destroy(cz_budget *b) {
+    pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->changed);
+}
+
+static void unlink_waiter(cz_budget *b, cz_budget_waiter *w) {
+    cz_budget_waiter **pp = &b->head, *prev = NULL;
+    while (*pp && *pp != w) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp) return;
+    *pp = w->next;
+    if (b->tail == w) b->tail = prev;
+}
+
+cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int yields,
+                            cz_budget_evict_fn evict, void *evict_ctx,
+                            const volatile int *abort_flag, cz_error *err) {
+    if (bytes > b->total)
+        return cz_error_set(err, CZ_E_NOMEM,
+                            "memory budget: %s needs %llu bytes but the whole budget is %llu bytes "
+                            "(raise [memory] total_budget)",
+                            what, (unsigned long long)bytes, (unsigned long long)b->total);
+    cz_budget_waiter self = {bytes, yields, NULL};
+    pthread_mutex_lock(&b->lock);
+    if (b->tail)
+        b->tail->next = &self;
+    else
+        b->head = &self;
+    b->tail = &self;
+    cz_status st = CZ_OK;
+    for (;;) {
+        if (abort_flag && *abort_flag) {
+            st = cz_error_set(err, CZ_E_IO, "memory budget: %s: wait aborted", what);
+            break;
+        }
+        int first = first_in_line(b, &self);
+        if (first && b->total - b->used >= bytes) {
+            b->used += bytes;
+            break;
+        }
+        if (first && evict) {
+            uint64_t need = bytes - (b->total - b->used);
+            pthread_mutex_unlock(&b->lock);
+            uint64_t freed = evict(evict_ctx, need);
+            pthread_mutex_lock(&b->lock);
+            if (freed) continue; /* re-check before sleeping */
+            /* Cache entries also become evictable by ageing, which signals
+             * nothing: retry the evictor once a second. */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            pthread_cond_timedwait(&b->changed, &b->lock, &ts);
+            continue;
+        }
+        pthread_cond_wait(&b->changed, &b->lock);
+    }
+    unlink_waiter(b, &self);
+    /* The next waiter may now be the head and fit. */
+    pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->lock);
+    return st;
+}
+
+int cz_budget_try_acquire(cz_budget *b, uint64_t bytes) {
+    int ok = 0;
+    pthread_mutex_lock(&b->lock);
+    if (first_in_line(b, NULL) && b->total - b->used >= bytes) {
+        b->used += bytes;
+        ok = 1;
+    }
+    pthread_mutex_unlock(&b->lock);
+    return ok;
+}
+
+void cz_budget_release(cz_budget *b, uint64_t bytes) {
+    pthread_mutex_lock(&b->lock);
+    b->used = bytes > b->used ? 0 : b->used - bytes;
+    pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void cz_budget_wake(cz_budget *b) {
+    pthread_mutex_lock(&b->lock);
+    pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void cz_budget_usage(cz_budget *b, uint64_t *used, uint64_t *total) {
+    pthread_mutex_lock(&b->lock);
+    if (used) *used = b->used;
+    if (total) *total = b->total;
+    pthread_mutex_unlock(&b->lock);
+}
+
+size_t cz_budget_waiting(cz_budget *b) {
+    size_t n = 0;
+    pthread_mutex_lock(&b->lock);
+    for (const cz_budget_waiter *w = b->head; w; w = w->next) n++;
+    pthread_mutex_unlock(&b->lock);
+    return n;
+}
+
+uint64_t cz_physical_memory_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemTotal: %llu kB", &kib) == 1) break;
+    fclose(f);
+    return (uint64_t)kib * 1024;
+}

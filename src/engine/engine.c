@@ -1,0 +1,1321 @@
+/* The engine: job table, priority queues, workers. See cuzk/engine.h for the
+ * contract and engine/job.h for a job's life.
+ *
+ * Locking: one mutex (e->lock) guards the job table, the queues, the
+ * counters and every job's bookkeeping fields; no op, SRS load or budget wait
+ * runs under it. A job is freed when it has been pruned from the table and
+ * no queue item or waiter refers to it (job->refs == 0).
+ *
+ * Queues, all ordered by (priority desc, job sequence asc, unit asc):
+ *   synth heap   "prepare job" items (unit = PREPARE) and "synthesize unit";
+ *   prove heap   synthesized units, at most prove_queue_depth of them (the
+ *                synthesis worker holding the next one waits for room);
+ *   finish FIFO  units after prove_start, for the finalizer. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/engine.h"
+#include "engine/budget.h"
+#include "engine/job.h"
+#include "engine/srs.h"
+#include "util/parallel.h"
+
+#define PREPARE_UNIT      UINT32_MAX
+#define MAX_PROVE_WORKERS 8
+
+typedef enum { PHASE_QUEUED, PHASE_PREPARING, PHASE_RUNNING, PHASE_DONE } job_phase;
+
+typedef struct job {
+    struct job *next; /* job table */
+    char id[CZ_JOB_ID_MAX + 1];
+    uint64_t seq;
+    cz_proof_kind kind;
+    int priority;
+    const cz_job_ops *ops;
+    uint64_t payload_hash;
+    /* The request with every buffer owned by the job. */
+    cz_engine_request req;
+    uint8_t *owned; /* one allocation holding the copied buffers */
+    uint8_t **vp_ptrs;
+    size_t *vp_lens;
+
+    job_phase phase;
+    cz_job_status final;
+    char error[512];
+    volatile int cancel; /* read by budget waits without the engine lock */
+    int failed, started;
+    void *state;
+    cz_job_plan plan;
+    int srs_held;
+    cz_srs_handle srs;
+    uint8_t *proof;
+    uint32_t units_left; /* units not yet finished or dropped */
+    uint64_t t_submit, t_first_synth, t_end;
+    uint64_t srs_load_ms, synth_ns, prove_ns;
+    int in_load_queue;  /* waiting for the SRS loader */
+    uint64_t srs_bytes; /* of plan.circuit_id when hot */
+    int refs;           /* queue items, running ops and waiters */
+    int pruned;         /* out of the table */
+} job;
+
+typedef struct {
+    job *j;
+    uint32_t unit;
+    void *data;        /* synth (prove heap) or pending (finish queue) */
+    uint64_t reserved; /* budget bytes held by this unit */
+} item;
+
+typedef struct {
+    item *v;
+    size_t n, cap;
+} heap;
+
+typedef struct {
+    uint64_t completed, failed, cancelled;
+    double duration_sum_s;
+} kind_counters;
+
+struct cz_engine {
+    pthread_mutex_t lock;
+    pthread_cond_t work;       /* synth heap changed or stop */
+    pthread_cond_t prove_work; /* prove heap changed */
+    pthread_cond_t prove_room;
+    pthread_cond_t finish_work;
+    pthread_cond_t job_done; /* a job reached PHASE_DONE */
+    pthread_cond_t janitor_wake;
+    pthread_cond_t load_work;
+    int stop, draining;
+    int loader_busy; /* the SRS loader holds a job (loading or waiting for memory) */
+
+    job *jobs;
+    uint64_t next_seq;
+    heap synth, prove, finish, load;
+    uint32_t prove_queue_depth;
+
+    cz_budget budget;
+    cz_srs_manager srs;
+    const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
+    const cz_prove_backend *backend;
+    uint64_t retention_ns;
+    int timeline;
+    uint64_t t_start;
+
+    uint32_t n_synth, n_prove;
+    pthread_t *synth_threads, *prove_threads, finish_thread, janitor_thread, loader_thread;
+    char worker_job[MAX_PROVE_WORKERS][CZ_JOB_ID_MAX + 1];
+    cz_proof_kind worker_kind[MAX_PROVE_WORKERS];
+    uint32_t prove_busy;
+
+    kind_counters counters[CZ_PROOF_KIND_COUNT];
+};
+
+/* ------------------------------------------------------------------ */
+
+const char *cz_proof_kind_name(cz_proof_kind kind) {
+    switch (kind) {
+    case CZ_PROOF_POREP: return "porep-c2";
+    case CZ_PROOF_SNAP: return "snap-update";
+    case CZ_PROOF_WINDOW_POST: return "window-post";
+    case CZ_PROOF_WINNING_POST: return "winning-post";
+    default: return "unspecified";
+    }
+}
+
+static const char *kind_metric_label(cz_proof_kind kind) {
+    switch (kind) {
+    case CZ_PROOF_POREP: return "porep_c2";
+    case CZ_PROOF_SNAP: return "snap_update";
+    case CZ_PROOF_WINDOW_POST: return "window_post";
+    case CZ_PROOF_WINNING_POST: return "winning_post";
+    default: return "unspecified";
+    }
+}
+
+const char *cz_job_status_name(cz_job_status s) {
+    switch (s) {
+    case CZ_JOB_COMPLETED: return "COMPLETED";
+    case CZ_JOB_FAILED: return "FAILED";
+    case CZ_JOB_CANCELLED: return "CANCELLED";
+    case CZ_JOB_TIMEOUT: return "TIMEOUT";
+    default: return "UNKNOWN";
+    }
+}
+
+void cz_engine_result_free(cz_engine_result *r) {
+    free(r->proof);
+    r->proof = NULL;
+    r->proof_len = 0;
+}
+
+static void timeline(cz_engine *e, const char *event, const job *j, const char *fmt, ...) {
+    if (!e->timeline) return;
+    char detail[128] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(detail, sizeof detail, fmt, ap);
+        va_end(ap);
+    }
+    fprintf(stderr, "TIMELINE,%" PRIu64 ",%s,%s,%s\n", (cz_now_ns() - e->t_start) / 1000000, event,
+            j->id, detail);
+}
+
+/* ---- heaps: (priority desc, seq asc, unit asc); PREPARE_UNIT sorts first ---- */
+
+static int item_before(const item *a, const item *b) {
+    if (a->j->priority != b->j->priority) return a->j->priority > b->j->priority;
+    if (a->j->seq != b->j->seq) return a->j->seq < b->j->seq;
+    uint64_t ua = a->unit == PREPARE_UNIT ? 0 : (uint64_t)a->unit + 1;
+    uint64_t ub = b->unit == PREPARE_UNIT ? 0 : (uint64_t)b->unit + 1;
+    return ua < ub;
+}
+
+static int heap_push(heap *h, item it) {
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 16;
+        item *v = realloc(h->v, cap * sizeof *v);
+        if (!v) return 0;
+        h->v = v;
+        h->cap = cap;
+    }
+    size_t i = h->n++;
+    h->v[i] = it;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!item_before(&h->v[i], &h->v[p])) break;
+        item t = h->v[i];
+        h->v[i] = h->v[p];
+        h->v[p] = t;
+        i = p;
+    }
+    return 1;
+}
+
+static item heap_pop(heap *h) {
+    item top = h->v[0];
+    h->v[0] = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && item_before(&h->v[l], &h->v[m])) m = l;
+        if (r < h->n && item_before(&h->v[r], &h->v[m])) m = r;
+        if (m == i) break;
+        item t = h->v[i];
+        h->v[i] = h->v[m];
+        h->v[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* FIFO on the same storage (finish queue): push at the end, pop the front. */
+static int fifo_push(heap *h, item it) {
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 16;
+        item *v = realloc(h->v, cap * sizeof *v);
+        if (!v) return 0;
+        h->v = v;
+        h->cap = cap;
+    }
+    h->v[h->n++] = it;
+    return 1;
+}
+
+static item fifo_pop(heap *h) {
+    item it = h->v[0];
+    memmove(h->v, h->v + 1, (h->n - 1) * sizeof *h->v);
+    h->n--;
+    return it;
+}
+
+/* ---- jobs ---- */
+
+static void job_free(job *j) {
+    if (j->state && j->ops->free_state) j->ops->free_state(j->state);
+    free(j->proof);
+    free(j->owned);
+    free(j->vp_ptrs);
+    free(j->vp_lens);
+    free(j);
+}
+
+/* Drops a reference; under e->lock. Frees a pruned job with no references. */
+static void job_unref(job *j) {
+    if (--j->refs == 0 && j->pruned) job_free(j);
+}
+
+static job *find_job(cz_engine *e, const char *id) {
+    for (job *j = e->jobs; j; j = j->next)
+        if (!strcmp(j->id, id)) return j;
+    return NULL;
+}
+
+static void unlink_job(cz_engine *e, job *j) {
+    for (job **pp = &e->jobs; *pp; pp = &(*pp)->next)
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    j->pruned = 1;
+}
+
+/* Ends a job (under e->lock): counters, SRS reference, waiters. */
+static void job_end(cz_engine *e, job *j, cz_job_status st, const char *msg) {
+    if (j->phase == PHASE_DONE) return;
+    j->phase = PHASE_DONE;
+    j->final = st;
+    j->t_end = cz_now_ns();
+    if (msg && !j->error[0]) snprintf(j->error, sizeof j->error, "%s", msg);
+    kind_counters *c = &e->counters[j->kind];
+    if (st == CZ_JOB_COMPLETED) {
+        c->completed++;
+        c->duration_sum_s += (double)(j->t_end - j->t_submit) / 1e9;
+    } else if (st == CZ_JOB_CANCELLED) {
+        c->cancelled++;
+    } else {
+        c->failed++;
+    }
+    if (j->srs_held) {
+        cz_srs_release(&e->srs, j->plan.circuit_id);
+        j->srs_held = 0;
+    }
+    /* The C1 copy and its parsed form can be ~100 MB: a finished job keeps
+     * only its result. No op of the job runs any more (all units are over,
+     * or none was created). */
+    if (j->state && j->ops->free_state) j->ops->free_state(j->state);
+    j->state = NULL;
+    free(j->owned);
+    j->owned = NULL;
+    memset(&j->req, 0, sizeof j->req);
+    fprintf(stderr, "engine: job %s (%s) %s%s%s, %.3f s\n", j->id, cz_proof_kind_name(j->kind),
+            cz_job_status_name(st), j->error[0] ? ": " : "", j->error,
+            (double)(j->t_end - j->t_submit) / 1e9);
+    pthread_cond_broadcast(&e->job_done);
+}
+
+/* FNV-1a 64 over the request payload: a same-id resubmission must carry the
+ * same request. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t payload_hash(const cz_engine_request *r) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t f[6] = {(uint64_t)r->kind, r->sector_size, r->registered_proof,
+                     r->sector_number,  r->miner_id,    r->partition_index};
+    h = fnv(h, f, sizeof f);
+    h = fnv(h, &r->vanilla_proof_len, sizeof r->vanilla_proof_len);
+    if (r->vanilla_proof_len) h = fnv(h, r->vanilla_proof, r->vanilla_proof_len);
+    for (size_t i = 0; i < r->n_vanilla_proofs; i++) {
+        h = fnv(h, &r->vanilla_proofs_len[i], sizeof(size_t));
+        if (r->vanilla_proofs_len[i]) h = fnv(h, r->vanilla_proofs[i], r->vanilla_proofs_len[i]);
+    }
+    if (r->randomness_len) h = fnv(h, r->randomness, r->randomness_len);
+    if (r->comm_r_old_len) h = fnv(h, r->comm_r_old, r->comm_r_old_len);
+    if (r->comm_r_new_len) h = fnv(h, r->comm_r_new, r->comm_r_new_len);
+    if (r->comm_d_new_len) h = fnv(h, r->comm_d_new, r->comm_d_new_len);
+    return h;
+}
+
+/* Deep copy of the request's buffers into one allocation. */
+static cz_status copy_request(job *j, const cz_engine_request *r, cz_error *err) {
+    size_t total = r->vanilla_proof_len + r->randomness_len + r->comm_r_old_len +
+                   r->comm_r_new_len + r->comm_d_new_len;
+    for (size_t i = 0; i < r->n_vanilla_proofs; i++) total += r->vanilla_proofs_len[i];
+    j->owned = malloc(total ? total : 1);
+    if (r->n_vanilla_proofs) {
+        j->vp_ptrs = calloc(r->n_vanilla_proofs, sizeof *j->vp_ptrs);
+        j->vp_lens = calloc(r->n_vanilla_proofs, sizeof *j->vp_lens);
+    }
+    if (!j->owned || (r->n_vanilla_proofs && (!j->vp_ptrs || !j->vp_lens)))
+        return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory copying the request");
+    uint8_t *p = j->owned;
+    j->req = *r;
+    j->req.request_id = j->id;
+#define COPY(field, len)                                                                           \
+    do {                                                                                           \
+        if (r->len) memcpy(p, r->field, r->len);                                                   \
+        j->req.field = p;                                                                          \
+        p += r->len;                                                                               \
+    } while (0)
+    COPY(vanilla_proof, vanilla_proof_len);
+    COPY(randomness, randomness_len);
+    COPY(comm_r_old, comm_r_old_len);
+    COPY(comm_r_new, comm_r_new_len);
+    COPY(comm_d_new, comm_d_new_len);
+#undef COPY
+    for (size_t i = 0; i < r->n_vanilla_proofs; i++) {
+        if (r->vanilla_proofs_len[i]) memcpy(p, r->vanilla_proofs[i], r->vanilla_proofs_len[i]);
+        j->vp_ptrs[i] = p;
+        j->vp_lens[i] = r->vanilla_proofs_len[i];
+        p += r->vanilla_proofs_len[i];
+    }
+    j->req.vanilla_proofs = (const uint8_t *const *)j->vp_ptrs;
+    j->req.vanilla_proofs_len = j->vp_lens;
+    return CZ_OK;
+}
+
+static int default_priority(cz_proof_kind k) {
+    switch (k) {
+    case CZ_PROOF_WINNING_POST: return CZ_PRIORITY_CRITICAL;
+    case CZ_PROOF_WINDOW_POST: return CZ_PRIORITY_HIGH;
+    default: return CZ_PRIORITY_NORMAL;
+    }
+}
+
+cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
+                           cz_error *err) {
+    memset(info, 0, sizeof *info);
+    const char *id = req->request_id ? req->request_id : "";
+    size_t id_len = strlen(id);
+    if (id_len == 0)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "request_id is empty (it is the job's idempotency key)");
+    if (id_len > CZ_JOB_ID_MAX)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is %zu bytes (at most %d)", id_len,
+                            CZ_JOB_ID_MAX);
+    for (size_t i = 0; i < id_len; i++)
+        if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "request_id has a control character at byte %zu", i);
+    if ((unsigned)req->kind >= CZ_PROOF_KIND_COUNT || req->kind == CZ_PROOF_KIND_UNSPECIFIED)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "proof_kind %d is not one of POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE "
+                            "(2), WINDOW_POST_PARTITION (3), WINNING_POST (4)",
+                            (int)req->kind);
+    const cz_job_ops *ops = e->ops[req->kind];
+    if (!ops)
+        return cz_error_set(err, CZ_E_UNSUPPORTED, "proof kind %s is not supported by this build",
+                            cz_proof_kind_name(req->kind));
+    if (req->kind == CZ_PROOF_POREP && req->vanilla_proof_len == 0)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "POREP_SEAL_COMMIT needs vanilla_proof (the C1 output)");
+    int prio = (int)req->priority;
+    if (prio == CZ_PRIORITY_UNSPECIFIED) prio = default_priority(req->kind);
+    if (prio < CZ_PRIORITY_LOW || prio > CZ_PRIORITY_CRITICAL) prio = CZ_PRIORITY_NORMAL;
+    uint64_t hash = payload_hash(req);
+
+    pthread_mutex_lock(&e->lock);
+    if (e->draining || e->stop) {
+        pthread_mutex_unlock(&e->lock);
+        return cz_error_set(err, CZ_E_IO, "engine is shutting down; not accepting proofs");
+    }
+    job *old = find_job(e, id);
+    if (old && old->phase == PHASE_DONE &&
+        (old->final == CZ_JOB_FAILED || old->final == CZ_JOB_CANCELLED)) {
+        unlink_job(e, old); /* a retry of a failed or cancelled job starts anew */
+        if (old->refs == 0) job_free(old);
+        old = NULL;
+    }
+    if (old) {
+        cz_status st = CZ_OK;
+        if (old->payload_hash != hash || old->kind != req->kind) {
+            st = cz_error_set(err, CZ_E_INVALID_ARG,
+                              "request_id '%s' is already used by a different request", id);
+        } else {
+            snprintf(info->job_id, sizeof info->job_id, "%s", id);
+            info->attached = 1;
+        }
+        pthread_mutex_unlock(&e->lock);
+        return st;
+    }
+    job *j = calloc(1, sizeof *j);
+    if (!j) {
+        pthread_mutex_unlock(&e->lock);
+        return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+    }
+    memcpy(j->id, id, id_len + 1);
+    j->kind = req->kind;
+    j->priority = prio;
+    j->ops = ops;
+    j->payload_hash = hash;
+    j->phase = PHASE_QUEUED;
+    j->t_submit = cz_now_ns();
+    /* The sequence number is part of the heap key: set before the push. */
+    j->seq = e->next_seq++;
+    cz_status st = copy_request(j, req, err);
+    if (st != CZ_OK || !heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0})) {
+        pthread_mutex_unlock(&e->lock);
+        job_free(j);
+        return st != CZ_OK ? st : cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+    }
+    j->refs = 1; /* the prepare item */
+    uint32_t ahead = 0;
+    for (job *o = e->jobs; o; o = o->next)
+        if (o->phase == PHASE_QUEUED && o->priority >= prio) ahead++;
+    j->next = e->jobs;
+    e->jobs = j;
+    snprintf(info->job_id, sizeof info->job_id, "%s", id);
+    info->queue_position = ahead;
+    timeline(e, "SUBMIT", j, "%s prio=%d", cz_proof_kind_name(j->kind), prio);
+    pthread_cond_broadcast(&e->work);
+    pthread_mutex_unlock(&e->lock);
+    return CZ_OK;
+}
+
+static void fill_result(const job *j, cz_engine_result *out) {
+    out->status = j->final;
+    snprintf(out->error_message, sizeof out->error_message, "%s", j->error);
+    if (j->final == CZ_JOB_COMPLETED && j->proof) {
+        size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
+        out->proof = malloc(len);
+        if (out->proof) {
+            memcpy(out->proof, j->proof, len);
+            out->proof_len = len;
+        } else {
+            out->status = CZ_JOB_FAILED;
+            snprintf(out->error_message, sizeof out->error_message,
+                     "out of memory copying the proof");
+        }
+        uint64_t first = j->t_first_synth ? j->t_first_synth : j->t_end;
+        /* Waiting in queues, not loading the SRS (reported apart). */
+        uint64_t waited_ms = (first - j->t_submit) / 1000000;
+        out->queue_wait_ms = waited_ms > j->srs_load_ms ? waited_ms - j->srs_load_ms : 0;
+        out->srs_load_ms = j->srs_load_ms;
+        out->synthesis_ms = j->synth_ns / 1000000;
+        out->gpu_compute_ms = j->prove_ns / 1000000;
+        out->total_ms = (j->t_end - j->t_submit) / 1000000;
+    }
+}
+
+cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
+                          int (*abandon)(void *ctx), void *abandon_ctx, cz_engine_result *out,
+                          cz_error *err) {
+    (void)err;
+    memset(out, 0, sizeof *out);
+    uint64_t deadline = timeout_ms ? cz_now_ns() + timeout_ms * 1000000ull : 0;
+    pthread_mutex_lock(&e->lock);
+    job *j = find_job(e, job_id ? job_id : "");
+    if (!j) {
+        pthread_mutex_unlock(&e->lock);
+        out->status = CZ_JOB_UNKNOWN;
+        snprintf(out->error_message, sizeof out->error_message, "no job with id '%s'",
+                 job_id ? job_id : "");
+        return CZ_OK;
+    }
+    j->refs++;
+    while (j->phase != PHASE_DONE) {
+        uint64_t now = cz_now_ns();
+        if (deadline && now >= deadline) break;
+        if (abandon && abandon(abandon_ctx)) break;
+        uint64_t wait_ns = 200000000ull;
+        if (deadline && deadline - now < wait_ns) wait_ns = deadline - now;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t ns = (uint64_t)ts.tv_nsec + wait_ns;
+        ts.tv_sec += (time_t)(ns / 1000000000ull);
+        ts.tv_nsec = (long)(ns % 1000000000ull);
+        pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
+    }
+    if (j->phase == PHASE_DONE) {
+        fill_result(j, out);
+    } else {
+        out->status = CZ_JOB_TIMEOUT;
+        snprintf(out->error_message, sizeof out->error_message,
+                 "job '%s' still running after %" PRIu64 " ms; it goes on (await it again)", j->id,
+                 timeout_ms);
+    }
+    job_unref(j);
+    pthread_mutex_unlock(&e->lock);
+    return CZ_OK;
+}
+
+/* Cancels j (under e->lock). A job whose prepare item is still queued ends
+ * now; otherwise the workers drop its units at the next boundary and the
+ * last one ends it. */
+static void cancel_job(cz_engine *e, job *j) {
+    if (j->phase == PHASE_DONE || j->cancel) return;
+    j->cancel = 1;
+    timeline(e, "CANCEL", j, NULL);
+    if (j->phase == PHASE_QUEUED)
+        job_end(e, j, CZ_JOB_CANCELLED, "cancelled while queued");
+    else if (j->in_load_queue)
+        job_end(e, j, CZ_JOB_CANCELLED, "cancelled while waiting for its SRS");
+    cz_budget_wake(&e->budget); /* a unit waiting for memory gives up */
+    pthread_cond_broadcast(&e->prove_room);
+    pthread_cond_broadcast(&e->work);
+}
+
+cz_status cz_engine_cancel(cz_engine *e, const char *job_id, int *found, int *was_running,
+                           cz_error *err) {
+    (void)err;
+    pthread_mutex_lock(&e->lock);
+    job *j = find_job(e, job_id ? job_id : "");
+    *found = j != NULL;
+    *was_running = j && (j->phase == PHASE_PREPARING || j->phase == PHASE_RUNNING);
+    if (j) cancel_job(e, j);
+    pthread_mutex_unlock(&e->lock);
+    return CZ_OK;
+}
+
+/* ---- workers ---- */
+
+/* A unit is over (finished or dropped); under e->lock. Returns 1 when it was
+ * the job's last unit and the caller must run finish_job (without the lock). */
+static int unit_over(job *j, cz_status st, const cz_error *uerr) {
+    if (st != CZ_OK && !j->failed && !j->cancel) {
+        j->failed = 1;
+        snprintf(j->error, sizeof j->error, "%s", uerr->message);
+    }
+    return --j->units_left == 0;
+}
+
+/* All units are over: verify and end the job. Called without e->lock. */
+static void finish_job(cz_engine *e, job *j) {
+    pthread_mutex_lock(&e->lock);
+    int cancel = j->cancel, failed = j->failed;
+    pthread_mutex_unlock(&e->lock);
+    cz_job_status st = CZ_JOB_COMPLETED;
+    cz_error verr = {0};
+    char msg[600] = "";
+    if (cancel) {
+        st = CZ_JOB_CANCELLED;
+        snprintf(msg, sizeof msg, "cancelled");
+    } else if (!failed) {
+        size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
+        timeline(e, "VERIFY_START", j, NULL);
+        cz_status vs =
+            j->ops->verify(j->state, j->proof, len, j->plan.circuit_id[0] ? &j->srs : NULL, &verr);
+        timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
+        if (vs != CZ_OK) {
+            st = CZ_JOB_FAILED;
+            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s", verr.message);
+        }
+    } else {
+        st = CZ_JOB_FAILED;
+    }
+    pthread_mutex_lock(&e->lock);
+    job_end(e, j, st, msg[0] ? msg : NULL);
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* Admission (under e->lock): a job may take its SRS only when the SRSs of
+ * the admitted jobs (referenced, so never evicted), its own, and the
+ * largest partition of any of them fit the budget together. Then some
+ * partition can always get memory once the partitions in flight are done,
+ * so admitted jobs finish, and a job that does not fit yet only waits for
+ * them (without this, two jobs each holding an SRS can wait forever for
+ * partition memory the other holds). */
+static int admissible(cz_engine *e, const job *j) {
+    uint64_t total = 0, unit = j->plan.unit_bytes;
+    cz_budget_usage(&e->budget, NULL, &total);
+    for (const job *o = e->jobs; o; o = o->next)
+        if (o->srs_held && o->phase != PHASE_DONE && o->plan.unit_bytes > unit)
+            unit = o->plan.unit_bytes;
+    uint64_t pinned = cz_srs_pinned_bytes(&e->srs, j->plan.circuit_id);
+    return pinned + j->srs_bytes + unit <= total;
+}
+
+/* The end of a job's preparation (its SRS held when it has one): queue its
+ * units, or end it. */
+static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
+    if (st == CZ_OK) {
+        j->proof = calloc(j->plan.units, j->plan.unit_proof_bytes ? j->plan.unit_proof_bytes : 1);
+        if (!j->proof) st = cz_error_set(perr, CZ_E_NOMEM, "engine: out of memory");
+    }
+    timeline(e, "PREPARE_END", j, "%s", st == CZ_OK ? "ok" : "failed");
+
+    pthread_mutex_lock(&e->lock);
+    if (j->phase == PHASE_DONE) {
+        /* cancelled while waiting for its SRS (cancel_job ended it) */
+    } else if (st != CZ_OK) {
+        job_end(e, j, j->cancel ? CZ_JOB_CANCELLED : CZ_JOB_FAILED,
+                j->cancel ? "cancelled" : perr->message);
+    } else if (j->cancel) {
+        job_end(e, j, CZ_JOB_CANCELLED, "cancelled");
+    } else {
+        j->phase = PHASE_RUNNING;
+        j->units_left = j->plan.units;
+        for (uint32_t u = 0; u < j->plan.units; u++) {
+            if (!heap_push(&e->synth, (item){j, u, NULL, 0})) {
+                /* Units never queued are over now. */
+                j->failed = 1;
+                snprintf(j->error, sizeof j->error, "engine: out of memory queueing partitions");
+                j->units_left -= j->plan.units - u;
+                break;
+            }
+            j->refs++;
+        }
+        if (j->units_left == 0) {
+            pthread_mutex_unlock(&e->lock);
+            finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        pthread_cond_broadcast(&e->work);
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* Parses and plans a job on a synthesis worker. Taking the SRS happens here
+ * only when it is already hot; a load (which may wait for memory) goes to
+ * the SRS loader thread, so that synthesis workers keep serving the
+ * partitions of running jobs, whose progress is what frees memory. */
+static void run_prepare(cz_engine *e, job *j) {
+    cz_error perr = {0};
+    pthread_mutex_lock(&e->lock);
+    if (j->cancel || j->phase != PHASE_QUEUED) {
+        pthread_mutex_unlock(&e->lock);
+        return;
+    }
+    j->phase = PHASE_PREPARING;
+    pthread_mutex_unlock(&e->lock);
+    timeline(e, "PREPARE_START", j, NULL);
+
+    cz_status st = j->ops->prepare(&j->state, &j->plan, &j->req, e->srs.dir, &perr);
+    if (st == CZ_OK && (j->plan.units == 0 || j->plan.unit_bytes_after > j->plan.unit_bytes))
+        st = cz_error_set(&perr, CZ_E_INTERNAL, "%s: bad plan", j->ops->name);
+    if (st == CZ_OK && j->plan.circuit_id[0]) {
+        /* Never-fits check before anything waits: the SRS and one unit must
+         * fit the budget together. */
+        uint64_t srs_bytes = 0, total = 0;
+        cz_budget_usage(&e->budget, NULL, &total);
+        st = cz_srs_hot_bytes(&e->srs, j->plan.circuit_id, &srs_bytes, &perr);
+        j->srs_bytes = srs_bytes;
+        if (st == CZ_OK && srs_bytes + j->plan.unit_bytes > total)
+            st = cz_error_set(&perr, CZ_E_NOMEM,
+                              "memory budget: %s needs %" PRIu64 " bytes of SRS plus %" PRIu64
+                              " bytes per partition, more than the whole budget (%" PRIu64
+                              " bytes; raise [memory] total_budget)",
+                              j->plan.circuit_id, srs_bytes, j->plan.unit_bytes, total);
+        if (st == CZ_OK) {
+            timeline(e, "SRS_ACQUIRE", j, "%s", j->plan.circuit_id);
+            /* While the loader works (it may wait for memory that only
+             * running jobs free), new jobs queue behind it even when their
+             * SRS is hot: that bounds its wait. */
+            pthread_mutex_lock(&e->lock);
+            int loader_idle = !e->loader_busy && e->load.n == 0;
+            if (loader_idle && admissible(e, j) &&
+                cz_srs_try_acquire(&e->srs, j->plan.circuit_id, &j->srs)) {
+                j->srs_held = 1;
+                pthread_mutex_unlock(&e->lock);
+            } else {
+                if (heap_push(&e->load, (item){j, PREPARE_UNIT, NULL, 0})) {
+                    j->refs++;
+                    j->in_load_queue = 1;
+                    pthread_cond_broadcast(&e->load_work);
+                    pthread_mutex_unlock(&e->lock);
+                    return; /* the loader finishes the preparation */
+                }
+                pthread_mutex_unlock(&e->lock);
+                st = cz_error_set(&perr, CZ_E_NOMEM, "engine: out of memory");
+            }
+        }
+    } else if (st == CZ_OK && j->plan.unit_bytes) {
+        uint64_t total = 0;
+        cz_budget_usage(&e->budget, NULL, &total);
+        if (j->plan.unit_bytes > total)
+            st = cz_error_set(&perr, CZ_E_NOMEM,
+                              "memory budget: a partition of this job needs %" PRIu64
+                              " bytes, more than the whole budget (%" PRIu64 " bytes)",
+                              j->plan.unit_bytes, total);
+    }
+    prepare_finish(e, j, st, &perr);
+}
+
+/* The SRS loader: one job at a time, by priority then arrival. */
+static void *srs_loader(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && e->load.n == 0) pthread_cond_wait(&e->load_work, &e->lock);
+        if (e->stop) break;
+        item it = heap_pop(&e->load);
+        job *j = it.j;
+        j->in_load_queue = 0;
+        e->loader_busy = 1;
+        int skip = j->phase == PHASE_DONE || j->cancel;
+        pthread_mutex_unlock(&e->lock);
+        /* skip: cancel_job ended the job while it was in this queue. */
+        if (!skip) {
+            pthread_mutex_lock(&e->lock);
+            while (!admissible(e, j) && !j->cancel && !e->stop) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 200000000;
+                if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+                pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
+            }
+            int cancelled = j->cancel || e->stop;
+            pthread_mutex_unlock(&e->lock);
+            cz_error perr = {0};
+            cz_status st = cancelled ? cz_error_set(&perr, CZ_E_IO, "cancelled")
+                                     : cz_srs_acquire(&e->srs, j->plan.circuit_id, &j->srs,
+                                                      &j->srs_load_ms, &j->cancel, &perr);
+            if (st == CZ_OK) {
+                pthread_mutex_lock(&e->lock);
+                j->srs_held = 1;
+                pthread_mutex_unlock(&e->lock);
+            }
+            prepare_finish(e, j, st, &perr);
+        }
+        pthread_mutex_lock(&e->lock);
+        e->loader_busy = 0;
+        job_unref(j);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* Synthesizes one unit and hands it to the prove heap. */
+static void run_synthesis(cz_engine *e, item it) {
+    job *j = it.j;
+    cz_error uerr = {0};
+    cz_status st = CZ_OK;
+    void *synth = NULL;
+    int dropped = 0;
+    char what[64];
+    snprintf(what, sizeof what, "partition %u of %.32s", it.unit, j->id);
+    if (j->plan.unit_bytes) {
+        timeline(e, "MEM_WAIT", j, "%u %" PRIu64, it.unit, j->plan.unit_bytes);
+        st = cz_budget_acquire(&e->budget, j->plan.unit_bytes, what, 0, cz_srs_evict_idle, &e->srs,
+                               &j->cancel, &uerr);
+        if (st == CZ_OK)
+            it.reserved = j->plan.unit_bytes;
+        else if (j->cancel)
+            dropped = 1;
+    }
+    if (st == CZ_OK) {
+        pthread_mutex_lock(&e->lock);
+        if (!j->t_first_synth) j->t_first_synth = cz_now_ns();
+        j->started = 1;
+        pthread_mutex_unlock(&e->lock);
+        timeline(e, "SYNTH_START", j, "%u", it.unit);
+        uint64_t t0 = cz_now_ns();
+        st = j->ops->synthesize(j->state, it.unit, &synth, &uerr);
+        uint64_t dt = cz_now_ns() - t0;
+        timeline(e, "SYNTH_END", j, "%u", it.unit);
+        pthread_mutex_lock(&e->lock);
+        j->synth_ns += dt;
+        pthread_mutex_unlock(&e->lock);
+    }
+    pthread_mutex_lock(&e->lock);
+    if (st == CZ_OK) {
+        while (e->prove.n >= e->prove_queue_depth && !j->cancel && !j->failed && !e->stop)
+            pthread_cond_wait(&e->prove_room, &e->lock);
+        if (!j->cancel && !j->failed && !e->stop) {
+            it.data = synth;
+            if (heap_push(&e->prove, it)) {
+                timeline(e, "GPU_QUEUE", j, "%u", it.unit);
+                pthread_cond_signal(&e->prove_work);
+                pthread_mutex_unlock(&e->lock);
+                return; /* the item (and its job reference) moved on */
+            }
+            st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
+        }
+        dropped = 1;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (synth) j->ops->discard(j->state, it.unit, synth, 0);
+    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+    pthread_mutex_lock(&e->lock);
+    int last = unit_over(j, dropped ? CZ_OK : st, &uerr);
+    pthread_mutex_unlock(&e->lock);
+    if (last) finish_job(e, j);
+    pthread_mutex_lock(&e->lock);
+    job_unref(j);
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void *synthesis_worker(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && e->synth.n == 0) pthread_cond_wait(&e->work, &e->lock);
+        if (e->stop) break;
+        item it = heap_pop(&e->synth);
+        job *j = it.j;
+        if (it.unit == PREPARE_UNIT) {
+            pthread_mutex_unlock(&e->lock);
+            run_prepare(e, j);
+            pthread_mutex_lock(&e->lock);
+            job_unref(j);
+            continue;
+        }
+        if (j->cancel || j->failed) { /* dropped at the partition boundary */
+            int last = unit_over(j, CZ_OK, NULL);
+            if (last) {
+                pthread_mutex_unlock(&e->lock);
+                finish_job(e, j);
+                pthread_mutex_lock(&e->lock);
+            }
+            job_unref(j);
+            continue;
+        }
+        pthread_mutex_unlock(&e->lock);
+        run_synthesis(e, it);
+        pthread_mutex_lock(&e->lock);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+typedef struct {
+    cz_engine *e;
+    uint32_t index;
+} prove_worker_arg;
+
+static void *prove_worker(void *arg) {
+    prove_worker_arg *pa = arg;
+    cz_engine *e = pa->e;
+    uint32_t w = pa->index;
+    free(pa);
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && e->prove.n == 0) pthread_cond_wait(&e->prove_work, &e->lock);
+        if (e->stop) break;
+        item it = heap_pop(&e->prove);
+        pthread_cond_broadcast(&e->prove_room);
+        job *j = it.j;
+        int drop = j->cancel || j->failed;
+        if (!drop && w < MAX_PROVE_WORKERS) {
+            snprintf(e->worker_job[w], sizeof e->worker_job[w], "%s", j->id);
+            e->worker_kind[w] = j->kind;
+        }
+        e->prove_busy++;
+        pthread_mutex_unlock(&e->lock);
+
+        cz_error uerr = {0};
+        cz_status st = CZ_OK;
+        void *pending = NULL;
+        if (!drop) {
+            timeline(e, "GPU_START", j, "%u worker=%u", it.unit, w);
+            uint64_t t0 = cz_now_ns();
+            st = j->ops->prove_start(j->state, it.unit, it.data,
+                                     j->plan.circuit_id[0] ? &j->srs : NULL, e->backend, &pending,
+                                     &uerr);
+            uint64_t dt = cz_now_ns() - t0;
+            it.data = NULL; /* consumed by prove_start */
+            timeline(e, "GPU_END", j, "%u", it.unit);
+            pthread_mutex_lock(&e->lock);
+            j->prove_ns += dt;
+            pthread_mutex_unlock(&e->lock);
+            /* The synthesized vectors are gone: keep only what finalize needs. */
+            uint64_t keep = j->plan.unit_bytes_after;
+            if (it.reserved > keep) {
+                cz_budget_release(&e->budget, it.reserved - keep);
+                it.reserved = keep;
+            }
+        } else {
+            j->ops->discard(j->state, it.unit, it.data, 0);
+            it.data = NULL;
+        }
+        pthread_mutex_lock(&e->lock);
+        e->prove_busy--;
+        if (w < MAX_PROVE_WORKERS) e->worker_job[w][0] = 0;
+        if (!drop && st == CZ_OK) {
+            it.data = pending;
+            if (fifo_push(&e->finish, it)) {
+                pthread_cond_signal(&e->finish_work);
+                continue;
+            }
+            st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
+            j->ops->discard(j->state, it.unit, pending, 1);
+        }
+        pthread_mutex_unlock(&e->lock);
+        if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+        pthread_mutex_lock(&e->lock);
+        if (unit_over(j, drop ? CZ_OK : st, &uerr)) {
+            pthread_mutex_unlock(&e->lock);
+            finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        job_unref(j);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+static void *finish_worker(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && e->finish.n == 0) pthread_cond_wait(&e->finish_work, &e->lock);
+        if (e->stop) break;
+        item it = fifo_pop(&e->finish);
+        job *j = it.j;
+        int drop = j->cancel || j->failed;
+        pthread_mutex_unlock(&e->lock);
+        cz_error uerr = {0};
+        cz_status st = CZ_OK;
+        if (drop) {
+            j->ops->discard(j->state, it.unit, it.data, 1);
+        } else {
+            uint64_t t0 = cz_now_ns();
+            st = j->ops->prove_finish(j->state, it.unit, it.data,
+                                      j->plan.circuit_id[0] ? &j->srs : NULL,
+                                      j->proof + (size_t)it.unit * j->plan.unit_proof_bytes, &uerr);
+            uint64_t dt = cz_now_ns() - t0;
+            timeline(e, "FINALIZE_END", j, "%u", it.unit);
+            pthread_mutex_lock(&e->lock);
+            j->prove_ns += dt;
+            pthread_mutex_unlock(&e->lock);
+        }
+        if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+        pthread_mutex_lock(&e->lock);
+        if (unit_over(j, drop ? CZ_OK : st, &uerr)) {
+            pthread_mutex_unlock(&e->lock);
+            finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        job_unref(j);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* Prunes finished jobs past their retention, once a second. */
+static void *janitor(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    while (!e->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&e->janitor_wake, &e->lock, &ts);
+        uint64_t now = cz_now_ns();
+        job **pp = &e->jobs;
+        while (*pp) {
+            job *j = *pp;
+            if (j->phase == PHASE_DONE && now - j->t_end >= e->retention_ns) {
+                *pp = j->next;
+                j->pruned = 1;
+                if (j->refs == 0) job_free(j);
+            } else {
+                pp = &j->next;
+            }
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* ---- CPU back-end ---- */
+
+static cz_status cpu_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
+                           const cz_prove_data *pd, cz_error *err) {
+    (void)ctx;
+    return cz_groth16_prove_start(out, params, pd, err);
+}
+
+const cz_prove_backend cz_prove_backend_cpu = {"cpu", cpu_start, NULL};
+
+/* ---- life cycle ---- */
+
+cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err) {
+    *out = NULL;
+    cz_engine *e = calloc(1, sizeof *e);
+    if (!e) return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->work, NULL);
+    pthread_cond_init(&e->prove_work, NULL);
+    pthread_cond_init(&e->prove_room, NULL);
+    pthread_cond_init(&e->finish_work, NULL);
+    pthread_cond_init(&e->job_done, NULL);
+    pthread_cond_init(&e->janitor_wake, NULL);
+    pthread_cond_init(&e->load_work, NULL);
+    e->t_start = cz_now_ns();
+    uint64_t total = cfg->memory_budget_bytes;
+    if (!total) {
+        uint64_t phys = cz_physical_memory_bytes();
+        if (!phys) phys = 16ull << 30;
+        total = phys > cfg->safety_margin_bytes ? phys - cfg->safety_margin_bytes : phys / 2;
+    }
+    cz_budget_init(&e->budget, total);
+    cz_srs_init(&e->srs, &e->budget, cfg->param_cache ? cfg->param_cache : ".",
+                cfg->srs_eviction_min_idle_ms);
+    e->ops[CZ_PROOF_POREP] = &cz_job_ops_porep;
+    for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++)
+        if (cfg->ops[k]) e->ops[k] = cfg->ops[k];
+    e->backend = cfg->backend ? cfg->backend : &cz_prove_backend_cpu;
+    e->retention_ns = cfg->result_retention_ms * 1000000ull;
+    e->timeline = cfg->timeline;
+    e->n_synth = cfg->synthesis_workers ? cfg->synthesis_workers : 1;
+    e->n_prove = cfg->prove_workers ? cfg->prove_workers : 1;
+    if (e->n_prove > MAX_PROVE_WORKERS) e->n_prove = MAX_PROVE_WORKERS;
+    e->prove_queue_depth = cfg->prove_queue_depth ? cfg->prove_queue_depth : e->n_prove;
+    e->synth_threads = calloc(e->n_synth, sizeof(pthread_t));
+    e->prove_threads = calloc(e->n_prove, sizeof(pthread_t));
+    if (!e->synth_threads || !e->prove_threads) {
+        cz_engine_destroy(e);
+        return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+    }
+    int rc = 0;
+    uint32_t started_s = 0, started_p = 0;
+    for (; started_s < e->n_synth && !rc; started_s++)
+        rc = pthread_create(&e->synth_threads[started_s], NULL, synthesis_worker, e);
+    for (; started_p < e->n_prove && !rc; started_p++) {
+        prove_worker_arg *pa = malloc(sizeof *pa);
+        if (!pa) {
+            rc = ENOMEM;
+            break;
+        }
+        pa->e = e;
+        pa->index = started_p;
+        rc = pthread_create(&e->prove_threads[started_p], NULL, prove_worker, pa);
+        if (rc) free(pa);
+    }
+    if (!rc) rc = pthread_create(&e->finish_thread, NULL, finish_worker, e);
+    int janitor_started = 0, finish_started = 0;
+    if (!rc) finish_started = 1;
+    if (!rc) rc = pthread_create(&e->janitor_thread, NULL, janitor, e);
+    if (!rc) janitor_started = 1;
+    if (!rc) rc = pthread_create(&e->loader_thread, NULL, srs_loader, e);
+    if (rc) {
+        /* Some threads run: stop and join exactly those. */
+        pthread_mutex_lock(&e->lock);
+        e->stop = 1;
+        pthread_cond_broadcast(&e->work);
+        pthread_cond_broadcast(&e->prove_work);
+        pthread_cond_broadcast(&e->finish_work);
+        pthread_cond_broadcast(&e->janitor_wake);
+        pthread_mutex_unlock(&e->lock);
+        for (uint32_t i = 0; i + 1 < started_s; i++) pthread_join(e->synth_threads[i], NULL);
+        for (uint32_t i = 0; i + 1 < started_p; i++) pthread_join(e->prove_threads[i], NULL);
+        if (finish_started) pthread_join(e->finish_thread, NULL);
+        if (janitor_started) pthread_join(e->janitor_thread, NULL);
+        free(e->synth_threads);
+        free(e->prove_threads);
+        cz_srs_destroy(&e->srs);
+        cz_budget_destroy(&e->budget);
+        free(e);
+        return cz_error_set(err, CZ_E_IO, "engine: cannot start worker threads");
+    }
+    fprintf(stderr,
+            "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) (%s), prove "
+            "queue %u\n",
+            (double)total / (1u << 30), e->n_synth, e->n_prove, e->backend->name,
+            e->prove_queue_depth);
+    *out = e;
+    return CZ_OK;
+}
+
+static int jobs_active(cz_engine *e) {
+    for (job *j = e->jobs; j; j = j->next)
+        if (j->phase != PHASE_DONE) return 1;
+    return 0;
+}
+
+uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms) {
+    uint64_t deadline = cz_now_ns() + timeout_ms * 1000000ull;
+    uint32_t cancelled = 0;
+    pthread_mutex_lock(&e->lock);
+    e->draining = 1;
+    while (jobs_active(e) && cz_now_ns() < deadline) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
+    }
+    for (job *j = e->jobs; j; j = j->next)
+        if (j->phase != PHASE_DONE && !j->cancel) {
+            cancel_job(e, j);
+            cancelled++;
+        }
+    while (jobs_active(e)) pthread_cond_wait(&e->job_done, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+    return cancelled;
+}
+
+void cz_engine_destroy(cz_engine *e) {
+    if (!e) return;
+    if (e->synth_threads && e->prove_threads) cz_engine_drain(e, 0);
+    pthread_mutex_lock(&e->lock);
+    e->stop = 1;
+    pthread_cond_broadcast(&e->work);
+    pthread_cond_broadcast(&e->prove_work);
+    pthread_cond_broadcast(&e->prove_room);
+    pthread_cond_broadcast(&e->finish_work);
+    pthread_cond_broadcast(&e->janitor_wake);
+    pthread_cond_broadcast(&e->load_work);
+    pthread_mutex_unlock(&e->lock);
+    if (e->synth_threads && e->prove_threads) {
+        for (uint32_t i = 0; i < e->n_synth; i++) pthread_join(e->synth_threads[i], NULL);
+        for (uint32_t i = 0; i < e->n_prove; i++) pthread_join(e->prove_threads[i], NULL);
+        pthread_join(e->finish_thread, NULL);
+        pthread_join(e->janitor_thread, NULL);
+        pthread_join(e->loader_thread, NULL);
+    }
+    /* Every job is done (drained); queue items left are stale references. */
+    heap *stale[2] = {&e->synth, &e->load};
+    for (int q = 0; q < 2; q++)
+        for (size_t i = 0; i < stale[q]->n; i++) {
+            job *sj = stale[q]->v[i].j;
+            if (--sj->refs == 0 && sj->pruned) job_free(sj);
+        }
+    job *j = e->jobs;
+    while (j) {
+        job *next = j->next;
+        job_free(j);
+        j = next;
+    }
+    free(e->synth.v);
+    free(e->prove.v);
+    free(e->finish.v);
+    free(e->load.v);
+    free(e->synth_threads);
+    free(e->prove_threads);
+    cz_srs_destroy(&e->srs);
+    cz_budget_destroy(&e->budget);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
+/* ---- status, metrics, SRS ---- */
+
+void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->lock);
+    out->uptime_seconds = (cz_now_ns() - e->t_start) / 1000000000ull;
+    for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++) {
+        out->completed += e->counters[k].completed;
+        out->failed += e->counters[k].failed;
+        out->cancelled += e->counters[k].cancelled;
+    }
+    for (job *j = e->jobs; j; j = j->next) {
+        if (j->phase == PHASE_DONE) continue;
+        if (j->phase == PHASE_QUEUED || (j->phase == PHASE_RUNNING && !j->started))
+            out->queues[j->kind].pending++;
+        else
+            out->queues[j->kind].in_progress++;
+    }
+    out->prove_workers = e->n_prove;
+    out->prove_workers_busy = e->prove_busy;
+    out->backend_name = e->backend->name;
+    for (uint32_t w = 0; w < e->n_prove && w < 8; w++) {
+        snprintf(out->prove_worker_job[w], sizeof out->prove_worker_job[w], "%s", e->worker_job[w]);
+        out->prove_worker_kind[w] = e->worker_kind[w];
+    }
+    pthread_mutex_unlock(&e->lock);
+    cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
+    out->n_srs = cz_srs_list(&e->srs, out->srs, sizeof out->srs / sizeof out->srs[0]);
+}
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap * 2 + (size_t)n;
+        char *p = realloc(b->buf, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->buf = p;
+        b->cap = cap;
+    }
+}
+
+cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    kind_counters c[CZ_PROOF_KIND_COUNT];
+    pthread_mutex_lock(&e->lock);
+    memcpy(c, e->counters, sizeof c);
+    size_t synth_q = e->synth.n, prove_q = e->prove.n;
+    pthread_mutex_unlock(&e->lock);
+    sbuf b = {malloc(4096), 0, 4096, 0};
+    if (!b.buf) return cz_error_set(err, CZ_E_NOMEM, "metrics: out of memory");
+    sb_printf(&b, "# HELP cuzk_proofs_completed_total Proofs completed (verified).\n"
+                  "# TYPE cuzk_proofs_completed_total counter\n");
+    sb_printf(&b, "cuzk_proofs_completed_total %" PRIu64 "\n", s.completed);
+    sb_printf(&b, "# HELP cuzk_proofs_failed_total Proofs failed.\n"
+                  "# TYPE cuzk_proofs_failed_total counter\n");
+    sb_printf(&b, "cuzk_proofs_failed_total %" PRIu64 "\n", s.failed);
+    sb_printf(&b, "# HELP cuzk_proofs_cancelled_total Proofs cancelled.\n"
+                  "# TYPE cuzk_proofs_cancelled_total counter\n");
+    sb_printf(&b, "cuzk_proofs_cancelled_total %" PRIu64 "\n", s.cancelled);
+    sb_printf(&b, "# TYPE cuzk_proofs_completed counter\n");
+    for (int k = 1; k < CZ_PROOF_KIND_COUNT; k++)
+        sb_printf(&b, "cuzk_proofs_completed{proof_kind=\"%s\"} %" PRIu64 "\n",
+                  kind_metric_label((cz_proof_kind)k), c[k].completed);
+    sb_printf(&b, "# TYPE cuzk_proofs_failed counter\n");
+    for (int k = 1; k < CZ_PROOF_KIND_COUNT; k++)
+        sb_printf(&b, "cuzk_proofs_failed{proof_kind=\"%s\"} %" PRIu64 "\n",
+                  kind_metric_label((cz_proof_kind)k), c[k].failed);
+    sb_printf(&b, "# HELP cuzk_proof_duration_seconds Submission to verified result, completed "
+                  "proofs (all time).\n# TYPE cuzk_proof_duration_seconds summary\n");
+    for (int k = 1; k < CZ_PROOF_KIND_COUNT; k++) {
+        const char *l = kind_metric_label((cz_proof_kind)k);
+        sb_printf(&b, "cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %" PRIu64 "\n", l,
+                  c[k].completed);
+        sb_printf(&b, "cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", l,
+                  c[k].duration_sum_s);
+    }
+    uint32_t pending = 0, running = 0;
+    for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++) {
+        pending += s.queues[k].pending;
+        running += s.queues[k].in_progress;
+    }
+    sb_printf(&b, "# TYPE cuzk_uptime_seconds gauge\ncuzk_uptime_seconds %" PRIu64 "\n",
+              s.uptime_seconds);
+    sb_printf(&b,
+              "# HELP cuzk_queue_depth Jobs submitted and not started.\n"
+              "# TYPE cuzk_queue_depth gauge\ncuzk_queue_depth %u\n",
+              pending);
+    sb_printf(&b, "# TYPE cuzk_running_jobs gauge\ncuzk_running_jobs %u\n", running);
+    sb_printf(&b, "# TYPE cuzk_synthesis_queue_items gauge\ncuzk_synthesis_queue_items %zu\n",
+              synth_q);
+    sb_printf(&b, "# TYPE cuzk_prove_queue_items gauge\ncuzk_prove_queue_items %zu\n", prove_q);
+    sb_printf(&b, "# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %u\n", s.prove_workers);
+    sb_printf(&b, "# TYPE cuzk_gpu_workers_busy gauge\ncuzk_gpu_workers_busy %u\n",
+              s.prove_workers_busy);
+    sb_printf(&b, "# TYPE cuzk_memory_budget_bytes gauge\ncuzk_memory_budget_bytes %" PRIu64 "\n",
+              s.memory_total_bytes);
+    sb_printf(&b,
+              "# TYPE cuzk_memory_reserved_bytes gauge\ncuzk_memory_reserved_bytes %" PRIu64 "\n",
+              s.memory_used_bytes);
+    sb_printf(&b, "# HELP cuzk_srs_tier SRS tier per circuit (0 hot, 1 warm, 2 cold).\n"
+                  "# TYPE cuzk_srs_tier gauge\n");
+    for (size_t i = 0; i < s.n_srs; i++)
+        sb_printf(&b, "cuzk_srs_tier{circuit_id=\"%s\"} %d\n", s.srs[i].circuit_id,
+                  (int)s.srs[i].tier);
+    sb_printf(&b, "# TYPE cuzk_peak_rss_bytes gauge\ncuzk_peak_rss_bytes %" PRIu64 "\n",
+              cz_peak_rss_bytes());
+    if (b.oom) {
+        free(b.buf);
+        return cz_error_set(err, CZ_E_NOMEM, "metrics: out of memory");
+    }
+    *text = b.buf;
+    return CZ_OK;
+}
+
+cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, int *already_loaded,
+                            uint64_t *load_ms, cz_error *err) {
+    *already_loaded = 0;
+    *load_ms = 0;
+    return cz_srs_preload(&e->srs, circuit_id ? circuit_id : "", already_loaded, load_ms, err);
+}
+
+cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, int *was_loaded,
+                          uint64_t *freed_bytes, cz_error *err) {
+    return cz_srs_evict(&e->srs, circuit_id ? circuit_id : "", was_loaded, freed_bytes, err);
+}

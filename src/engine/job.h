@@ -1,0 +1,73 @@
+/* What the engine needs from a proof kind (a vtable, so tests can inject fake
+ * kinds that only sleep) and from a prove back-end (a function pointer, so the
+ * GPU back-end can replace the CPU one).
+ *
+ * Life of a job, per kind:
+ *   prepare       once, on a synthesis worker: parse and check the request,
+ *                 fill the plan (units = partitions, SRS, memory per unit);
+ *   synthesize    per unit, on a synthesis worker, under the unit's memory
+ *                 reservation;
+ *   prove_start   per unit, on a prove worker: the heavy part; consumes synth;
+ *   prove_finish  per unit, on the finalizer: unit_proof_bytes of proof;
+ *   discard       frees a synth (stage 0) or pending (stage 1) value of a unit that will not go
+ *                 on (cancel, failure of another unit, shutdown);
+ *   verify        once, all units' proofs concatenated in unit order; a job
+ *                 is COMPLETED only when this returns CZ_OK;
+ *   free_state    once, whatever happened (also after a failed prepare).
+ * The engine calls at most one op of a given unit at a time; ops of different
+ * units of one job may run concurrently, so the shared state must be
+ * read-only after prepare. */
+#ifndef CZ_ENGINE_JOB_H
+#define CZ_ENGINE_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "groth16/prover.h"
+
+struct cz_prove_backend {
+    const char *name; /* "cpu", "cuda" */
+    /* H and the five MSM sums (cz_groth16_prove_start's contract). */
+    cz_status (*start)(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
+                       const cz_prove_data *pd, cz_error *err);
+    void *ctx;
+};
+
+/* The CPU back-end (cz_groth16_prove_start). */
+extern const cz_prove_backend cz_prove_backend_cpu;
+
+/* A loaded SRS as the ops see it; NULL when plan.circuit_id is empty. */
+typedef struct {
+    const cz_groth16_params *params;
+    const cz_groth16_vk *vk;
+} cz_srs_handle;
+
+typedef struct {
+    uint32_t units;            /* >= 1 */
+    size_t unit_proof_bytes;   /* proof bytes per unit */
+    uint64_t unit_bytes;       /* memory from synthesis start to prove_start's end */
+    uint64_t unit_bytes_after; /* kept from prove_start's end to prove_finish's end */
+    char circuit_id[32];       /* SRS to hold while the job runs; "" = none */
+} cz_job_plan;
+
+struct cz_job_ops {
+    const char *name;
+    cz_status (*prepare)(void **state, cz_job_plan *plan, const cz_engine_request *req,
+                         const char *param_cache, cz_error *err);
+    cz_status (*synthesize)(void *state, uint32_t unit, void **synth, cz_error *err);
+    cz_status (*prove_start)(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                             const cz_prove_backend *backend, void **pending, cz_error *err);
+    cz_status (*prove_finish)(void *state, uint32_t unit, void *pending, const cz_srs_handle *srs,
+                              uint8_t *out, cz_error *err);
+    /* stage 0: data is a synthesize result; 1: a prove_start result. */
+    void (*discard)(void *state, uint32_t unit, void *data, int stage);
+    cz_status (*verify)(void *state, const uint8_t *proof, size_t proof_len,
+                        const cz_srs_handle *srs, cz_error *err);
+    void (*free_state)(void *state);
+};
+
+/* PoRep C2 (src/engine/porep_job.c). */
+extern const cz_job_ops cz_job_ops_porep;
+
+#endif

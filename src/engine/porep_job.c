@@ -1,0 +1,186 @@
+/* PoRep C2 as an engine job kind: one unit per partition. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/job.h"
+#include "engine/srs.h"
+#include "filecoin/c1.h"
+#include "filecoin/porep.h"
+#include "filecoin/vanilla.h"
+
+typedef struct {
+    cz_c1 c1;
+    cz_porep_geometry geometry;
+    int has_prover_id;
+    uint8_t prover_id[32];
+    uint64_t sector_id;
+} porep_state;
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Working memory of one partition from the .params header (n_h = m - 1,
+ * n_l = aux count): a, b, c (3m), the H polynomial and its scratch (3m),
+ * the aux assignment and its compacted MSM scalars (2 aux), 32 bytes each,
+ * plus 64 MiB for the rest. An estimate of the CPU prover's peak, not a
+ * measurement. */
+static cz_status unit_bytes_from_params(uint64_t *out, const char *path, cz_error *err) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cz_error_set(err, CZ_E_IO,
+                            "parameters %s not found (run `cuzk setup` or set [srs] param_cache)",
+                            path);
+    uint8_t b[4];
+    cz_status st = CZ_OK;
+    off_t off = CZ_GROTH16_VK_FIXED_BYTES - 4;
+    uint64_t n_ic = 0, n_h = 0, n_l = 0;
+    if (pread(fd, b, 4, off) != 4) st = CZ_E_PARSE;
+    if (st == CZ_OK) {
+        n_ic = be32(b);
+        off = CZ_GROTH16_VK_FIXED_BYTES + (off_t)(96 * n_ic);
+        if (pread(fd, b, 4, off) != 4) st = CZ_E_PARSE;
+    }
+    if (st == CZ_OK) {
+        n_h = be32(b);
+        off += 4 + (off_t)(96 * n_h);
+        if (pread(fd, b, 4, off) != 4) st = CZ_E_PARSE;
+    }
+    close(fd);
+    if (st != CZ_OK) return cz_error_set(err, CZ_E_PARSE, "%s: truncated header", path);
+    n_l = be32(b);
+    uint64_t m = n_h + 1;
+    *out = 32 * (6 * m + 2 * n_l) + (64ull << 20);
+    return CZ_OK;
+}
+
+static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                               const char *param_cache, cz_error *err) {
+    porep_state *s = calloc(1, sizeof *s);
+    if (!s) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
+    *statep = s;
+    cz_status st = cz_c1_parse(&s->c1, req->vanilla_proof, req->vanilla_proof_len, err);
+    if (st == CZ_OK) st = cz_c1_check_shape(&s->c1, err);
+    if (st == CZ_OK) st = cz_c1_check_indices(&s->c1, err);
+    if (st != CZ_OK) return cz_error_prefix(err, "vanilla_proof");
+    const cz_c1 *c1 = &s->c1;
+    if (req->sector_size && req->sector_size != c1->sector_size)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "sector_size %" PRIu64 " does not match the C1 output's %s (%" PRIu64
+                            " bytes)",
+                            req->sector_size, c1->registered_proof_name, c1->sector_size);
+    if (c1->has_envelope && c1->envelope_sector_size && c1->envelope_sector_size != c1->sector_size)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "envelope SectorSize %" PRIu64 " does not match the C1 output's %s",
+                            c1->envelope_sector_size, c1->registered_proof_name);
+    s->sector_id = req->sector_number;
+    if (c1->has_envelope) {
+        if (req->sector_number && req->sector_number != c1->envelope_sector_num)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "sector_number %" PRIu64
+                                " differs from the envelope's SectorNum %" PRIu64,
+                                req->sector_number, c1->envelope_sector_num);
+        s->sector_id = c1->envelope_sector_num;
+    }
+    /* With a miner id the proof is bound to it: the self-check recomputes
+     * replica_id from prover_id as Filecoin's verify_seal does. */
+    if (req->miner_id) {
+        cz_fc_prover_id(s->prover_id, req->miner_id);
+        s->has_prover_id = 1;
+    }
+    if ((st = cz_porep_geometry_of_c1(&s->geometry, c1, err)) != CZ_OK) return st;
+    const char *id = cz_srs_porep_circuit_id(c1->sector_size);
+    if (!id)
+        return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for sector size %" PRIu64,
+                            c1->sector_size);
+    cz_fc_sector_info sector;
+    char params_path[4096], vk_path[4096];
+    if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
+    st = cz_porep_param_paths(params_path, vk_path, sizeof params_path, param_cache, &sector, err);
+    if (st == CZ_OK) st = unit_bytes_from_params(&plan->unit_bytes, params_path, err);
+    if (st != CZ_OK) return st;
+    plan->units = c1->partitions;
+    plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
+    plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
+    snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s", id);
+    return CZ_OK;
+}
+
+static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
+    porep_state *s = state;
+    cz_prove_data *pd = calloc(1, sizeof *pd);
+    if (!pd) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
+    cz_status st = cz_porep_synthesize_partition(pd, &s->geometry, &s->c1, unit, err);
+    if (st != CZ_OK) {
+        cz_prove_data_free(pd);
+        free(pd);
+        return cz_error_prefix(err, "partition %u: synthesis", unit);
+    }
+    *synth = pd;
+    return CZ_OK;
+}
+
+static cz_status porep_prove_start(void *state, uint32_t unit, void *synth,
+                                   const cz_srs_handle *srs, const cz_prove_backend *backend,
+                                   void **pending, cz_error *err) {
+    (void)state;
+    cz_prove_data *pd = synth;
+    cz_groth16_msm_results *msm = malloc(sizeof *msm);
+    cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
+    if (st == CZ_OK) st = cz_groth16_check_shapes(srs->params, pd, err);
+    if (st == CZ_OK) st = backend->start(backend->ctx, msm, srs->params, pd, err);
+    cz_prove_data_free(pd);
+    free(pd);
+    if (st != CZ_OK) {
+        free(msm);
+        return cz_error_prefix(err, "partition %u: prove (%s)", unit, backend->name);
+    }
+    *pending = msm;
+    return CZ_OK;
+}
+
+static cz_status porep_prove_finish(void *state, uint32_t unit, void *pending,
+                                    const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
+    (void)state;
+    cz_groth16_msm_results *msm = pending;
+    cz_groth16_proof proof;
+    cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
+    free(msm);
+    if (st != CZ_OK) return cz_error_prefix(err, "partition %u: finalize", unit);
+    cz_groth16_proof_encode(out, &proof);
+    return CZ_OK;
+}
+
+static void porep_discard(void *state, uint32_t unit, void *data, int stage) {
+    (void)state;
+    (void)unit;
+    if (stage == 0 && data) cz_prove_data_free(data);
+    free(data);
+}
+
+static cz_status porep_verify(void *state, const uint8_t *proof, size_t len,
+                              const cz_srs_handle *srs, cz_error *err) {
+    porep_state *s = state;
+    int valid = 0;
+    cz_status st = cz_porep_verify(&valid, &s->c1, srs->vk, proof, len,
+                                   s->has_prover_id ? s->prover_id : NULL, s->sector_id, err);
+    if (st != CZ_OK) return st;
+    if (!valid) return cz_error_set(err, CZ_E_INTERNAL, "%s", err ? err->message : "invalid");
+    return CZ_OK;
+}
+
+static void porep_free(void *state) {
+    porep_state *s = state;
+    if (!s) return;
+    cz_c1_free(&s->c1);
+    free(s);
+}
+
+const cz_job_ops cz_job_ops_porep = {
+    "porep-c2",         porep_prepare, porep_synthesize, porep_prove_start,
+    porep_prove_finish, porep_discard, porep_verify,     porep_free,
+};

@@ -1,0 +1,312 @@
+/* SRS manager: see srs.h for the tiers and the invariants. */
+#include "engine/srs.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "filecoin/porep.h"
+#include "filecoin/registry.h"
+#include "util/parallel.h"
+
+static const struct {
+    const char *id;
+    uint64_t sector_size;
+} porep_ids[] = {
+    {"porep-2k", 2048ull},      {"porep-8m", 8ull << 20},   {"porep-512m", 512ull << 20},
+    {"porep-32g", 32ull << 30}, {"porep-64g", 64ull << 30},
+};
+
+const char *cz_srs_porep_circuit_id(uint64_t sector_size) {
+    for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
+        if (porep_ids[i].sector_size == sector_size) return porep_ids[i].id;
+    return NULL;
+}
+
+void cz_srs_init(cz_srs_manager *m, cz_budget *budget, const char *dir, uint64_t min_idle_ms) {
+    memset(m, 0, sizeof *m);
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->changed, NULL);
+    m->budget = budget;
+    snprintf(m->dir, sizeof m->dir, "%s", dir ? dir : ".");
+    m->min_idle_ns = min_idle_ms * 1000000ull;
+}
+
+/* Drops everything above cold; the caller holds no reference. */
+static uint64_t entry_to_cold(cz_srs_entry *e) {
+    uint64_t freed = e->hot_bytes;
+    cz_groth16_params_free(&e->params);
+    cz_groth16_vk_free(&e->vk);
+    if (e->map) munmap(e->map, e->map_len);
+    e->map = NULL;
+    e->map_len = 0;
+    e->hot_bytes = 0;
+    e->tier = CZ_SRS_COLD;
+    return freed;
+}
+
+void cz_srs_destroy(cz_srs_manager *m) {
+    for (size_t i = 0; i < m->n; i++) {
+        uint64_t freed = entry_to_cold(&m->entries[i]);
+        if (freed) cz_budget_release(m->budget, freed);
+    }
+    pthread_mutex_destroy(&m->lock);
+    pthread_cond_destroy(&m->changed);
+}
+
+/* Finds or creates the entry of a known circuit id; under m->lock. */
+static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **out, cz_error *err) {
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->entries[i].id, id)) {
+            *out = &m->entries[i];
+            return CZ_OK;
+        }
+    uint64_t size = 0;
+    for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
+        if (!strcmp(porep_ids[i].id, id)) size = porep_ids[i].sector_size;
+    if (!size)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "unknown circuit id '%s' (known: porep-2k, porep-8m, porep-512m, "
+                            "porep-32g, porep-64g)",
+                            id);
+    if (m->n == CZ_SRS_MAX_ENTRIES) return cz_error_set(err, CZ_E_NOMEM, "srs: too many entries");
+    cz_srs_entry *e = &m->entries[m->n];
+    memset(e, 0, sizeof *e);
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->sector_size = size;
+    e->tier = CZ_SRS_COLD;
+    cz_fc_sector_info sector;
+    cz_status st = cz_fc_sector_lookup(&sector, size, err);
+    if (st == CZ_OK)
+        st = cz_porep_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
+                                  &sector, err);
+    if (st != CZ_OK) return st;
+    m->n++;
+    *out = e;
+    return CZ_OK;
+}
+
+cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, cz_error *err) {
+    pthread_mutex_lock(&m->lock);
+    cz_srs_entry *e;
+    cz_status st = find_entry(m, id, &e, err);
+    char path[PATH_MAX];
+    if (st == CZ_OK) snprintf(path, sizeof path, "%s", e->params_path);
+    pthread_mutex_unlock(&m->lock);
+    if (st != CZ_OK) return st;
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return cz_error_set(err, CZ_E_IO,
+                            "srs %s: parameters %s not found (run `cuzk setup` or set [srs] "
+                            "param_cache)",
+                            id, path);
+    *bytes = (uint64_t)sb.st_size;
+    return CZ_OK;
+}
+
+/* Loads e (marked loading by the caller, m->lock not held). */
+static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, const volatile int *abort_flag,
+                            cz_error *err) {
+    uint64_t t0 = cz_now_ns();
+    if (!e->map) {
+        int fd = open(e->params_path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return cz_error_set(err, CZ_E_IO, "srs %s: cannot open %s", e->id, e->params_path);
+        struct stat sb;
+        if (fstat(fd, &sb) != 0 || sb.st_size == 0) {
+            close(fd);
+            return cz_error_set(err, CZ_E_IO, "srs %s: %s is empty", e->id, e->params_path);
+        }
+        void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (map == MAP_FAILED)
+            return cz_error_set(err, CZ_E_IO, "srs %s: cannot map %s", e->id, e->params_path);
+        madvise(map, (size_t)sb.st_size, MADV_WILLNEED);
+        e->map = map;
+        e->map_len = (size_t)sb.st_size;
+        pthread_mutex_lock(&m->lock);
+        e->tier = CZ_SRS_WARM;
+        pthread_mutex_unlock(&m->lock);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "SRS %s", e->id);
+    cz_status st =
+        cz_budget_acquire(m->budget, e->map_len, what, 1, cz_srs_evict_idle, m, abort_flag, err);
+    if (st != CZ_OK) return st;
+    /* Points are checked on the curve; a wrong subgroup would only give
+     * proofs that fail the self-verification, which is always done. */
+    st = cz_groth16_params_decode(&e->params, e->map, e->map_len, CZ_GROTH16_UNCHECKED, err);
+    if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
+    if (st != CZ_OK) {
+        cz_groth16_params_free(&e->params);
+        cz_budget_release(m->budget, e->map_len);
+        return cz_error_prefix(err, "srs %s", e->id);
+    }
+    e->hot_bytes = e->map_len;
+    e->load_ms = (cz_now_ns() - t0) / 1000000;
+    return CZ_OK;
+}
+
+/* Makes e hot, with m->lock held on entry and exit; *loaded = 1 when this
+ * call did the loading. */
+static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int *loaded,
+                            const volatile int *abort_flag, cz_error *err) {
+    *loaded = 0;
+    while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
+    if (e->tier == CZ_SRS_HOT) return CZ_OK;
+    e->loading = 1;
+    pthread_mutex_unlock(&m->lock);
+    cz_status st = load_entry(m, e, abort_flag, err);
+    pthread_mutex_lock(&m->lock);
+    e->loading = 0;
+    if (st == CZ_OK) {
+        e->tier = CZ_SRS_HOT;
+        *loaded = 1;
+    }
+    pthread_cond_broadcast(&m->changed);
+    return st;
+}
+
+cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h, uint64_t *load_ms,
+                         const volatile int *abort_flag, cz_error *err) {
+    pthread_mutex_lock(&m->lock);
+    cz_srs_entry *e;
+    cz_status st = find_entry(m, id, &e, err);
+    int loaded = 0;
+    if (st == CZ_OK) {
+        e->refs++; /* before loading, so that nobody evicts it meanwhile */
+        st = ensure_hot(m, e, &loaded, abort_flag, err);
+        if (st != CZ_OK) {
+            e->refs--;
+        } else {
+            e->last_used_ns = cz_now_ns();
+            h->params = &e->params;
+            h->vk = &e->vk;
+            *load_ms = loaded ? e->load_ms : 0;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    return st;
+}
+
+int cz_srs_try_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h) {
+    int got = 0;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->n; i++) {
+        cz_srs_entry *e = &m->entries[i];
+        if (strcmp(e->id, id) || e->tier != CZ_SRS_HOT || e->loading) continue;
+        e->refs++;
+        e->last_used_ns = cz_now_ns();
+        h->params = &e->params;
+        h->vk = &e->vk;
+        got = 1;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return got;
+}
+
+void cz_srs_release(cz_srs_manager *m, const char *id) {
+    int unused = 0;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->entries[i].id, id) && m->entries[i].refs) {
+            unused = --m->entries[i].refs == 0;
+            m->entries[i].last_used_ns = cz_now_ns();
+        }
+    pthread_mutex_unlock(&m->lock);
+    /* An unreferenced entry may be evicted: let a waiting reservation retry. */
+    if (unused) cz_budget_wake(m->budget);
+}
+
+cz_status cz_srs_preload(cz_srs_manager *m, const char *id, int *already, uint64_t *load_ms,
+                         cz_error *err) {
+    pthread_mutex_lock(&m->lock);
+    cz_srs_entry *e;
+    cz_status st = find_entry(m, id, &e, err);
+    int loaded = 0;
+    if (st == CZ_OK) {
+        e->refs++;
+        st = ensure_hot(m, e, &loaded, NULL, err);
+        e->refs--;
+        e->last_used_ns = cz_now_ns();
+        *already = st == CZ_OK && !loaded;
+        *load_ms = loaded ? e->load_ms : 0;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return st;
+}
+
+cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint64_t *freed,
+                       cz_error *err) {
+    pthread_mutex_lock(&m->lock);
+    cz_srs_entry *e;
+    cz_status st = find_entry(m, id, &e, err);
+    *was_loaded = 0;
+    *freed = 0;
+    if (st == CZ_OK) {
+        while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
+        if (e->refs) {
+            st = cz_error_set(err, CZ_E_IO, "srs %s: in use by %u proof(s); not evicted", id,
+                              e->refs);
+        } else {
+            *was_loaded = e->tier == CZ_SRS_HOT;
+            *freed = entry_to_cold(e);
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (*freed) cz_budget_release(m->budget, *freed);
+    return st;
+}
+
+uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
+    cz_srs_manager *m = mp;
+    uint64_t freed = 0, now = cz_now_ns();
+    pthread_mutex_lock(&m->lock);
+    while (freed < need) {
+        cz_srs_entry *lru = NULL;
+        for (size_t i = 0; i < m->n; i++) {
+            cz_srs_entry *e = &m->entries[i];
+            if (e->tier != CZ_SRS_HOT || e->refs || e->loading) continue;
+            if (now - e->last_used_ns < m->min_idle_ns) continue;
+            if (!lru || e->last_used_ns < lru->last_used_ns) lru = e;
+        }
+        if (!lru) break;
+        /* hot -> warm: the decoded points go, the mapping stays. */
+        cz_groth16_params_free(&lru->params);
+        cz_groth16_vk_free(&lru->vk);
+        freed += lru->hot_bytes;
+        lru->hot_bytes = 0;
+        lru->tier = CZ_SRS_WARM;
+        fprintf(stderr, "srs: evicted %s to warm under memory pressure\n", lru->id);
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (freed) cz_budget_release(m->budget, freed);
+    return freed;
+}
+
+uint64_t cz_srs_pinned_bytes(cz_srs_manager *m, const char *except_id) {
+    uint64_t sum = 0;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->entries[i].refs && strcmp(m->entries[i].id, except_id))
+            sum += m->entries[i].hot_bytes ? m->entries[i].hot_bytes : m->entries[i].map_len;
+    pthread_mutex_unlock(&m->lock);
+    return sum;
+}
+
+size_t cz_srs_list(cz_srs_manager *m, cz_engine_srs_info *out, size_t cap) {
+    pthread_mutex_lock(&m->lock);
+    size_t n = 0;
+    for (size_t i = 0; i < m->n && n < cap; i++, n++) {
+        const cz_srs_entry *e = &m->entries[i];
+        snprintf(out[n].circuit_id, sizeof out[n].circuit_id, "%s", e->id);
+        out[n].tier = e->tier;
+        out[n].size_bytes = e->tier == CZ_SRS_COLD ? 0 : e->map_len;
+        out[n].ref_count = e->refs;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}

@@ -1,0 +1,85 @@
+/* The SRS manager: Groth16 parameters per circuit id, in three tiers.
+ *
+ *   cold  on disk only;
+ *   warm  the .params file is mapped (its pages in the page cache), nothing
+ *         decoded; not counted in the budget (the kernel may drop the pages);
+ *   hot   decoded into memory, ready for proving; counted in the budget
+ *         (the file size, which equals the decoded size: 96 bytes per G1
+ *         and 192 per G2 point both ways).
+ *
+ * A job holds a reference on its circuit's entry from prepare to the end;
+ * a referenced entry is never evicted. Under budget pressure the evictor
+ * demotes unreferenced hot entries idle for at least min_idle to warm,
+ * least recently used first. EvictSRS drops an unreferenced entry to cold. */
+#ifndef CZ_ENGINE_SRS_H
+#define CZ_ENGINE_SRS_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "engine/budget.h"
+#include "engine/job.h"
+#include "groth16/groth16.h"
+
+#define CZ_SRS_MAX_ENTRIES 16
+
+typedef struct {
+    char id[32];
+    uint64_t sector_size;
+    char params_path[PATH_MAX], vk_path[PATH_MAX];
+    cz_srs_tier tier;
+    int loading; /* a thread is loading it; others wait on the manager's cond */
+    void *map;   /* warm and hot: the mapped .params file */
+    size_t map_len;
+    cz_groth16_params params; /* hot */
+    cz_groth16_vk vk;         /* hot: from the .vk file, used to self-verify */
+    uint64_t hot_bytes;       /* budget held while hot */
+    uint32_t refs;
+    uint64_t last_used_ns;
+    uint64_t load_ms; /* of the last load */
+} cz_srs_entry;
+
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    cz_srs_entry entries[CZ_SRS_MAX_ENTRIES];
+    size_t n;
+    cz_budget *budget;
+    char dir[PATH_MAX];
+    uint64_t min_idle_ns;
+} cz_srs_manager;
+
+void cz_srs_init(cz_srs_manager *m, cz_budget *budget, const char *dir, uint64_t min_idle_ms);
+void cz_srs_destroy(cz_srs_manager *m);
+
+/* The circuit id of a PoRep sector size ("porep-2k"); NULL when none. */
+const char *cz_srs_porep_circuit_id(uint64_t sector_size);
+
+/* Bytes the entry needs when hot (the .params file size). */
+cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, cz_error *err);
+
+/* Takes a reference and makes the entry hot; *load_ms = time this call spent
+ * loading (0 when it was hot). */
+cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h, uint64_t *load_ms,
+                         const volatile int *abort_flag, cz_error *err);
+/* Takes a reference only when the entry is hot already (never waits);
+ * returns 1 when it did. */
+int cz_srs_try_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h);
+void cz_srs_release(cz_srs_manager *m, const char *id);
+
+cz_status cz_srs_preload(cz_srs_manager *m, const char *id, int *already, uint64_t *load_ms,
+                         cz_error *err);
+cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint64_t *freed,
+                       cz_error *err);
+/* The budget's evictor (cz_budget_evict_fn). */
+uint64_t cz_srs_evict_idle(void *m, uint64_t need);
+
+/* Bytes of the referenced entries (which cannot be evicted), except_id left
+ * out. A referenced entry still loading counts its file size. */
+uint64_t cz_srs_pinned_bytes(cz_srs_manager *m, const char *except_id);
+
+size_t cz_srs_list(cz_srs_manager *m, cz_engine_srs_info *out, size_t cap);
+
+#endif

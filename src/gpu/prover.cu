@@ -1,0 +1,97 @@
+/* Device helpers of the Groth16 prover (groth16.c): memory information,
+ * index selection by bitmap (density compaction, "every index") and gathers
+ * of scalars and points by index (the compacted tail of the 0 / 1 / other
+ * split). Elements are moved as opaque 16-byte words: the host and device
+ * layouts are the same (gpu.h), and cudaMalloc's alignment (256 B) keeps
+ * every 32 / 96 / 192-byte element 16-byte aligned. */
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "gpu/common.cuh"
+#include "gpu/gpu.h"
+
+extern "C" cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err) {
+    *free_bytes = *total_bytes = 0;
+    CZ_CUDA_TRY(err, cudaMemGetInfo(free_bytes, total_bytes));
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
+    if (bytes) CZ_CUDA_TRY(err, cudaMemset(dev, 0, bytes));
+    return CZ_OK;
+}
+
+/* i is selected when bit (i - offset) is set (or always without a bitmap);
+ * the counting iterator starts at offset, so selected values are the
+ * output indices directly. */
+struct bit_pred {
+    const uint64_t *bits;
+    uint32_t offset;
+    __device__ bool operator()(const uint32_t &i) const {
+        if (!bits) return true;
+        uint32_t j = i - offset;
+        return (bits[j >> 6] >> (j & 63)) & 1;
+    }
+};
+
+extern "C" cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const uint64_t *dev_bits,
+                                        size_t n, uint32_t offset, cz_error *err) {
+    *count = 0;
+    if (n == 0) return CZ_OK;
+    if (n >= (1u << 31) || (uint64_t)offset + n >= ((uint64_t)1 << 32))
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu select: %zu indices from %u do not fit 32-bit indices", n, offset);
+    cz_status st = CZ_OK;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0;
+    int *d_cnt = NULL, cnt = 0;
+    thrust::counting_iterator<uint32_t> it(offset);
+    bit_pred pred{dev_bits, offset};
+    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, tmp_bytes, it, dev_idx, d_cnt, (int)n, pred));
+    size_t aligned = (tmp_bytes + 15) & ~(size_t)15;
+    CZ_CUDA_TRY(err, cudaMalloc(&tmp, aligned + 16));
+    d_cnt = (int *)((char *)tmp + aligned);
+    CZ_CUDA_GOTO(err, st, done,
+                 cub::DeviceSelect::If(tmp, tmp_bytes, it, dev_idx, d_cnt, (int)n, pred));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
+    *count = (size_t)cnt;
+done:
+    cudaFree(tmp);
+    return st;
+}
+
+/* One thread per 16-byte word of the output: W words per element. */
+template <unsigned W>
+__global__ void k_gather(uint4 *out, const uint4 *in, const uint32_t *idx, size_t count) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count * W) return;
+    size_t k = t / W, w = t % W;
+    out[t] = in[(size_t)idx[k] * W + w];
+}
+
+template <unsigned W>
+static cz_status gather(void *out, const void *in, const uint32_t *idx, size_t count,
+                        cz_error *err) {
+    if (count == 0) return CZ_OK;
+    k_gather<W>
+        <<<cz_gpu_blocks(count * W, 256), 256>>>((uint4 *)out, (const uint4 *)in, idx, count);
+    CZ_CUDA_LAUNCHED(err);
+    CZ_CUDA_TRY(err, cudaDeviceSynchronize());
+    return CZ_OK;
+}
+
+static_assert(sizeof(cz_fr) == 32 && sizeof(cz_g1_affine) == 96 && sizeof(cz_g2_affine) == 192,
+              "host layouts");
+
+extern "C" cz_status cz_gpu_gather_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint32_t *dev_idx,
+                                      size_t count, cz_error *err) {
+    return gather<2>(dev_out, dev_in, dev_idx, count, err);
+}
+extern "C" cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
+                                      const uint32_t *dev_idx, size_t count, cz_error *err) {
+    return gather<6>(dev_out, dev_in, dev_idx, count, err);
+}
+extern "C" cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
+                                      const uint32_t *dev_idx, size_t count, cz_error *err) {
+    return gather<12>(dev_out, dev_in, dev_idx, count, err);
+}

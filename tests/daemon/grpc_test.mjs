@@ -1,0 +1,325 @@
+// The daemon driven by an independent gRPC client: @grpc/grpc-js with the
+// .proto loaded at run time by @grpc/proto-loader (tests/oracle, `npm ci`).
+//
+// usage: node grpc_test.mjs CUZK_BINARY WORK_DIR ORACLE_DIR PROTO_FILE
+//
+// Always (a few seconds): socket mode, GetStatus/GetMetrics, every kind of
+// bad input (undecodable message, missing submit, empty request id, unknown
+// and unimplemented kinds, garbage / truncated C1, wrong sector size, a
+// 300 MB message, missing parameters), unknown ids, SRS errors, then SIGTERM:
+// exit 0 and the socket removed. The daemon must keep serving throughout.
+//
+// With CZ_SLOW_TESTS=1 (or CZ_DAEMON_PARAMS naming a directory that holds
+// the 2 KiB parameters): real 2 KiB PoRep proofs on the CPU (about a minute
+// each on two cores; `cuzk setup` takes ~6 min the first time and is cached
+// in $CZ_PARAMS_DIR, which ctest sets to build/params): Preload/Evict tiers, Prove accepted by
+// `cuzk verify`, SubmitProof + AwaitProof, AwaitProof timeout, duplicate
+// request_id, a caller that leaves, CancelProof of a queued and a running
+// job, metrics, and SIGTERM during a proof.
+//
+// Exit 0 pass, 1 fail, 77 skip (node_modules missing).
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const [cuzk, workArg, oracleDir, protoFile] = process.argv.slice(2);
+const require = createRequire(path.resolve(oracleDir, 'package.json'));
+let grpc, loader;
+try {
+  grpc = require('@grpc/grpc-js');
+  loader = require('@grpc/proto-loader');
+} catch (e) {
+  console.log('skipped: @grpc/grpc-js or @grpc/proto-loader missing (npm ci in tests/oracle)');
+  process.exit(77);
+}
+
+const def = loader.loadSync(protoFile, { longs: Number, enums: Number, defaults: true, keepCase: true });
+const pkg = grpc.loadPackageDefinition(def).cuzk.v1;
+const S = { UNKNOWN: 0, COMPLETED: 1, FAILED: 2, CANCELLED: 3, TIMEOUT: 4 };
+
+let failures = 0;
+function check(cond, what) {
+  if (!cond) {
+    failures++;
+    console.log(`FAIL: ${what}`);
+  } else {
+    console.log(`ok: ${what}`);
+  }
+}
+
+const work = path.resolve(workArg);
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function run(args) {
+  const r = spawnSync(cuzk, args, { encoding: 'utf8' });
+  return { code: r.status, out: (r.stdout || '') + (r.stderr || '') };
+}
+
+async function startDaemon(name, paramCache, daemonExtra = '') {
+  const sock = path.join(work, `${name}.sock`);
+  const cfg = path.join(work, `${name}.toml`);
+  fs.writeFileSync(cfg, `[daemon]\nlisten = "unix://${sock}"\ndrain_timeout = "1s"\n${daemonExtra}` +
+    `[srs]\nparam_cache = "${paramCache}"\n[pipeline]\nmax_parallel_synthesis = 1\n` +
+    `max_gpu_queue_depth = 1\n[engine]\nresult_retention = "10m"\n`);
+  const log = fs.openSync(path.join(work, `${name}.log`), 'w');
+  const proc = spawn(cuzk, ['daemon', '--config', cfg], { stdio: ['ignore', log, log] });
+  const exited = new Promise((resolve) => proc.on('exit', (code, sig) => resolve({ code, sig })));
+  for (let i = 0; i < 200 && !fs.existsSync(sock); i++) await sleep(50);
+  if (!fs.existsSync(sock)) throw new Error(`daemon ${name} did not create ${sock}`);
+  const opts = { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': 256 << 20 };
+  const client = new pkg.ProvingEngine(`unix://${sock}`, grpc.credentials.createInsecure(), opts);
+  return { proc, exited, sock, client, log: path.join(work, `${name}.log`) };
+}
+
+// Promise wrapper: resolves {err, res}.
+function call(client, method, req, deadlineMs) {
+  return new Promise((resolve) => {
+    const md = new grpc.Metadata();
+    const o = deadlineMs ? { deadline: Date.now() + deadlineMs } : {};
+    client[method](req, md, o, (err, res) => resolve({ err, res }));
+  });
+}
+
+function submitReq(id, c1, extra = {}) {
+  return { request_id: id, proof_kind: 1, vanilla_proof: c1, sector_number: 1, miner_id: 1000, ...extra };
+}
+
+async function stopDaemon(d) {
+  d.client.close();
+  d.proc.kill('SIGTERM');
+  const r = await d.exited;
+  check(r.code === 0, `daemon exits 0 on SIGTERM (got ${r.code} ${r.sig})`);
+  check(!fs.existsSync(d.sock), 'socket removed on exit');
+}
+
+// ---------------------------------------------------------------- fast part
+const c1Path = path.join(work, 'c1.json');
+let g = run(['gen', 'c1', '--sector-size', '2KiB', '--out', c1Path]);
+if (g.code !== 0) {
+  console.log(`FAIL: cuzk gen c1: ${g.out}`);
+  process.exit(1);
+}
+const c1 = fs.readFileSync(c1Path);
+const emptyParams = path.join(work, 'no-params');
+fs.mkdirSync(emptyParams);
+
+{
+  const d = await startDaemon('fast', emptyParams, 'metrics_listen = "127.0.0.1:0"\n');
+  const c = d.client;
+  check((fs.statSync(d.sock).mode & 0o777) === 0o600, 'socket mode 0600');
+
+  // HTTP /metrics on a loopback port chosen by the kernel (logged).
+  const m = /HTTP \/metrics on .* \(port (\d+)\)/.exec(fs.readFileSync(d.log, 'utf8'));
+  check(m !== null, 'HTTP /metrics port logged');
+  if (m) {
+    const get = (p) => new Promise((resolve) => {
+      http.get({ host: '127.0.0.1', port: Number(m[1]), path: p }, (res) => {
+        let body = '';
+        res.on('data', (x) => { body += x; });
+        res.on('end', () => resolve({ code: res.statusCode, body }));
+      }).on('error', (e) => resolve({ code: 0, body: String(e) }));
+    });
+    let h = await get('/metrics');
+    check(h.code === 200 && /\ncuzk_uptime_seconds \d+\n/.test(h.body), 'GET /metrics -> 200, Prometheus text');
+    h = await get('/status');
+    check(h.code === 404, 'GET /status -> 404');
+  }
+
+  let r = await call(c, 'GetStatus', {});
+  check(!r.err && r.res.queues.length === 4 && r.res.queues[0].proof_kind === 'porep-c2',
+    'GetStatus lists the four queues');
+  check(!r.err && r.res.total_proofs_completed === 0 && r.res.pinned_memory_limit_bytes > 0,
+    'GetStatus counters and memory budget');
+
+  // Undecodable request bytes.
+  r = await new Promise((resolve) => c.makeUnaryRequest('/cuzk.v1.ProvingEngine/Prove', (x) => x,
+    (x) => x, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), (err, res) => resolve({ err, res })));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /cannot decode ProveRequest/.test(r.err.details),
+    `garbage message -> INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await call(c, 'Prove', {});
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /submit is missing/.test(r.err.details),
+    'Prove without submit -> INVALID_ARGUMENT');
+  r = await call(c, 'Prove', { submit: submitReq('', c1) });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /request_id is empty/.test(r.err.details),
+    'empty request_id -> INVALID_ARGUMENT');
+  r = await call(c, 'SubmitProof', { ...submitReq('kind7', c1), proof_kind: 7 });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /proof_kind 7/.test(r.err.details),
+    `unknown proof kind -> INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await call(c, 'SubmitProof', { ...submitReq('snap', c1), proof_kind: 2 });
+  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED && /snap-update/.test(r.err.details),
+    'SNAP_DEALS_UPDATE -> UNIMPLEMENTED');
+  r = await call(c, 'Prove', { submit: submitReq('nopayload', Buffer.alloc(0)) });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /vanilla_proof/.test(r.err.details),
+    'PoRep without vanilla_proof -> INVALID_ARGUMENT');
+
+  const failed = async (id, payload, extra, re, what) => {
+    const x = await call(c, 'Prove', { submit: submitReq(id, payload, extra) });
+    const res = x.res && x.res.result;
+    check(!x.err && res.status === S.FAILED && re.test(res.error_message) && res.proof.length === 0,
+      `${what} -> FAILED (${x.err ? x.err.details : res.error_message})`);
+  };
+  await failed('garbage', Buffer.from('\x00\x01garbage{'), {}, /vanilla_proof: c1: .*invalid JSON/, 'garbage C1');
+  await failed('truncated', c1.subarray(0, c1.length >> 1), {}, /vanilla_proof: c1/, 'truncated C1');
+  await failed('wrongsize', c1, { sector_size: 8 << 20 }, /sector_size 8388608 does not match/, 'wrong sector size');
+  await failed('noparams', c1, {}, /parameters .* not found/, 'missing parameters');
+
+  // 300 MB: over the daemon's 256 MiB limit.
+  r = await call(c, 'Prove', { submit: submitReq('huge', Buffer.alloc(300 * 1000 * 1000, 0x20)) });
+  check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
+    `300 MB message -> RESOURCE_EXHAUSTED (${r.err && r.err.code} ${r.err && r.err.details})`);
+
+  r = await call(c, 'AwaitProof', { job_id: 'nosuchjob', timeout_ms: 10 });
+  check(r.err && r.err.code === grpc.status.NOT_FOUND, 'AwaitProof unknown id -> NOT_FOUND');
+  r = await call(c, 'CancelProof', { job_id: 'nosuchjob' });
+  check(r.err && r.err.code === grpc.status.NOT_FOUND, 'CancelProof unknown id -> NOT_FOUND');
+  r = await call(c, 'PreloadSRS', { circuit_id: 'porep-1t' });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /unknown circuit id/.test(r.err.details),
+    'PreloadSRS unknown circuit -> INVALID_ARGUMENT');
+  r = await call(c, 'PreloadSRS', { circuit_id: 'porep-2k' });
+  check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION && /cannot open/.test(r.err.details),
+    'PreloadSRS without parameters -> FAILED_PRECONDITION');
+  r = await call(c, 'EvictSRS', { circuit_id: 'porep-2k' });
+  check(!r.err && r.res.was_loaded === false && r.res.freed_bytes === 0, 'EvictSRS of a cold SRS');
+  // A failed job's id can be reused (a retry starts anew).
+  r = await call(c, 'SubmitProof', submitReq('garbage', Buffer.from('still garbage')));
+  check(!r.err && r.res.job_id === 'garbage', 'resubmitting a failed request_id starts a new job');
+
+  // The C client (`cuzk bench`) against the same daemon.
+  const addr = `unix://${d.sock}`;
+  let b = run(['bench', 'status', '-a', addr]);
+  check(b.code === 0 && /queue: +porep-c2 +pending 0, in progress 0/.test(b.out), 'cuzk bench status');
+  b = run(['bench', 'metrics', '-a', addr]);
+  check(b.code === 0 && /\ncuzk_uptime_seconds \d+\n/.test(b.out), 'cuzk bench metrics');
+  b = run(['bench', 'preload', '-c', 'porep-1t', '-a', addr]);
+  check(b.code === 1 && /unknown circuit id/.test(b.out), 'cuzk bench preload of an unknown id fails');
+  const garbageFile = path.join(work, 'garbage.json');
+  fs.writeFileSync(garbageFile, '{"SectorNum": 1, "Phase1Out": "!!", "SectorSize": 2048}');
+  b = run(['bench', 'single', '--c1', garbageFile, '-a', addr]);
+  check(b.code === 1 && /status: +FAILED/.test(b.out) && /Phase1Out/.test(b.out),
+    `cuzk bench single reports a FAILED proof (${b.out.split('\n').slice(-2).join(' ')})`);
+  b = run(['bench', 'status', '-a', `unix://${work}/nothing.sock`]);
+  check(b.code === 1 && /gRPC status 14/.test(b.out), 'cuzk bench against no daemon: UNAVAILABLE');
+
+  r = await call(c, 'GetStatus', {});
+  check(!r.err && r.res.total_proofs_failed >= 4, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
+  r = await call(c, 'GetMetrics', {});
+  check(!r.err && /cuzk_proofs_failed_total [56]\n/.test(r.res.prometheus_text) &&
+    /cuzk_proofs_completed_total 0\n/.test(r.res.prometheus_text), 'GetMetrics counters');
+  await stopDaemon(d);
+}
+
+// ---------------------------------------------------------------- slow part
+let params = process.env.CZ_DAEMON_PARAMS || '';
+const slow = process.env.CZ_SLOW_TESTS === '1' || (params && fs.existsSync(params));
+if (!slow) {
+  console.log('real proofs skipped (set CZ_SLOW_TESTS=1 or CZ_DAEMON_PARAMS)');
+} else {
+  if (!params) {
+    // The suite's shared development parameters (build/params, cli/setup-2k).
+    params = process.env.CZ_PARAMS_DIR || path.resolve(work, '..', 'daemon-params');
+    const have = fs.existsSync(params) && fs.readdirSync(params).some((f) => f.endsWith('.params'));
+    if (!have) {
+      console.log(`generating 2 KiB development parameters in ${params} (minutes, once)`);
+      g = run(['setup', '--sector-size', '2KiB', '--out', params]);
+      if (g.code !== 0) {
+        console.log(`FAIL: cuzk setup: ${g.out}`);
+        process.exit(1);
+      }
+    }
+  }
+  const d = await startDaemon('slow', params);
+  const c = d.client;
+  let r = await call(c, 'PreloadSRS', { circuit_id: 'porep-2k' });
+  check(!r.err && r.res.already_loaded === false, `PreloadSRS loads (${r.res && r.res.load_time_ms} ms)`);
+  r = await call(c, 'GetStatus', {});
+  let srs = r.res.loaded_srs.find((s) => s.circuit_id === 'porep-2k');
+  check(srs && srs.tier === 0 && srs.size_bytes > 0 && srs.ref_count === 0, 'SRS hot after preload');
+  r = await call(c, 'EvictSRS', { circuit_id: 'porep-2k' });
+  check(!r.err && r.res.was_loaded && r.res.freed_bytes === srs.size_bytes, 'EvictSRS frees it');
+  r = await call(c, 'GetStatus', {});
+  srs = r.res.loaded_srs.find((s) => s.circuit_id === 'porep-2k');
+  check(srs && srs.tier === 2, 'SRS cold after evict');
+  r = await call(c, 'PreloadSRS', { circuit_id: 'porep-2k' });
+  check(!r.err && !r.res.already_loaded, 'PreloadSRS again');
+  r = await call(c, 'PreloadSRS', { circuit_id: 'porep-2k' });
+  check(!r.err && r.res.already_loaded, 'PreloadSRS of a hot SRS says already loaded');
+
+  // p1: submitted, awaited by two Prove callers (one leaves early) and AwaitProof.
+  r = await call(c, 'SubmitProof', submitReq('p1', c1));
+  check(!r.err && r.res.job_id === 'p1' && r.res.queue_position === 0, 'SubmitProof p1');
+  const prove1 = call(c, 'Prove', { submit: submitReq('p1', c1) });
+  const leaver = call(c, 'Prove', { submit: submitReq('p1', c1) }, 1500);
+  r = await call(c, 'AwaitProof', { job_id: 'p1', timeout_ms: 200 });
+  check(!r.err && r.res.status === S.TIMEOUT, 'AwaitProof with timeout_ms -> TIMEOUT');
+  r = await call(c, 'SubmitProof', submitReq('p1', Buffer.concat([c1, Buffer.from(' ')])));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /different request/.test(r.err.details),
+    'same request_id, different payload -> INVALID_ARGUMENT');
+  // p2 waits for the prover, p3 holds the synthesis worker, p4 stays queued.
+  for (const id of ['p2', 'p3', 'p4']) await call(c, 'SubmitProof', submitReq(id, c1));
+  const p2 = call(c, 'AwaitProof', { job_id: 'p2' });
+  await sleep(8000); // p2, p3 synthesize in ~1 s each; p1 proves for ~a minute
+  r = await call(c, 'GetStatus', {});
+  check(r.res.queues[0].pending >= 1 && r.res.queues[0].in_progress >= 2,
+    `status shows queued and running PoRep jobs (${JSON.stringify(r.res.queues[0])})`);
+  r = await call(c, 'CancelProof', { job_id: 'p4' });
+  check(!r.err && r.res.was_running === false, 'CancelProof of a queued job');
+  r = await call(c, 'AwaitProof', { job_id: 'p4', timeout_ms: 5000 });
+  check(!r.err && r.res.status === S.CANCELLED, 'queued job -> CANCELLED');
+  r = await call(c, 'CancelProof', { job_id: 'p3' });
+  check(!r.err && r.res.was_running === true, 'CancelProof of a running job');
+  r = await call(c, 'AwaitProof', { job_id: 'p3', timeout_ms: 10000 });
+  check(!r.err && r.res.status === S.CANCELLED, 'running job -> CANCELLED at the partition boundary');
+  r = await call(c, 'CancelProof', { job_id: 'p2' });
+  check(!r.err && r.res.was_running === true, 'CancelProof of a synthesized job');
+
+  const l = await leaver;
+  check(l.err && l.err.code === grpc.status.DEADLINE_EXCEEDED, 'a caller that leaves gets its deadline');
+  const p1 = await prove1;
+  const res1 = p1.res && p1.res.result;
+  check(!p1.err && res1.status === S.COMPLETED && res1.proof.length === 192,
+    `Prove p1 -> COMPLETED, 192 bytes (${p1.err ? p1.err.details : res1.error_message})`);
+  check(res1 && res1.total_ms > 0 && res1.gpu_compute_ms > 0 && res1.synthesis_ms > 0, 'timings reported');
+  r = await call(c, 'AwaitProof', { job_id: 'p1' });
+  check(!r.err && r.res.status === S.COMPLETED && Buffer.compare(r.res.proof, res1.proof) === 0,
+    'AwaitProof after completion: the same proof');
+  r = await call(c, 'Prove', { submit: submitReq('p1', c1) });
+  check(!r.err && Buffer.compare(r.res.result.proof, res1.proof) === 0, 'duplicate Prove: the same proof, not re-run');
+  const p2r = await p2;
+  check(!p2r.err && p2r.res.status === S.CANCELLED, 'p2 -> CANCELLED');
+
+  const proofFile = path.join(work, 'p1.proof');
+  fs.writeFileSync(proofFile, res1.proof);
+  const vk = run(['verify', '--c1', c1Path, '--vk', params, '--proof', proofFile, '--miner-id', '1000']);
+  check(vk.code === 0, `cuzk verify accepts the daemon's proof (${vk.out.trim()})`);
+  const bad = Buffer.from(res1.proof);
+  bad[100] ^= 1;
+  fs.writeFileSync(proofFile + '.bad', bad);
+  const vb = run(['verify', '--c1', c1Path, '--vk', params, '--proof', proofFile + '.bad', '--miner-id', '1000']);
+  check(vb.code !== 0, 'cuzk verify rejects a modified proof');
+
+  r = await call(c, 'GetMetrics', {});
+  check(/cuzk_proofs_completed_total 1\n/.test(r.res.prometheus_text) &&
+    /cuzk_proofs_cancelled_total 3\n/.test(r.res.prometheus_text), 'metrics: 1 completed, 3 cancelled');
+  r = await call(c, 'GetStatus', {});
+  check(r.res.total_proofs_completed === 1, 'status: 1 completed');
+
+  // SIGTERM during a proof: the caller gets an answer, exit 0, socket removed.
+  const p5 = call(c, 'Prove', { submit: submitReq('p5', c1) });
+  await sleep(3000);
+  d.proc.kill('SIGTERM');
+  const p5r = await p5;
+  const st5 = p5r.res && p5r.res.result.status;
+  check(!p5r.err && (st5 === S.CANCELLED || st5 === S.COMPLETED),
+    `in-flight Prove answered during shutdown (${p5r.err ? p5r.err.details : st5})`);
+  const ex = await d.exited;
+  check(ex.code === 0, `exit 0 after SIGTERM (${ex.code})`);
+  check(!fs.existsSync(d.sock), 'socket removed');
+  c.close();
+}
+
+console.log(failures ? `${failures} check(s) FAILED` : 'all checks passed');
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,217 @@
+/* The daemon's TOML configuration reader: values, sizes, durations, and the
+ * exact file:line of each kind of error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/config.h"
+#include "harness/harness.h"
+
+static cz_status parse(cz_daemon_config *c, const char *text, cz_error *err) {
+    cz_config_defaults(c);
+    return cz_config_parse(c, text, strlen(text), "t.toml", NULL, err);
+}
+
+/* The error starts with want_prefix and contains want_part. */
+static void expect_error(const char *text, const char *want_prefix, const char *want_part) {
+    cz_daemon_config c;
+    cz_error err = {0};
+    cz_status st = parse(&c, text, &err);
+    CHECK(st != CZ_OK);
+    int ok = !strncmp(err.message, want_prefix, strlen(want_prefix)) &&
+             strstr(err.message, want_part) != NULL;
+    if (!ok)
+        printf("input:\n%s\ngot: %s\nwant: %s ... %s\n", text, err.message, want_prefix, want_part);
+    CHECK(ok);
+}
+
+static void test_values(void) {
+    cz_daemon_config c;
+    cz_error err = {0};
+    const char *text = "# comment\n"
+                       "[daemon]\n"
+                       "listen = \"unix:///run/curio/cuzk.sock\"  # trailing comment\n"
+                       "drain_timeout = \"90s\"\n"
+                       "metrics_listen = \"127.0.0.1:9821\"\n"
+                       "\n"
+                       "[memory]\n"
+                       "total_budget = \"12GiB\"\n"
+                       "safety_margin = '512 MiB'\n"
+                       "eviction_min_idle = \"5m\"\n"
+                       "[gpus]\n"
+                       "devices = [0, 1, 3]\n"
+                       "gpu_workers_per_device = 3\n"
+                       "backend = \"cpu\"\n"
+                       "[pipeline]\n"
+                       "enabled = true\n"
+                       "max_parallel_synthesis = 4\n"
+                       "slot_size = 2\n"
+                       "[srs]\n"
+                       "param_cache = \"/data/zk/params\"\n"
+                       "preload = [\"porep-2k\", \"porep-32g\"]\n"
+                       "[engine]\n"
+                       "result_retention = 120\n"
+                       "[logging]\n"
+                       "level = \"debug\"\n"
+                       "timeline = true\n";
+    CHECK(parse(&c, text, &err) == CZ_OK);
+    CHECK(!strcmp(c.listen, "unix:///run/curio/cuzk.sock"));
+    CHECK(c.drain_timeout_ms == 90000);
+    CHECK(!strcmp(c.metrics_listen, "127.0.0.1:9821"));
+    CHECK(c.total_budget == 12ull << 30);
+    CHECK(c.safety_margin == 512ull << 20);
+    CHECK(c.eviction_min_idle_ms == 300000);
+    CHECK(c.n_devices == 3 && c.devices[0] == 0 && c.devices[1] == 1 && c.devices[2] == 3);
+    CHECK(c.gpu_workers_per_device == 3 && !strcmp(c.backend, "cpu"));
+    CHECK(c.max_parallel_synthesis == 4);
+    CHECK(!strcmp(c.param_cache, "/data/zk/params"));
+    CHECK(c.n_preload == 2 && !strcmp(c.preload[1], "porep-32g"));
+    CHECK(c.result_retention_ms == 120000);
+    CHECK(!strcmp(c.log_level, "debug") && c.timeline == 1);
+
+    /* print -> parse gives the same configuration. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cz_config_print(&c, f);
+    fclose(f);
+    cz_daemon_config c2;
+    cz_config_defaults(&c2);
+    CHECK(cz_config_parse(&c2, buf, len, "printed", NULL, &err) == CZ_OK);
+    CHECK(!memcmp(&c, &c2, sizeof c));
+    free(buf);
+
+    /* Defaults: a unix socket under the working directory, auto budget. */
+    cz_config_defaults(&c);
+    CHECK(!strcmp(c.listen, "unix://cuzk.sock") && c.total_budget == 0);
+    CHECK(parse(&c, "[memory]\ntotal_budget = \"auto\"\n", &err) == CZ_OK && c.total_budget == 0);
+}
+
+static void test_sizes(void) {
+    static const struct {
+        const char *s;
+        unsigned long long v;
+    } good[] = {{"0", 0},
+                {"1000", 1000},
+                {"1B", 1},
+                {"4KiB", 4096},
+                {"3MiB", 3 << 20},
+                {"2 GiB", 2ull << 30},
+                {"1TiB", 1ull << 40},
+                {"5GB", 5000000000ull},
+                {"7MB", 7000000},
+                {"9KB", 9000}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 1;
+        cz_error err = {0};
+        CHECK(cz_parse_size(&v, good[i].s, &err) == CZ_OK && v == good[i].v);
+    }
+    const char *bad[] = {"1.5GiB",        "", "GiB", "12gb", "12 G", "-1", "18446744073709551616",
+                         "17179869184GiB"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v;
+        cz_error err = {0};
+        CHECK(cz_parse_size(&v, bad[i], &err) != CZ_OK);
+    }
+    uint64_t ms;
+    cz_error err = {0};
+    CHECK(cz_parse_duration_ms(&ms, "250ms", &err) == CZ_OK && ms == 250);
+    CHECK(cz_parse_duration_ms(&ms, "2h", &err) == CZ_OK && ms == 7200000);
+    CHECK(cz_parse_duration_ms(&ms, "42", &err) == CZ_OK && ms == 42000);
+    CHECK(cz_parse_duration_ms(&ms, "5 m", &err) != CZ_OK);
+    CHECK(cz_parse_duration_ms(&ms, "1d", &err) != CZ_OK);
+}
+
+static void test_errors(void) {
+    expect_error("[daemon]\nlisten = \"x\"\nlistne = \"y\"\n", "t.toml:3: [daemon] listne",
+                 "unknown key");
+    expect_error("\n\n[deamon]\n", "t.toml:3:", "unknown section [deamon]");
+    expect_error("[memory]\n\n total_budget = \"1.5GiB\"\n", "t.toml:3: [memory] total_budget",
+                 "bad size '1.5GiB'");
+    expect_error("[memory]\ntotal_budget = \"1TB2\"\n", "t.toml:2:", "bad size");
+    expect_error("[memory]\neviction_min_idle = \"5 minutes\"\n", "t.toml:2:", "bad duration");
+    expect_error("[daemon]\nlisten = \"unterminated\n", "t.toml:2: [daemon] listen",
+                 "unterminated string");
+    expect_error("[daemon]\nlisten \"x\"\n", "t.toml:2:", "expected 'key = value'");
+    expect_error("listen = \"x\"\n", "t.toml:1:", "outside any [section]");
+    expect_error("[gpus]\ngpu_workers_per_device = \"two\"\n", "t.toml:2:", "expected an integer");
+    expect_error("[gpus]\ngpu_workers_per_device = 0\n", "t.toml:2:", "1..8");
+    expect_error("[gpus]\ndevices = [0, \"1\"]\n", "t.toml:2:", "one kind");
+    expect_error("[gpus]\nbackend = \"opencl\"\n", "t.toml:2:", "not auto, cpu or cuda");
+    expect_error("[pipeline]\nenabled = false\n", "t.toml:2:", "no monolithic mode");
+    expect_error("[scheduler]\nmax_batch_size = 4\n", "t.toml:2:", "not implemented");
+    expect_error("[daemon]\nallow_remote = yes\n", "t.toml:2:", "expected");
+    expect_error("[daemon]\nlisten = \"a\" \"b\"\n", "t.toml:2:", "unexpected text");
+    expect_error("[logging]\nlevel = \"verbose\"\n", "t.toml:2:", "not error, warn, info or debug");
+    expect_error("[daemon]\nstatus_listen = \"127.0.0.1:9821\"\n", "t.toml:2:", "not implemented");
+    expect_error("[memory]\ntotal_budget = 0\n", "t.toml:2:", "auto");
+    expect_error("[srs]\npreload = [1]\n", "t.toml:2:", "circuit ids");
+
+    /* Deprecated keys warn and do not fail. */
+    cz_daemon_config c;
+    cz_error err = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *w = open_memstream(&buf, &len);
+    cz_config_defaults(&c);
+    const char *text = "[memory]\npinned_budget = \"50GiB\"\n";
+    CHECK(cz_config_parse(&c, text, strlen(text), "t.toml", w, &err) == CZ_OK);
+    fclose(w);
+    CHECK(strstr(buf, "t.toml:2: [memory] pinned_budget has no effect") != NULL);
+    free(buf);
+    /* A missing file names the path. */
+    CHECK(cz_config_load(&c, "/nonexistent/cuzk.toml", NULL, &err) == CZ_E_IO);
+    CHECK(strstr(err.message, "/nonexistent/cuzk.toml") != NULL);
+}
+
+/* Random byte edits of a valid file: the reader never crashes (ASan run)
+ * and every error names the file and a line within it. */
+static void test_mutations(void) {
+    const char *base = "[daemon]\nlisten = \"unix://x.sock\"\ndrain_timeout = \"5s\"\n"
+                       "[memory]\ntotal_budget = \"12GiB\"\n[gpus]\ndevices = [0, 1]\n"
+                       "[srs]\npreload = [\"porep-2k\"]\nparam_cache = 'p'\n";
+    static const char alphabet[] = "[]=\"'#\n\\ ,0123456789abcGiBms_-.\t";
+    size_t len = strlen(base);
+    unsigned iters = cz_test_iters(3000);
+    char buf[512];
+    for (unsigned it = 0; it < iters; it++) {
+        memcpy(buf, base, len + 1);
+        size_t n = len;
+        unsigned edits = 1 + (unsigned)(cz_test_rand64() % 4);
+        for (unsigned k = 0; k < edits; k++) {
+            size_t at = (size_t)(cz_test_rand64() % n);
+            unsigned op = (unsigned)(cz_test_rand64() % 3);
+            char ch = alphabet[cz_test_rand64() % (sizeof alphabet - 1)];
+            if (op == 0) {
+                buf[at] = ch;
+            } else if (op == 1 && n + 1 < sizeof buf) {
+                memmove(buf + at + 1, buf + at, n - at + 1);
+                buf[at] = ch;
+                n++;
+            } else if (n > 1) {
+                memmove(buf + at, buf + at + 1, n - at);
+                n--;
+            }
+        }
+        size_t lines = 1;
+        for (size_t i = 0; i < n; i++) lines += buf[i] == '\n';
+        cz_daemon_config c;
+        cz_error err = {0};
+        cz_config_defaults(&c);
+        if (cz_config_parse(&c, buf, n, "t.toml", NULL, &err) != CZ_OK) {
+            unsigned line = 0;
+            int ok = sscanf(err.message, "t.toml:%u:", &line) == 1 && line >= 1 && line <= lines;
+            if (!ok) printf("input:\n%s\nerror: %s\n", buf, err.message);
+            CHECK(ok);
+        }
+    }
+}
+
+int main(void) {
+    cz_test_init("daemon/config");
+    test_values();
+    test_sizes();
+    test_errors();
+    test_mutations();
+    return cz_test_finish("daemon/config");
+}

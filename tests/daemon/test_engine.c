@@ -1,0 +1,606 @@
+/* The engine's scheduling without real proofs: a fake job kind (injected
+ * through cz_engine_config.ops) whose units sleep briefly and whose "proof"
+ * of unit u is 8 bytes the test predicts (u, then the job's tag), so every
+ * result is checked against values computed here, not by the engine.
+ *
+ * The fake request is text in vanilla_proof: "units=N ms=M bytes=B tag=T
+ * gate=1 fail=U badverify=1". gate=1 makes prepare wait until the test opens
+ * the gate, which holds the single synthesis worker while the test queues
+ * jobs: orders are then deterministic, not timing-dependent. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/engine.h"
+#include "engine/budget.h"
+#include "engine/job.h"
+#include "harness/harness.h"
+
+typedef struct {
+    unsigned units, ms, gate, fail_unit, badverify;
+    unsigned long long bytes;
+    char tag;
+} fake_state;
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_open = 1;
+static int gate_waiting = 0;
+static char synth_order[256]; /* tag of each unit synthesis, in order */
+static size_t n_synth;
+static char done_order[64]; /* tag of each job when verify ran */
+static size_t n_done;
+/* Units holding their full reservation: from synthesis to prove_start's end. */
+static int in_flight, max_in_flight;
+
+static void sleep_ms(unsigned ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void reset_logs(void) {
+    pthread_mutex_lock(&log_lock);
+    n_synth = n_done = 0;
+    memset(synth_order, 0, sizeof synth_order);
+    memset(done_order, 0, sizeof done_order);
+    in_flight = max_in_flight = 0;
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void set_gate(int open) {
+    pthread_mutex_lock(&log_lock);
+    gate_open = open;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&log_lock);
+}
+
+/* Waits until a prepare sits at the closed gate. */
+static void wait_gate_reached(void) {
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&log_lock);
+        int w = gate_waiting;
+        pthread_mutex_unlock(&log_lock);
+        if (w) return;
+        sleep_ms(1);
+    }
+    CHECK(!"a prepare never reached the gate");
+}
+
+static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                              const char *param_cache, cz_error *err) {
+    (void)param_cache;
+    fake_state *s = calloc(1, sizeof *s);
+    *statep = s;
+    char text[256];
+    size_t n = req->vanilla_proof_len < sizeof text - 1 ? req->vanilla_proof_len : sizeof text - 1;
+    memcpy(text, req->vanilla_proof, n);
+    text[n] = 0;
+    s->units = 1;
+    s->fail_unit = ~0u;
+    s->tag = '?';
+    for (char *tok = strtok(text, " "); tok; tok = strtok(NULL, " ")) {
+        if (sscanf(tok, "units=%u", &s->units) == 1) continue;
+        if (sscanf(tok, "ms=%u", &s->ms) == 1) continue;
+        if (sscanf(tok, "bytes=%llu", &s->bytes) == 1) continue;
+        if (sscanf(tok, "gate=%u", &s->gate) == 1) continue;
+        if (sscanf(tok, "fail=%u", &s->fail_unit) == 1) continue;
+        if (sscanf(tok, "badverify=%u", &s->badverify) == 1) continue;
+        if (sscanf(tok, "tag=%c", &s->tag) == 1) continue;
+        return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
+    }
+    if (s->gate == 1) {
+        pthread_mutex_lock(&log_lock);
+        gate_waiting = 1;
+        while (!gate_open) pthread_cond_wait(&gate_cond, &log_lock);
+        gate_waiting = 0;
+        pthread_mutex_unlock(&log_lock);
+    }
+    plan->units = s->units;
+    plan->unit_proof_bytes = 8;
+    plan->unit_bytes = s->bytes;
+    plan->unit_bytes_after = s->bytes / 4;
+    plan->circuit_id[0] = 0;
+    return CZ_OK;
+}
+
+static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
+    fake_state *s = state;
+    pthread_mutex_lock(&log_lock);
+    if (n_synth < sizeof synth_order - 1) synth_order[n_synth++] = s->tag;
+    if (++in_flight > max_in_flight) max_in_flight = in_flight;
+    pthread_mutex_unlock(&log_lock);
+    sleep_ms(s->ms);
+    if (unit == s->fail_unit) {
+        pthread_mutex_lock(&log_lock);
+        in_flight--;
+        pthread_mutex_unlock(&log_lock);
+        return cz_error_set(err, CZ_E_INVALID_ARG, "fake: unit %u fails", unit);
+    }
+    uint32_t *u = malloc(sizeof *u);
+    *u = unit;
+    *synth = u;
+    return CZ_OK;
+}
+
+static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                                  const cz_prove_backend *backend, void **pending, cz_error *err) {
+    (void)srs, (void)backend, (void)err, (void)unit;
+    fake_state *s = state;
+    sleep_ms(s->ms);
+    if (s->gate == 2) { /* hold the prove worker */
+        pthread_mutex_lock(&log_lock);
+        gate_waiting = 1;
+        while (!gate_open) pthread_cond_wait(&gate_cond, &log_lock);
+        gate_waiting = 0;
+        pthread_mutex_unlock(&log_lock);
+    }
+    *pending = synth;
+    pthread_mutex_lock(&log_lock);
+    in_flight--;
+    pthread_mutex_unlock(&log_lock);
+    return CZ_OK;
+}
+
+static cz_status fake_prove_finish(void *state, uint32_t unit, void *pending,
+                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
+    (void)srs, (void)err;
+    fake_state *s = state;
+    uint32_t *u = pending;
+    CHECK(*u == unit);
+    memset(out, 0, 8);
+    out[0] = (uint8_t)unit;
+    out[7] = (uint8_t)s->tag;
+    free(u);
+    return CZ_OK;
+}
+
+static void fake_discard(void *state, uint32_t unit, void *data, int stage) {
+    (void)state, (void)unit;
+    free(data);
+    if (stage == 0) {
+        pthread_mutex_lock(&log_lock);
+        in_flight--;
+        pthread_mutex_unlock(&log_lock);
+    }
+}
+
+static cz_status fake_verify(void *state, const uint8_t *proof, size_t len,
+                             const cz_srs_handle *srs, cz_error *err) {
+    (void)srs;
+    fake_state *s = state;
+    pthread_mutex_lock(&log_lock);
+    if (n_done < sizeof done_order - 1) done_order[n_done++] = s->tag;
+    pthread_mutex_unlock(&log_lock);
+    if (s->badverify) return cz_error_set(err, CZ_E_INTERNAL, "fake: does not verify");
+    CHECK(len == (size_t)s->units * 8);
+    for (unsigned u = 0; u < s->units; u++)
+        CHECK(proof[u * 8] == (uint8_t)u && proof[u * 8 + 7] == (uint8_t)s->tag);
+    return CZ_OK;
+}
+
+static void fake_free(void *state) {
+    free(state);
+}
+
+static const cz_job_ops fake_ops = {"fake",           fake_prepare,      fake_synthesize,
+                                    fake_prove_start, fake_prove_finish, fake_discard,
+                                    fake_verify,      fake_free};
+
+static cz_engine *make_engine(uint64_t budget, unsigned synth, unsigned prove,
+                              uint64_t retention_ms) {
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = budget;
+    cfg.synthesis_workers = synth;
+    cfg.prove_workers = prove;
+    cfg.result_retention_ms = retention_ms;
+    cfg.param_cache = ".";
+    cfg.ops[CZ_PROOF_WINDOW_POST] = &fake_ops; /* any kind slot works */
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    return e;
+}
+
+static cz_status submit(cz_engine *e, const char *id, int prio, const char *text,
+                        cz_engine_submit_info *info, cz_error *err) {
+    cz_engine_request r;
+    memset(&r, 0, sizeof r);
+    r.request_id = id;
+    r.kind = CZ_PROOF_POREP;
+    r.priority = (cz_priority)prio;
+    r.vanilla_proof = (const uint8_t *)text;
+    r.vanilla_proof_len = strlen(text);
+    return cz_engine_submit(e, &r, info, err);
+}
+
+static cz_job_status await_status(cz_engine *e, const char *id, uint64_t timeout_ms,
+                                  cz_engine_result *keep) {
+    cz_engine_result r;
+    cz_error err = {0};
+    CHECK(cz_engine_await(e, id, timeout_ms, NULL, NULL, &r, &err) == CZ_OK);
+    cz_job_status st = r.status;
+    if (keep)
+        *keep = r;
+    else
+        cz_engine_result_free(&r);
+    return st;
+}
+
+/* Proof bytes the fake kind must produce for a job. */
+static void expected_proof(uint8_t *out, unsigned units, char tag) {
+    memset(out, 0, (size_t)units * 8);
+    for (unsigned u = 0; u < units; u++) {
+        out[u * 8] = (uint8_t)u;
+        out[u * 8 + 7] = (uint8_t)tag;
+    }
+}
+
+static void test_priority_order(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "blocker", CZ_PRIORITY_NORMAL, "tag=X gate=1 ms=5", &info, &err) == CZ_OK);
+    wait_gate_reached();
+    /* Queued while the only synthesis worker sits in the blocker's prepare. */
+    CHECK(submit(e, "a", CZ_PRIORITY_NORMAL, "tag=A ms=5", &info, &err) == CZ_OK);
+    CHECK(submit(e, "b", CZ_PRIORITY_NORMAL, "tag=B ms=5", &info, &err) == CZ_OK);
+    CHECK(info.queue_position == 1); /* blocker is preparing, a is queued */
+    CHECK(submit(e, "c", CZ_PRIORITY_NORMAL, "tag=C ms=5 units=2", &info, &err) == CZ_OK);
+    CHECK(submit(e, "d", CZ_PRIORITY_CRITICAL, "tag=D ms=5", &info, &err) == CZ_OK);
+    CHECK(info.queue_position == 0);
+    CHECK(submit(e, "l", CZ_PRIORITY_LOW, "tag=L ms=5", &info, &err) == CZ_OK);
+    CHECK(submit(e, "h", CZ_PRIORITY_HIGH, "tag=H ms=5", &info, &err) == CZ_OK);
+    set_gate(1);
+    const char *ids[] = {"blocker", "a", "b", "c", "d", "l", "h"};
+    for (int i = 0; i < 7; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
+    /* CRITICAL, then HIGH, then NORMAL in submission order (the blocker was
+     * first), then LOW; a job's units stay together. */
+    if (strcmp(synth_order, "DHXABCCL") != 0) printf("synthesis order %s\n", synth_order);
+    CHECK(!strcmp(synth_order, "DHXABCCL"));
+    CHECK(!strcmp(done_order, "DHXABCL"));
+    cz_engine_result r;
+    CHECK(await_status(e, "c", 1000, &r) == CZ_JOB_COMPLETED);
+    uint8_t want[16];
+    expected_proof(want, 2, 'C');
+    CHECK(r.proof_len == 16 && !memcmp(r.proof, want, 16));
+    cz_engine_result_free(&r);
+    cz_engine_destroy(e);
+}
+
+static void test_idempotent(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info i1, i2;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "same", 0, "tag=S ms=5 units=3 gate=1", &i1, &err) == CZ_OK);
+    CHECK(!i1.attached && !strcmp(i1.job_id, "same"));
+    CHECK(submit(e, "same", 0, "tag=S ms=5 units=3 gate=1", &i2, &err) == CZ_OK);
+    CHECK(i2.attached && !strcmp(i2.job_id, "same"));
+    CHECK(submit(e, "same", 0, "tag=T ms=5", &i2, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "different request") != NULL);
+    set_gate(1);
+    cz_engine_result r1, r2;
+    CHECK(await_status(e, "same", 20000, &r1) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "same", 20000, &r2) == CZ_JOB_COMPLETED);
+    uint8_t want[24];
+    expected_proof(want, 3, 'S');
+    CHECK(r1.proof_len == 24 && !memcmp(r1.proof, want, 24));
+    CHECK(r2.proof_len == 24 && !memcmp(r2.proof, r1.proof, 24));
+    cz_engine_result_free(&r1);
+    cz_engine_result_free(&r2);
+    CHECK(n_synth == 3); /* one job, not two */
+    /* A completed job is returned again, not re-run. */
+    CHECK(submit(e, "same", 0, "tag=S ms=5 units=3 gate=1", &i2, &err) == CZ_OK && i2.attached);
+    CHECK(n_synth == 3);
+    /* A failed job is re-run on resubmission. */
+    CHECK(submit(e, "flaky", 0, "tag=F ms=1 units=2 fail=1", &i1, &err) == CZ_OK);
+    cz_engine_result r;
+    CHECK(await_status(e, "flaky", 20000, &r) == CZ_JOB_FAILED);
+    CHECK(strstr(r.error_message, "fake: unit 1 fails") != NULL);
+    CHECK(r.proof == NULL && r.proof_len == 0);
+    cz_engine_result_free(&r);
+    CHECK(submit(e, "flaky", 0, "tag=F ms=1 units=2 fail=1", &i1, &err) == CZ_OK);
+    CHECK(!i1.attached);
+    CHECK(await_status(e, "flaky", 20000, NULL) == CZ_JOB_FAILED);
+    /* A proof that fails the self-check is never returned. */
+    CHECK(submit(e, "bad", 0, "tag=V ms=1 badverify=1", &i1, &err) == CZ_OK);
+    CHECK(await_status(e, "bad", 20000, &r) == CZ_JOB_FAILED);
+    CHECK(strstr(r.error_message, "self-check failed") != NULL && r.proof_len == 0);
+    cz_engine_result_free(&r);
+    cz_engine_destroy(e);
+}
+
+static void test_bad_requests(void) {
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit(e, "", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "request_id") != NULL);
+    CHECK(submit(e, "a\nb", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
+    cz_engine_request r;
+    memset(&r, 0, sizeof r);
+    r.request_id = "k";
+    r.kind = (cz_proof_kind)9;
+    r.vanilla_proof = (const uint8_t *)"x";
+    r.vanilla_proof_len = 1;
+    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "proof_kind 9") != NULL);
+    r.kind = CZ_PROOF_SNAP; /* no ops for it in this engine */
+    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_UNSUPPORTED);
+    r.kind = CZ_PROOF_POREP;
+    r.vanilla_proof_len = 0;
+    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
+    /* A prepare error arrives as FAILED with the op's message. */
+    CHECK(submit(e, "p", 0, "nonsense", &info, &err) == CZ_OK);
+    cz_engine_result res;
+    CHECK(await_status(e, "p", 20000, &res) == CZ_JOB_FAILED);
+    CHECK(strstr(res.error_message, "bad token 'nonsense'") != NULL);
+    cz_engine_result_free(&res);
+    CHECK(await_status(e, "nope", 10, NULL) == CZ_JOB_UNKNOWN);
+    int found = 1, was_running = 1;
+    CHECK(cz_engine_cancel(e, "nope", &found, &was_running, &err) == CZ_OK && !found);
+    cz_engine_destroy(e);
+}
+
+static void test_cancel_and_timeout(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "g", 0, "tag=G ms=1 gate=1", &info, &err) == CZ_OK);
+    wait_gate_reached();
+    CHECK(submit(e, "q", 0, "tag=Q ms=1 units=4", &info, &err) == CZ_OK);
+    /* Await with a timeout on a job that cannot finish yet. */
+    CHECK(await_status(e, "g", 30, NULL) == CZ_JOB_TIMEOUT);
+    /* Cancel the queued job: removed, not run. */
+    int found = 0, was_running = 1;
+    CHECK(cz_engine_cancel(e, "q", &found, &was_running, &err) == CZ_OK);
+    CHECK(found && !was_running);
+    CHECK(await_status(e, "q", 1000, NULL) == CZ_JOB_CANCELLED);
+    /* A running job stops at a partition boundary. */
+    CHECK(submit(e, "r", 0, "tag=R ms=40 units=20", &info, &err) == CZ_OK);
+    set_gate(1);
+    CHECK(await_status(e, "g", 20000, NULL) == CZ_JOB_COMPLETED);
+    for (int i = 0; i < 2000; i++) {
+        pthread_mutex_lock(&log_lock);
+        int started = strchr(synth_order, 'R') != NULL;
+        pthread_mutex_unlock(&log_lock);
+        if (started) break;
+        sleep_ms(1);
+    }
+    CHECK(cz_engine_cancel(e, "r", &found, &was_running, &err) == CZ_OK);
+    CHECK(found && was_running);
+    cz_engine_result r;
+    CHECK(await_status(e, "r", 20000, &r) == CZ_JOB_CANCELLED);
+    CHECK(r.proof_len == 0);
+    cz_engine_result_free(&r);
+    size_t r_units = 0;
+    for (size_t i = 0; i < n_synth; i++) r_units += synth_order[i] == 'R';
+    CHECK(r_units >= 1 && r_units < 20);
+    CHECK(strchr(synth_order, 'Q') == NULL);
+    /* Everything released: nothing in flight, no memory held. */
+    CHECK(in_flight == 0);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 0);
+    CHECK(s.cancelled == 2 && s.completed == 1);
+    /* Cancelling a finished job leaves it as it is. */
+    CHECK(cz_engine_cancel(e, "g", &found, &was_running, &err) == CZ_OK && found && !was_running);
+    CHECK(await_status(e, "g", 1000, NULL) == CZ_JOB_COMPLETED);
+    cz_engine_destroy(e);
+}
+
+/* The pipeline full (one unit proving, one waiting to prove, one waiting
+ * for room with the only synthesis worker): a job submitted now is queued,
+ * and cancelling it ends it at once without running it. */
+static void test_cancel_queued_behind_pipeline(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "a", 0, "tag=A gate=2", &info, &err) == CZ_OK);
+    wait_gate_reached(); /* a holds the prove worker */
+    CHECK(submit(e, "b", 0, "tag=B", &info, &err) == CZ_OK);
+    CHECK(submit(e, "c", 0, "tag=C", &info, &err) == CZ_OK);
+    CHECK(submit(e, "d", 0, "tag=D", &info, &err) == CZ_OK);
+    for (int i = 0; i < 5000; i++) { /* until c is synthesized (its worker then waits) */
+        pthread_mutex_lock(&log_lock);
+        int c_done = strchr(synth_order, 'C') != NULL;
+        pthread_mutex_unlock(&log_lock);
+        if (c_done) break;
+        sleep_ms(1);
+    }
+    CHECK(!strcmp(synth_order, "ABC"));
+    int found = 0, was_running = 1;
+    CHECK(cz_engine_cancel(e, "d", &found, &was_running, &err) == CZ_OK);
+    CHECK(found && !was_running);
+    CHECK(await_status(e, "d", 2000, NULL) == CZ_JOB_CANCELLED);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.queues[CZ_PROOF_POREP].in_progress == 3 && s.queues[CZ_PROOF_POREP].pending == 0);
+    set_gate(1);
+    CHECK(await_status(e, "c", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(synth_order, "ABC"));
+    cz_engine_destroy(e);
+}
+
+typedef struct {
+    cz_engine *e;
+    char id[16];
+    cz_job_status st;
+} waiter_arg;
+
+static void *waiter(void *arg) {
+    waiter_arg *w = arg;
+    w->st = await_status(w->e, w->id, 60000, NULL);
+    return NULL;
+}
+
+static void test_memory_budget(void) {
+    reset_logs();
+    /* Room for one unit (1000 bytes) but not two: units are serialized. */
+    cz_engine *e = make_engine(1500, 2, 2, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    pthread_t t[4];
+    waiter_arg w[4];
+    for (int i = 0; i < 4; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "tag=%c ms=5 units=2 bytes=1000", 'a' + i);
+        snprintf(w[i].id, sizeof w[i].id, "m%d", i);
+        w[i].e = e;
+        CHECK(submit(e, w[i].id, 0, text, &info, &err) == CZ_OK);
+        pthread_create(&t[i], NULL, waiter, &w[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(w[i].st == CZ_JOB_COMPLETED);
+    }
+    CHECK(max_in_flight == 1);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 0 && s.memory_total_bytes == 1500);
+    /* A unit larger than the whole budget fails at once. */
+    CHECK(submit(e, "huge", 0, "tag=Z units=1 bytes=2000", &info, &err) == CZ_OK);
+    cz_engine_result r;
+    CHECK(await_status(e, "huge", 5000, &r) == CZ_JOB_FAILED);
+    CHECK(strstr(r.error_message, "memory budget") != NULL);
+    cz_engine_result_free(&r);
+    cz_engine_destroy(e);
+}
+
+/* FIFO: a large request queued first is served before a small one behind
+ * it, even though the small one would fit earlier. */
+typedef struct {
+    cz_budget *b;
+    uint64_t bytes;
+    int *order;
+    int *n;
+    int me;
+    int yields;
+} budget_arg;
+
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *budget_taker(void *arg) {
+    budget_arg *a = arg;
+    cz_error err = {0};
+    CHECK(cz_budget_acquire(a->b, a->bytes, "test", a->yields, NULL, NULL, NULL, &err) == CZ_OK);
+    pthread_mutex_lock(&order_lock);
+    a->order[(*a->n)++] = a->me;
+    pthread_mutex_unlock(&order_lock);
+    return NULL;
+}
+
+static int waiters(cz_budget *b) {
+    return (int)cz_budget_waiting(b);
+}
+
+static void test_budget_fifo(void) {
+    cz_budget b;
+    cz_budget_init(&b, 100);
+    cz_error err = {0};
+    CHECK(cz_budget_acquire(&b, 101, "too big", 0, NULL, NULL, NULL, &err) == CZ_E_NOMEM);
+    CHECK(strstr(err.message, "too big") != NULL);
+    CHECK(cz_budget_try_acquire(&b, 90));
+    int order[2], n = 0;
+    budget_arg big = {&b, 60, order, &n, 1, 0}, small = {&b, 10, order, &n, 2, 0};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, budget_taker, &big);
+    while (waiters(&b) < 1) sleep_ms(1);
+    pthread_create(&t2, NULL, budget_taker, &small);
+    while (waiters(&b) < 2) sleep_ms(1);
+    /* 10 bytes are free, enough for `small`, but `big` is ahead. */
+    CHECK(!cz_budget_try_acquire(&b, 5));
+    CHECK(n == 0);
+    /* 55 free: still not enough for `big`, and `small` must not pass it. */
+    cz_budget_release(&b, 45);
+    sleep_ms(50);
+    CHECK(n == 0 && waiters(&b) == 2);
+    cz_budget_release(&b, 45);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK(n == 2);
+    uint64_t used;
+    cz_budget_usage(&b, &used, NULL);
+    CHECK(used == 70);
+    /* A yielding waiter (a cache load) at the head lets a later one that
+     * fits pass. used = 70: 30 free. */
+    budget_arg y = {&b, 60, order, &n, 3, 1}, u = {&b, 20, order, &n, 4, 0};
+    n = 0;
+    pthread_create(&t1, NULL, budget_taker, &y);
+    while (waiters(&b) < 1) sleep_ms(1);
+    pthread_create(&t2, NULL, budget_taker, &u);
+    pthread_join(t2, NULL); /* served without any release */
+    CHECK(n == 1 && order[0] == 4);
+    cz_budget_release(&b, 90); /* used 0: y fits */
+    pthread_join(t1, NULL);
+    CHECK(n == 2 && order[1] == 3);
+    cz_budget_release(&b, 60);
+    /* An aborted wait leaves the queue. */
+    volatile int abort_flag = 1;
+    CHECK(cz_budget_acquire(&b, 50, "x", 0, NULL, NULL, &abort_flag, &err) == CZ_E_IO);
+    CHECK(waiters(&b) == 0);
+    cz_budget_destroy(&b);
+}
+
+static void test_retention(void) {
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit(e, "short", 0, "tag=P ms=1", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "short", 20000, NULL) == CZ_JOB_COMPLETED);
+    int pruned = 0;
+    for (int i = 0; i < 100 && !pruned; i++) { /* the janitor runs once a second */
+        pruned = await_status(e, "short", 1, NULL) == CZ_JOB_UNKNOWN;
+        if (!pruned) sleep_ms(50);
+    }
+    CHECK(pruned);
+    char *text = NULL;
+    CHECK(cz_engine_metrics(e, &text, &err) == CZ_OK);
+    CHECK(strstr(text, "cuzk_proofs_completed_total 1\n") != NULL);
+    CHECK(strstr(text, "cuzk_proofs_completed{proof_kind=\"porep_c2\"} 1\n") != NULL);
+    free(text);
+    cz_engine_destroy(e);
+}
+
+static void test_drain(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit(e, "long", 0, "tag=W ms=30 units=50", &info, &err) == CZ_OK);
+    CHECK(submit(e, "quick", CZ_PRIORITY_HIGH, "tag=K ms=1", &info, &err) == CZ_OK);
+    /* A short drain: quick finishes, long is cancelled. */
+    uint32_t cancelled = cz_engine_drain(e, 200);
+    CHECK(cancelled == 1);
+    CHECK(await_status(e, "quick", 1000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "long", 1000, NULL) == CZ_JOB_CANCELLED);
+    CHECK(submit(e, "late", 0, "tag=L", &info, &err) == CZ_E_IO);
+    CHECK(in_flight == 0);
+    cz_engine_destroy(e);
+}
+
+int main(void) {
+    cz_test_init("daemon/engine");
+    test_budget_fifo();
+    test_bad_requests();
+    test_priority_order();
+    test_idempotent();
+    test_cancel_and_timeout();
+    test_cancel_queued_behind_pipeline();
+    test_memory_budget();
+    test_retention();
+    test_drain();
+    return cz_test_finish("daemon/engine");
+}

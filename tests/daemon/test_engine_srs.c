@@ -1,0 +1,329 @@
+/* The engine with SRS: two circuit ids whose parameters do not fit the
+ * budget together. The files are real Groth16 parameters of a tiny circuit
+ * (x * x = y) written under the porep-2k and porep-8m file names; the fake
+ * job kind only needs a loaded SRS, not a PoRep one.
+ *
+ * Checked: a CRITICAL job needing the other SRS does not stall the running
+ * job (its SRS load waits on the loader thread while the synthesis worker
+ * finishes the running job's partitions, whose end lets the idle SRS be
+ * evicted to warm); a job waiting for SRS memory can be cancelled; the
+ * tiers and reference counts reported match. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/engine.h"
+#include "engine/job.h"
+#include "filecoin/porep.h"
+#include "filecoin/registry.h"
+#include "groth16/setup.h"
+#include "harness/harness.h"
+#include "r1cs/backends.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_open = 1, gate_waiting = 0;
+
+static void sleep_ms(unsigned ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+typedef struct {
+    unsigned units, ms, gate;
+    char circuit[32];
+} fake_state;
+
+static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                              const char *param_cache, cz_error *err) {
+    (void)param_cache;
+    fake_state *s = calloc(1, sizeof *s);
+    *statep = s;
+    char text[128];
+    size_t n = req->vanilla_proof_len < sizeof text - 1 ? req->vanilla_proof_len : sizeof text - 1;
+    memcpy(text, req->vanilla_proof, n);
+    text[n] = 0;
+    if (sscanf(text, "%31s %u %u %u", s->circuit, &s->units, &s->ms, &s->gate) != 4)
+        return cz_error_set(err, CZ_E_PARSE, "fake: bad request");
+    if (s->gate == 2) { /* hold the synthesis worker in prepare */
+        pthread_mutex_lock(&lock);
+        gate_waiting = 1;
+        while (!gate_open) pthread_cond_wait(&gate_cond, &lock);
+        gate_waiting = 0;
+        pthread_mutex_unlock(&lock);
+    }
+    plan->units = s->units;
+    plan->unit_proof_bytes = 8;
+    plan->unit_bytes = 200;
+    plan->unit_bytes_after = 0;
+    /* "none": a job without SRS */
+    snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s",
+             strcmp(s->circuit, "none") ? s->circuit : "");
+    return CZ_OK;
+}
+
+static int n_synthesized;
+
+static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
+    (void)err;
+    fake_state *s = state;
+    pthread_mutex_lock(&lock);
+    n_synthesized++;
+    pthread_mutex_unlock(&lock);
+    sleep_ms(s->ms);
+    uint32_t *u = malloc(sizeof *u);
+    *u = unit;
+    *synth = u;
+    return CZ_OK;
+}
+
+static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                                  const cz_prove_backend *backend, void **pending, cz_error *err) {
+    (void)unit, (void)backend, (void)err;
+    fake_state *s = state;
+    /* The SRS is loaded and referenced while the job runs. */
+    CHECK(!strcmp(s->circuit, "none") ||
+          (srs != NULL && srs->params != NULL && srs->params->vk.n_ic == 2));
+    if (s->gate == 1) {
+        pthread_mutex_lock(&lock);
+        gate_waiting = 1;
+        while (!gate_open) pthread_cond_wait(&gate_cond, &lock);
+        gate_waiting = 0;
+        pthread_mutex_unlock(&lock);
+    }
+    *pending = synth;
+    return CZ_OK;
+}
+
+static cz_status fake_prove_finish(void *state, uint32_t unit, void *pending,
+                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
+    (void)state, (void)srs, (void)err;
+    free(pending);
+    memset(out, (int)unit, 8);
+    return CZ_OK;
+}
+
+static void fake_discard(void *state, uint32_t unit, void *data, int stage) {
+    (void)state, (void)unit, (void)stage;
+    free(data);
+}
+
+static cz_status fake_verify(void *state, const uint8_t *proof, size_t len,
+                             const cz_srs_handle *srs, cz_error *err) {
+    (void)err, (void)srs;
+    fake_state *s = state;
+    CHECK(len == (size_t)s->units * 8);
+    for (unsigned u = 0; u < s->units; u++) CHECK(proof[u * 8] == (uint8_t)u);
+    return CZ_OK;
+}
+
+static void fake_free(void *state) {
+    free(state);
+}
+
+static const cz_job_ops fake_ops = {"fake-srs",       fake_prepare,      fake_synthesize,
+                                    fake_prove_start, fake_prove_finish, fake_discard,
+                                    fake_verify,      fake_free};
+
+/* Parameters of x * x = y (x public) under the file names of sector_size. */
+static uint64_t write_tiny_params(const char *dir, uint64_t sector_size) {
+    cz_cs *cs = cz_cs_record_new();
+    cz_var x = cz_cs_alloc_input(cs, NULL);
+    cz_var y = cz_cs_alloc(cs, NULL);
+    cz_lc a, c;
+    cz_lc_init(&a);
+    cz_lc_init(&c);
+    cz_lc_add_var(&a, x);
+    cz_lc_add_var(&c, y);
+    cz_cs_enforce(cs, &a, &a, &c);
+    cz_lc_free(&a);
+    cz_lc_free(&c);
+    cz_r1cs r;
+    cz_error err = {0};
+    CHECK(cz_record_finish(cs, &r, &err) == CZ_OK);
+    cz_cs_destroy(cs);
+    uint8_t seed[32] = {7};
+    cz_groth16_params p;
+    CHECK(cz_groth16_dev_setup(&p, &r, seed, &err) == CZ_OK);
+    cz_fc_sector_info sector;
+    char pp[4096], vp[4096];
+    CHECK(cz_fc_sector_lookup(&sector, sector_size, &err) == CZ_OK);
+    CHECK(cz_porep_param_paths(pp, vp, sizeof pp, dir, &sector, &err) == CZ_OK);
+    CHECK(cz_groth16_params_write(&p, pp, &err) == CZ_OK);
+    CHECK(cz_groth16_vk_write(&p.vk, vp, &err) == CZ_OK);
+    cz_groth16_params_free(&p);
+    cz_r1cs_free(&r);
+    struct stat sb;
+    CHECK(stat(pp, &sb) == 0);
+    return (uint64_t)sb.st_size;
+}
+
+static cz_status submit(cz_engine *e, const char *id, int prio, const char *text) {
+    cz_engine_request r;
+    memset(&r, 0, sizeof r);
+    r.request_id = id;
+    r.kind = CZ_PROOF_POREP;
+    r.priority = (cz_priority)prio;
+    r.vanilla_proof = (const uint8_t *)text;
+    r.vanilla_proof_len = strlen(text);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    return cz_engine_submit(e, &r, &info, &err);
+}
+
+static cz_job_status await_status(cz_engine *e, const char *id, uint64_t timeout_ms) {
+    cz_engine_result r;
+    cz_error err = {0};
+    CHECK(cz_engine_await(e, id, timeout_ms, NULL, NULL, &r, &err) == CZ_OK);
+    if (r.status != CZ_JOB_COMPLETED && r.status != CZ_JOB_CANCELLED)
+        printf("%s: %s %s\n", id, cz_job_status_name(r.status), r.error_message);
+    cz_engine_result_free(&r);
+    return r.status;
+}
+
+static const cz_engine_srs_info *find_srs(const cz_engine_status *s, const char *id) {
+    for (size_t i = 0; i < s->n_srs; i++)
+        if (!strcmp(s->srs[i].circuit_id, id)) return &s->srs[i];
+    return NULL;
+}
+
+static cz_engine *make_engine(const char *dir, uint64_t budget) {
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = budget;
+    cfg.synthesis_workers = 1;
+    cfg.prove_workers = 1;
+    cfg.param_cache = dir;
+    cfg.result_retention_ms = 60000;
+    cfg.srs_eviction_min_idle_ms = 0;
+    cfg.timeline = getenv("CZ_TIMELINE") != NULL;
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    return e;
+}
+
+/* A runs on porep-2k; B (CRITICAL, porep-8m) comes while A's partitions
+ * are still queued. Both must finish. */
+static void run_pair(cz_engine *e, uint64_t srs_bytes) {
+    CHECK(submit(e, "a", CZ_PRIORITY_NORMAL, "porep-2k 6 20 0") == CZ_OK);
+    sleep_ms(30); /* (not needed for correctness: only makes B arrive mid-job) */
+    CHECK(submit(e, "b", CZ_PRIORITY_CRITICAL, "porep-8m 1 1 0") == CZ_OK);
+    CHECK(await_status(e, "a", 30000) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "b", 30000) == CZ_JOB_COMPLETED);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    const cz_engine_srs_info *ia = find_srs(&s, "porep-2k"), *ib = find_srs(&s, "porep-8m");
+    CHECK(ia && ia->tier == CZ_SRS_WARM && ia->ref_count == 0);
+    CHECK(ib && ib->tier == CZ_SRS_HOT && ib->ref_count == 0 && ib->size_bytes == srs_bytes);
+    CHECK(s.memory_used_bytes == srs_bytes);
+}
+
+static void wait_gate(void) {
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&lock);
+        int w = gate_waiting;
+        pthread_mutex_unlock(&lock);
+        if (w) return;
+        sleep_ms(1);
+    }
+    CHECK(!"gate never reached");
+}
+
+/* The interleaving that needs admission control: A (porep-2k) has
+ * partitions left but none holding memory, because the only synthesis
+ * worker is held in C's prepare; B's SRS (porep-8m) would now fit. Loaded,
+ * it would leave no room for any partition of A, B or C while A and B keep
+ * their SRSs. B must wait until A is done. */
+static void run_interleaving(cz_engine *e) {
+    CHECK(submit(e, "a2", CZ_PRIORITY_NORMAL, "porep-2k 4 10 0") == CZ_OK);
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&lock);
+        int started = n_synthesized;
+        pthread_mutex_unlock(&lock);
+        if (started) break;
+        sleep_ms(1);
+    }
+    CHECK(submit(e, "b2", CZ_PRIORITY_CRITICAL, "porep-8m 1 1 0") == CZ_OK);
+    for (int i = 0; i < 5000; i++) { /* B's prepare has run (its entry exists) */
+        cz_engine_status s;
+        cz_engine_get_status(e, &s);
+        if (find_srs(&s, "porep-8m")) break;
+        sleep_ms(1);
+    }
+    pthread_mutex_lock(&lock);
+    gate_open = 0;
+    pthread_mutex_unlock(&lock);
+    CHECK(submit(e, "c2", CZ_PRIORITY_HIGH, "none 2 1 2") == CZ_OK);
+    wait_gate();
+    sleep_ms(200); /* A's partitions in flight finish meanwhile */
+    pthread_mutex_lock(&lock);
+    gate_open = 1;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&lock);
+    CHECK(await_status(e, "a2", 20000) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "b2", 20000) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "c2", 20000) == CZ_JOB_COMPLETED);
+}
+
+int main(void) {
+    cz_test_init("daemon/engine_srs");
+    char dir[] = "/tmp/cz_engine_srs_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    uint64_t srs_a = write_tiny_params(dir, 2048);
+    uint64_t srs_b = write_tiny_params(dir, 8ull << 20);
+    CHECK(srs_a == srs_b && srs_a > 1000);
+    /* Two SRSs do not fit: B's load waits for A's end and evicts A's SRS. */
+    cz_engine *e = make_engine(dir, srs_a + 200 + srs_a / 4);
+    run_pair(e, srs_b);
+    cz_engine_destroy(e);
+    /* Two SRSs fit, but not with a partition: admitting B before A ends
+     * would leave both waiting for partition memory forever. */
+    e = make_engine(dir, 2 * srs_a + 100);
+    run_pair(e, srs_b);
+    cz_engine_destroy(e);
+    e = make_engine(dir, 2 * srs_a + 100);
+    run_interleaving(e);
+    cz_engine_status s;
+    cz_error err = {0};
+
+    /* G holds porep-8m (gated in prove); D needs porep-2k, which cannot load
+     * while G runs. Cancelling D ends it without waiting for G. */
+    pthread_mutex_lock(&lock);
+    gate_open = 0;
+    pthread_mutex_unlock(&lock);
+    CHECK(submit(e, "g", CZ_PRIORITY_NORMAL, "porep-8m 1 1 1") == CZ_OK);
+    wait_gate();
+    CHECK(submit(e, "d", CZ_PRIORITY_HIGH, "porep-2k 1 1 0") == CZ_OK);
+    CHECK(await_status(e, "d", 300) == CZ_JOB_TIMEOUT);
+    cz_engine_get_status(e, &s);
+    const cz_engine_srs_info *ib = find_srs(&s, "porep-8m");
+    CHECK(ib && ib->ref_count == 1);
+    int found = 0, was_running = 0;
+    CHECK(cz_engine_cancel(e, "d", &found, &was_running, &err) == CZ_OK && found && was_running);
+    CHECK(await_status(e, "d", 5000) == CZ_JOB_CANCELLED);
+    pthread_mutex_lock(&lock);
+    gate_open = 1;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&lock);
+    CHECK(await_status(e, "g", 30000) == CZ_JOB_COMPLETED);
+
+    /* Evict: the idle hot entry goes cold and its memory comes back. */
+    int was_loaded = 0;
+    uint64_t freed = 0;
+    CHECK(cz_engine_evict(e, "porep-8m", &was_loaded, &freed, &err) == CZ_OK);
+    CHECK(was_loaded && freed == srs_b);
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 0);
+    cz_engine_destroy(e);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return cz_test_finish("daemon/engine_srs");
+}
