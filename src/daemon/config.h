@@ -41,8 +41,9 @@ typedef struct {
     /* [synthesis] */
     uint32_t synthesis_threads; /* 0 = all cores */
     /* [pipeline] */
-    uint32_t max_parallel_synthesis; /* synthesis workers; 0 = 1 */
-    uint32_t max_gpu_queue_depth;    /* synthesized partitions waiting; 0 = prove workers */
+    uint32_t
+        max_parallel_synthesis;   /* synthesis workers; 0 = auto (all cores with a GPU, else 2) */
+    uint32_t max_gpu_queue_depth; /* synthesized partitions waiting; 0 = prove workers */
     /* [srs] */
     char param_cache[PATH_MAX];
     char preload[CZ_CONFIG_MAX_LIST][32];
