@@ -10,7 +10,7 @@ out=build-fuzz
 mkdir -p "$out/corpus"
 command -v clang >/dev/null || { echo "fuzz: clang not found (apt-get install clang)"; exit 1; }
 
-srcs=$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin}/*.c)
+srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin}/*.c) src/daemon/config.c"
 # CZ_FF_PORTABLE: under ASan clang cannot find registers for the widest
 # field asm; the decoders' logic is what is fuzzed here, and the asm and
 # portable field paths are tested against each other by tests/ff.
@@ -37,6 +37,11 @@ rm -rf "$seeddir"
 { printf '\x18'; cat tests/vectors/c1_small.json; } >"$out/corpus/c1raw8"
 { printf '\x10'; cat tests/vectors/c1_small_envelope.json; } >"$out/corpus/c1env"
 { printf '\x11'; printf 'Zm9vYmE='; } >"$out/corpus/b64"
+# Daemon configuration (selector 0x12; 0x1a also prints and re-parses it).
+build/cuzk daemon --print-config >"$seeddir.toml"
+{ printf '\x12'; cat "$seeddir.toml"; } >"$out/corpus/toml"
+{ printf '\x1a'; cat "$seeddir.toml"; } >"$out/corpus/toml8"
+rm -f "$seeddir.toml"
 
 "$out/fuzz_decoders" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=4096 \
   -print_final_stats=1 "$out/corpus"

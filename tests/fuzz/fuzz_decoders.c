@@ -1,13 +1,14 @@
 /* libFuzzer harness for every decoder of untrusted bytes: .vk, .params,
  * proofs, G1/G2 point encodings, recorded-circuit files, the C1 output JSON
- * (raw or in Curio's envelope) and base64. The first byte picks the decoder
- * (low 3 bits, plus 8 when bit 4 is set) and the check mode (bit 3); the
- * rest is the input. Built and run by scripts/fuzz.sh, not by ctest. Any crash, leak or
+ * (raw or in Curio's envelope), base64 and the daemon's TOML configuration.
+ * The first byte picks the decoder (low 3 bits, plus 8 when bit 4 is set)
+ * and the check mode (bit 3); the rest is the input. Built and run by scripts/fuzz.sh, not by ctest. Any crash, leak or
  * sanitizer report is a bug; a clean CZ_E_* status is the expected outcome. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "daemon/config.h"
 #include "ec/encoding.h"
 #include "filecoin/c1.h"
 #include "groth16/groth16.h"
@@ -70,7 +71,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (cz_base64_decode(&out, &n, (const char *)in, len, &err) == CZ_OK) free(out);
         break;
     }
-    default: { /* 8, 10..15: C1 output, auto-detected (strict: raw JSON only) */
+    case 10: { /* daemon configuration (TOML subset); strict: print and re-parse */
+        cz_daemon_config cfg;
+        cz_config_defaults(&cfg);
+        if (cz_config_parse(&cfg, (const char *)in, len, "fuzz.toml", NULL, &err) == CZ_OK &&
+            strict) {
+            char *text = NULL;
+            size_t text_len = 0;
+            FILE *f = open_memstream(&text, &text_len);
+            if (f) {
+                cz_config_print(&cfg, f);
+                fclose(f);
+                cz_daemon_config again;
+                cz_config_defaults(&again);
+                /* what --print-config writes must read back */
+                if (cz_config_parse(&again, text, text_len, "printed", NULL, &err) != CZ_OK)
+                    abort();
+                free(text);
+            }
+        }
+        break;
+    }
+    default: { /* 8, 11..15: C1 output, auto-detected (strict: raw JSON only) */
         cz_c1 c1;
         cz_status st =
             strict ? cz_c1_parse_raw(&c1, in, len, &err) : cz_c1_parse(&c1, in, len, &err);
