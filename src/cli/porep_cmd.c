@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "filecoin/porep.h"
 #include "filecoin/vanilla.h"
+#include "gpu/gpu.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"
 
@@ -128,9 +129,40 @@ static const uint8_t *identity_resolve(identity *id, const cz_c1 *c1) {
     return id->prover_id;
 }
 
-static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
-                          const char *params_path, const char *vk_path, identity *id,
+static cz_status gpu_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
+                           const cz_prove_data *pd, cz_error *err) {
+    (void)params; /* resident in the cz_gpu_srs */
+    return cz_gpu_groth16_prove_start(out, ctx, pd, err);
+}
+
+/* The GPU when backend is "cuda", or "auto" and a device answers; else NULL
+ * (the CPU). The parameters go to the device once, for every partition. */
+static cz_status gpu_open(cz_gpu_srs **srs, const char *backend, const cz_groth16_params *params,
                           cz_error *err) {
+    *srs = NULL;
+    if (!strcmp(backend, "cpu")) {
+        printf("  back-end                cpu (--backend cpu)\n");
+        return CZ_OK;
+    }
+    char desc[256] = "";
+    cz_error gerr = {0};
+    if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
+        if (!strcmp(backend, "cuda"))
+            return cz_error_set(err, CZ_E_UNSUPPORTED, "--backend cuda: %s", gerr.message);
+        printf("  back-end                cpu (%s)\n", gerr.message);
+        return CZ_OK;
+    }
+    uint64_t t0 = cz_now_ns();
+    cz_status st = cz_gpu_srs_create(srs, params, err);
+    if (st != CZ_OK) return cz_error_prefix(err, "GPU");
+    printf("  back-end                cuda: %s\n  parameters to the GPU   %8.2f s  (%.0f MiB)\n",
+           desc, seconds_since(t0), (double)cz_gpu_srs_bytes(*srs) / (1 << 20));
+    return CZ_OK;
+}
+
+static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
+                          const char *params_path, const char *vk_path, const char *backend,
+                          identity *id, cz_error *err) {
     uint64_t t0 = cz_now_ns();
     const uint8_t *prover_id = identity_resolve(id, c1);
     cz_status st = cz_fc_vanilla_verify(c1, prover_id, id->sector_num, err);
@@ -149,11 +181,17 @@ static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
         return cz_error_set(err, CZ_E_NOMEM, "out of memory");
     }
     cz_porep_timings t;
-    st = cz_porep_prove_cpu(*proof, *proof_len, c1, &params, &t, stdout, err);
+    cz_gpu_srs *srs = NULL;
+    st = gpu_open(&srs, backend, &params, err);
+    if (st == CZ_OK)
+        st = cz_porep_prove(*proof, *proof_len, c1, &params, srs ? gpu_start : NULL, srs, &t,
+                            stdout, err);
+    const char *where = srs ? "GPU" : "CPU";
+    cz_gpu_srs_destroy(srs);
     cz_groth16_params_free(&params);
     if (st != CZ_OK) return st;
-    printf("  synthesis               %8.2f s\n  prove (CPU)             %8.2f s\n", t.synthesis_s,
-           t.prove_s);
+    printf("  synthesis               %8.2f s\n  prove (%s)             %8.2f s\n", t.synthesis_s,
+           where, t.prove_s);
     /* Nothing leaves without verifying (a bad witness or parameters would
      * otherwise produce bytes that only fail on chain). */
     t0 = cz_now_ns();
@@ -202,6 +240,7 @@ enum {
     OPT_SIZE,
     OPT_FORCE,
     OPT_SEED,
+    OPT_BACKEND,
     OPT_HELP
 };
 static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1},
@@ -215,11 +254,12 @@ static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1
                                           {"force", no_argument, NULL, OPT_FORCE},
                                           {"seed", required_argument, NULL, OPT_SEED},
                                           {"params-dir", required_argument, NULL, OPT_PARAMS},
+                                          {"backend", required_argument, NULL, OPT_BACKEND},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
 
 typedef struct {
-    const char *c1, *params, *out, *vk, *proof;
+    const char *c1, *params, *out, *vk, *proof, *backend;
     uint64_t sector_size, seed;
     int have_size, force;
     identity id;
@@ -228,6 +268,7 @@ typedef struct {
 /* Returns 0 to go on, else the exit status (1 + usage on error). */
 static int parse_options(options *o, const char *cmd, const char *usage, int argc, char **argv) {
     memset(o, 0, sizeof *o);
+    o->backend = "auto";
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
@@ -239,6 +280,14 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_VK: o->vk = optarg; break;
         case OPT_PROOF: o->proof = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
+                fprintf(stderr, "cuzk %s: --backend: expected auto, cpu or cuda, got '%s'\n", cmd,
+                        optarg);
+                return 2;
+            }
+            o->backend = optarg;
+            break;
         case OPT_MINER:
             if (!parse_u64(cmd, "--miner-id", optarg, &o->id.miner_id)) return 2;
             o->id.have_miner = 1;
@@ -312,11 +361,12 @@ static cz_status param_files(char *params_path, char *vk_path, size_t cap, const
 
 int cz_cmd_prove(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N] [--sector-num "
-        "N]\n"
-        "  Proves a PoRep C1 output (Curio envelope or raw JSON) on the CPU and writes the\n"
-        "  proof bytes (192 per partition) after verifying them. --miner-id (and --sector-num\n"
-        "  unless the envelope has SectorNum) also recompute and check replica_id.\n";
+        "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
+        "                  [--sector-num N] [--backend auto|cpu|cuda]\n"
+        "  Proves a PoRep C1 output (Curio envelope or raw JSON) and writes the proof bytes\n"
+        "  (192 per partition) after verifying them; on the GPU when one answers (auto), else\n"
+        "  on the CPU. --miner-id (and --sector-num unless the envelope has SectorNum) also\n"
+        "  recompute and check replica_id.\n";
     options o;
     int rc = parse_options(&o, "prove", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
@@ -332,7 +382,8 @@ int cz_cmd_prove(int argc, char **argv) {
     cz_status st = load_c1(&c1, o.c1, &err);
     if (st == CZ_OK)
         st = param_files(params_path, vk_path, sizeof params_path, o.params, &c1, &err);
-    if (st == CZ_OK) st = prove_c1(&proof, &proof_len, &c1, params_path, vk_path, &o.id, &err);
+    if (st == CZ_OK)
+        st = prove_c1(&proof, &proof_len, &c1, params_path, vk_path, o.backend, &o.id, &err);
     if (st == CZ_OK) st = write_file(o.out, proof, proof_len, &err);
     cz_c1_free(&c1);
     free(proof);
@@ -390,10 +441,11 @@ int cz_cmd_verify(int argc, char **argv) {
 
 int cz_cmd_demo(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk demo [--sector-size SIZE] [--params-dir DIR] [--seed N]\n"
-        "  PoRep C2 end to end on this machine's CPU: generate a synthetic sealed sector's C1\n"
-        "  output (default 2KiB), create development parameters in DIR (default ./cuzk-params;\n"
-        "  created once, then reused), prove, verify, print the timings.\n";
+        "usage: cuzk demo [--sector-size SIZE] [--params-dir DIR] [--seed N] [--backend B]\n"
+        "  PoRep C2 end to end on this machine: generate a synthetic sealed sector's C1 output\n"
+        "  (default 2KiB), create development parameters in DIR (default ./cuzk-params; created\n"
+        "  once, then reused), prove (on the GPU when one answers, else on the CPU; --backend\n"
+        "  auto|cpu|cuda), verify, print the timings.\n";
     options o;
     int rc = parse_options(&o, "demo", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
@@ -401,7 +453,7 @@ int cz_cmd_demo(int argc, char **argv) {
     if (!o.params) o.params = "cuzk-params";
     char machine[512];
     cz_machine_describe(machine, sizeof machine);
-    printf("cuzk %s demo: PoRep C2 of a %llu-byte synthetic sector on the CPU\n%s\n", CZ_VERSION,
+    printf("cuzk %s demo: PoRep C2 of a %llu-byte synthetic sector\n%s\n", CZ_VERSION,
            (unsigned long long)o.sector_size, machine);
     cz_error err = {0};
     cz_fc_proof_info info;
@@ -428,7 +480,7 @@ int cz_cmd_demo(int argc, char **argv) {
     uint8_t *proof = NULL;
     size_t proof_len = 0;
     t0 = cz_now_ns();
-    st = prove_c1(&proof, &proof_len, &c1, params_path, vk_path, &id, &err);
+    st = prove_c1(&proof, &proof_len, &c1, params_path, vk_path, o.backend, &id, &err);
     cz_c1_free(&c1);
     free(proof);
     if (st != CZ_OK) return fail("demo", &err);

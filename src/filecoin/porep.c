@@ -44,9 +44,10 @@ cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geome
     return st;
 }
 
-cz_status cz_porep_prove_cpu(uint8_t *out, size_t out_len, const cz_c1 *c1,
-                             const cz_groth16_params *params, cz_porep_timings *timings,
-                             FILE *progress, cz_error *err) {
+cz_status cz_porep_prove(uint8_t *out, size_t out_len, const cz_c1 *c1,
+                         const cz_groth16_params *params, cz_porep_prove_start_fn start,
+                         void *start_ctx, cz_porep_timings *timings, FILE *progress,
+                         cz_error *err) {
     if (out_len != (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES)
         return cz_error_set(err, CZ_E_INVALID_ARG, "proof buffer of %zu bytes, need %u x %d",
                             out_len, c1->partitions, CZ_GROTH16_PROOF_BYTES);
@@ -61,7 +62,12 @@ cz_status cz_porep_prove_cpu(uint8_t *out, size_t out_len, const cz_c1 *c1,
         if (st == CZ_OK) st = cz_groth16_check_shapes(params, &pd, err);
         cz_groth16_proof proof;
         t0 = cz_now_ns();
-        if (st == CZ_OK) st = cz_groth16_prove(&proof, params, &pd, NULL, NULL, err);
+        cz_groth16_msm_results sums;
+        if (st == CZ_OK)
+            st = start ? start(start_ctx, &sums, params, &pd, err)
+                       : cz_groth16_prove_start(&sums, params, &pd, err);
+        if (st == CZ_OK)
+            st = cz_groth16_prove_finalize(&proof, &params->vk, &sums, NULL, NULL, err);
         double prove_s = (double)(cz_now_ns() - t0) / 1e9;
         if (timings) timings->synthesis_s += synth_s, timings->prove_s += prove_s;
         if (st == CZ_OK && progress) {

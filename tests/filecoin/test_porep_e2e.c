@@ -79,7 +79,7 @@ int main(void) {
 
     uint8_t proof[CZ_GROTH16_PROOF_BYTES];
     CHECK(c1.partitions == 1);
-    CHECK(cz_porep_prove_cpu(proof, sizeof proof, &c1, &params, NULL, NULL, &err) == CZ_OK);
+    CHECK(cz_porep_prove(proof, sizeof proof, &c1, &params, NULL, NULL, NULL, NULL, &err) == CZ_OK);
     CHECK(verify_bytes(&c1, proof, sizeof proof, prover_id));
     CHECK(verify_bytes(&c1, proof, sizeof proof, NULL));
 
