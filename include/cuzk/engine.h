@@ -14,7 +14,9 @@
  *   - results are kept result_retention_ms after the job ends, then pruned.
  *   - priority (CRITICAL > HIGH > NORMAL > LOW, then submission order, then
  *     partition) orders every queue: jobs to prepare, partitions to
- *     synthesize, partitions to prove.
+ *     synthesize, partitions to prove. The prove queue alone may reorder
+ *     units of one priority to keep the back-end on one circuit (see
+ *     max_batch_size below); a higher priority still always goes first.
  *   - cancel removes a queued job at once; a running one stops at the next
  *     partition boundary; every waiter gets CANCELLED.
  *   - a proof is returned only after it verified. */
@@ -106,11 +108,25 @@ typedef struct {
     uint64_t safety_margin_bytes;
     uint32_t synthesis_workers; /* 0 = 1 */
     uint32_t prove_workers;     /* "GPU workers" in total; 0 = 1 */
-    uint32_t prove_queue_depth; /* synthesized partitions waiting to prove; 0 = prove_workers */
-    const char *param_cache;    /* directory of .params / .vk (copied) */
+    /* Synthesized partitions waiting to prove beyond which a synthesis
+     * worker that queues one more waits (its partition stays queued, so the
+     * prove workers choose among up to depth + synthesis_workers);
+     * 0 = prove_workers. */
+    uint32_t prove_queue_depth;
+    const char *param_cache; /* directory of .params / .vk (copied) */
     uint64_t result_retention_ms;
     uint64_t srs_eviction_min_idle_ms; /* an unused hot SRS may be evicted after this */
     int timeline;                      /* TIMELINE lines on stderr */
+    /* Same-circuit runs on the prove back-end (which keeps one circuit's
+     * parameters resident; a switch re-uploads them). Among the ready units
+     * of the highest priority present, a prove worker prefers units of the
+     * circuit (kind and circuit id) proven last, up to max_batch_size
+     * consecutive units of it; then plain order (priority, age) decides.
+     * A unit of another circuit that has been ready longer than
+     * max_batch_wait_ms ends the run (0: never pass one over). Never waits
+     * for units to arrive. max_batch_size 0 or 1 = plain order. */
+    uint32_t max_batch_size;
+    uint64_t max_batch_wait_ms;
     /* Injection points (NULL = built-in): job kinds by cz_proof_kind, and
      * the prove_start back-end (default: CPU). */
     const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
@@ -164,6 +180,9 @@ typedef struct {
     const char *backend_name;
     char prove_worker_job[8][CZ_JOB_ID_MAX + 1]; /* current job per prove worker ("" idle) */
     cz_proof_kind prove_worker_kind[8];
+    /* Prove units whose circuit differed from the one proven before them
+     * (counted when a worker takes the unit; the first unit is not one). */
+    uint64_t gpu_circuit_switches;
 } cz_engine_status;
 
 void cz_engine_get_status(cz_engine *e, cz_engine_status *out);

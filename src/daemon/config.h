@@ -35,7 +35,10 @@ typedef struct {
     uint32_t gpu_threads;
     char backend[16]; /* prove back-end: "auto" (CUDA when a device works), "cpu", "cuda" */
     uint32_t gpu_workers_per_device;
-    /* [scheduler] */
+    /* [scheduler] Same-circuit runs on the prove back-end (cz_engine_config):
+     * up to max_batch_size (>= 1, default 8; 1 = plain priority/age order)
+     * consecutive units of the circuit proven last; a unit of another circuit
+     * ready longer than max_batch_wait_ms (default 10000) ends the run. */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
     /* [synthesis] */

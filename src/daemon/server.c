@@ -772,6 +772,8 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
                            ? 1
                            : cfg->gpu_workers_per_device * (cfg->n_devices ? cfg->n_devices : 1);
     ec.prove_queue_depth = cfg->max_gpu_queue_depth;
+    ec.max_batch_size = cfg->max_batch_size;
+    ec.max_batch_wait_ms = cfg->max_batch_wait_ms;
     ec.param_cache = cfg->param_cache;
     ec.result_retention_ms = cfg->result_retention_ms;
     ec.srs_eviction_min_idle_ms = cfg->eviction_min_idle_ms;

@@ -8,8 +8,11 @@
  *
  * Queues, all ordered by (priority desc, job sequence asc, unit asc):
  *   synth heap   "prepare job" items (unit = PREPARE) and "synthesize unit";
- *   prove heap   synthesized units, at most prove_queue_depth of them (the
- *                synthesis worker holding the next one waits for room);
+ *   prove heap   synthesized units. A synthesis worker pushes its unit at
+ *                once and, while more than prove_queue_depth units wait, it
+ *                waits too (backpressure): every synthesized unit is visible
+ *                to the prove workers' choice (prove_pick), which may take a
+ *                unit other than the top to stay on one circuit;
  *   finish FIFO  units after prove_start, for the finalizer. */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,6 +71,7 @@ typedef struct {
     uint32_t unit;
     void *data;        /* synth (prove heap) or pending (finish queue) */
     uint64_t reserved; /* budget bytes held by this unit */
+    uint64_t t_ready;  /* cz_now_ns() when it entered the prove heap */
 } item;
 
 typedef struct {
@@ -96,6 +100,17 @@ struct cz_engine {
     uint64_t next_seq;
     heap synth, prove, finish, load;
     uint32_t prove_queue_depth;
+    uint32_t prove_blocked; /* synthesis workers waiting for the prove heap to shrink */
+
+    /* Same-circuit runs (prove_pick): the circuit of the last unit a prove
+     * worker took, how many in a row, and how often it changed. */
+    uint32_t max_batch;
+    uint64_t max_batch_wait_ns;
+    int have_last;
+    cz_proof_kind last_kind;
+    char last_circuit[32];
+    uint32_t run_len;
+    uint64_t circuit_switches;
 
     cz_budget budget;
     cz_srs_manager srs;
@@ -196,11 +211,20 @@ static int heap_push(heap *h, item it) {
     return 1;
 }
 
-static item heap_pop(heap *h) {
-    item top = h->v[0];
-    h->v[0] = h->v[--h->n];
-    size_t i = 0;
-    for (;;) {
+/* Removes and returns h->v[i] (any index), keeping the heap order. */
+static item heap_take(heap *h, size_t i) {
+    item it = h->v[i];
+    if (i == --h->n) return it;
+    h->v[i] = h->v[h->n];
+    while (i > 0) { /* the moved item may belong above i ... */
+        size_t p = (i - 1) / 2;
+        if (!item_before(&h->v[i], &h->v[p])) break;
+        item t = h->v[i];
+        h->v[i] = h->v[p];
+        h->v[p] = t;
+        i = p;
+    }
+    for (;;) { /* ... or below it */
         size_t l = 2 * i + 1, r = l + 1, m = i;
         if (l < h->n && item_before(&h->v[l], &h->v[m])) m = l;
         if (r < h->n && item_before(&h->v[r], &h->v[m])) m = r;
@@ -210,7 +234,11 @@ static item heap_pop(heap *h) {
         h->v[m] = t;
         i = m;
     }
-    return top;
+    return it;
+}
+
+static item heap_pop(heap *h) {
+    return heap_take(h, 0);
 }
 
 /* FIFO on the same storage (finish queue): push at the end, pop the front. */
@@ -441,7 +469,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     /* The sequence number is part of the heap key: set before the push. */
     j->seq = e->next_seq++;
     cz_status st = copy_request(j, req, err);
-    if (st != CZ_OK || !heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0})) {
+    if (st != CZ_OK || !heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0, 0})) {
         pthread_mutex_unlock(&e->lock);
         job_free(j);
         return st != CZ_OK ? st : cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
@@ -634,7 +662,7 @@ static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
         j->phase = PHASE_RUNNING;
         j->units_left = j->plan.units;
         for (uint32_t u = 0; u < j->plan.units; u++) {
-            if (!heap_push(&e->synth, (item){j, u, NULL, 0})) {
+            if (!heap_push(&e->synth, (item){j, u, NULL, 0, 0})) {
                 /* Units never queued are over now. */
                 j->failed = 1;
                 snprintf(j->error, sizeof j->error, "engine: out of memory queueing partitions");
@@ -696,7 +724,7 @@ static void run_prepare(cz_engine *e, job *j) {
                 j->srs_held = 1;
                 pthread_mutex_unlock(&e->lock);
             } else {
-                if (heap_push(&e->load, (item){j, PREPARE_UNIT, NULL, 0})) {
+                if (heap_push(&e->load, (item){j, PREPARE_UNIT, NULL, 0, 0})) {
                     j->refs++;
                     j->in_load_queue = 1;
                     pthread_cond_broadcast(&e->load_work);
@@ -763,6 +791,30 @@ static void *srs_loader(void *arg) {
     return NULL;
 }
 
+/* Index of a prove heap item whose job is cancelled or failed (it will be
+ * dropped, not proven), or SIZE_MAX; under e->lock. */
+static size_t prove_dropped(const cz_engine *e) {
+    for (size_t i = 0; i < e->prove.n; i++)
+        if (e->prove.v[i].j->cancel || e->prove.v[i].j->failed) return i;
+    return SIZE_MAX;
+}
+
+/* Drops a synthesized unit taken from the prove heap. Called and returns
+ * with e->lock held; the op runs without it. */
+static void drop_synthesized(cz_engine *e, item it) {
+    job *j = it.j;
+    pthread_mutex_unlock(&e->lock);
+    j->ops->discard(j->state, it.unit, it.data, 0);
+    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+    pthread_mutex_lock(&e->lock);
+    if (unit_over(j, CZ_OK, NULL)) {
+        pthread_mutex_unlock(&e->lock);
+        finish_job(e, j);
+        pthread_mutex_lock(&e->lock);
+    }
+    job_unref(j);
+}
+
 /* Synthesizes one unit and hands it to the prove heap. */
 static void run_synthesis(cz_engine *e, item it) {
     job *j = it.j;
@@ -797,15 +849,42 @@ static void run_synthesis(cz_engine *e, item it) {
     }
     pthread_mutex_lock(&e->lock);
     if (st == CZ_OK) {
-        while (e->prove.n >= e->prove_queue_depth && !j->cancel && !j->failed && !e->stop)
-            pthread_cond_wait(&e->prove_room, &e->lock);
         if (!j->cancel && !j->failed && !e->stop) {
             it.data = synth;
+            it.t_ready = cz_now_ns();
             if (heap_push(&e->prove, it)) {
                 timeline(e, "GPU_QUEUE", j, "%u", it.unit);
                 pthread_cond_signal(&e->prove_work);
+                /* The item (and its job reference) moved on: j is not
+                 * touched again. Backpressure: with more than depth units
+                 * queued this worker synthesizes nothing more until one
+                 * goes. Each pop lets exactly one blocked worker go (the
+                 * first to see prove.n <= depth + blocked - 1 leaves and
+                 * lowers blocked, which keeps the others waiting), so the
+                 * heap holds at most depth + blocked units; those units
+                 * were synthesized anyway (memory reserved), now the
+                 * prove workers can choose among them. A waiting worker
+                 * also drops a unit of a cancelled or failed job (cancel
+                 * broadcasts prove_room): that frees its memory at once
+                 * instead of after the prove work ahead of it, and counts
+                 * as the pop that lets this worker go. */
+                if (e->prove.n > e->prove_queue_depth) {
+                    e->prove_blocked++;
+                    while (e->prove.n > e->prove_queue_depth + e->prove_blocked - 1 && !e->stop) {
+                        size_t d = prove_dropped(e);
+                        if (d != SIZE_MAX) {
+                            item x = heap_take(&e->prove, d);
+                            e->prove_blocked--;
+                            drop_synthesized(e, x);
+                            pthread_mutex_unlock(&e->lock);
+                            return;
+                        }
+                        pthread_cond_wait(&e->prove_room, &e->lock);
+                    }
+                    e->prove_blocked--;
+                }
                 pthread_mutex_unlock(&e->lock);
-                return; /* the item (and its job reference) moved on */
+                return;
             }
             st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
         }
@@ -861,6 +940,59 @@ typedef struct {
     uint32_t index;
 } prove_worker_arg;
 
+static int is_last_circuit(const cz_engine *e, const job *j) {
+    return e->have_last && j->kind == e->last_kind && !strcmp(j->plan.circuit_id, e->last_circuit);
+}
+
+/* Which prove heap item a prove worker takes next (under e->lock; the heap
+ * is not empty). Plain order is the heap's top: highest priority, oldest
+ * job, lowest unit. Departures from it:
+ *   - a unit that will be dropped (job cancelled or failed) first: it costs
+ *     nothing and frees its memory;
+ *   - same-circuit runs: while the top is of another circuit than the last
+ *     unit taken, the run is shorter than max_batch, and no unit of another
+ *     circuit at the top priority has been ready longer than
+ *     max_batch_wait, the oldest unit of the top priority and of the last
+ *     circuit goes instead (the back-end keeps that circuit's parameters;
+ *     a switch re-uploads them).
+ * Only units already synthesized are considered: the GPU never idles for a
+ * batch to fill, and a higher priority always goes first. The scan is
+ * linear; the heap holds at most prove_queue_depth + synthesis workers. */
+static size_t prove_pick(const cz_engine *e) {
+    const heap *h = &e->prove;
+    size_t d = prove_dropped(e);
+    if (d != SIZE_MAX) return d;
+    const item *top = &h->v[0];
+    if (e->max_batch <= 1 || !e->have_last || e->run_len >= e->max_batch ||
+        is_last_circuit(e, top->j))
+        return 0;
+    uint64_t now = cz_now_ns();
+    if (now - top->t_ready > e->max_batch_wait_ns) return 0;
+    size_t best = 0;
+    for (size_t i = 1; i < h->n; i++) {
+        const item *it = &h->v[i];
+        if (it->j->priority != top->j->priority) continue;
+        if (!is_last_circuit(e, it->j)) {
+            if (now - it->t_ready > e->max_batch_wait_ns) return 0;
+        } else if (best == 0 || item_before(it, &h->v[best])) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Bookkeeping of the circuit a prove worker is about to run (under e->lock). */
+static void note_circuit(cz_engine *e, const job *j) {
+    if (!is_last_circuit(e, j)) {
+        if (e->have_last) e->circuit_switches++;
+        e->have_last = 1;
+        e->last_kind = j->kind;
+        snprintf(e->last_circuit, sizeof e->last_circuit, "%s", j->plan.circuit_id);
+        e->run_len = 0;
+    }
+    e->run_len++;
+}
+
 static void *prove_worker(void *arg) {
     prove_worker_arg *pa = arg;
     cz_engine *e = pa->e;
@@ -870,10 +1002,11 @@ static void *prove_worker(void *arg) {
     for (;;) {
         while (!e->stop && e->prove.n == 0) pthread_cond_wait(&e->prove_work, &e->lock);
         if (e->stop) break;
-        item it = heap_pop(&e->prove);
+        item it = heap_take(&e->prove, prove_pick(e));
         pthread_cond_broadcast(&e->prove_room);
         job *j = it.j;
         int drop = j->cancel || j->failed;
+        if (!drop) note_circuit(e, j);
         if (!drop && w < MAX_PROVE_WORKERS) {
             snprintf(e->worker_job[w], sizeof e->worker_job[w], "%s", j->id);
             e->worker_kind[w] = j->kind;
@@ -1040,6 +1173,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->n_prove = cfg->prove_workers ? cfg->prove_workers : 1;
     if (e->n_prove > MAX_PROVE_WORKERS) e->n_prove = MAX_PROVE_WORKERS;
     e->prove_queue_depth = cfg->prove_queue_depth ? cfg->prove_queue_depth : e->n_prove;
+    e->max_batch = cfg->max_batch_size ? cfg->max_batch_size : 1;
+    e->max_batch_wait_ns = cfg->max_batch_wait_ms > UINT64_MAX / 1000000ull
+                               ? UINT64_MAX
+                               : cfg->max_batch_wait_ms * 1000000ull;
     e->synth_threads = calloc(e->n_synth, sizeof(pthread_t));
     e->prove_threads = calloc(e->n_prove, sizeof(pthread_t));
     if (!e->synth_threads || !e->prove_threads) {
@@ -1089,9 +1226,9 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     }
     fprintf(stderr,
             "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) (%s), prove "
-            "queue %u\n",
+            "queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)\n",
             (double)total / (1u << 30), e->n_synth, e->n_prove, e->backend->name,
-            e->prove_queue_depth);
+            e->prove_queue_depth, e->max_batch, cfg->max_batch_wait_ms);
     *out = e;
     return CZ_OK;
 }
@@ -1191,6 +1328,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     }
     out->prove_workers = e->n_prove;
     out->prove_workers_busy = e->prove_busy;
+    out->gpu_circuit_switches = e->circuit_switches;
     out->backend_name = e->backend->name;
     for (uint32_t w = 0; w < e->n_prove && w < 8; w++) {
         snprintf(out->prove_worker_job[w], sizeof out->prove_worker_job[w], "%s", e->worker_job[w]);
@@ -1288,6 +1426,12 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     sb_printf(&b, "# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %u\n", s.prove_workers);
     sb_printf(&b, "# TYPE cuzk_gpu_workers_busy gauge\ncuzk_gpu_workers_busy %u\n",
               s.prove_workers_busy);
+    sb_printf(&b,
+              "# HELP cuzk_gpu_circuit_switches_total Prove units whose circuit differed from "
+              "the previous unit's (a GPU re-uploads its parameters).\n"
+              "# TYPE cuzk_gpu_circuit_switches_total counter\n"
+              "cuzk_gpu_circuit_switches_total %" PRIu64 "\n",
+              s.gpu_circuit_switches);
     sb_printf(&b, "# TYPE cuzk_memory_budget_bytes gauge\ncuzk_memory_budget_bytes %" PRIu64 "\n",
               s.memory_total_bytes);
     sb_printf(&b,

@@ -42,6 +42,9 @@ static void test_values(void) {
                        "devices = [0, 1, 3]\n"
                        "gpu_workers_per_device = 3\n"
                        "backend = \"cpu\"\n"
+                       "[scheduler]\n"
+                       "max_batch_size = 4\n"
+                       "max_batch_wait_ms = 2500\n"
                        "[pipeline]\n"
                        "enabled = true\n"
                        "max_parallel_synthesis = 4\n"
@@ -64,6 +67,7 @@ static void test_values(void) {
     CHECK(c.n_devices == 3 && c.devices[0] == 0 && c.devices[1] == 1 && c.devices[2] == 3);
     CHECK(c.gpu_workers_per_device == 3 && !strcmp(c.backend, "cpu"));
     CHECK(c.max_parallel_synthesis == 4);
+    CHECK(c.max_batch_size == 4 && c.max_batch_wait_ms == 2500);
     CHECK(!strcmp(c.param_cache, "/data/zk/params"));
     CHECK(c.n_preload == 2 && !strcmp(c.preload[1], "porep-32g"));
     CHECK(c.result_retention_ms == 120000);
@@ -84,6 +88,11 @@ static void test_values(void) {
     /* Defaults: a unix socket under the working directory, auto budget. */
     cz_config_defaults(&c);
     CHECK(!strcmp(c.listen, "unix://cuzk.sock") && c.total_budget == 0);
+    CHECK(c.max_batch_size == 8 && c.max_batch_wait_ms == 10000);
+    /* Curio's files: any batch size >= 1 loads (1 = plain order). */
+    CHECK(parse(&c, "[scheduler]\nmax_batch_size = 1\nmax_batch_wait_ms = 0\n", &err) == CZ_OK);
+    CHECK(c.max_batch_size == 1 && c.max_batch_wait_ms == 0);
+    CHECK(parse(&c, "[scheduler]\nmax_batch_size = 30\n", &err) == CZ_OK && c.max_batch_size == 30);
     CHECK(parse(&c, "[memory]\ntotal_budget = \"auto\"\n", &err) == CZ_OK && c.total_budget == 0);
 }
 
@@ -139,7 +148,9 @@ static void test_errors(void) {
     expect_error("[gpus]\ndevices = [0, \"1\"]\n", "t.toml:2:", "one kind");
     expect_error("[gpus]\nbackend = \"opencl\"\n", "t.toml:2:", "not auto, cpu or cuda");
     expect_error("[pipeline]\nenabled = false\n", "t.toml:2:", "no monolithic mode");
-    expect_error("[scheduler]\nmax_batch_size = 4\n", "t.toml:2:", "not implemented");
+    expect_error("[scheduler]\nmax_batch_size = 0\n", "t.toml:2: [scheduler] max_batch_size",
+                 "at least 1");
+    expect_error("[scheduler]\nmax_batch_wait_ms = -5\n", "t.toml:2:", "negative");
     expect_error("[daemon]\nallow_remote = yes\n", "t.toml:2:", "expected");
     expect_error("[daemon]\nlisten = \"a\" \"b\"\n", "t.toml:2:", "unexpected text");
     expect_error("[logging]\nlevel = \"verbose\"\n", "t.toml:2:", "not error, warn, info or debug");

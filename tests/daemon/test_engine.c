@@ -6,7 +6,13 @@
  * The fake request is text in vanilla_proof: "units=N ms=M bytes=B tag=T
  * gate=1 fail=U badverify=1". gate=1 makes prepare wait until the test opens
  * the gate, which holds the single synthesis worker while the test queues
- * jobs: orders are then deterministic, not timing-dependent. */
+ * jobs: orders are then deterministic, not timing-dependent. gate=2 holds
+ * the prove worker instead, so that synthesized units pile up in the prove
+ * queue (the same-circuit run tests).
+ *
+ * The fake kind sits in two kind slots (PoRep and WindowPoSt); the engine
+ * treats (kind, circuit id) as a unit's circuit, so the two slots are two
+ * circuits for the prove queue. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +37,9 @@ static int gate_open = 1;
 static int gate_waiting = 0;
 static char synth_order[256]; /* tag of each unit synthesis, in order */
 static size_t n_synth;
-static char done_order[64]; /* tag of each job when verify ran */
+static char done_order[64];   /* tag of each job when verify ran */
+static char prove_order[256]; /* tag of each unit at prove_start, in order */
+static size_t n_prove;
 static size_t n_done;
 /* Units holding their full reservation: from synthesis to prove_start's end. */
 static int in_flight, max_in_flight;
@@ -43,8 +51,9 @@ static void sleep_ms(unsigned ms) {
 
 static void reset_logs(void) {
     pthread_mutex_lock(&log_lock);
-    n_synth = n_done = 0;
+    n_synth = n_done = n_prove = 0;
     memset(synth_order, 0, sizeof synth_order);
+    memset(prove_order, 0, sizeof prove_order);
     memset(done_order, 0, sizeof done_order);
     in_flight = max_in_flight = 0;
     pthread_mutex_unlock(&log_lock);
@@ -129,6 +138,9 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
                                   const cz_prove_backend *backend, void **pending, cz_error *err) {
     (void)srs, (void)backend, (void)err, (void)unit;
     fake_state *s = state;
+    pthread_mutex_lock(&log_lock);
+    if (n_prove < sizeof prove_order - 1) prove_order[n_prove++] = s->tag;
+    pthread_mutex_unlock(&log_lock);
     sleep_ms(s->ms);
     if (s->gate == 2) { /* hold the prove worker */
         pthread_mutex_lock(&log_lock);
@@ -189,10 +201,14 @@ static const cz_job_ops fake_ops = {"fake",           fake_prepare,      fake_sy
                                     fake_prove_start, fake_prove_finish, fake_discard,
                                     fake_verify,      fake_free};
 
-static cz_engine *make_engine(uint64_t budget, unsigned synth, unsigned prove,
-                              uint64_t retention_ms) {
+static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prove,
+                                  uint64_t retention_ms, unsigned depth, unsigned max_batch,
+                                  uint64_t max_batch_wait_ms) {
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
+    cfg.prove_queue_depth = depth;
+    cfg.max_batch_size = max_batch;
+    cfg.max_batch_wait_ms = max_batch_wait_ms;
     cfg.memory_budget_bytes = budget;
     cfg.synthesis_workers = synth;
     cfg.prove_workers = prove;
@@ -206,16 +222,26 @@ static cz_engine *make_engine(uint64_t budget, unsigned synth, unsigned prove,
     return e;
 }
 
-static cz_status submit(cz_engine *e, const char *id, int prio, const char *text,
-                        cz_engine_submit_info *info, cz_error *err) {
+static cz_engine *make_engine(uint64_t budget, unsigned synth, unsigned prove,
+                              uint64_t retention_ms) {
+    return make_engine_cfg(budget, synth, prove, retention_ms, 0, 1, 0);
+}
+
+static cz_status submit_kind(cz_engine *e, const char *id, cz_proof_kind kind, int prio,
+                             const char *text, cz_engine_submit_info *info, cz_error *err) {
     cz_engine_request r;
     memset(&r, 0, sizeof r);
     r.request_id = id;
-    r.kind = CZ_PROOF_POREP;
+    r.kind = kind;
     r.priority = (cz_priority)prio;
     r.vanilla_proof = (const uint8_t *)text;
     r.vanilla_proof_len = strlen(text);
     return cz_engine_submit(e, &r, info, err);
+}
+
+static cz_status submit(cz_engine *e, const char *id, int prio, const char *text,
+                        cz_engine_submit_info *info, cz_error *err) {
+    return submit_kind(e, id, CZ_PROOF_POREP, prio, text, info, err);
 }
 
 static cz_job_status await_status(cz_engine *e, const char *id, uint64_t timeout_ms,
@@ -401,7 +427,8 @@ static void test_cancel_and_timeout(void) {
 
 /* The pipeline full (one unit proving, one waiting to prove, one waiting
  * for room with the only synthesis worker): a job submitted now is queued,
- * and cancelling it ends it at once without running it. */
+ * and cancelling it ends it at once without running it; cancelling the job
+ * whose unit waits for room ends it at once too. */
 static void test_cancel_queued_behind_pipeline(void) {
     reset_logs();
     cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
@@ -428,9 +455,16 @@ static void test_cancel_queued_behind_pipeline(void) {
     cz_engine_status s;
     cz_engine_get_status(e, &s);
     CHECK(s.queues[CZ_PROOF_POREP].in_progress == 3 && s.queues[CZ_PROOF_POREP].pending == 0);
+    /* c's unit waits for room (the prove worker is still held): cancelling
+     * c ends it now, not after the prove work ahead of it. */
+    CHECK(cz_engine_cancel(e, "c", &found, &was_running, &err) == CZ_OK);
+    CHECK(found && was_running);
+    CHECK(await_status(e, "c", 5000, NULL) == CZ_JOB_CANCELLED);
     set_gate(1);
-    CHECK(await_status(e, "c", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "b", 20000, NULL) == CZ_JOB_COMPLETED);
     CHECK(!strcmp(synth_order, "ABC"));
+    CHECK(!strcmp(prove_order, "AB"));
+    CHECK(in_flight == 0);
     cz_engine_destroy(e);
 }
 
@@ -591,6 +625,156 @@ static void test_drain(void) {
     cz_engine_destroy(e);
 }
 
+/* ---- same-circuit runs in the prove queue ----
+ * A job of the run tests: its tag is one letter, upper case = circuit X
+ * (the PoRep slot), lower case = circuit Y (the WindowPoSt slot). */
+typedef struct {
+    char tag;
+    int prio;
+    unsigned units;
+} run_job;
+
+static uint64_t metric(cz_engine *e, const char *name) {
+    char *text = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_metrics(e, &text, &err) == CZ_OK);
+    char key[96];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(text, key);
+    CHECK(p != NULL);
+    unsigned long long v = p ? strtoull(p + strlen(key), NULL, 10) : 0;
+    free(text);
+    return v;
+}
+
+/* Changes between upper and lower case tags: circuit switches, counted
+ * here from the order the fake kind saw. */
+static unsigned count_switches(const char *order) {
+    unsigned n = 0;
+    for (size_t i = 1; order[i]; i++) n += (order[i] >= 'a') != (order[i - 1] >= 'a');
+    return n;
+}
+
+static unsigned longest_run(const char *order) {
+    unsigned best = 0, run = 0;
+    for (size_t i = 0; order[i]; i++) {
+        run = i && (order[i] >= 'a') == (order[i - 1] >= 'a') ? run + 1 : 1;
+        if (run > best) best = run;
+    }
+    return best;
+}
+
+/* A blocker G (circuit X) holds the only prove worker while the jobs are
+ * queued and synthesized by the only synthesis worker; once every unit
+ * waits in the prove queue (and settle_ms more have passed), the prove
+ * worker goes on. The prove order is then a function of the queue alone.
+ * Returns the engine's circuit switch counter. */
+static uint64_t run_order(unsigned max_batch, uint64_t wait_ms, const run_job *jobs, size_t n,
+                          unsigned settle_ms) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 1, 1, 60000, 64, max_batch, wait_ms);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "G", CZ_PRIORITY_NORMAL, "tag=G gate=2", &info, &err) == CZ_OK);
+    wait_gate_reached();
+    unsigned units = 0;
+    for (size_t i = 0; i < n; i++) {
+        char id[16], text[64];
+        snprintf(id, sizeof id, "r%zu", i);
+        snprintf(text, sizeof text, "tag=%c units=%u", jobs[i].tag,
+                 jobs[i].units ? jobs[i].units : 1);
+        cz_proof_kind kind = jobs[i].tag >= 'a' ? CZ_PROOF_WINDOW_POST : CZ_PROOF_POREP;
+        CHECK(submit_kind(e, id, kind, jobs[i].prio, text, &info, &err) == CZ_OK);
+        units += jobs[i].units ? jobs[i].units : 1;
+    }
+    int queued = 0;
+    for (int i = 0; i < 5000 && !queued; i++) {
+        queued = metric(e, "cuzk_prove_queue_items") == units;
+        if (!queued) sleep_ms(1);
+    }
+    CHECK(queued);
+    if (settle_ms) sleep_ms(settle_ms);
+    set_gate(1);
+    CHECK(await_status(e, "G", 20000, NULL) == CZ_JOB_COMPLETED);
+    for (size_t i = 0; i < n; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "r%zu", i);
+        CHECK(await_status(e, id, 20000, NULL) == CZ_JOB_COMPLETED);
+    }
+    uint64_t switches = metric(e, "cuzk_gpu_circuit_switches_total");
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.gpu_circuit_switches == switches);
+    CHECK(switches == count_switches(prove_order));
+    cz_engine_destroy(e);
+    return switches;
+}
+
+static int order_is(const char *want) {
+    if (strcmp(prove_order, want) != 0) printf("prove order %s, want %s\n", prove_order, want);
+    return !strcmp(prove_order, want);
+}
+
+#define NORMAL CZ_PRIORITY_NORMAL
+
+/* X and Y alternate in the queue: runs of up to 4 cut the switches. */
+static void test_runs_interleaved(void) {
+    const run_job jobs[] = {{'A', NORMAL, 1}, {'a', NORMAL, 1}, {'B', NORMAL, 1}, {'b', NORMAL, 1},
+                            {'C', NORMAL, 1}, {'c', NORMAL, 1}, {'D', NORMAL, 1}, {'d', NORMAL, 1},
+                            {'E', NORMAL, 1}, {'e', NORMAL, 1}, {'F', NORMAL, 1}, {'f', NORMAL, 1}};
+    size_t n = sizeof jobs / sizeof jobs[0];
+    /* Plain order alternates after G: 11 switches. */
+    uint64_t plain = run_order(1, 10000, jobs, n, 0);
+    CHECK(order_is("GAaBbCcDdEeFf"));
+    CHECK(plain == 11);
+    /* Runs of 4: G A B C (X, G started it), then the oldest (a) and three
+     * more Y (b c d), then D E F (no X left), then e f. */
+    uint64_t batched = run_order(4, 60000, jobs, n, 0);
+    CHECK(order_is("GABCabcdDEFef"));
+    CHECK(batched == 3 && batched < plain);
+    CHECK(longest_run(prove_order) == 4);
+}
+
+/* A higher priority unit of the other circuit goes first, run or not. */
+static void test_runs_priority_preempts(void) {
+    const run_job jobs[] = {{'a', NORMAL, 1}, {'A', NORMAL, 1}, {'B', NORMAL, 1},
+                            {'C', NORMAL, 1}, {'D', NORMAL, 1}, {'h', CZ_PRIORITY_HIGH, 1}};
+    /* Without h the X run would go on after G (A B C); h (Y, HIGH) goes
+     * first, then Y is the resident circuit and a (the oldest) follows. */
+    uint64_t sw = run_order(4, 60000, jobs, sizeof jobs / sizeof jobs[0], 0);
+    CHECK(order_is("GhaABCD"));
+    CHECK(sw == 2);
+}
+
+/* A unit of the other circuit passed over longer than max_batch_wait_ms
+ * goes next, inside a run. */
+static void test_runs_max_wait(void) {
+    const run_job jobs[] = {{'a', NORMAL, 1}, {'A', NORMAL, 1}, {'B', NORMAL, 1}, {'C', NORMAL, 1}};
+    size_t n = sizeof jobs / sizeof jobs[0];
+    /* A long bound: a (oldest, Y) is passed over by the X run. */
+    run_order(8, 60000, jobs, n, 0);
+    CHECK(order_is("GABCa"));
+    /* A 1 ms bound, and a waited 20 ms (or more) before the prove worker
+     * went on: a goes first. */
+    uint64_t sw = run_order(8, 1, jobs, n, 20);
+    CHECK(order_is("GaABC"));
+    CHECK(sw == 2);
+}
+
+/* max_batch_size = 1: plain priority, then submission order, then unit. */
+static void test_runs_off_plain_order(void) {
+    const run_job jobs[] = {{'A', NORMAL, 1},
+                            {'a', NORMAL, 1},
+                            {'l', CZ_PRIORITY_LOW, 1},
+                            {'B', NORMAL, 2},
+                            {'c', CZ_PRIORITY_CRITICAL, 1},
+                            {'H', CZ_PRIORITY_HIGH, 1},
+                            {'b', NORMAL, 1}};
+    run_order(1, 60000, jobs, sizeof jobs / sizeof jobs[0], 0);
+    CHECK(order_is("GcHAaBBbl"));
+}
+
 int main(void) {
     cz_test_init("daemon/engine");
     test_budget_fifo();
@@ -602,5 +786,9 @@ int main(void) {
     test_memory_budget();
     test_retention();
     test_drain();
+    test_runs_interleaved();
+    test_runs_priority_preempts();
+    test_runs_max_wait();
+    test_runs_off_plain_order();
     return cz_test_finish("daemon/engine");
 }
