@@ -147,9 +147,14 @@ void cz_lcb_sub_var(cz_lcb *b, cz_var var) {
 }
 
 void cz_lcb_add_lc(cz_lcb *b, const cz_lc *other, const cz_fr *coeff) {
+    /* coeff is 1 for most callers (sums of bits and words) */
+    int unit = cz_fr_equal(coeff, &cz_fr_one);
     for (uint32_t i = 0; i < other->len; i++) {
         cz_fr c;
-        cz_fr_mul(&c, &other->terms[i].coeff, coeff);
+        if (unit)
+            c = other->terms[i].coeff;
+        else
+            cz_fr_mul(&c, &other->terms[i].coeff, coeff);
         cz_lcb_add(b, other->terms[i].var, &c);
     }
 }

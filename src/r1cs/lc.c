@@ -171,8 +171,13 @@ void cz_lc_eval(cz_fr *out, const cz_lc *lc, const cz_fr *input, const cz_fr *au
             x = &aux[idx];
             if (aux_density) cz_bitmap_set(aux_density, idx);
         }
+        /* Most witness values are bits and most coefficients 1 or powers
+         * of two: skip the multiplication whenever a factor is 0 or 1. */
+        if (fr_is_zero(x)) continue;
         if (fr_is_one(&t->coeff)) {
             cz_fr_add_inline(&acc, &acc, x);
+        } else if (fr_is_one(x)) {
+            cz_fr_add_inline(&acc, &acc, &t->coeff);
         } else {
             cz_fr_mul_inline(&tmp, x, &t->coeff);
             cz_fr_add_inline(&acc, &acc, &tmp);
