@@ -799,20 +799,27 @@ static size_t prove_dropped(const cz_engine *e) {
     return SIZE_MAX;
 }
 
+/* Ends a unit: returns its memory, records its outcome, finishes the job
+ * after its last unit and drops the caller's reference to the job. Called
+ * without e->lock; returns with it held. */
+static void unit_end(cz_engine *e, job *j, uint64_t reserved, cz_status st, const cz_error *uerr) {
+    if (reserved) cz_budget_release(&e->budget, reserved);
+    pthread_mutex_lock(&e->lock);
+    if (unit_over(j, st, uerr)) {
+        pthread_mutex_unlock(&e->lock);
+        finish_job(e, j);
+        pthread_mutex_lock(&e->lock);
+    }
+    job_unref(j);
+}
+
 /* Drops a synthesized unit taken from the prove heap. Called and returns
  * with e->lock held; the op runs without it. */
 static void drop_synthesized(cz_engine *e, item it) {
     job *j = it.j;
     pthread_mutex_unlock(&e->lock);
     j->ops->discard(j->state, it.unit, it.data, 0);
-    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
-    pthread_mutex_lock(&e->lock);
-    if (unit_over(j, CZ_OK, NULL)) {
-        pthread_mutex_unlock(&e->lock);
-        finish_job(e, j);
-        pthread_mutex_lock(&e->lock);
-    }
-    job_unref(j);
+    unit_end(e, j, it.reserved, CZ_OK, NULL);
 }
 
 /* Synthesizes one unit and hands it to the prove heap. */
@@ -892,13 +899,7 @@ static void run_synthesis(cz_engine *e, item it) {
     }
     pthread_mutex_unlock(&e->lock);
     if (synth) j->ops->discard(j->state, it.unit, synth, 0);
-    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
-    pthread_mutex_lock(&e->lock);
-    int last = unit_over(j, dropped ? CZ_OK : st, &uerr);
-    pthread_mutex_unlock(&e->lock);
-    if (last) finish_job(e, j);
-    pthread_mutex_lock(&e->lock);
-    job_unref(j);
+    unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
     pthread_mutex_unlock(&e->lock);
 }
 
@@ -1052,14 +1053,7 @@ static void *prove_worker(void *arg) {
             j->ops->discard(j->state, it.unit, pending, 1);
         }
         pthread_mutex_unlock(&e->lock);
-        if (it.reserved) cz_budget_release(&e->budget, it.reserved);
-        pthread_mutex_lock(&e->lock);
-        if (unit_over(j, drop ? CZ_OK : st, &uerr)) {
-            pthread_mutex_unlock(&e->lock);
-            finish_job(e, j);
-            pthread_mutex_lock(&e->lock);
-        }
-        job_unref(j);
+        unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     }
     pthread_mutex_unlock(&e->lock);
     return NULL;
@@ -1090,14 +1084,7 @@ static void *finish_worker(void *arg) {
             j->prove_ns += dt;
             pthread_mutex_unlock(&e->lock);
         }
-        if (it.reserved) cz_budget_release(&e->budget, it.reserved);
-        pthread_mutex_lock(&e->lock);
-        if (unit_over(j, drop ? CZ_OK : st, &uerr)) {
-            pthread_mutex_unlock(&e->lock);
-            finish_job(e, j);
-            pthread_mutex_lock(&e->lock);
-        }
-        job_unref(j);
+        unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     }
     pthread_mutex_unlock(&e->lock);
     return NULL;
