@@ -62,31 +62,6 @@ static int parse_priority(const char *s) {
     return -1;
 }
 
-static uint8_t *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        if (!r) break;
-        n += r;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 /* A fresh request id: "bench-" and 16 random hex digits. */
 static void new_request_id(char *out, size_t cap) {
     uint8_t r[8] = {0};
@@ -595,9 +570,9 @@ int cz_cmd_bench_client(int argc, char **argv) {
             fprintf(stderr, "cuzk bench %s: --c1 FILE is required\n", cmd);
             return 2;
         }
-        o.c1 = read_file(o.c1_path, &o.c1_len);
-        if (!o.c1) {
-            fprintf(stderr, "cuzk bench: cannot read %s: %s\n", o.c1_path, strerror(errno));
+        cz_error err = {0};
+        if (cz_cli_read_file(&o.c1, &o.c1_len, o.c1_path, SIZE_MAX / 2, &err) != CZ_OK) {
+            fprintf(stderr, "cuzk bench: %s\n", err.message);
             return 1;
         }
     }

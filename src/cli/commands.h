@@ -3,11 +3,20 @@
 #ifndef CZ_CLI_COMMANDS_H
 #define CZ_CLI_COMMANDS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "cuzk/status.h"
 
 /* A decimal u64 option value: digits only, no sign, no overflow. Returns 0
  * when text is not one. */
 int cz_cli_parse_u64(const char *text, uint64_t *out);
+
+/* A whole file into *data (malloc'ed, free it), at most max bytes:
+ * CZ_E_IO naming the file and the system's reason when it cannot be read,
+ * CZ_E_PARSE when it is larger than max. */
+cz_status cz_cli_read_file(uint8_t **data, size_t *len, const char *path, size_t max,
+                           cz_error *err);
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);

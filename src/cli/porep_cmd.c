@@ -214,21 +214,6 @@ static cz_status write_file(const char *path, const uint8_t *data, size_t len, c
     return CZ_OK;
 }
 
-static cz_status read_file(const char *path, uint8_t **data, size_t *len, size_t max,
-                           cz_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error_set(err, CZ_E_IO, "cannot open '%s'", path);
-    *data = malloc(max + 1);
-    *len = *data ? fread(*data, 1, max + 1, f) : 0;
-    fclose(f);
-    if (!*data) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
-    if (*len > max)
-        return free(*data),
-               *data = NULL,
-               cz_error_set(err, CZ_E_PARSE, "'%s' is larger than %zu bytes", path, max);
-    return CZ_OK;
-}
-
 enum {
     OPT_C1 = 1000,
     OPT_PARAMS,
@@ -422,7 +407,7 @@ int cz_cmd_verify(int argc, char **argv) {
     else
         snprintf(vk_path, sizeof vk_path, "%s", o.vk);
     if (st == CZ_OK) st = cz_groth16_vk_read(&vk, vk_path, CZ_GROTH16_CHECKED, &err);
-    if (st == CZ_OK) st = read_file(o.proof, &proof, &proof_len, 1 << 20, &err);
+    if (st == CZ_OK) st = cz_cli_read_file(&proof, &proof_len, o.proof, 1 << 20, &err);
     if (st == CZ_OK) {
         const uint8_t *prover_id = identity_resolve(&o.id, &c1);
         st = cz_porep_verify(&valid, &c1, &vk, proof, proof_len, prover_id, o.id.sector_num, &err);
