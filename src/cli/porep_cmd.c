@@ -131,8 +131,7 @@ static const uint8_t *identity_resolve(identity *id, const cz_c1 *c1) {
 
 static cz_status gpu_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
                            const cz_prove_data *pd, cz_error *err) {
-    (void)params; /* resident in the cz_gpu_srs */
-    return cz_gpu_groth16_prove_start(out, ctx, pd, err);
+    return cz_gpu_groth16_prove_start(out, ctx, params, pd, err);
 }
 
 /* The GPU when backend is "cuda", or "auto" and a device answers; else NULL
@@ -155,8 +154,12 @@ static cz_status gpu_open(cz_gpu_srs **srs, const char *backend, const cz_groth1
     uint64_t t0 = cz_now_ns();
     cz_status st = cz_gpu_srs_create(srs, params, err);
     if (st != CZ_OK) return cz_error_prefix(err, "GPU");
-    printf("  back-end                cuda: %s\n  parameters to the GPU   %8.2f s  (%.0f MiB)\n",
-           desc, seconds_since(t0), (double)cz_gpu_srs_bytes(*srs) / (1 << 20));
+    char why[256];
+    int streaming = cz_gpu_srs_streaming(*srs, why, sizeof why);
+    printf("  back-end                cuda: %s\n  parameters to the GPU   %8.2f s  (%.0f MiB%s)\n",
+           desc, seconds_since(t0), (double)cz_gpu_srs_bytes(*srs) / (1 << 20),
+           streaming ? ", points streamed from host memory" : "");
+    if (streaming) printf("  note                    %s\n", why);
     return CZ_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "cuzk/status.h"
+#include "util/size.h"
 
 #define CZ_CONFIG_MAX_LIST 16
 
@@ -69,8 +70,6 @@ cz_status cz_config_load(cz_daemon_config *cfg, const char *path, FILE *warn, cz
 /* Writes the effective configuration as TOML that cz_config_parse reads back. */
 void cz_config_print(const cz_daemon_config *cfg, FILE *out);
 
-/* "12GiB" / "512 MiB" / "1000000" (bytes); CZ_E_PARSE otherwise. */
-cz_status cz_parse_size(uint64_t *out, const char *s, cz_error *err);
 /* "250ms", "30s", "5m", "2h" or a plain number of seconds. */
 cz_status cz_parse_duration_ms(uint64_t *out, const char *s, cz_error *err);
 

@@ -703,13 +703,17 @@ static cz_status cuda_start(void *ctx, cz_groth16_msm_results *out, const cz_gro
         uint64_t t0 = cz_now_ns();
         st = cz_gpu_srs_create(&cuda_srs, params, err);
         if (st == CZ_OK) {
+            char why[256];
             cuda_srs_key = key;
-            cz_log(CZ_LOG_INFO, "GPU: parameters resident (%.0f MiB, uploaded in %.0f ms)",
-                   (double)cz_gpu_srs_bytes(cuda_srs) / (1 << 20),
-                   (double)(cz_now_ns() - t0) / 1e6);
+            if (cz_gpu_srs_streaming(cuda_srs, why, sizeof why))
+                cz_log(CZ_LOG_WARN, "GPU: parameters do not fit the device: %s", why);
+            else
+                cz_log(CZ_LOG_INFO, "GPU: parameters resident (%.0f MiB, uploaded in %.0f ms)",
+                       (double)cz_gpu_srs_bytes(cuda_srs) / (1 << 20),
+                       (double)(cz_now_ns() - t0) / 1e6);
         }
     }
-    if (st == CZ_OK) st = cz_gpu_groth16_prove_start(out, cuda_srs, pd, err);
+    if (st == CZ_OK) st = cz_gpu_groth16_prove_start(out, cuda_srs, params, pd, err);
     pthread_mutex_unlock(&cuda_lock);
     return st;
 }

@@ -128,32 +128,62 @@ cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
 cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
                            const uint32_t *dev_idx, size_t count, cz_error *err);
 
+/* Host-to-device copies through two pinned staging buffers of chunk_bytes
+ * each, on a copy stream of their own, so they overlap with kernels (which
+ * run on the default stream) and with the CPU filling the other buffer:
+ *   stage: a free staging buffer (waits for the copy that last used it);
+ *   send:  queue its first `bytes` (<= chunk) to dev, returning a ticket;
+ *   wait:  block until the copy with that ticket is done.
+ * Use: stage, fill, send; later wait(ticket) before a kernel reads dev.
+ * Destroying waits for queued copies. */
+typedef struct cz_gpu_uploader cz_gpu_uploader;
+cz_status cz_gpu_uploader_create(cz_gpu_uploader **out, size_t chunk_bytes, cz_error *err);
+void cz_gpu_uploader_destroy(cz_gpu_uploader *u); /* NULL is fine */
+size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u);
+cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err);
+cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes, uint64_t *ticket,
+                               cz_error *err);
+cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err);
+
 /* The proving key's point vectors (h, l, a, b_g1, b_g2 of a
  * cz_groth16_params) resident in device memory, plus the NTT domain of the
  * circuit (2^k with 2^k - 1 = n_h), so repeated proofs upload only the
- * witness side. Creation checks the free device memory first and fails
- * with CZ_E_NOMEM naming the bytes needed and available (or CZ_E_CUDA /
- * CZ_E_UNSUPPORTED without a device or back-end); nothing stays allocated
- * on failure. The params may be freed after creation (only their counts are
- * kept). */
+ * witness side. When the points and tables do not fit the free device
+ * memory (or $CZ_GPU_MEM_LIMIT, bytes with an optional K/M/G suffix, which
+ * caps what this process uses of the device), creation falls back to
+ * streaming: only the NTT domain is resident and every proof copies the
+ * points from the host key through pinned buffers in chunks (slower: PCIe
+ * traffic of the whole key per proof); cz_gpu_srs_streaming says which, and
+ * creation fails with CZ_E_NOMEM naming the bytes needed and available when
+ * not even the streaming working set fits. CZ_E_CUDA / CZ_E_UNSUPPORTED
+ * without a device or back-end; nothing stays allocated on failure. A
+ * resident SRS does not need the params after creation; a streaming one
+ * reads them in every prove_start (the caller passes them). */
 typedef struct cz_gpu_srs cz_gpu_srs;
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *params, cz_error *err);
 void cz_gpu_srs_destroy(cz_gpu_srs *srs); /* NULL is fine */
 /* Device bytes held by the SRS (points and NTT tables). */
 size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);
+/* 1 when the points stream from the host on every proof, 0 when resident;
+ * why (device bytes needed and available) in why[why_size] when not NULL. */
+int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
 
 /* The GPU twin of cz_groth16_prove_start (groth16/prover.h): the same five
  * sums from the same inputs. Per call a, b, c and the assignments (inputs
- * and aux, plus the density bitmaps) go up; then on the device: the H chain
- * (7 NTTs + quotient) and the H MSM; the A / B scalars compacted by
- * density; for each of L, A, B (G1 and G2) the 0 / 1 / other split: scalars
- * classified, the points whose scalar is 1 summed by batch addition, an MSM
- * over the gathered "other" scalars and points only. Group sums are exact,
- * so the results equal the CPU's as group elements. Fails like the CPU one
- * (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors
- * (CZ_E_NOMEM when the per-proof buffers do not fit). */
-cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_srs *srs,
-                                     const cz_prove_data *pd, cz_error *err);
+ * and aux, plus the density bitmaps) go up through pinned buffers; then on
+ * the device: the H chain (7 NTTs + quotient) and the H MSM; the A / B
+ * scalars compacted by density; for each of L, A, B (G1 and G2) the
+ * 0 / 1 / other split: scalars classified, the points whose scalar is 1
+ * summed by batch addition, an MSM over the gathered "other" scalars and
+ * points only. Group sums are exact, so the results equal the CPU's as
+ * group elements. params is the host key the SRS was made from (read only
+ * when the SRS streams; may be NULL for a resident one). Fails like the CPU
+ * one (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors
+ * (CZ_E_NOMEM when the per-proof buffers do not fit). One proof at a time
+ * per SRS (it owns the staging buffers). */
+cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
+                                     const cz_groth16_params *params, const cz_prove_data *pd,
+                                     cz_error *err);
 
 /* Benchmark helpers (device data without host round trips):
  * fill_random_fr: n pseudo-random field elements from seed (uniform below

@@ -153,3 +153,29 @@ cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
     (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
     return NO_GPU(err);
 }
+cz_status cz_gpu_uploader_create(cz_gpu_uploader **out, size_t chunk_bytes, cz_error *err) {
+    (void)chunk_bytes;
+    *out = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_uploader_destroy(cz_gpu_uploader *u) {
+    (void)u;
+}
+size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u) {
+    (void)u;
+    return 0;
+}
+cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err) {
+    (void)u;
+    *host = NULL;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes, uint64_t *ticket,
+                               cz_error *err) {
+    (void)u, (void)dev, (void)bytes, (void)ticket;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err) {
+    (void)u, (void)ticket;
+    return NO_GPU(err);
+}

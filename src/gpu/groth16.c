@@ -21,27 +21,39 @@
 #include "gpu/gpu.h"
 #include "r1cs/backends.h"
 #include "util/parallel.h"
+#include "util/size.h"
 
 struct cz_gpu_srs {
     /* counts only (every pointer NULL): what cz_groth16_check_shapes reads */
     cz_groth16_params shape;
     unsigned log_m; /* domain 2^log_m = n_h + 1 */
     cz_gpu_ntt *dom;
-    cz_g1_affine *h, *l, *a, *b_g1;
+    cz_g1_affine *h, *l, *a, *b_g1; /* NULL when streaming */
     cz_g2_affine *b_g2;
+    cz_gpu_uploader *up; /* pinned staging for every upload */
+    /* streaming: chunk_points points per chunk, two device chunk buffers
+     * (room for chunk_points G2 points each) */
+    int streaming;
+    size_t chunk_points;
+    void *chunk[2];
     size_t bytes;
+    char why[256];
 };
 
-#define MIB(x) ((double)(x) / (1024.0 * 1024.0))
+#define MIB(x)       ((double)(x) / (1024.0 * 1024.0))
+#define UPLOAD_CHUNK ((size_t)64 << 20) /* pinned staging per buffer, resident SRS */
 
 void cz_gpu_srs_destroy(cz_gpu_srs *srs) {
     if (!srs) return;
+    cz_gpu_uploader_destroy(srs->up);
     cz_gpu_ntt_destroy(srs->dom);
     cz_gpu_free(srs->h);
     cz_gpu_free(srs->l);
     cz_gpu_free(srs->a);
     cz_gpu_free(srs->b_g1);
     cz_gpu_free(srs->b_g2);
+    cz_gpu_free(srs->chunk[0]);
+    cz_gpu_free(srs->chunk[1]);
     free(srs);
 }
 
@@ -49,11 +61,145 @@ size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs) {
     return srs ? srs->bytes : 0;
 }
 
-static cz_status put(void **dev, const void *host, size_t bytes, const char *name, cz_error *err) {
+int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size) {
+    if (why && why_size) snprintf(why, why_size, "%s", srs ? srs->why : "");
+    return srs ? srs->streaming : 0;
+}
+
+/* ---- host-side copies into the pinned staging buffers ---- */
+
+/* Points [k0, k0 + count) of a host vector, contiguous or picked by index. */
+typedef struct {
+    const uint8_t *base;
+    size_t size;          /* bytes per point */
+    const uint32_t *pick; /* NULL: point k is base[k] */
+} host_points;
+
+typedef struct {
+    uint8_t *dst;
+    const host_points *src;
+    size_t k0;
+} fill_ctx;
+
+static void fill_range(void *vctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const fill_ctx *c = vctx;
+    const host_points *s = c->src;
+    if (!s->pick) {
+        memcpy(c->dst + begin * s->size, s->base + (c->k0 + begin) * s->size,
+               (end - begin) * s->size);
+        return;
+    }
+    for (size_t j = begin; j < end; j++)
+        memcpy(c->dst + j * s->size, s->base + (size_t)s->pick[c->k0 + j] * s->size, s->size);
+}
+
+/* Stages points [k0, k0 + count) and queues their copy to dev. */
+static cz_status send_points(cz_gpu_uploader *up, void *dev, const host_points *src, size_t k0,
+                             size_t count, uint64_t *ticket, cz_error *err) {
+    void *stage;
+    cz_status st = cz_gpu_uploader_stage(up, &stage, err);
+    if (st != CZ_OK) return st;
+    fill_ctx c = {stage, src, k0};
+    cz_parallel_for(count, (count + 63) / 64, fill_range, &c);
+    return cz_gpu_uploader_send(up, dev, count * src->size, ticket, err);
+}
+
+/* Copies bytes of host memory to dev through the staging buffers; returns
+ * the ticket of the last piece (the caller waits for it). */
+static cz_status upload(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
+                        uint64_t *ticket, cz_error *err) {
+    const size_t chunk = cz_gpu_uploader_chunk(up);
+    host_points src = {host, 1, NULL};
+    *ticket = 0;
+    for (size_t off = 0; off < bytes; off += chunk) {
+        size_t len = bytes - off < chunk ? bytes - off : chunk;
+        cz_status st = send_points(up, (uint8_t *)dev + off, &src, off, len, ticket, err);
+        if (st != CZ_OK) return st;
+    }
+    return CZ_OK;
+}
+
+/* ---- memory planning ---- */
+
+/* The device bytes this process may use: free memory, capped by
+ * $CZ_GPU_MEM_LIMIT when set. */
+static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_out, cz_error *err) {
+    size_t free_b = 0, total_b = 0;
+    cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
+    if (st != CZ_OK) return st;
+    *budget = free_b, *free_out = free_b, *total_out = total_b;
+    const char *lim = getenv("CZ_GPU_MEM_LIMIT");
+    if (lim && *lim) {
+        uint64_t v = 0;
+        if ((st = cz_parse_size(&v, lim, err)) != CZ_OK)
+            return cz_error_prefix(err, "CZ_GPU_MEM_LIMIT");
+        if (v < *budget) *budget = (size_t)v;
+    }
+    return CZ_OK;
+}
+
+/* Device scratch of one MSM of n points, an upper estimate of what
+ * msm.cuh allocates (sort pairs and buffers 16 W n, buckets and their
+ * reduction ~3 W 2^(c-1) XYZZ points, partial sums), plus a quarter. */
+static size_t msm_scratch(size_t n, int g2) {
+    if (n == 0) return 0;
+    const size_t c = cz_gpu_msm_window_bits(n), w = 255 / c + 2;
+    const size_t xyzz = g2 ? 384 : 192;
+    /* partial sums: 4 per accumulation thread, one thread per 8..256 pairs
+     * (about 2^18 threads in between) */
+    size_t parts = w * n / 256 > ((size_t)1 << 18) ? w * n / 256 : (size_t)1 << 18;
+    if (parts > w * n / 8 + 1) parts = w * n / 8 + 1;
+    size_t b = 16 * w * n + 3 * w * ((size_t)1 << (c - 1)) * xyzz + 4 * parts * (xyzz + 16);
+    return b + b / 4 + ((size_t)64 << 20);
+}
+
+static size_t max3(size_t a, size_t b, size_t c) {
+    size_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+static size_t words(size_t bits) {
+    return (bits + 63) / 64;
+}
+
+/* Per-proof device buffers besides the MSMs' scratch, at their peak (the
+ * H chain's a, b, c, or the assignment and split buffers afterwards);
+ * tail_points: room for gathered tail points (resident SRS only). */
+static size_t proof_bytes(const cz_groth16_params *p, size_t m, int tail_points) {
+    const size_t ni = p->vk.n_ic, na = p->n_l, nmax = max3(na, p->n_a, p->n_b_g1);
+    size_t h = 3 * m * sizeof(cz_fr);
+    size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
+                 (p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1) * sizeof(cz_fr) + words(nmax) * 8 +
+                 nmax * sizeof(cz_fr);
+    if (tail_points) lab += nmax * sizeof(cz_g1_affine) + p->n_b_g1 * sizeof(cz_g2_affine);
+    return h > lab ? h : lab;
+}
+
+static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, const char *name,
+                     cz_error *err) {
+    uint64_t ticket = 0;
     cz_status st = cz_gpu_alloc(dev, bytes, err);
-    if (st == CZ_OK) st = cz_gpu_upload(*dev, host, bytes, err);
+    if (st == CZ_OK) st = upload(s->up, *dev, host, bytes, &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
     if (st != CZ_OK) cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", name, MIB(bytes));
     return st;
+}
+
+/* $CZ_GPU_STREAM_CHUNK (points per chunk, a power of two from 64 to 2^24)
+ * forces streaming with that chunk, for tests and measurements; 0 when
+ * unset. */
+static cz_status forced_chunk(size_t *chunk, cz_error *err) {
+    *chunk = 0;
+    const char *env = getenv("CZ_GPU_STREAM_CHUNK");
+    if (!env || !*env) return CZ_OK;
+    char *end = NULL;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (*end || v < 64 || v > (1ull << 24) || (v & (v - 1)))
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "CZ_GPU_STREAM_CHUNK: '%s' is not a power of two from 64 to 2^24", env);
+    *chunk = (size_t)v;
+    return CZ_OK;
 }
 
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
@@ -67,37 +213,78 @@ cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_err
                             "gpu srs: params.h has %zu points; 2^k - 1 with k <= 28 expected",
                             p->n_h);
     const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
-    size_t points = (p->n_h + p->n_l + p->n_a + p->n_b_g1) * g1 + p->n_b_g2 * g2;
-    size_t tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
-    size_t need = points + tables;
-    size_t free_b = 0, total_b = 0;
-    cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
-    if (st != CZ_OK) {
-        cz_error_prefix(err, "gpu srs");
-        return st;
-    }
-    if (need > free_b)
-        return cz_error_set(err, CZ_E_NOMEM,
-                            "gpu srs: the proving key needs %.1f MiB on the device (points %.1f "
-                            "MiB, NTT tables %.1f MiB) but only %.1f of %.1f MiB are free; "
-                            "streaming bases from host memory is not implemented",
-                            MIB(need), MIB(points), MIB(tables), MIB(free_b), MIB(total_b));
+    const size_t points = (p->n_h + p->n_l + p->n_a + p->n_b_g1) * g1 + p->n_b_g2 * g2;
+    const size_t tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
+    const size_t largest = max3(m, p->n_l, max3(p->n_a, p->n_b_g1, 0));
+    size_t budget = 0, free_b = 0, total_b = 0, forced = 0;
+    cz_status st = device_budget(&budget, &free_b, &total_b, err);
+    if (st != CZ_OK) return cz_error_prefix(err, "gpu srs");
+    if ((st = forced_chunk(&forced, err)) != CZ_OK) return st;
     cz_gpu_srs *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
     s->shape.vk.n_ic = p->vk.n_ic;
     s->shape.n_h = p->n_h, s->shape.n_l = p->n_l, s->shape.n_a = p->n_a;
     s->shape.n_b_g1 = p->n_b_g1, s->shape.n_b_g2 = p->n_b_g2;
     s->log_m = k;
-    s->bytes = need;
+    /* Resident: the points, the tables, one proof's buffers and the
+     * largest MSM's scratch. */
+    const size_t resident_need = points + tables + proof_bytes(p, m, 1) + msm_scratch(largest, 0);
+    const char *capped = budget < free_b ? ", capped by CZ_GPU_MEM_LIMIT" : "";
+    if (!forced && resident_need <= budget) {
+        s->bytes = points + tables;
+        snprintf(s->why, sizeof s->why,
+                 "resident: %.0f MiB of points and tables, %.0f MiB with a proof's working set, "
+                 "%.0f MiB usable on the device%s",
+                 MIB(points + tables), MIB(resident_need), MIB(budget), capped);
+    } else {
+        /* Streaming: the largest chunk (a power of two, >= 2^12 points)
+         * whose two device buffers and MSM scratch fit beside the tables
+         * and the proof's buffers. */
+        const size_t fixed = tables + proof_bytes(p, m, 0);
+        size_t c = forced ? forced : (size_t)1 << 24;
+        while (!forced && c >= ((size_t)1 << 12) && fixed + 2 * c * g2 + msm_scratch(c, 1) > budget)
+            c >>= 1;
+        if (!forced && c < ((size_t)1 << 12)) {
+            st = cz_error_set(err, CZ_E_NOMEM,
+                              "gpu srs: the device is too small for this circuit even when "
+                              "streaming the points from host memory: the NTT tables and one "
+                              "proof's buffers need %.1f MiB plus chunk buffers and MSM scratch, "
+                              "%.1f MiB are usable (%.1f of %.1f MiB free%s); the whole key "
+                              "resident would need %.1f MiB",
+                              MIB(fixed), MIB(budget), MIB(free_b), MIB(total_b), capped,
+                              MIB(resident_need));
+            goto fail;
+        }
+        s->streaming = 1;
+        s->chunk_points = c;
+        s->bytes = tables + 2 * c * g2;
+        snprintf(s->why, sizeof s->why,
+                 "streaming the points from pinned host memory in chunks of %zu: %s (the key "
+                 "resident needs %.0f MiB with a proof's working set, %.0f MiB usable on the "
+                 "device%s)",
+                 c, forced ? "CZ_GPU_STREAM_CHUNK is set" : "the key does not fit",
+                 MIB(resident_need), MIB(budget), capped);
+    }
+    st = cz_gpu_uploader_create(&s->up, s->streaming ? s->chunk_points * g2 : UPLOAD_CHUNK, err);
+    if (st != CZ_OK) goto fail;
     if ((st = cz_gpu_ntt_create(&s->dom, k, err)) != CZ_OK) {
         cz_error_prefix(err, "gpu srs: NTT domain 2^%u", k);
         goto fail;
     }
-    if ((st = put((void **)&s->h, p->h, p->n_h * g1, "H", err)) != CZ_OK) goto fail;
-    if ((st = put((void **)&s->l, p->l, p->n_l * g1, "L", err)) != CZ_OK) goto fail;
-    if ((st = put((void **)&s->a, p->a, p->n_a * g1, "A", err)) != CZ_OK) goto fail;
-    if ((st = put((void **)&s->b_g1, p->b_g1, p->n_b_g1 * g1, "B_G1", err)) != CZ_OK) goto fail;
-    if ((st = put((void **)&s->b_g2, p->b_g2, p->n_b_g2 * g2, "B_G2", err)) != CZ_OK) goto fail;
+    if (s->streaming) {
+        for (int i = 0; i < 2; i++)
+            if ((st = cz_gpu_alloc(&s->chunk[i], s->chunk_points * g2, err)) != CZ_OK) {
+                cz_error_prefix(err, "gpu srs: chunk buffer (%.1f MiB)", MIB(s->chunk_points * g2));
+                goto fail;
+            }
+        *out = s;
+        return CZ_OK;
+    }
+    if ((st = put(s, (void **)&s->h, p->h, p->n_h * g1, "H", err)) != CZ_OK) goto fail;
+    if ((st = put(s, (void **)&s->l, p->l, p->n_l * g1, "L", err)) != CZ_OK) goto fail;
+    if ((st = put(s, (void **)&s->a, p->a, p->n_a * g1, "A", err)) != CZ_OK) goto fail;
+    if ((st = put(s, (void **)&s->b_g1, p->b_g1, p->n_b_g1 * g1, "B_G1", err)) != CZ_OK) goto fail;
+    if ((st = put(s, (void **)&s->b_g2, p->b_g2, p->n_b_g2 * g2, "B_G2", err)) != CZ_OK) goto fail;
     *out = s;
     return CZ_OK;
 fail:
@@ -114,8 +301,9 @@ typedef struct {
     cz_fr *scal;       /* compacted scalars of A or B */
     uint64_t *ones;    /* "scalar is 1" bitmap */
     cz_fr *tail_s;     /* gathered tail scalars */
-    cz_g1_affine *tp1; /* gathered tail points */
+    cz_g1_affine *tp1; /* gathered tail points (resident SRS) */
     cz_g2_affine *tp2;
+    uint32_t *host_idx; /* tail indices on the host (streaming SRS) */
 } bufs;
 
 static void bufs_free(bufs *b) {
@@ -128,12 +316,8 @@ static void bufs_free(bufs *b) {
     cz_gpu_free(b->tail_s);
     cz_gpu_free(b->tp1);
     cz_gpu_free(b->tp2);
+    free(b->host_idx);
     memset(b, 0, sizeof *b);
-}
-
-static size_t max3(size_t a, size_t b, size_t c) {
-    size_t m = a > b ? a : b;
-    return m > c ? m : c;
 }
 
 /* The profile (CZ_GPU_PROVE_PROFILE=1): milliseconds per step on stderr. */
@@ -148,16 +332,71 @@ static void prof_step(prof *p, const char *what) {
     p->t = now;
 }
 
-/* out = sum_i scalars[i] points[i] over n device scalars with the 0 / 1 /
- * other split; G1 points p1 and, when p2 is not NULL, the G2 points p2
- * with the same scalars (B). */
-static cz_status split_sum(cz_g1 *o1, cz_g2 *o2, const cz_g1_affine *p1, const cz_g2_affine *p2,
+/* Streaming SRS: o1 (G1) or o2 (G2) = the sum over the n host points of
+ * src, chunk by chunk through the two device chunk buffers (the copy of
+ * chunk k + 1 runs during the kernels of chunk k), either weighted by the
+ * device scalars scal (an MSM; scal[j] goes with point j) or selected by
+ * the device bitmap bits (batch addition; chunks start at multiples of 64
+ * points). */
+static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const host_points *src, size_t n,
+                            const cz_fr *scal, const uint64_t *bits, cz_error *err) {
+    const size_t c = s->chunk_points;
+    uint64_t ticket[2] = {0, 0};
+    cz_status st = CZ_OK;
+    if (o1) cz_g1_set_infinity(o1);
+    if (o2) cz_g2_set_infinity(o2);
+    if (n == 0) return CZ_OK;
+    st = send_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
+    for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
+        const size_t k0 = k * c, cnt = n - k0 < c ? n - k0 : c;
+        if (k0 + cnt < n) {
+            size_t next = n - k0 - cnt < c ? n - k0 - cnt : c;
+            st = send_points(s->up, s->chunk[(k + 1) & 1], src, k0 + cnt, next,
+                             &ticket[(k + 1) & 1], err);
+            if (st != CZ_OK) break;
+        }
+        if ((st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err)) != CZ_OK) break;
+        const void *pts = s->chunk[k & 1];
+        if (o1) {
+            cz_g1 part;
+            st = scal ? cz_gpu_g1_msm(&part, pts, scal + k0, cnt, err)
+                      : cz_gpu_g1_batch_add(&part, pts, bits + k0 / 64, cnt, err);
+            if (st == CZ_OK) cz_g1_add(o1, o1, &part);
+        } else {
+            cz_g2 part;
+            st = scal ? cz_gpu_g2_msm(&part, pts, scal + k0, cnt, err)
+                      : cz_gpu_g2_batch_add(&part, pts, bits + k0 / 64, cnt, err);
+            if (st == CZ_OK) cz_g2_add(o2, o2, &part);
+        }
+    }
+    if (st != CZ_OK) cz_error_prefix(err, "streamed chunks of %zu points", c);
+    return st;
+}
+
+/* out = sum_i scalars[i] * points[i] over n device scalars with the 0 / 1 /
+ * other split; G1 points (device p1, or host h1 when the SRS streams) and,
+ * for B, the G2 points with the same scalars. */
+typedef struct {
+    const cz_g1_affine *p1, *h1; /* device / host */
+    const cz_g2_affine *p2, *h2; /* NULL: no G2 part */
+} split_points;
+
+static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp,
                            const cz_fr *scal, size_t n, bufs *b, const char *name, prof *pr,
                            cz_error *err) {
+    const int g2 = pp->p2 || pp->h2;
     size_t tail = 0;
     cz_status st = cz_gpu_classify(scal, n, b->ones, b->idx, &tail, err);
-    if (st == CZ_OK) st = cz_gpu_g1_batch_add(o1, p1, b->ones, n, err);
-    if (st == CZ_OK && p2) st = cz_gpu_g2_batch_add(o2, p2, b->ones, n, err);
+    if (st != CZ_OK) goto fail;
+    if (s->streaming) {
+        host_points h1 = {(const uint8_t *)pp->h1, sizeof(cz_g1_affine), NULL};
+        host_points h2 = {(const uint8_t *)pp->h2, sizeof(cz_g2_affine), NULL};
+        st = stream_sum(s, o1, NULL, &h1, n, NULL, b->ones, err);
+        if (st == CZ_OK && g2) st = stream_sum(s, NULL, o2, &h2, n, NULL, b->ones, err);
+    } else {
+        st = cz_gpu_g1_batch_add(o1, pp->p1, b->ones, n, err);
+        if (st == CZ_OK && g2) st = cz_gpu_g2_batch_add(o2, pp->p2, b->ones, n, err);
+    }
     if (st != CZ_OK) goto fail;
     if (pr->on) {
         char what[64];
@@ -166,16 +405,25 @@ static cz_status split_sum(cz_g1 *o1, cz_g2 *o2, const cz_g1_affine *p1, const c
     }
     if (tail) {
         cz_g1 t1;
+        cz_g2 t2;
         if ((st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) goto fail;
-        if ((st = cz_gpu_gather_g1(b->tp1, p1, b->idx, tail, err)) != CZ_OK) goto fail;
-        if ((st = cz_gpu_g1_msm(&t1, b->tp1, b->tail_s, tail, err)) != CZ_OK) goto fail;
-        cz_g1_add(o1, o1, &t1);
-        if (p2) {
-            cz_g2 t2;
-            if ((st = cz_gpu_gather_g2(b->tp2, p2, b->idx, tail, err)) != CZ_OK) goto fail;
-            if ((st = cz_gpu_g2_msm(&t2, b->tp2, b->tail_s, tail, err)) != CZ_OK) goto fail;
-            cz_g2_add(o2, o2, &t2);
+        if (s->streaming) {
+            /* the tail points are picked on the host, by the tail indices */
+            if ((st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
+                goto fail;
+            host_points h1 = {(const uint8_t *)pp->h1, sizeof(cz_g1_affine), b->host_idx};
+            host_points h2 = {(const uint8_t *)pp->h2, sizeof(cz_g2_affine), b->host_idx};
+            st = stream_sum(s, &t1, NULL, &h1, tail, b->tail_s, NULL, err);
+            if (st == CZ_OK && g2) st = stream_sum(s, NULL, &t2, &h2, tail, b->tail_s, NULL, err);
+        } else {
+            st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx, tail, err);
+            if (st == CZ_OK) st = cz_gpu_g1_msm(&t1, b->tp1, b->tail_s, tail, err);
+            if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx, tail, err);
+            if (st == CZ_OK && g2) st = cz_gpu_g2_msm(&t2, b->tp2, b->tail_s, tail, err);
         }
+        if (st != CZ_OK) goto fail;
+        cz_g1_add(o1, o1, &t1);
+        if (g2) cz_g2_add(o2, o2, &t2);
     }
     if (pr->on) {
         char what[64];
@@ -188,19 +436,21 @@ fail:
     return st;
 }
 
-static size_t words(size_t bits) {
-    return (bits + 63) / 64;
-}
-
-cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_srs *srs,
-                                     const cz_prove_data *pd, cz_error *err) {
+cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
+                                     const cz_groth16_params *params, const cz_prove_data *pd,
+                                     cz_error *err) {
     if (!srs) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: no SRS (cz_gpu_srs_create)");
+    if (srs->streaming && !params)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu prove: the SRS streams its points: the host params are needed");
     cz_status st = cz_groth16_check_shapes(&srs->shape, pd, err);
     if (st != CZ_OK) return st;
+    if (srs->streaming && (st = cz_groth16_check_shapes(params, pd, err)) != CZ_OK) return st;
     const size_t m = (size_t)1 << srs->log_m, n = pd->num_constraints;
     const size_t ni = pd->num_inputs, na = pd->num_aux;
     const size_t n_a = srs->shape.n_a, n_b = srs->shape.n_b_g1;
     bufs b = {0};
+    uint64_t ticket = 0;
     prof pr = {getenv("CZ_GPU_PROVE_PROFILE") != NULL, cz_now_ns()};
 
     /* ---- H chain: a, b, c zero-padded to m on the device ---- */
@@ -212,9 +462,11 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_s
         const cz_fr *src[3] = {pd->a, pd->b, pd->c};
         for (int j = 0; j < 3; j++) {
             cz_fr *d = b.abc + j * m;
-            if ((st = cz_gpu_upload(d, src[j], n * sizeof(cz_fr), err)) != CZ_OK) goto done;
+            if ((st = upload(srs->up, d, src[j], n * sizeof(cz_fr), &ticket, err)) != CZ_OK)
+                goto done;
             if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;
         }
+        if ((st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK) goto done;
         prof_step(&pr, "upload a, b, c");
         for (int j = 0; j < 3; j++) {
             cz_fr *d = b.abc + j * m;
@@ -240,7 +492,13 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_s
         }
     }
     prof_step(&pr, "H chain (7 NTT + quotient)");
-    if ((st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err)) != CZ_OK) {
+    if (srs->streaming) {
+        host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine), NULL};
+        st = stream_sum(srs, &out->h, NULL, &h, m - 1, b.abc, NULL, err);
+    } else {
+        st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
+    }
+    if (st != CZ_OK) {
         cz_error_prefix(err, "gpu prove: H MSM (%zu points)", m - 1);
         goto done;
     }
@@ -251,31 +509,42 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_s
     /* ---- assignment and densities up; buffers for the splits ---- */
     {
         size_t nmax = max3(na, n_a, n_b), wi = words(ni), wa = words(na);
-        size_t ntail = max3(na, n_a, n_b);
         if ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
             (st = cz_gpu_alloc((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK ||
             (st = cz_gpu_alloc((void **)&b.idx, (ni + na) * sizeof(uint32_t), err)) != CZ_OK ||
             (st = cz_gpu_alloc((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr), err)) !=
                 CZ_OK ||
             (st = cz_gpu_alloc((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.tail_s, ntail * sizeof(cz_fr), err)) != CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.tp1, ntail * sizeof(cz_g1_affine), err)) != CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.tp2, n_b * sizeof(cz_g2_affine), err)) != CZ_OK) {
+            (st = cz_gpu_alloc((void **)&b.tail_s, nmax * sizeof(cz_fr), err)) != CZ_OK ||
+            (!srs->streaming &&
+             ((st = cz_gpu_alloc((void **)&b.tp1, nmax * sizeof(cz_g1_affine), err)) != CZ_OK ||
+              (st = cz_gpu_alloc((void **)&b.tp2, n_b * sizeof(cz_g2_affine), err)) != CZ_OK))) {
             cz_error_prefix(err, "gpu prove: per-proof buffers (%zu scalars)", ni + na);
             goto done;
         }
-        if ((st = cz_gpu_upload(b.z, pd->input_assignment, ni * sizeof(cz_fr), err)) != CZ_OK ||
-            (st = cz_gpu_upload(b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), err)) != CZ_OK ||
-            (st = cz_gpu_upload(b.dens, pd->a_aux_density, wa * 8, err)) != CZ_OK ||
-            (st = cz_gpu_upload(b.dens + wa, pd->b_aux_density, wa * 8, err)) != CZ_OK ||
-            (st = cz_gpu_upload(b.dens + 2 * wa, pd->b_input_density, wi * 8, err)) != CZ_OK)
+        if (srs->streaming && !(b.host_idx = malloc(nmax * sizeof(uint32_t) + 1))) {
+            st = cz_error_set(err, CZ_E_NOMEM, "gpu prove: out of host memory");
+            goto done;
+        }
+        if ((st = upload(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr), &ticket, err)) !=
+                CZ_OK ||
+            (st = upload(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), &ticket,
+                         err)) != CZ_OK ||
+            (st = upload(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket, err)) != CZ_OK ||
+            (st = upload(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket, err)) != CZ_OK ||
+            (st = upload(srs->up, b.dens + 2 * wa, pd->b_input_density, wi * 8, &ticket, err)) !=
+                CZ_OK ||
+            (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
             goto done;
     }
     prof_step(&pr, "upload assignment");
 
     /* ---- L: every aux ---- */
-    st = split_sum(&out->l, NULL, srs->l, NULL, b.z + ni, na, &b, "L", &pr, err);
-    if (st != CZ_OK) goto done;
+    {
+        split_points pp = {srs->l, srs->streaming ? params->l : NULL, NULL, NULL};
+        st = split_sum(srs, &out->l, NULL, &pp, b.z + ni, na, &b, "L", &pr, err);
+        if (st != CZ_OK) goto done;
+    }
 
     /* ---- A: every input, then the aux dense in A (z indices) ---- */
     {
@@ -289,7 +558,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_s
                               c1 + c2, n_a);
             goto done;
         }
-        st = split_sum(&out->a, NULL, srs->a, NULL, b.scal, n_a, &b, "A", &pr, err);
+        split_points pp = {srs->a, srs->streaming ? params->a : NULL, NULL, NULL};
+        st = split_sum(srs, &out->a, NULL, &pp, b.scal, n_a, &b, "A", &pr, err);
         if (st != CZ_OK) goto done;
     }
 
@@ -306,8 +576,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, const cz_gpu_s
                               c1 + c2, n_b);
             goto done;
         }
-        st =
-            split_sum(&out->b_g1, &out->b_g2, srs->b_g1, srs->b_g2, b.scal, n_b, &b, "B", &pr, err);
+        split_points pp = {srs->b_g1, srs->streaming ? params->b_g1 : NULL, srs->b_g2,
+                           srs->streaming ? params->b_g2 : NULL};
+        st = split_sum(srs, &out->b_g1, &out->b_g2, &pp, b.scal, n_b, &b, "B", &pr, err);
     }
 done:
     bufs_free(&b);

@@ -5,6 +5,7 @@
  * layouts are the same (gpu.h), and cudaMalloc's alignment (256 B) keeps
  * every 32 / 96 / 192-byte element 16-byte aligned. */
 #include <cub/device/device_select.cuh>
+#include <new>
 #include <thrust/iterator/counting_iterator.h>
 
 #include "gpu/common.cuh"
@@ -94,4 +95,85 @@ extern "C" cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine 
 extern "C" cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
                                       const uint32_t *dev_idx, size_t count, cz_error *err) {
     return gather<12>(dev_out, dev_in, dev_idx, count, err);
+}
+
+/* ---- pinned double-buffered uploads ----
+ * Two pinned staging buffers and a non-blocking copy stream: the CPU fills
+ * one buffer while the DMA engine empties the other, and the copies run
+ * beside kernels on the default stream (a non-blocking stream does not
+ * synchronize with the legacy default stream). Copy number t uses buffer
+ * t & 1; filling it again first waits for copy t - 2. */
+struct cz_gpu_uploader {
+    size_t chunk;
+    void *host[2];
+    cudaEvent_t done[2];
+    uint64_t ticket[2]; /* last copy queued from each buffer (0: none yet) */
+    uint64_t next;      /* ticket of the next copy, from 1 */
+    cudaStream_t stream;
+};
+
+extern "C" void cz_gpu_uploader_destroy(cz_gpu_uploader *u) {
+    if (!u) return;
+    if (u->stream) cudaStreamSynchronize(u->stream);
+    for (int i = 0; i < 2; i++) {
+        if (u->host[i]) cudaFreeHost(u->host[i]);
+        if (u->done[i]) cudaEventDestroy(u->done[i]);
+    }
+    if (u->stream) cudaStreamDestroy(u->stream);
+    delete u;
+}
+
+extern "C" cz_status cz_gpu_uploader_create(cz_gpu_uploader **out, size_t chunk_bytes,
+                                            cz_error *err) {
+    *out = NULL;
+    cz_gpu_uploader *u = new (std::nothrow) cz_gpu_uploader();
+    if (!u) return cz_error_set(err, CZ_E_NOMEM, "gpu uploader: out of host memory");
+    u->chunk = chunk_bytes ? chunk_bytes : 1;
+    u->next = 1;
+    cz_status st = CZ_OK;
+    CZ_CUDA_GOTO(err, st, fail, cudaStreamCreateWithFlags(&u->stream, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++) {
+        CZ_CUDA_GOTO(err, st, fail, cudaHostAlloc(&u->host[i], u->chunk, cudaHostAllocDefault));
+        CZ_CUDA_GOTO(err, st, fail, cudaEventCreateWithFlags(&u->done[i], cudaEventDisableTiming));
+    }
+    *out = u;
+    return CZ_OK;
+fail:
+    cz_error_prefix(err, "gpu uploader: 2 pinned buffers of %zu bytes", u->chunk);
+    cz_gpu_uploader_destroy(u);
+    return st;
+}
+
+extern "C" size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u) {
+    return u->chunk;
+}
+
+extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err) {
+    int i = (int)(u->next & 1);
+    if (u->ticket[i]) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
+    *host = u->host[i];
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes,
+                                          uint64_t *ticket, cz_error *err) {
+    if (bytes > u->chunk)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: %zu bytes > chunk of %zu", bytes,
+                            u->chunk);
+    int i = (int)(u->next & 1);
+    if (bytes)
+        CZ_CUDA_TRY(err,
+                    cudaMemcpyAsync(dev, u->host[i], bytes, cudaMemcpyHostToDevice, u->stream));
+    CZ_CUDA_TRY(err, cudaEventRecord(u->done[i], u->stream));
+    u->ticket[i] = u->next;
+    if (ticket) *ticket = u->next;
+    u->next++;
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err) {
+    int i = (int)(ticket & 1);
+    /* a newer copy from the same buffer waited for this one when it was staged */
+    if (u->ticket[i] == ticket) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
+    return CZ_OK;
 }

@@ -1,5 +1,5 @@
 /* The GPU prover's heavy part (cz_gpu_groth16_prove_start over a resident
- * cz_gpu_srs) against the CPU one on the same circuit, parameters and
+ * or a streaming cz_gpu_srs) against the CPU one on the same circuit, parameters and
  * witness: the five sums must be the same group elements, and with the same
  * r, s the proofs must be the same bytes and verify. Circuits: a
  * multiplication chain with constants (every aux in A or B) plus aux that
@@ -71,7 +71,9 @@ static void synth(cz_cs *cs, uint64_t n, int bad) {
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
 }
 
-static void check(uint64_t n) {
+/* stream_chunk: NULL for a resident SRS, else the points per chunk of a
+ * streaming one (CZ_GPU_STREAM_CHUNK). */
+static void check(uint64_t n, const char *stream_chunk) {
     cz_error err = {0};
     cz_cs *rec = cz_cs_record_new();
     synth(rec, n, 0);
@@ -84,9 +86,18 @@ static void check(uint64_t n) {
     CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
     cz_r1cs_free(&r1cs);
     cz_gpu_srs *srs = NULL;
-    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
-    CHECK(cz_gpu_srs_bytes(srs) >=
-          (params.n_h + params.n_l + params.n_a + params.n_b_g1) * sizeof(cz_g1_affine));
+    if (stream_chunk) setenv("CZ_GPU_STREAM_CHUNK", stream_chunk, 1);
+    cz_status sc0 = cz_gpu_srs_create(&srs, &params, &err);
+    unsetenv("CZ_GPU_STREAM_CHUNK");
+    if (sc0 != CZ_OK) fprintf(stderr, "srs: %s\n", err.message);
+    CHECK(sc0 == CZ_OK);
+    char why[256];
+    CHECK(cz_gpu_srs_streaming(srs, why, sizeof why) == (stream_chunk != NULL));
+    if (stream_chunk)
+        CHECK(strstr(why, "CZ_GPU_STREAM_CHUNK") != NULL);
+    else
+        CHECK(cz_gpu_srs_bytes(srs) >=
+              (params.n_h + params.n_l + params.n_a + params.n_b_g1) * sizeof(cz_g1_affine));
 
     /* good, bad, good again: the resident SRS serves several proofs */
     for (int round = 0; round < 3; round++) {
@@ -98,7 +109,7 @@ static void check(uint64_t n) {
         cz_cs_destroy(pcs);
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
-        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &pd, &err);
+        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, &pd, &err);
         if (bad) {
             /* both refuse the unsatisfied witness */
             CHECK(sc == CZ_E_INVALID_ARG);
@@ -133,27 +144,39 @@ static void check(uint64_t n) {
     cz_groth16_params_free(&params);
 }
 
+/* Development parameters for synth(n) from a seed whose first byte is
+ * seed0, and a satisfying witness for synth(n). */
+static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
+    cz_error err = {0};
+    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {seed0};
+    cz_cs *rec = cz_cs_record_new();
+    synth(rec, n, 0);
+    cz_r1cs r1cs;
+    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
+    cz_cs_destroy(rec);
+    CHECK(cz_groth16_dev_setup(params, &r1cs, seed, &err) == CZ_OK);
+    cz_r1cs_free(&r1cs);
+}
+
+static void small_witness(cz_prove_data *pd, uint64_t n) {
+    cz_error err = {0};
+    cz_cs *pcs = cz_cs_prove_new();
+    synth(pcs, n, 0);
+    CHECK(cz_prove_finish(pcs, pd, &err) == CZ_OK);
+    cz_cs_destroy(pcs);
+}
+
 /* A proving key for another circuit is refused by shape, not misused. */
 static void check_shape_mismatch(void) {
     cz_error err = {0};
     cz_groth16_params params;
-    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {1};
-    cz_cs *rec = cz_cs_record_new();
-    synth(rec, 10, 0);
-    cz_r1cs r1cs;
-    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
-    cz_cs_destroy(rec);
-    CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
-    cz_r1cs_free(&r1cs);
+    small_key(&params, 10, 1);
     cz_gpu_srs *srs = NULL;
     CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
-    cz_cs *pcs = cz_cs_prove_new();
-    synth(pcs, 20, 0);
     cz_prove_data pd;
-    CHECK(cz_prove_finish(pcs, &pd, &err) == CZ_OK);
-    cz_cs_destroy(pcs);
+    small_witness(&pd, 20);
     cz_groth16_msm_results res;
-    CHECK(cz_gpu_groth16_prove_start(&res, srs, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, &pd, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "params.") != NULL);
     cz_prove_data_free(&pd);
     cz_gpu_srs_destroy(srs);
@@ -161,12 +184,47 @@ static void check_shape_mismatch(void) {
     cz_groth16_params_free(&params);
 }
 
+/* A device budget too small even for streaming is refused with the
+ * figures; bad knobs are named; a streaming SRS without the host key is
+ * refused at prove time. */
+static void check_streaming_refusals(void) {
+    cz_error err = {0};
+    cz_groth16_params params;
+    small_key(&params, 50, 2);
+    cz_gpu_srs *srs = NULL;
+    setenv("CZ_GPU_MEM_LIMIT", "1MiB", 1);
+    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_E_NOMEM && srs == NULL);
+    CHECK(strstr(err.message, "too small") && strstr(err.message, "CZ_GPU_MEM_LIMIT"));
+    setenv("CZ_GPU_MEM_LIMIT", "lots", 1);
+    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_E_PARSE && srs == NULL);
+    CHECK(strstr(err.message, "CZ_GPU_MEM_LIMIT") != NULL);
+    unsetenv("CZ_GPU_MEM_LIMIT");
+    setenv("CZ_GPU_STREAM_CHUNK", "1000", 1);
+    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_E_INVALID_ARG && srs == NULL);
+    setenv("CZ_GPU_STREAM_CHUNK", "128", 1);
+    CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
+    unsetenv("CZ_GPU_STREAM_CHUNK");
+    cz_prove_data pd;
+    small_witness(&pd, 50);
+    cz_groth16_msm_results res;
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "host params") != NULL);
+    cz_prove_data_free(&pd);
+    cz_gpu_srs_destroy(srs);
+    cz_groth16_params_free(&params);
+}
+
 int main(void) {
     cz_test_init("gpu/test_gpu_groth16");
     if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
     check_shape_mismatch();
-    check(1);
-    check(100);
-    check(getenv("CZ_GPU_SMALL") ? 300 : 3000);
+    check_streaming_refusals();
+    check(1, NULL);
+    check(100, NULL);
+    check(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL);
+    /* streaming: several chunks per vector, the tail points picked on the
+     * host */
+    check(100, "64");
+    check(getenv("CZ_GPU_SMALL") ? 300 : 3000, "1024");
     return cz_test_finish("gpu/test_gpu_groth16");
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Packs what a GPU machine without our build dependencies needs to run the
+# CMake build's binaries: `cuzk`, the GPU tests, and the non-libc shared
+# libraries they load (OpenSSL, yajl, gRPC, protobuf-c, ...), into one
+# folder. The CUDA runtime is linked statically; libc, libm, libstdc++ and
+# the loader come from the target (Debian 12 binaries run on newer glibc).
+#
+#   scripts/gpu-carry.sh BUILD_DIR DEST     e.g. scripts/gpu-carry.sh build .carry/d
+#
+# Then, on the GPU machine: LD_LIBRARY_PATH=DEST DEST/cuzk ...
+# (scripts/gpu-device-run.sh does that). DEST is emptied first.
+set -eu
+build=${1:?usage: gpu-carry.sh BUILD_DIR DEST}
+dest=${2:?usage: gpu-carry.sh BUILD_DIR DEST}
+rm -rf "$dest"
+mkdir -p "$dest"
+bins=("$build/cuzk")
+for t in "$build"/tests/gpu_test_gpu_*; do bins+=("$t"); done
+for b in "${bins[@]}"; do
+    [ -x "$b" ] || { echo "gpu-carry: $b missing (build it first)" >&2; exit 1; }
+    cp "$b" "$dest/"
+    ldd "$b" | awk '/=> \// { print $3 }' | while read -r lib; do
+        case $(basename "$lib") in
+        libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | ld-linux* | \
+            libstdc++.so* | libgcc_s.so*) ;;
+        *) cp -n "$lib" "$dest/" ;;
+        esac
+    done
+done
+du -sh "$dest"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# On a GPU machine, from the repository root: the CMake build's GPU tests and
+# the `cuzk` command end to end on the 2 KiB PoRep (CUDA back-end, resident
+# and streaming parameters, against the CPU), then the daemon with the CUDA
+# back-end under `cuzk bench`. Binaries come from scripts/gpu-carry.sh.
+#
+#   scripts/gpu-device-run.sh DIR     DIR = the folder gpu-carry.sh filled
+#
+# Logs go to $OUT (default DIR/out): tests.txt, cli.txt, daemon.txt.
+set -u
+dir=$(cd "${1:?usage: gpu-device-run.sh DIR}" && pwd)
+out=${OUT:-$dir/out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cz=$dir/cuzk
+work=$(mktemp -d)
+step() { echo "== $*"; }
+fail() { echo "FAILED: $*"; echo "$*" >>"$work/fails"; }
+
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nproc
+    for t in "$dir"/gpu_test_gpu_groth16 "$dir"/gpu_test_gpu_porep; do
+        step "$(basename "$t")"
+        CZ_GPU_PROVE_PROFILE=1 "$t" || fail "$(basename "$t")"
+    done
+} 2>&1 | tee "$out/tests.txt"
+
+{
+    step "setup 2KiB"
+    /usr/bin/time -f "setup: %e s, peak %M KiB" "$cz" setup --sector-size 2KiB --out "$work/p"
+    "$cz" gen c1 --sector-size 2KiB --seed 5 --miner-id 1000 --sector-num 9 --out "$work/c1.json"
+    for b in cuda cpu; do
+        step "prove --backend $b"
+        /usr/bin/time -f "prove $b: %e s, peak %M KiB" "$cz" prove --c1 "$work/c1.json" \
+            --params "$work/p" --out "$work/proof.$b" --miner-id 1000 --backend $b || fail "prove $b"
+    done
+    step "prove --backend cuda, device capped at 1536 MiB (streaming)"
+    CZ_GPU_MEM_LIMIT=1536MiB /usr/bin/time -f "prove streaming: %e s, peak %M KiB" "$cz" prove \
+        --c1 "$work/c1.json" --params "$work/p" --out "$work/proof.stream" --miner-id 1000 \
+        --backend cuda || fail "prove streaming"
+    for b in cuda cpu stream; do
+        step "verify proof.$b"
+        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.$b" --miner-id 1000 ||
+            fail "verify $b"
+    done
+} 2>&1 | tee "$out/cli.txt"
+
+{
+    step "daemon (cuda) + bench"
+    mkdir -p "$work/d"
+    printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s/p"\n' \
+        "$work/d" "$work" >"$work/d/cuzk.toml"
+    "$cz" daemon --config "$work/d/cuzk.toml" >"$work/d/daemon.log" 2>&1 &
+    dpid=$!
+    for i in $(seq 50); do [ -S "$work/d/cuzk.sock" ] && break; sleep 0.2; done
+    a="unix://$work/d/cuzk.sock"
+    "$cz" bench single -a "$a" --c1 "$work/c1.json" --miner-id 1000 -o "$work/proof.daemon" ||
+        fail "bench single"
+    "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.daemon" --miner-id 1000 ||
+        fail "verify daemon"
+    "$cz" bench batch -a "$a" --c1 "$work/c1.json" --miner-id 1000 -c 16 -j 4 || fail "bench batch"
+    "$cz" bench status -a "$a"
+    kill -TERM $dpid
+    wait $dpid
+    echo "daemon exit: $?; log tail:"
+    tail -n 25 "$work/d/daemon.log"
+} 2>&1 | tee "$out/daemon.txt"
+fails=$(cat "$work/fails" 2>/dev/null | wc -l)
+echo "gpu-device-run: $fails failure(s)"
+rm -rf "$work"
+exit $((fails > 0))
