@@ -3,7 +3,9 @@
 #
 #   scripts/gpu-check.sh build DIR   build the GPU tests and bench_gpu into DIR
 #   scripts/gpu-check.sh run DIR     run them (tests, compute-sanitizer on small
-#                                    sizes when present, then the benchmark)
+#                                    sizes when present, then the benchmark);
+#                                    DIR may also be a scripts/gpu-carry.sh folder
+#                                    (the CMake build's gpu_test_* and cuzk)
 #   scripts/gpu-check.sh [DIR]       both
 #   scripts/gpu-check.sh sass DIR    opcode counts of the field-rate kernels
 #
@@ -71,15 +73,20 @@ run() {
     local fails=0 t
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv \
         2>&1 | tee "$out/device.txt"
-    for t in "$dir"/test_*; do
+    # this script's build names the tests test_*, the CMake build gpu_test_*
+    local pre=""
+    [ -x "$dir/test_gpu_arith" ] || pre=gpu_
+    export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    for t in "$dir"/${pre}test_*; do
         [ -x "$t" ] || continue
         echo "== $(basename "$t")"
         if ! "$t" 2>&1 | tee -a "$out/tests.txt"; then fails=$((fails + 1)); fi
     done
     if command -v compute-sanitizer >/dev/null; then
         for tool in memcheck racecheck; do
-            tests="$dir/test_gpu_arith $dir/test_gpu_ntt $dir/test_gpu_msm $dir/test_gpu_groth16"
-            [ $tool = racecheck ] && tests="$dir/test_gpu_ntt"   # shared memory: NTT only
+            tests="$dir/${pre}test_gpu_arith $dir/${pre}test_gpu_ntt $dir/${pre}test_gpu_msm"
+            tests="$tests $dir/${pre}test_gpu_groth16"
+            [ $tool = racecheck ] && tests="$dir/${pre}test_gpu_ntt" # shared memory: NTT only
             for t in $tests; do
                 echo "== compute-sanitizer --tool $tool $(basename "$t") (small sizes)"
                 CZ_GPU_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 9 "$t" \
@@ -92,8 +99,10 @@ run() {
             done
         done
     fi
-    echo "== bench_gpu ${CZ_BENCH_ARGS:-}"
-    "$dir/bench_gpu" ${CZ_BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
+    echo "== bench gpu ${CZ_BENCH_ARGS:-}"
+    local bench=("$dir/bench_gpu")
+    [ -x "$dir/bench_gpu" ] || bench=("$dir/cuzk" bench gpu)
+    "${bench[@]}" ${CZ_BENCH_ARGS:-} 2>&1 | tee "$out/bench.txt"
     [ -f "$dir/ptxas.txt" ] && cp "$dir/ptxas.txt" "$out/"
     echo "gpu-check: $fails failing test run(s)"
     return $((fails > 0))

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# On a GPU machine, from the repository root: the CMake build's GPU tests and
-# the `cuzk` command end to end on the 2 KiB PoRep (CUDA back-end, resident
-# and streaming parameters, against the CPU), then the daemon with the CUDA
+# On a GPU machine, from the repository root, everything the CUDA back-end
+# is checked with: scripts/gpu-check.sh run on the CMake build's binaries
+# (GPU tests, compute-sanitizer at small sizes, `cuzk bench gpu`), then the
+# `cuzk` command end to end on the 2 KiB PoRep (CUDA back-end, resident and
+# streaming parameters, against the CPU), then the daemon with the CUDA
 # back-end under `cuzk bench`. Binaries come from scripts/gpu-carry.sh.
 #
 #   scripts/gpu-device-run.sh DIR     DIR = the folder gpu-carry.sh filled
 #
-# Logs go to $OUT (default DIR/out): tests.txt, cli.txt, daemon.txt.
+# Environment: CZ_BENCH_ARGS (passed to `cuzk bench gpu`; default the full
+# benchmark), CZ_SKIP_CHECK=1 (skip gpu-check.sh). Logs go to $OUT (default
+# DIR/out): gpu-check.sh's, cli.txt, daemon.txt.
 set -u
 dir=$(cd "${1:?usage: gpu-device-run.sh DIR}" && pwd)
 out=${OUT:-$dir/out}
@@ -17,14 +21,9 @@ work=$(mktemp -d)
 step() { echo "== $*"; }
 fail() { echo "FAILED: $*"; echo "$*" >>"$work/fails"; }
 
-{
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-    nproc
-    for t in "$dir"/gpu_test_gpu_groth16 "$dir"/gpu_test_gpu_porep; do
-        step "$(basename "$t")"
-        CZ_GPU_PROVE_PROFILE=1 "$t" || fail "$(basename "$t")"
-    done
-} 2>&1 | tee "$out/tests.txt"
+if [ "${CZ_SKIP_CHECK:-0}" != 1 ]; then
+    CZ_GPU_PROVE_PROFILE=1 OUT=$out "$(dirname "$0")/gpu-check.sh" run "$dir" || fail "gpu-check.sh"
+fi
 
 {
     step "setup 2KiB"
