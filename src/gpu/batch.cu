@@ -1,15 +1,49 @@
 /* Batch addition (sum of the points selected by a bitmap) and the 0 / 1 /
  * other classification of witness scalars (spec gpu-prover.md §2.4, §7).
  *
- * Batch addition: thread t sums the selected points among
- * [t S, (t+1) S) into an XYZZ accumulator with mixed additions (reading a
- * point only when its bit is set, so the memory traffic is the selected
- * points plus the bitmap); the per-thread sums are then added up S at a time
- * by the same kind of kernel until one is left.
+ * Batch addition, per chunk of at most CZ_GPU_BATCH_CHUNK points (default
+ * 2^27; halved while the scratch does not fit):
+ *
+ *  1. compaction: the indices of the selected points (CUB DeviceSelect::If,
+ *     order kept, so the work and the result's coordinates are
+ *     deterministic);
+ *  2. affine levels (Montgomery's trick, spec §7 item 7): level l turns m
+ *     affine points into ceil(m/2) by adding the pairs (2j, 2j+1). Thread t
+ *     of T owns the pairs j = t, t + T, t + 2T, ... (consecutive lanes read
+ *     consecutive pairs: coalesced). Forward it multiplies the K
+ *     denominators (x2 - x1, or 2 y1 for P + P) into a running product and
+ *     stores the K - 1 prefixes (scratch[j]); the block of 128 threads
+ *     shares one Fermat inversion (block_inv); backward each thread peels
+ *     1 / den_j off its inverse (2 products) and finishes the pair with 3
+ *     more (lambda, lambda^2, y3): 6 products per addition against 10 for
+ *     an XYZZ mixed addition. Pairs with infinity, P + (-P) (and 2P with
+ *     y = 0) need no inversion: their denominator is 1 and the result is
+ *     chosen by case. A level runs while every thread gets at least
+ *     CZ_GPU_BATCH_KMIN pairs (default 32) with at most CZ_GPU_BATCH_T
+ *     threads (default 512 per SM: one wave at 16 warps per SM), at most
+ *     CZ_GPU_BATCH_LEVELS times (default 8). Each level also costs about
+ *     0.6 ms whatever its size (mostly the latency of the one inversion),
+ *     which is why the levels stop there;
+ *  3. the remaining m points: thread t of T2 (CZ_GPU_BATCH_T2, default 512
+ *     per SM) sums points t, t + T2, ... into an XYZZ accumulator with mixed
+ *     additions (coalesced, no divergence), then the T2 sums are added
+ *     CZ_GPU_BATCH_FANIN (default 2) at a time with full additions;
+ *  4. the chunk's sum is added to the running total.
+ * Measured on the H200 (2^27 G1 points, density 1/2): 30.3 ms, against 51 ms
+ * for the previous kernel (thread t summing the selected points of bitmap
+ * word t with XYZZ additions); XYZZ only (CZ_GPU_BATCH_LEVELS=0) 39 ms;
+ * KMIN 128 / 64 / 16: 31.1 / 30.3 / 30.6 ms; twice the threads for T: 32.2 ms.
+ * Scratch per chunk: 4 B per point (indices) and, when a level runs, about
+ * 0.75 affine point + 0.5 field element per selected point. All from CUDA's
+ * stream-ordered pool (kept between calls). CZ_GPU_BATCH_PROFILE=1 prints the
+ * time of each step.
  *
  * Classification: one thread per scalar; a warp ballot builds 32 bits of the
  * "is one" bitmap at a time; the tail indices are compacted with CUB's
  * DeviceSelect::If over the index range (order preserved). */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -20,80 +54,521 @@
 
 using namespace cz_gpu;
 
-#define BATCH_S 32
+/* ---- small device helpers (candidates for field.cuh / curve.cuh) ---- */
 
-/* 4 blocks of 128 per SM: occupancy hides the point loads (measured: the
- * uncapped inlined kernel, 148 registers, was slower) */
-template <class F>
-__global__ void __launch_bounds__(128, 4)
-    k_batch_first(const affine<F> *points, const uint32_t *bits, size_t n, xyzz<F> *out) {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t begin = t * BATCH_S;
-    if (begin >= n) return;
-    size_t end = begin + BATCH_S < n ? begin + BATCH_S : n;
-    xyzz<F> acc = xyzz<F>::inf();
-    /* BATCH_S = 32: the range is one bitmap word */
-    uint32_t word = bits[begin / 32];
-    if (end - begin < 32) word &= (1u << (end - begin)) - 1;
-    while (word) {
-        int j = __ffs(word) - 1;
-        word &= word - 1;
-        acc.add_affine(points[begin + j]);
+/* 16-byte vector load / store of a field element or an affine point (the
+ * device layouts are multiples of 16 bytes and 16-byte aligned in every
+ * array used here: cudaMalloc'd bases, 48 / 96 / 192-byte elements). */
+template <class T> static CZ_DEV T ld16(const T *p) {
+    static_assert(sizeof(T) % 16 == 0, "16-byte multiple");
+    union {
+        T t;
+        uint4 q[sizeof(T) / 16];
+    } u;
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++) u.q[i] = s[i];
+    return u.t;
+}
+template <class T> static CZ_DEV void st16(T *p, const T &v) {
+    union {
+        T t;
+        uint4 q[sizeof(T) / 16];
+    } u;
+    u.t = v;
+    uint4 *d = reinterpret_cast<uint4 *>(p);
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++) d[i] = u.q[i];
+}
+
+/* Warp shuffles of a whole field element (every lane of the warp takes part). */
+template <class F> static CZ_DEV F shfl_up_f(const F &x, unsigned o) {
+    union {
+        F f;
+        uint32_t w[sizeof(F) / 4];
+    } u;
+    u.f = x;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(F) / 4); i++) u.w[i] = __shfl_up_sync(0xffffffffu, u.w[i], o);
+    return u.f;
+}
+template <class F> static CZ_DEV F shfl_down_f(const F &x, unsigned o) {
+    union {
+        F f;
+        uint32_t w[sizeof(F) / 4];
+    } u;
+    u.f = x;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(F) / 4); i++)
+        u.w[i] = __shfl_down_sync(0xffffffffu, u.w[i], o);
+    return u.f;
+}
+
+/* p - 2 for BLS12-381's Fp, 32-bit limbs, little-endian (Fermat exponent). */
+__constant__ uint32_t c_fp_pm2[12] = {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu,
+                                      0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u,
+                                      0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
+
+/* a^-1 = a^(p-2) for a != 0 (0 maps to 0), Montgomery form in and out: fixed
+ * 4-bit windows, 14 + 380 squarings + 91 products. The exponent is public and
+ * the same for every lane (no divergence). */
+static __device__ __noinline__ fp_t field_inv(const fp_t &a) {
+    fp_t tbl[16]; /* a^0 .. a^15 (local memory: dynamic index) */
+    tbl[0] = fp_t::one();
+    tbl[1] = a;
+    for (int i = 2; i < 16; i++) tbl[i] = fp_t::mul(tbl[i - 1], a);
+    fp_t r = tbl[c_fp_pm2[11] >> 28];
+    for (int w = 94; w >= 0; w--) {
+#pragma unroll
+        for (int s = 0; s < 4; s++) r = fp_t::sqr(r);
+        uint32_t nib = (c_fp_pm2[w >> 3] >> ((w & 7) * 4)) & 15;
+        if (nib) r = fp_t::mul(r, tbl[nib]);
     }
+    return r;
+}
+/* (c0 + c1 u)^-1 = (c0 - c1 u) / (c0^2 + c1^2) (u^2 = -1; the norm is 0 only
+ * for 0). */
+static __device__ __noinline__ fp2_t field_inv(const fp2_t &a) {
+    fp_t t = field_inv(fp_t::add(fp_t::sqr(a.c0), fp_t::sqr(a.c1)));
+    return {fp_t::mul(a.c0, t), fp_t::neg(fp_t::mul(a.c1, t))};
+}
+
+/* ---- affine levels ---- */
+
+/* What an affine pair (a, b) needs: PAIR_ADD (den = x2 - x1) and PAIR_DBL
+ * (a == b, den = 2 y1) go through the shared inversion; the others have
+ * den = 1 and a result chosen by case: PAIR_A (b is infinity), PAIR_B (a is
+ * infinity), PAIR_INF (both infinity, a == -b, or 2a with y1 = 0). */
+enum { PAIR_ADD, PAIR_DBL, PAIR_A, PAIR_B, PAIR_INF };
+
+template <class F>
+static CZ_DEV int pair_kind(const F &x1, const F &y1, const F &x2, const F &y2, F &den) {
+    const bool inf1 = x1.is_zero() && y1.is_zero(), inf2 = x2.is_zero() && y2.is_zero();
+    if (inf1 || inf2) {
+        den = F::one();
+        return inf1 ? (inf2 ? PAIR_INF : PAIR_B) : PAIR_A;
+    }
+    if (!(x1 == x2)) {
+        den = F::sub(x2, x1);
+        return PAIR_ADD;
+    }
+    /* same x: b = a or b = -a */
+    if (y1 == y2 && !y1.is_zero()) {
+        den = F::dbl(y1);
+        return PAIR_DBL;
+    }
+    den = F::one();
+    return PAIR_INF;
+}
+
+/* Input i of a level: the i-th selected point (level 0, through the index
+ * list) or element i of the previous level's output. */
+template <class F, bool IDX>
+static CZ_DEV const affine<F> *level_in(const affine<F> *in, const uint32_t *idx, size_t i) {
+    return IDX ? in + idx[i] : in + i;
+}
+
+/* Denominator of pair j in the forward pass; only x is read in the usual
+ * case (x1 != x2, neither x zero: then neither point is infinity, which has
+ * x = 0, and pair_kind would say PAIR_ADD with the same den). */
+template <class F>
+static CZ_DEV F fwd_den(const affine<F> *pa, const affine<F> *pb, const F &x1, const F &x2) {
+    F den;
+    if (!(x1 == x2) && !x1.is_zero() && !x2.is_zero())
+        den = F::sub(x2, x1);
+    else
+        (void)pair_kind(x1, ld16(&pa->y), x2, ld16(&pb->y), den);
+    return den;
+}
+
+/* Threads per block of the level kernel (the block shares one inversion). */
+#define LEVEL_BLOCK 128
+
+/* x^-1 for every thread's x != 0 (threads without pairs pass 1) with one
+ * inversion per block: inclusive prefix and suffix products inside each warp
+ * (shuffles), the warp totals in shared memory, thread 0 inverts the block's
+ * product, and x^-1 = (block product)^-1 * (product of all the others). 15
+ * products per thread and one inversion per block instead of one per thread;
+ * the inversion runs in one warp while the block's other warps wait, so it
+ * costs its latency (a few hundred microseconds per level) rather than
+ * throughput. All threads of the block must call it. Out of line: it keeps
+ * the level loops' register allocation as it is without it. */
+template <class F> static __device__ __noinline__ F block_inv(const F &x) {
+    __shared__ F wtot[LEVEL_BLOCK / 32];
+    __shared__ F binv;
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    F pre = x, suf = x; /* inclusive prefix / suffix products over the warp's lanes */
+#pragma unroll 1
+    for (unsigned o = 1; o < 32; o <<= 1) {
+        const F u = shfl_up_f(pre, o), v = shfl_down_f(suf, o);
+        if (lane >= o) pre = F::mul(pre, u);
+        if (lane + o < 32) suf = F::mul(suf, v);
+    }
+    if (lane == 31) wtot[w] = pre;
+    /* exclusive: the lanes before / after this one */
+    F epre = shfl_up_f(pre, 1), esuf = shfl_down_f(suf, 1);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        F tot = wtot[0];
+        for (unsigned v = 1; v < LEVEL_BLOCK / 32; v++) tot = F::mul(tot, wtot[v]);
+        binv = field_inv(tot);
+    }
+    __syncthreads();
+    F r = binv;
+    for (unsigned v = 0; v < LEVEL_BLOCK / 32; v++)
+        if (v != w) r = F::mul(r, wtot[v]);
+    if (lane > 0) r = F::mul(r, epre);
+    if (lane < 31) r = F::mul(r, esuf);
+    return r;
+}
+
+/* One level: out[j] = in[2j] + in[2j+1] for j < q = m / 2, out[q] = in[m-1]
+ * when m is odd. Thread t < T (T <= q) owns pairs j = t + k T; scr[j] (j >= T,
+ * i.e. k >= 1) holds the product of the thread's denominators of k' < k.
+ * Blocks of LEVEL_BLOCK threads; threads t >= T only join the shared
+ * inversion. */
+template <class F, bool IDX>
+__global__ void __launch_bounds__(LEVEL_BLOCK, 4)
+    k_affine_level(const affine<F> *__restrict__ in, const uint32_t *__restrict__ idx, size_t m,
+                   size_t T, affine<F> *__restrict__ out, F *__restrict__ scr) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t q = m / 2;
+    if (t == 0 && (m & 1)) st16(&out[q], ld16(level_in<F, IDX>(in, idx, m - 1)));
+    /* forward: acc = den_0 * ... * den_k */
+    F acc = F::one();
+    size_t j = t;
+    if (t < T) {
+        for (size_t k = 0; j < q; k++, j += T) {
+            const affine<F> *pa = level_in<F, IDX>(in, idx, 2 * j);
+            const affine<F> *pb = level_in<F, IDX>(in, idx, 2 * j + 1);
+            const F den = fwd_den(pa, pb, ld16(&pa->x), ld16(&pb->x));
+            if (k == 0) {
+                acc = den;
+            } else {
+                st16(&scr[j], acc);
+                acc = F::mul(acc, den);
+            }
+        }
+    }
+    /* here j = t + K T, K = the thread's pair count; every den != 0, so
+     * acc != 0 */
+    F inv = block_inv(acc);
+    if (t >= T) return;
+    /* backward: inv = (den_0 ... den_k)^-1 on entry of step k */
+    for (;;) {
+        j -= T; /* the last pair first; j >= t always holds (unsigned, T <= t + k T) */
+        const bool first = j == t;
+        const affine<F> a = ld16(level_in<F, IDX>(in, idx, 2 * j));
+        const affine<F> b = ld16(level_in<F, IDX>(in, idx, 2 * j + 1));
+        F den;
+        const int kind = pair_kind(a.x, a.y, b.x, b.y, den);
+        F dinv = inv; /* 1 / den_k */
+        if (!first) {
+            dinv = F::mul(inv, ld16(&scr[j]));
+            inv = F::mul(inv, den);
+        }
+        affine<F> r;
+        if (kind <= PAIR_DBL) {
+            F num;
+            if (kind == PAIR_ADD) {
+                num = F::sub(b.y, a.y);
+            } else {
+                const F xx = F::sqr(a.x);
+                num = F::add(F::dbl(xx), xx);
+            }
+            /* x2 == x1 for a doubling, so one formula serves both */
+            const F lam = F::mul(num, dinv);
+            r.x = F::sub(F::sub(F::sqr(lam), a.x), b.x);
+            r.y = F::sub(F::mul(lam, F::sub(a.x, r.x)), a.y);
+        } else {
+            r = kind == PAIR_A ? a : (kind == PAIR_B ? b : affine<F>::inf());
+        }
+        st16(&out[j], r);
+        if (first) break;
+    }
+}
+
+/* ---- XYZZ stage ---- */
+
+/* out[t] = sum of in'[t + k T] over k (in' = the level input view), t < T. */
+template <class F, bool IDX>
+__global__ void __launch_bounds__(128, 4)
+    k_xyzz_strided(const affine<F> *__restrict__ in, const uint32_t *__restrict__ idx, size_t m,
+                   size_t T, xyzz<F> *__restrict__ out) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t j = t; j < m; j += T) acc.add_affine(ld16(level_in<F, IDX>(in, idx, j)));
     out[t] = acc;
 }
 
+/* out[t] = in[t S] + ... + in[t S + S - 1] (clipped at n). */
 template <class F>
-__global__ void __launch_bounds__(128) k_batch_sum(const xyzz<F> *in, size_t n, xyzz<F> *out) {
+__global__ void __launch_bounds__(128)
+    k_batch_sum(const xyzz<F> *in, size_t n, unsigned S, xyzz<F> *out) {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t begin = t * BATCH_S;
+    size_t begin = t * S;
     if (begin >= n) return;
-    size_t end = begin + BATCH_S < n ? begin + BATCH_S : n;
+    size_t end = begin + S < n ? begin + S : n;
     xyzz<F> acc = xyzz<F>::inf();
     for (size_t i = begin; i < end; i++) acc.add(in[i]);
     out[t] = acc;
+}
+
+template <class F> __global__ void k_batch_acc(xyzz<F> *total, const xyzz<F> *part) {
+    total->add(*part);
 }
 
 template <class F> __global__ void k_batch_out(const xyzz<F> *in, jacobian<F> *out) {
     *out = to_jacobian(*in);
 }
 
+/* ---- host side ---- */
+
+struct bit_pred {
+    const uint32_t *bits;
+    __device__ bool operator()(const uint32_t &i) const {
+        return (bits[i >> 5] >> (i & 31)) & 1;
+    }
+};
+
+static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    unsigned long long x = strtoull(v, NULL, 0);
+    return x < lo ? lo : (x > hi ? hi : (size_t)x);
+}
+
+/* Knobs (read at every call, so tests can force the affine path on small
+ * inputs); defaults are the measured best on the H200. T and T2 default to
+ * 512 threads per SM: one full wave at the kernels' 16 warps per SM. */
+struct batch_knobs {
+    size_t T, kmin, levels, T2, chunk, fanin;
+    bool profile;
+};
+static batch_knobs batch_knobs_get(void) {
+    static size_t wave = 0;
+    if (!wave) {
+        int sms = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess ||
+            sms < 1)
+            sms = 132;
+        (void)cudaGetLastError();
+        wave = (size_t)sms * 512;
+    }
+    batch_knobs k;
+    k.T = env_size("CZ_GPU_BATCH_T", wave, 1, (size_t)1 << 24);
+    k.kmin = env_size("CZ_GPU_BATCH_KMIN", 32, 1, (size_t)1 << 20);
+    k.levels = env_size("CZ_GPU_BATCH_LEVELS", 8, 0, 64);
+    k.T2 = env_size("CZ_GPU_BATCH_T2", wave, 1, (size_t)1 << 24);
+    /* a multiple of 64 (whole bitmap words), below 2^31 (CUB's int count) */
+    k.chunk = env_size("CZ_GPU_BATCH_CHUNK", (size_t)1 << 27, 64, (size_t)1 << 30) & ~(size_t)63;
+    k.fanin = env_size("CZ_GPU_BATCH_FANIN", 2, 2, 32);
+    k.profile = env_size("CZ_GPU_BATCH_PROFILE", 0, 0, 1) != 0;
+    return k;
+}
+
+/* CZ_GPU_BATCH_PROFILE=1: the time of each step on stderr (synchronizes). */
+struct batch_prof {
+    bool on;
+    cudaEvent_t e;
+    float total;
+    void start(bool enable) {
+        on = enable;
+        total = 0;
+        if (on && cudaEventCreate(&e) == cudaSuccess) {
+            (void)cudaEventRecord(e, 0);
+        } else {
+            on = false;
+        }
+        (void)cudaGetLastError();
+    }
+    void step(const char *what, size_t a, size_t b) {
+        if (!on) return;
+        cudaEvent_t e2;
+        float ms = 0;
+        if (cudaEventCreate(&e2) == cudaSuccess) {
+            (void)cudaEventRecord(e2, 0);
+            (void)cudaEventSynchronize(e2);
+            (void)cudaEventElapsedTime(&ms, e, e2);
+            (void)cudaEventDestroy(e);
+            e = e2;
+        }
+        (void)cudaGetLastError();
+        total += ms;
+        fprintf(stderr, "batch: %-8s %10zu %8zu %8.3f ms\n", what, a, b, ms);
+    }
+    void stop(void) {
+        if (!on) return;
+        fprintf(stderr, "batch: total %.3f ms\n", total);
+        (void)cudaEventDestroy(e);
+        (void)cudaGetLastError();
+    }
+};
+
+static void free_async(void *p) {
+    if (p) (void)cudaFreeAsync(p, 0);
+}
+
+/* Keeps freed memory in the default pool between calls (as the MSM does). */
+static void batch_pool_keep(void) {
+    static int done = 0;
+    if (done) return;
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+        uint64_t thr = UINT64_MAX;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+    }
+    (void)cudaGetLastError();
+    done = 1;
+}
+
+/* Sum of the m partial sums at a (room for m) into *res[0], S at a time
+ * (S >= 2); b has room for m / 2 + 1. The steps are latency-bound (few
+ * threads, each a chain of full additions), so a small S is faster: more
+ * steps, but each only S additions long. */
+template <class F>
+static cz_status batch_reduce(xyzz<F> **res, xyzz<F> *a, xyzz<F> *b, size_t m, unsigned S,
+                              cz_error *err) {
+    while (m > 1) {
+        const size_t om = (m + S - 1) / S;
+        k_batch_sum<F><<<cz_gpu_blocks(om, 128), 128>>>(a, m, S, b);
+        CZ_CUDA_LAUNCHED(err);
+        xyzz<F> *t = a;
+        a = b;
+        b = t;
+        m = om;
+    }
+    *res = a;
+    return CZ_OK;
+}
+
+/* Adds the selected points among points[c0, c0 + R) to *total (device). */
+template <class F>
+static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint32_t *bits,
+                             size_t c0, size_t R, const batch_knobs &kn, batch_prof &prof,
+                             cz_error *err) {
+    cz_status st = CZ_OK;
+    const cudaStream_t s0 = 0; /* the legacy default stream, like every entry point */
+    uint32_t *idx = NULL;
+    void *tmp = NULL;
+    int *d_cnt = NULL;
+    affine<F> *A = NULL, *B = NULL;
+    F *scr = NULL;
+    xyzz<F> *P = NULL, *P2 = NULL, *res = NULL;
+    size_t tmp_bytes = 0, s = 0, m = 0, T2 = 0;
+    int cnt = 0;
+    const affine<F> *cur = points + c0;
+    bool dense = false;
+    thrust::counting_iterator<uint32_t> it(0);
+    const bit_pred pred{bits + c0 / 32};
+
+    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, tmp_bytes, it, idx, d_cnt, (int)R, pred, s0));
+    const size_t aligned = (tmp_bytes + 15) & ~(size_t)15;
+    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&tmp, aligned + 16, s0));
+    d_cnt = (int *)((char *)tmp + aligned);
+    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&idx, R * sizeof *idx, s0));
+    CZ_CUDA_GOTO(err, st, done,
+                 cub::DeviceSelect::If(tmp, tmp_bytes, it, idx, d_cnt, (int)R, pred, s0));
+    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
+    s = (size_t)cnt;
+    prof.step("compact", R, s);
+    if (s == 0) goto done;
+
+    /* affine levels */
+    m = s;
+    for (size_t lvl = 0; lvl < kn.levels; lvl++) {
+        const size_t q = m / 2;
+        if (q == 0) break;
+        const size_t T = q < kn.T ? q : kn.T;
+        if (q / T < kn.kmin) break;
+        if (!A) {
+            /* level l writes ceil(m_l / 2) points: level 0 into A, 1 into B,
+             * 2 into A, ...; scr holds one element per pair of the level */
+            CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&A, (s / 2 + 1) * sizeof *A, s0));
+            CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&B, (s / 4 + 1) * sizeof *B, s0));
+            CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&scr, (s / 2) * sizeof *scr, s0));
+        }
+        affine<F> *o = (lvl & 1) ? B : A;
+        const unsigned nb = cz_gpu_blocks(T, LEVEL_BLOCK), bs = LEVEL_BLOCK;
+        if (dense)
+            k_affine_level<F, false><<<nb, bs, 0, s0>>>(cur, NULL, m, T, o, scr);
+        else
+            k_affine_level<F, true><<<nb, bs, 0, s0>>>(cur, idx, m, T, o, scr);
+        CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+        prof.step("level", q, T);
+        cur = o;
+        dense = true;
+        m = q + (m & 1);
+    }
+
+    /* XYZZ stage and reduction */
+    T2 = m < kn.T2 ? m : kn.T2;
+    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&P, T2 * sizeof *P, s0));
+    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&P2, (T2 / 2 + 1) * sizeof *P2, s0));
+    if (dense)
+        k_xyzz_strided<F, false><<<cz_gpu_blocks(T2, 128), 128, 0, s0>>>(cur, NULL, m, T2, P);
+    else
+        k_xyzz_strided<F, true><<<cz_gpu_blocks(T2, 128), 128, 0, s0>>>(cur, idx, m, T2, P);
+    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+    prof.step("xyzz", m, T2);
+    st = batch_reduce<F>(&res, P, P2, T2, (unsigned)kn.fanin, err);
+    if (st != CZ_OK) goto done;
+    k_batch_acc<F><<<1, 1, 0, s0>>>(total, res);
+    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+    prof.step("reduce", T2, 1);
+done:
+    free_async(tmp);
+    free_async(idx);
+    free_async(A);
+    free_async(B);
+    free_async(scr);
+    free_async(P);
+    free_async(P2);
+    return st;
+}
+
 template <class F, class HJ>
 static cz_status batch_add(HJ *out, const affine<F> *points, const uint64_t *bitmap, size_t n,
                            cz_error *err) {
     static_assert(sizeof(jacobian<F>) == sizeof(HJ), "layouts differ");
+    batch_pool_keep();
+    const batch_knobs kn = batch_knobs_get();
+    batch_prof prof;
+    prof.on = false;
+    const uint32_t *bits = (const uint32_t *)bitmap;
     cz_status st = CZ_OK;
-    size_t T = (n + BATCH_S - 1) / BATCH_S;
-    xyzz<F> *buf = NULL;
+    xyzz<F> *total = NULL;
     jacobian<F> *d_out = NULL;
-    size_t cap = T ? T : 1;
-    CZ_CUDA_TRY(err, cudaMalloc(&buf, (cap + (cap + BATCH_S - 1) / BATCH_S + 1) * sizeof *buf));
-    CZ_CUDA_GOTO(err, st, done, cudaMalloc(&d_out, sizeof *d_out));
-    if (n == 0) {
-        CZ_CUDA_GOTO(err, st, done, cudaMemset(buf, 0, sizeof *buf));
-    } else {
-        k_batch_first<F><<<cz_gpu_blocks(T, 128), 128>>>(points, (const uint32_t *)bitmap, n, buf);
-        CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-        xyzz<F> *a = buf, *b = buf + cap;
-        size_t m = T;
-        while (m > 1) {
-            size_t om = (m + BATCH_S - 1) / BATCH_S;
-            k_batch_sum<F><<<cz_gpu_blocks(om, 128), 128>>>(a, m, b);
-            CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-            xyzz<F> *t = a;
-            a = b;
-            b = t;
-            m = om;
+    CZ_CUDA_TRY(err, cudaMallocAsync((void **)&total, sizeof *total, 0));
+    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&d_out, sizeof *d_out, 0));
+    /* all-zero XYZZ is infinity */
+    CZ_CUDA_GOTO(err, st, done, cudaMemsetAsync(total, 0, sizeof *total, 0));
+    prof.start(kn.profile);
+    {
+        size_t R = kn.chunk;
+        for (size_t c0 = 0; c0 < n;) {
+            const size_t len = n - c0 < R ? n - c0 : R;
+            st = batch_chunk<F>(total, points, bits, c0, len, kn, prof, err);
+            if (st == CZ_E_NOMEM && R > ((size_t)1 << 16)) {
+                /* scratch did not fit: smaller chunks (R stays a multiple of 64) */
+                R = (R / 2) & ~(size_t)63;
+                st = CZ_OK;
+                continue;
+            }
+            if (st != CZ_OK) goto done;
+            c0 += len;
         }
-        if (a != buf)
-            CZ_CUDA_GOTO(err, st, done, cudaMemcpy(buf, a, sizeof *buf, cudaMemcpyDeviceToDevice));
     }
-    k_batch_out<F><<<1, 1>>>(buf, d_out);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
+    k_batch_out<F><<<1, 1>>>(total, d_out);
+    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
     CZ_CUDA_GOTO(err, st, done, cudaMemcpy(out, d_out, sizeof *d_out, cudaMemcpyDeviceToHost));
+    prof.step("out", 0, 0);
+    prof.stop();
 done:
-    cudaFree(buf);
-    cudaFree(d_out);
+    free_async(total);
+    free_async(d_out);
+    (void)cudaStreamSynchronize(0);
     return st;
 }
 

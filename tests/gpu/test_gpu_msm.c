@@ -98,6 +98,56 @@ MSM_CHECK(g2)
 BATCH_CHECK(g1)
 BATCH_CHECK(g2)
 
+/* Point sets for batch addition's exceptional cases: 0 all equal (P + P),
+ * 1 alternating P, -P (P + (-P)), 2 all infinity, 3 a random mix of P, -P,
+ * infinity, 2P-like repeats and random points; every size, 64 or not. */
+#define BATCH_SPECIAL(G)                                                                           \
+    static void batch_special_##G(const cz_##G##_affine *base, size_t nbase, size_t n) {           \
+        cz_##G##_affine *q = malloc((n ? n : 1) * sizeof *q), P = base[1], N;                      \
+        cz_##G##_affine_neg(&N, &P);                                                               \
+        for (int kind = 0; kind < 4; kind++) {                                                     \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                uint64_t r = cz_test_rand64() % 5;                                                 \
+                if (kind == 0)                                                                     \
+                    q[i] = P;                                                                      \
+                else if (kind == 1)                                                                \
+                    q[i] = (i & 1) ? N : P;                                                        \
+                else if (kind == 2 || r == 2)                                                      \
+                    memset(&q[i], 0, sizeof q[i]);                                                 \
+                else if (r < 2)                                                                    \
+                    q[i] = r ? N : P;                                                              \
+                else                                                                               \
+                    q[i] = base[2 + cz_test_rand64() % (nbase - 2 < 8 ? nbase - 2 : 8)];           \
+            }                                                                                      \
+            check_batch_##G(q, n, 100);                                                            \
+            check_batch_##G(q, n, 50);                                                             \
+        }                                                                                          \
+        free(q);                                                                                   \
+    }
+BATCH_SPECIAL(g1)
+BATCH_SPECIAL(g2)
+
+/* Batch addition's knobs (src/gpu/batch.cu), read at every call: set v
+ * forces the affine levels, their strided loops and chunking onto small
+ * inputs; set 0 is the defaults. */
+static void batch_knobs(int v) {
+    static const char *names[] = {"CZ_GPU_BATCH_T",  "CZ_GPU_BATCH_KMIN",  "CZ_GPU_BATCH_LEVELS",
+                                  "CZ_GPU_BATCH_T2", "CZ_GPU_BATCH_CHUNK", "CZ_GPU_BATCH_FANIN"};
+    static const char *sets[][6] = {
+        {NULL, NULL, NULL, NULL, NULL, NULL},
+        {"7", "1", NULL, "5", "192", "4"},       /* levels down to a few points, chunks of 192 */
+        {"64", "1", "64", "1", "1048576", NULL}, /* affine levels down to one point */
+        {"3", "2", "1", "100", "64", "8"},       /* one level, chunks of one bitmap word */
+        {NULL, NULL, "0", "33", NULL, NULL},     /* XYZZ only, through the index list */
+    };
+    for (int i = 0; i < 6; i++) {
+        if (sets[v][i])
+            setenv(names[i], sets[v][i], 1);
+        else
+            unsetenv(names[i]);
+    }
+}
+
 static void check_classify(size_t n) {
     cz_error err = {0};
     cz_fr *s = malloc((n ? n : 1) * sizeof *s);
@@ -169,6 +219,26 @@ int main(void) {
         for (int k = 0; k < S_COUNT; k++) check_msm_g2(p2, sizes2[i], (scalar_kind)k);
     check_batch_g2(p2, big2, 50);
     check_batch_g2(p2, 7, 100);
+
+    /* batch addition under every knob set: sizes around 64, densities
+     * 0 / 3 / 50 / 100 %, the exceptional point sets */
+    for (int v = 0; v < 5; v++) {
+        batch_knobs(v);
+        const size_t bsizes[] = {1, 2, 3, 63, 64, 65, 1000, big};
+        for (size_t i = 0; i < sizeof bsizes / sizeof bsizes[0]; i++) {
+            check_batch_g1(p1, bsizes[i], 100);
+            check_batch_g1(p1, bsizes[i], 50);
+        }
+        check_batch_g1(p1, big, 0);
+        check_batch_g1(p1, big, 3);
+        batch_special_g1(p1 + 1, big - 1, 1000);
+        batch_special_g1(p1 + 1, big - 1, 65);
+        check_batch_g2(p2, big2, 100);
+        check_batch_g2(p2, big2, 50);
+        check_batch_g2(p2, 65, 100);
+        batch_special_g2(p2 + 1, big2 - 1, 129);
+    }
+    batch_knobs(0);
 
     const size_t csizes[] = {0, 1, 31, 32, 33, 64, 65, 1000, 100003};
     for (size_t i = 0; i < sizeof csizes / sizeof csizes[0]; i++) check_classify(csizes[i]);
