@@ -13,8 +13,8 @@
 # groth16, gpu and the test harness) with gcc and nvcc -arch=sm_90, so the
 # machine needs no yajl, GMP or OpenSSL; the kernels are the CMake build's.
 # Builds are incremental (rm -rf DIR for a clean one). Environment: NVCC
-# (default: nvcc on PATH or /usr/local/cuda), CZ_BENCH_ARGS (default: the full
-# benchmark), OUT (logs are written there; default DIR/out). The device tool
+# (default: nvcc on PATH or /usr/local/cuda), NVFLAGS_EXTRA (more nvcc flags,
+# e.g. -DCZ_GPU_MUL_PAIRS=1), CZ_BENCH_ARGS (default: the full benchmark), OUT (logs are written there; default DIR/out). The device tool
 # brings back at most 8 files, which is why the logs are few.
 set -u
 mode=all
@@ -27,7 +27,7 @@ out=${OUT:-$dir/out}
 build() {
     mkdir -p "$dir/obj"
     local cflags="-std=c11 -O2 -march=x86-64-v3 -madx -D_GNU_SOURCE -DCZ_VERSION=\"gpu-check\" -DCZ_VECTOR_DIR=\"$root/tests/vectors\" -I$root/include -I$root/src -I$root/tests -I$root/tests/gpu"
-    local nvflags="-arch=sm_90 -O3 -std=c++17 -I$root/include -I$root/src -Xptxas -v"
+    local nvflags="-arch=sm_90 -O3 -std=c++17 -I$root/include -I$root/src -Xptxas -v ${NVFLAGS_EXTRA:-}"
     local objs=() pids=() f o
     # incremental: a .cu is rebuilt when it or a src/gpu/*.cuh is newer than
     # its object (rm -rf DIR for a clean build)

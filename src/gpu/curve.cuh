@@ -44,8 +44,13 @@ template <class F> struct xyzz {
         return {X, F::neg(Y), ZZ, ZZZ};
     }
 
+    /* Out-of-line functions take and return values, never references: an
+     * address passed to a __noinline__ function makes its object live in
+     * local memory (stack) for the whole caller, which cost every mixed
+     * addition of the MSM loads and stores of its operands. */
+
     /* 2 * (x, y) for an affine point (mdbl-2008-s-1). */
-    static __device__ __noinline__ xyzz dbl_affine(const affine<F> &a) {
+    static __device__ __noinline__ xyzz dbl_affine(const affine<F> a) {
         if (a.is_inf()) return inf();
         F U = F::dbl(a.y);
         F V = F::sqr(U);
@@ -58,73 +63,71 @@ template <class F> struct xyzz {
         return {X3, Y3, V, W};
     }
 
-    /* 2 * this (dbl-2008-s-1). */
-    __device__ __noinline__ xyzz dbl() const {
-        if (is_inf()) return *this;
-        F U = F::dbl(Y);
+    /* 2 * p (dbl-2008-s-1). */
+    static __device__ __noinline__ xyzz dbl_of(const xyzz p) {
+        if (p.is_inf()) return p;
+        F U = F::dbl(p.Y);
         F V = F::sqr(U);
         F W = F::mul(U, V);
-        F S = F::mul(X, V);
-        F xx = F::sqr(X);
+        F S = F::mul(p.X, V);
+        F xx = F::sqr(p.X);
         F M = F::add(F::dbl(xx), xx);
         F X3 = F::sub(F::sqr(M), F::dbl(S));
-        F Y3 = F::sub(F::mul(M, F::sub(S, X3)), F::mul(W, Y));
-        return {X3, Y3, F::mul(V, ZZ), F::mul(W, ZZZ)};
+        F Y3 = F::sub(F::mul(M, F::sub(S, X3)), F::mul(W, p.Y));
+        return {X3, Y3, F::mul(V, p.ZZ), F::mul(W, p.ZZZ)};
+    }
+    CZ_DEV xyzz dbl() const {
+        return dbl_of(*this);
     }
 
-    /* this += a (madd-2008-s). */
+    /* this += a (madd-2008-s). The products are ordered so that at most 7
+     * field elements are live across a product (registers: the accumulation
+     * kernel's occupancy). */
     CZ_DEV void add_affine(const affine<F> &a) {
         if (a.is_inf()) return;
         if (is_inf()) {
             *this = from_affine(a);
             return;
         }
-        F U2 = F::mul(a.x, ZZ);
-        F S2 = F::mul(a.y, ZZZ);
-        F P = F::sub(U2, X);
-        F R = F::sub(S2, Y);
+        F P = F::sub(F::mul(a.x, ZZ), X);
+        F R = F::sub(F::mul(a.y, ZZZ), Y);
         if (P.is_zero()) {
-            *this = R.is_zero() ? dbl_affine(a) : inf();
+            /* this = a (then 2a = 2 this, so a need not stay live) or -a */
+            *this = R.is_zero() ? dbl_of(*this) : inf();
             return;
         }
         F PP = F::sqr(P);
         F PPP = F::mul(P, PP);
         F Q = F::mul(X, PP);
-        F X3 = F::sub(F::sub(F::sqr(R), PPP), F::dbl(Q));
-        F Y3 = F::sub(F::mul(R, F::sub(Q, X3)), F::mul(Y, PPP));
-        X = X3;
-        Y = Y3;
         ZZ = F::mul(ZZ, PP);
         ZZZ = F::mul(ZZZ, PPP);
+        F T = F::mul(Y, PPP);
+        X = F::sub(F::sub(F::sqr(R), PPP), F::dbl(Q));
+        Y = F::sub(F::mul(R, F::sub(Q, X)), T);
     }
 
-    /* this += o (add-2008-s). */
+    /* a + o (add-2008-s). */
     /* out of line: reductions only, and it keeps the kernels small */
-    __device__ __noinline__ void add(const xyzz &o) {
-        if (o.is_inf()) return;
-        if (is_inf()) {
-            *this = o;
-            return;
-        }
-        F U1 = F::mul(X, o.ZZ);
-        F U2 = F::mul(o.X, ZZ);
-        F S1 = F::mul(Y, o.ZZZ);
-        F S2 = F::mul(o.Y, ZZZ);
+    static __device__ __noinline__ xyzz add_of(const xyzz a, const xyzz o) {
+        if (o.is_inf()) return a;
+        if (a.is_inf()) return o;
+        F U1 = F::mul(a.X, o.ZZ);
+        F U2 = F::mul(o.X, a.ZZ);
+        F S1 = F::mul(a.Y, o.ZZZ);
+        F S2 = F::mul(o.Y, a.ZZZ);
         F P = F::sub(U2, U1);
         F R = F::sub(S2, S1);
-        if (P.is_zero()) {
-            *this = R.is_zero() ? dbl() : inf();
-            return;
-        }
+        if (P.is_zero()) return R.is_zero() ? dbl_of(a) : inf();
         F PP = F::sqr(P);
         F PPP = F::mul(P, PP);
         F Q = F::mul(U1, PP);
         F X3 = F::sub(F::sub(F::sqr(R), PPP), F::dbl(Q));
         F Y3 = F::sub(F::mul(R, F::sub(Q, X3)), F::mul(S1, PPP));
-        X = X3;
-        Y = Y3;
-        ZZ = F::mul(F::mul(ZZ, o.ZZ), PP);
-        ZZZ = F::mul(F::mul(ZZZ, o.ZZZ), PPP);
+        return {X3, Y3, F::mul(F::mul(a.ZZ, o.ZZ), PP), F::mul(F::mul(a.ZZZ, o.ZZZ), PPP)};
+    }
+    /* this += o */
+    CZ_DEV void add(const xyzz &o) {
+        *this = add_of(*this, o);
     }
 };
 

@@ -111,67 +111,151 @@ struct part_valid {
     }
 };
 
+/* Point idx of the bases. VEC: as 16-byte loads (6 instead of 24 loads for
+ * G1), for a 16-byte aligned array (msm_acc0_launch checks). */
+template <class F, bool VEC>
+static __device__ __forceinline__ affine<F> msm_load_point(const affine<F> *points, uint32_t idx) {
+    if constexpr (VEC) {
+        static_assert(sizeof(affine<F>) % 16 == 0, "affine points in 16-byte words");
+        constexpr int K = sizeof(affine<F>) / 16;
+        const uint4 *s = reinterpret_cast<const uint4 *>(points + idx);
+        uint4 w[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) w[k] = __ldg(s + k);
+        affine<F> r;
+        memcpy(&r, w, sizeof r);
+        return r;
+    } else {
+        return points[idx];
+    }
+}
+
+/* The running sum of k_msm_acc0 kept in shared memory (SM variants): word i
+ * of coordinate e of thread t at s[(e NW + i) BS + t] (conflict-free), so
+ * the accumulator's 4 coordinates are not live in registers across the
+ * products (the registers decide the occupancy). */
+template <class F, int BS> struct msm_sacc {
+    static constexpr int NW = sizeof(F) / 4;
+    uint32_t *s; /* shared base + threadIdx.x */
+    CZ_DEV F ld(int e) const {
+        uint32_t w[NW];
+#pragma unroll
+        for (int i = 0; i < NW; i++) w[i] = s[(e * NW + i) * BS];
+        F r;
+        memcpy(&r, w, sizeof r);
+        return r;
+    }
+    CZ_DEV void st(int e, const F &v) const {
+        uint32_t w[NW];
+        memcpy(w, &v, sizeof w);
+#pragma unroll
+        for (int i = 0; i < NW; i++) s[(e * NW + i) * BS] = w[i];
+    }
+    CZ_DEV xyzz<F> get() const {
+        return {ld(0), ld(1), ld(2), ld(3)};
+    }
+    CZ_DEV void set(const xyzz<F> &p) const {
+        st(0, p.X), st(1, p.Y), st(2, p.ZZ), st(3, p.ZZZ);
+    }
+    CZ_DEV bool is_inf() const {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < NW; i++) acc |= s[(2 * NW + i) * BS];
+        return acc == 0;
+    }
+    /* xyzz::add_affine with the coordinates read where used */
+    CZ_DEV void add_affine(const affine<F> &a) const {
+        if (a.is_inf()) return;
+        if (is_inf()) {
+            set(xyzz<F>::from_affine(a));
+            return;
+        }
+        F P = F::sub(F::mul(a.x, ld(2)), ld(0));
+        F R = F::sub(F::mul(a.y, ld(3)), ld(1));
+        if (P.is_zero()) {
+            set(R.is_zero() ? xyzz<F>::dbl_of(get()) : xyzz<F>::inf());
+            return;
+        }
+        F PP = F::sqr(P);
+        F PPP = F::mul(P, PP);
+        F Q = F::mul(ld(0), PP);
+        st(2, F::mul(ld(2), PP));
+        st(3, F::mul(ld(3), PPP));
+        F T = F::mul(ld(1), PPP);
+        F X = F::sub(F::sub(F::sqr(R), PPP), F::dbl(Q));
+        st(0, X);
+        st(1, F::sub(F::mul(R, F::sub(Q, X)), T));
+    }
+};
+
 /* Step 3, first level: sorted (key, value) pairs and affine points.
- * MINB: blocks of 128 per SM the register allocation must allow (occupancy
- * hides the latency of the random point gathers); PREFETCH: load the next
- * point before adding the current one. Variants are picked at run time
- * (CZ_GPU_MSM_ACC, see msm_run) so one build can compare them. */
-template <class F, int MINB, bool PREFETCH>
-__global__ void __launch_bounds__(128, MINB)
-    k_msm_acc0(const uint32_t *keys, const uint32_t *vals, size_t total, uint32_t S,
+ * BS threads per block, at most MAXR registers per thread (occupancy hides
+ * the latency of the random point gathers and of the products' carry
+ * chains). VEC: 16-byte point loads. SM: the running sum in shared memory
+ * (msm_sacc). Variants are picked at run time
+ * (CZ_GPU_MSM_ACC, see msm_acc0_launch) so one build can compare them.
+ * total < 2^31 (msm_run), so positions fit 32 bits. */
+template <class F, int BS, int MAXR, bool VEC, bool SM>
+__global__ void __launch_bounds__(BS) __maxnreg__(MAXR)
+    k_msm_acc0(const uint32_t *keys, const uint32_t *vals, uint32_t total, uint32_t S,
                uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts) {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t begin = t * S;
+    const uint32_t t = blockIdx.x * BS + threadIdx.x;
+    const uint32_t begin = t * S; /* < total + (BS + 1) S < 2^32 */
     if (begin >= total) return;
-    size_t end = begin + S < total ? begin + S : total;
-    msm_part<F> *slot = parts + 2 * t;
+    const uint32_t end = total - begin > S ? begin + S : total;
+    msm_part<F> *slot = parts + 2 * (size_t)t;
     slot[0].key = MSM_EMPTY;
     slot[1].key = MSM_EMPTY;
     uint32_t cur = keys[begin];
     if (cur == sentinel) return;
     const bool prev_cont = begin > 0 && keys[begin - 1] == cur;
     bool first = true;
-    xyzz<F> acc = xyzz<F>::inf();
+    xyzz<F> acc_r;
+    __shared__ uint32_t sacc_mem[SM ? 4 * (sizeof(F) / 4) * BS : 1];
+    const msm_sacc<F, BS> sacc{sacc_mem + threadIdx.x};
+    /* the running sum, wherever it is kept */
+    auto acc_get = [&]() { return SM ? sacc.get() : acc_r; };
+    auto acc_reset = [&]() {
+        if (SM)
+            sacc.set(xyzz<F>::inf());
+        else
+            acc_r = xyzz<F>::inf();
+    };
+    acc_reset();
     uint32_t v = vals[begin];
-    affine<F> p;
-    if (PREFETCH) p = points[v & 0x7fffffffu];
-    for (size_t i = begin; i < end; i++) {
+    for (uint32_t i = begin; i < end; i++) {
         uint32_t k = keys[i];
         if (k != cur) {
             if (first && prev_cont) {
                 slot[0].key = cur;
-                slot[0].p = acc;
+                slot[0].p = acc_get();
             } else {
-                buckets[cur] = acc;
+                buckets[cur] = acc_get();
             }
             first = false;
             cur = k;
             if (k == sentinel) break;
-            acc = xyzz<F>::inf();
+            acc_reset();
         }
-        affine<F> q;
-        uint32_t vq = v;
-        if (PREFETCH) {
-            q = p;
-            v = i + 1 < end ? vals[i + 1] : v;
-            p = points[v & 0x7fffffffu];
-        } else {
-            q = points[v & 0x7fffffffu];
-            v = i + 1 < end ? vals[i + 1] : v;
-        }
+        affine<F> q = msm_load_point<F, VEC>(points, v & 0x7fffffffu);
+        const uint32_t vq = v;
+        v = i + 1 < end ? vals[i + 1] : v;
         if (vq >> 31) q = q.neg();
-        acc.add_affine(q);
+        if (SM)
+            sacc.add_affine(q);
+        else
+            acc_r.add_affine(q);
     }
     if (cur == sentinel) return;
     const bool next_cont = end < total && keys[end] == cur;
     if (first && prev_cont) {
         slot[0].key = cur;
-        slot[0].p = acc;
+        slot[0].p = acc_get();
     } else if (next_cont) {
         slot[1].key = cur;
-        slot[1].p = acc;
+        slot[1].p = acc_get();
     } else {
-        buckets[cur] = acc;
+        buckets[cur] = acc_get();
     }
 }
 
@@ -265,6 +349,40 @@ __global__ void k_msm_combine(const xyzz<F> *fd, const xyzz<F> *g, const xyzz<F>
     }
 }
 
+/* The first-level accumulation kernel. Variants (CZ_GPU_MSM_ACC for G1,
+ * CZ_GPU_MSM_ACC2 for G2, read per call, for experiments; 2^27 G1 / 2^24
+ * G2 on the H200, docs/PERFORMANCE.md):
+ *   0  running sum in registers, no register cap, 4-byte point loads
+ *      (the fallback for bases that are not 16-byte aligned)
+ *   1  running sum in registers, no register cap (G1: 168 registers, 12
+ *      warps per SM, 895 ms; G2 490 ms)
+ *   2  running sum in shared memory, 128 registers (G1: 16 warps per SM
+ *      without spills, 878 ms: the G1 default; G2 spills, 501 ms)
+ *   3  running sum in shared memory, no register cap (G1 894 ms; G2: 234
+ *      registers, 458 ms: the G2 default)
+ * Capping the registers of 1 at 128 / 144 / 152 (spills in the products)
+ * or of 2 at 112 / 96 was slower (922–960 ms), so was an L2 prefetch of
+ * the next point (no change). */
+template <class F>
+static void msm_acc0_launch(size_t T0, cudaStream_t st, const uint32_t *keys, const uint32_t *vals,
+                            uint32_t total, uint32_t S, uint32_t sentinel, const affine<F> *points,
+                            xyzz<F> *buckets, msm_part<F> *parts) {
+#define MSM_ACC0(MAXR, VEC, SM)                                                                    \
+    k_msm_acc0<F, 128, MAXR, VEC, SM><<<cz_gpu_blocks(T0, 128), 128, 0, st>>>(                     \
+        keys, vals, total, S, sentinel, points, buckets, parts)
+    const bool g1 = sizeof(F) == sizeof(fp_t);
+    const char *env = getenv(g1 ? "CZ_GPU_MSM_ACC" : "CZ_GPU_MSM_ACC2");
+    int variant = env ? atoi(env) : (g1 ? 2 : 3);
+    if (((uintptr_t)points & 15) != 0) variant = 0;
+    switch (variant) {
+    case 0: MSM_ACC0(255, false, false); break;
+    case 1: MSM_ACC0(255, true, false); break;
+    case 3: MSM_ACC0(255, true, true); break;
+    default: MSM_ACC0(128, true, true); break;
+    }
+#undef MSM_ACC0
+}
+
 /* The whole MSM; out is a host pointer. */
 template <class F>
 static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
@@ -348,27 +466,8 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
     /* 3. accumulate */
     CZ_CUDA_GOTO(err, status, done, cudaMemsetAsync(buckets, 0, W * M * sizeof(xyzz<F>), st));
     {
-        /* CZ_GPU_MSM_ACC: 0 = no register cap, 1 = 4 blocks/SM (128 registers),
-         * 2 = 3 blocks/SM with prefetch, 3 = 4 blocks/SM with prefetch,
-         * 4 = 5 blocks/SM (102 registers) */
-        static const char *env = getenv("CZ_GPU_MSM_ACC");
-        const int variant = env ? atoi(env) : 1;
-        const unsigned blocks = cz_gpu_blocks(T0, 128);
-        if (variant == 0)
-            k_msm_acc0<F, 1, false>
-                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
-        else if (variant == 2)
-            k_msm_acc0<F, 3, true>
-                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
-        else if (variant == 4)
-            k_msm_acc0<F, 5, false>
-                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
-        else if (variant == 3)
-            k_msm_acc0<F, 4, true>
-                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
-        else
-            k_msm_acc0<F, 4, false>
-                <<<blocks, 128, 0, st>>>(skeys, svals, total, S0, sentinel, points, buckets, parts);
+        msm_acc0_launch<F>(T0, st, skeys, svals, (uint32_t)total, S0, sentinel, points, buckets,
+                           parts);
     }
     CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
     if (profile) cudaEventRecord(ev[3], st);

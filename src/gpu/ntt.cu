@@ -1,30 +1,43 @@
 /* NTT over Fr on the device.
  *
- * A transform of 2^k elements is split into passes of b <= 10 radix-2
- * stages (k <= 10: one pass; 27 = 9 + 9 + 9). A pass loads a tile of
- * 2^(b+g) elements into shared memory: 2^b elements that interact in its
- * stages (index bits lo .. lo+b-1) times 2^g neighbours in the low index
- * bits (so the global accesses of a warp touch runs of 2^g consecutive
- * elements), runs its b stages there with one butterfly per thread per stage,
- * and stores the tile back. Gentleman-Sande (DIF) passes go from the top
- * bits down and give NR (natural in, bit-reversed out); Cooley-Tukey (DIT)
- * passes go from the bottom up on bit-reversed input and give RN. NN is a
- * bit-reversal permutation followed by RN. The coset scaling (g^i on the
+ * A transform of 2^k elements is split into passes of b <= 9 radix-2 stages
+ * (k <= 9: one pass; 27 = 9 + 9 + 9, 24 = 8 + 8 + 8). A pass works on tiles
+ * of 2^b elements that interact in its stages (index bits lo .. lo+b-1)
+ * times 2^g neighbours: in the low index bits when lo > 0 (so the global
+ * accesses of a warp touch runs of 2^g consecutive elements), whole
+ * consecutive transforms when lo = 0. Gentleman-Sande (DIF) passes go from
+ * the top bits down and give NR (natural in, bit-reversed out); Cooley-Tukey
+ * (DIT) passes go from the bottom up on bit-reversed input and give RN. NN is
+ * a bit-reversal permutation followed by RN. The coset scaling (g^i on the
  * input of a forward transform) is fused into the first pass's loads, the
  * inverse's 1/m and g^-i into the last pass's stores.
+ *
+ * k_ntt_rb (k >= 3, the default): each thread keeps 8 elements in registers
+ * and runs up to 3 stages on them between shared-memory exchanges (a pass of
+ * 9 stages: 3 register rounds, 2 exchanges); in the round on the lowest 3
+ * stage bits every twiddle is a compile-time power of omega_8 and the 7 of
+ * 12 butterflies whose twiddle is 1 have no multiplication (~7/8 m products
+ * saved per pass). k_ntt_pass (one butterfly per thread per stage, a shared
+ * round trip and __syncthreads per stage) remains for k < 3, for data that
+ * is not 32-byte aligned, and under CZ_GPU_NTT_OLD=1 for comparisons.
  *
  * Twiddles: one table of omega^e (and one of omega^-e) for e < m/2 in device
  * memory. Inside a pass the butterflies use the 2^(b-1) powers of
  * omega_{2^b} (copied to shared memory); between passes every element is
  * multiplied once by a "four-step" twiddle from the big table (see
- * k_ntt_pass). Coset
- * powers g^e come from two tables of about sqrt(m) entries each (one extra
- * multiplication per element, first/last pass only).
+ * k_ntt_pass). Coset powers g^e come from two tables of about sqrt(m)
+ * entries each (one extra multiplication per element, first/last pass only).
  *
- * Cost (2^27): 27 * 2^26 butterflies with one Fr multiplication each, three
- * passes over 4 GiB; the multiplications dominate (spec §8.2). */
+ * Cost (2^27): 27 * 2^26 butterflies less the trivial ones (~1.46e9 Fr
+ * products), 2^28 four-step twiddles, 2^27 (1/m) or 2^28 (coset) scaling
+ * products; three passes over 4 GiB. The products dominate (spec §8.2); the
+ * passes with lo > 0 also wait on their strided loads and the twiddle gathers
+ * (ncu at 2^27: long-scoreboard and LSU-throttle stalls, 49-55 % of the
+ * IMAD pipe, against 71 % in the pass with lo = 0). */
 /* Fr arithmetic only: inline the multiplication (see field.cuh) */
 #define CZ_GPU_FULL_INLINE 1
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +71,7 @@ struct ntt_pass_args {
     const fr_t *plo, *phi;
     unsigned plo_bits;
     fr_t scale;
+    unsigned r0; /* k_ntt_rb: stages of the round at s = 0 (1..3) */
 };
 
 static __device__ __forceinline__ fr_t pow_lookup(const fr_t *lo, const fr_t *hi, unsigned bits,
@@ -78,6 +92,259 @@ static __device__ __forceinline__ fr_t inter_twiddle(const fr_t *tw, unsigned k,
     const uint32_t half = 1u << (k - 1);
     if (e >= half) return fr_t::neg(tw[e - half]);
     return tw[e];
+}
+
+/* 32-byte element access as two 16-byte vectors (the element type's own
+ * alignment is 4, which would give eight 4-byte accesses). Device buffers
+ * here are 32-byte aligned (the entry point checks the caller's). */
+static __device__ __forceinline__ fr_t ld_fr(const fr_t *p) {
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    const uint4 u = q[0], w = q[1];
+    fr_t r;
+    r.v[0] = u.x, r.v[1] = u.y, r.v[2] = u.z, r.v[3] = u.w;
+    r.v[4] = w.x, r.v[5] = w.y, r.v[6] = w.z, r.v[7] = w.w;
+    return r;
+}
+/* The same for read-only tables (non-coherent cache path). */
+static __device__ __forceinline__ fr_t ldg_fr(const fr_t *p) {
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    const uint4 u = __ldg(q), w = __ldg(q + 1);
+    fr_t r;
+    r.v[0] = u.x, r.v[1] = u.y, r.v[2] = u.z, r.v[3] = u.w;
+    r.v[4] = w.x, r.v[5] = w.y, r.v[6] = w.z, r.v[7] = w.w;
+    return r;
+}
+static __device__ __forceinline__ void st_fr(fr_t *p, const fr_t &x) {
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+    q[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    q[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+}
+/* Shared memory holds elements as two planes of 16-byte halves (s0: limbs
+ * 0-3, s1: limbs 4-7), so 8 consecutive slots are 128 bytes, one per bank
+ * group. */
+static __device__ __forceinline__ fr_t lds_fr(const uint4 *s0, const uint4 *s1, uint32_t i) {
+    const uint4 u = s0[i], w = s1[i];
+    fr_t r;
+    r.v[0] = u.x, r.v[1] = u.y, r.v[2] = u.z, r.v[3] = u.w;
+    r.v[4] = w.x, r.v[5] = w.y, r.v[6] = w.z, r.v[7] = w.w;
+    return r;
+}
+static __device__ __forceinline__ void sts_fr(uint4 *s0, uint4 *s1, uint32_t i, const fr_t &x) {
+    s0[i] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    s1[i] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+}
+
+/* g^e from the two-level table, read-only loads. */
+static __device__ __forceinline__ fr_t pow_lookup_g(const fr_t *lo, const fr_t *hi, unsigned bits,
+                                                    uint32_t e) {
+    return fr_t::mul(ldg_fr(lo + (e & ((1u << bits) - 1))), ldg_fr(hi + (e >> bits)));
+}
+
+/* inter_twiddle with read-only 16-byte loads. */
+static __device__ __forceinline__ fr_t inter_twiddle_g(const fr_t *tw, unsigned k, unsigned lo,
+                                                       unsigned b, uint32_t low, uint32_t u) {
+    uint32_t e = (low * u) << (k - lo - b);
+    const uint32_t half = 1u << (k - 1);
+    if (e >= half) return fr_t::neg(ldg_fr(tw + (e - half)));
+    return ldg_fr(tw + e);
+}
+
+/* ---- Register-blocked pass (k >= 3) ----
+ *
+ * Same pass decomposition and twiddles as k_ntt_pass below (tile of 2^b
+ * stage positions t times 2^g columns c, four-step twiddle between passes),
+ * but each thread keeps 8 elements in registers and runs the pass's stages
+ * as "rounds" of up to 3 stages on them: round (s, R) covers the stage bits
+ * [s, s+R) of t, and thread (c, rest) holds the 8 elements
+ *     t = rb_t(rest, s, j) = (rest >> s) << (s+3) | j << s | rest mod 2^s,
+ * j < 8 (when R < 3, j's high bits index independent sub-transforms). Only
+ * the round at s = 0 may have R < 3 (round sizes from s = 0 up: r0, 3, 3...),
+ * DIT runs the rounds from s = 0 up, DIF from the top down. Between rounds
+ * the elements go through shared memory (2 __syncthreads per exchange), so a
+ * pass of 9 stages has 2 exchanges instead of 9 shared round trips.
+ *
+ * Twiddle of the butterfly (t0, t0 + 2^tb) at stage tb is, as in k_ntt_pass,
+ * omega_{2^(tb+1)}^(t0 mod 2^tb) = roots[(t0 mod 2^tb) << (b-1-tb)], and
+ * t0 mod 2^tb = u + v 2^s with u = rest mod 2^s (the thread's) and v = j0 mod
+ * 2^(tb-s) (the register's). In the round at s = 0, u = 0, so the twiddle is
+ * known at compile time and every twiddle 1 (v = 0: 4 + 2 + 1 of the 12
+ * butterflies of a radix-8 round, ~7/8 n per pass) is skipped.
+ *
+ * Global access: with lo > 0 the first/last round reads/writes the tile
+ * directly, lanes running over the 2^g consecutive columns (runs of 2^g
+ * elements); with lo = 0 the block's 2^g transforms are 2^(b+g) consecutive
+ * elements, copied through shared memory in natural order (coalesced). Shared slots are
+ * swizzled, slot(e) = e ^ ((e >> 3) & 7): in every round's access pattern the
+ * 8 lanes of a 128-byte phase then hit 8 distinct 16-byte bank groups (the
+ * lane bits land in e's bits 0..2, or for s = 0 in bits 0..g-1 and g+3..5). */
+static __device__ __forceinline__ uint32_t rb_swz(uint32_t e) {
+    return e ^ ((e >> 3) & 7);
+}
+static __device__ __forceinline__ uint32_t rb_t(uint32_t rest, unsigned s, unsigned j) {
+    return ((rest >> s) << (s + 3)) | (j << s) | (rest & ((1u << s) - 1));
+}
+
+/* One round of R stages on bits [s, s+R) of the 8 registers. S0: s = 0
+ * (compile-time twiddles, 1s skipped). u = rest mod 2^s. */
+template <bool DIT, int R, bool S0>
+static __device__ __forceinline__ void rb_round(fr_t (&x)[8], unsigned s, unsigned b, uint32_t u,
+                                                const uint4 *w0, const uint4 *w1) {
+#pragma unroll
+    for (int i = 0; i < R; i++) {
+        const int lb = DIT ? i : R - 1 - i;
+        const unsigned tb = s + lb;
+#pragma unroll
+        for (int j0 = 0; j0 < 8; j0++) {
+            if (j0 & (1 << lb)) continue;
+            const int j1 = j0 | (1 << lb);
+            const uint32_t v = (uint32_t)(j0 & ((1 << lb) - 1));
+            const bool triv = S0 && v == 0;
+            fr_t w;
+            if (!triv) w = lds_fr(w0, w1, (S0 ? v : u + (v << s)) << (b - 1 - tb));
+            if (DIT) {
+                const fr_t y = triv ? x[j1] : fr_t::mul(x[j1], w);
+                x[j1] = fr_t::sub(x[j0], y);
+                x[j0] = fr_t::add(x[j0], y);
+            } else {
+                const fr_t d = fr_t::sub(x[j0], x[j1]);
+                x[j0] = fr_t::add(x[j0], x[j1]);
+                x[j1] = triv ? d : fr_t::mul(d, w);
+            }
+        }
+    }
+}
+
+template <bool DIT>
+static __device__ __forceinline__ void rb_round_s0(fr_t (&x)[8], unsigned r0, unsigned b,
+                                                   const uint4 *w0, const uint4 *w1) {
+    if (r0 == 3)
+        rb_round<DIT, 3, true>(x, 0, b, 0, w0, w1);
+    else if (r0 == 2)
+        rb_round<DIT, 2, true>(x, 0, b, 0, w0, w1);
+    else
+        rb_round<DIT, 1, true>(x, 0, b, 0, w0, w1);
+}
+
+/* Registers from the round at sf to the round at st through shared memory. */
+static __device__ __forceinline__ void rb_exchange(fr_t (&x)[8], uint4 *s0, uint4 *s1,
+                                                   uint32_t rest, uint32_t c, unsigned g,
+                                                   unsigned sf, unsigned st) {
+    __syncthreads(); /* every read of the previous contents is done */
+#pragma unroll
+    for (int j = 0; j < 8; j++) sts_fr(s0, s1, rb_swz((rb_t(rest, sf, j) << g) | c), x[j]);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 8; j++) x[j] = lds_fr(s0, s1, rb_swz((rb_t(rest, st, j) << g) | c));
+}
+
+/* Launch: 2^(b+g-3) <= 256 threads, b >= 3, g <= lo when lo > 0, b + g <= k;
+ * dynamic shared
+ * memory (2 * 2^(b+g) + 2 * 2^(b-1)) * 16 bytes (tile planes, root planes). */
+template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_args a) {
+    extern __shared__ uint4 sm[];
+    const unsigned b = a.b, g = a.g, lo = a.lo;
+    const uint32_t T = 1u << (b + g - 3), tile = 1u << (b + g);
+    uint4 *s0 = sm, *s1 = sm + tile;
+    uint4 *w0 = sm + 2 * tile, *w1 = w0 + (1u << (b - 1));
+    const uint32_t gmask = (1u << g) - 1, lomask = (1u << lo) - 1;
+    const uint32_t blk = blockIdx.x;
+    /* lo > 0: element (t, c) at base | t << lo | c (c: low index bits);
+     * lo = 0: the block's 2^g transforms are consecutive, (t, c) at
+     * base | c << b | t. rb_idx below. */
+    const uint32_t base =
+        lo ? ((blk >> (lo - g)) << (lo + b)) | ((blk & ((1u << (lo - g)) - 1)) << g)
+           : blk << (b + g);
+    const uint32_t q = threadIdx.x, c = q & gmask, rest = q >> g;
+    const unsigned r0 = a.r0;
+#define rb_idx(t) (lo ? (base | ((t) << lo) | c) : (base | (c << b) | (t)))
+    const unsigned sfirst = DIT ? 0 : b - 3, slast = DIT ? b - 3 : 0;
+
+    for (uint32_t j = q; j < (1u << (b - 1)); j += T)
+        sts_fr(w0, w1, j, ldg_fr(a.tw + (j << (a.k - b)))); /* omega_{2^b}^j */
+
+    fr_t x[8];
+    if (lo == 0) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const uint32_t e = q + i * T; /* (t, c) = (e mod 2^b, e >> b) */
+            sts_fr(s0, s1, rb_swz(((e & ((1u << b) - 1)) << g) | (e >> b)),
+                   ld_fr(a.data + (base | e)));
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 8; j++) x[j] = lds_fr(s0, s1, rb_swz((rb_t(rest, sfirst, j) << g) | c));
+    } else {
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            x[j] = ld_fr(a.data + (base | (rb_t(rest, sfirst, j) << lo) | c));
+    }
+    __syncthreads(); /* roots visible; staging reads done before the first exchange */
+
+    if (a.pre || (DIT && lo > 0)) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const uint32_t t = rb_t(rest, sfirst, j);
+            const uint32_t idx = rb_idx(t);
+            if (a.pre)
+                x[j] = fr_t::mul(x[j], pow_lookup_g(a.plo, a.phi, a.plo_bits,
+                                                    a.pre == 2 ? rev_bits(idx, a.k) : idx));
+            if (DIT && lo > 0)
+                x[j] = fr_t::mul(x[j],
+                                 inter_twiddle_g(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+        }
+    }
+
+    if (DIT) {
+        rb_round_s0<true>(x, r0, b, w0, w1);
+        unsigned sp = 0;
+        for (unsigned s = r0; s < b; s += 3) {
+            rb_exchange(x, s0, s1, rest, c, g, sp, s);
+            rb_round<true, 3, false>(x, s, b, rest & ((1u << s) - 1), w0, w1);
+            sp = s;
+        }
+    } else {
+        int sp = -1;
+        for (int s = (int)b - 3; s >= (int)r0; s -= 3) {
+            if (sp >= 0) rb_exchange(x, s0, s1, rest, c, g, (unsigned)sp, (unsigned)s);
+            rb_round<false, 3, false>(x, (unsigned)s, b, rest & ((1u << s) - 1), w0, w1);
+            sp = s;
+        }
+        if (sp >= 0) rb_exchange(x, s0, s1, rest, c, g, (unsigned)sp, 0);
+        rb_round_s0<false>(x, r0, b, w0, w1);
+    }
+
+    if (a.post || (!DIT && lo > 0)) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const uint32_t t = rb_t(rest, slast, j);
+            const uint32_t idx = rb_idx(t);
+            if (!DIT && lo > 0)
+                x[j] = fr_t::mul(x[j],
+                                 inter_twiddle_g(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+            if (a.post)
+                x[j] = fr_t::mul(x[j], a.post == 1
+                                           ? a.scale
+                                           : pow_lookup_g(a.plo, a.phi, a.plo_bits,
+                                                          a.post == 3 ? rev_bits(idx, a.k) : idx));
+        }
+    }
+
+    if (lo == 0) {
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 8; j++) sts_fr(s0, s1, rb_swz((rb_t(rest, slast, j) << g) | c), x[j]);
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const uint32_t e = q + i * T;
+            st_fr(a.data + (base | e),
+                  lds_fr(s0, s1, rb_swz(((e & ((1u << b) - 1)) << g) | (e >> b))));
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < 8; j++) st_fr(a.data + (base | (rb_t(rest, slast, j) << lo) | c), x[j]);
+    }
+#undef rb_idx
 }
 
 /* One pass = a size-2^b NTT along the tile's t bits for each of its 2^g
@@ -167,19 +434,25 @@ __global__ void k_bit_reverse(fr_t *d, unsigned k, uint32_t n) {
 /* Bit reversal for k >= 8 by 16 x 16 tiles: index = (a, mid, b) with 4-bit a
  * and b maps to (rev4 b, rev_{k-8} mid, rev4 a), so the tile of mid and the
  * tile of rev(mid) swap, transposed; one block per pair (mid <= rev(mid)),
- * rows of 16 consecutive elements (512 B) read and written whole. */
+ * rows of 16 consecutive elements (512 B) read and written whole, as 16-byte
+ * vectors. Shared slot of (row, col): row 16 + (col ^ f(row)), f(row) =
+ * (row ^ row >> 3) & 7, so the row-wise writes and the transposed reads
+ * (rows rev4(b) for 8 consecutive b) both hit 8 distinct bank groups. */
+static __device__ __forceinline__ uint32_t br_slot(uint32_t row, uint32_t col) {
+    return row * 16 + (col ^ ((row ^ (row >> 3)) & 7));
+}
 __global__ void __launch_bounds__(256) k_bit_reverse_tiles(fr_t *d, unsigned k) {
-    __shared__ fr_t A[256], B[256];
+    __shared__ uint4 A0[256], A1[256], B0[256], B1[256];
     const uint32_t mid = blockIdx.x, rmid = rev_bits(mid, k - 8);
     if (mid > rmid) return;
     const uint32_t a = threadIdx.x >> 4, b = threadIdx.x & 15;
     const uint32_t ia = (a << (k - 4)) | (mid << 4) | b, ib = (a << (k - 4)) | (rmid << 4) | b;
-    A[threadIdx.x] = d[ia];
-    if (mid != rmid) B[threadIdx.x] = d[ib];
+    sts_fr(A0, A1, br_slot(a, b), ld_fr(d + ia));
+    if (mid != rmid) sts_fr(B0, B1, br_slot(a, b), ld_fr(d + ib));
     __syncthreads();
-    const uint32_t src = (rev_bits(b, 4) << 4) | rev_bits(a, 4);
-    d[ib] = A[src];
-    if (mid != rmid) d[ia] = B[src];
+    const uint32_t src = br_slot(rev_bits(b, 4), rev_bits(a, 4));
+    st_fr(d + ib, lds_fr(A0, A1, src));
+    if (mid != rmid) st_fr(d + ia, lds_fr(B0, B1, src));
 }
 
 /* out[e] = hi[e >> bits] * lo[e & mask] for e < n (table expansion). */
@@ -289,6 +562,65 @@ fail:
     return st;
 }
 
+/* Environment knobs (read once), for measurements:
+ *   CZ_GPU_NTT_OLD=1      one-butterfly-per-thread passes (k_ntt_pass) only
+ *   CZ_GPU_NTT_G=g        columns 2^g of the register-blocked passes with lo > 0
+ *                         (default 1: 64-byte runs, 128 threads; measured
+ *                         faster than 2 at 2^27)
+ *   CZ_GPU_NTT_G0=g       transforms per block, 2^g, in the pass with lo = 0
+ *                         (default 2)
+ *   CZ_GPU_NTT_PROFILE=1  time every kernel (events) and print to stderr
+ */
+struct ntt_knobs {
+    int old, profile;
+    unsigned g, g0;
+};
+static const ntt_knobs &ntt_knobs_get() {
+    static ntt_knobs kn = [] {
+        ntt_knobs r;
+        const char *e = getenv("CZ_GPU_NTT_OLD");
+        r.old = e && atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_PROFILE");
+        r.profile = e && atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_G");
+        r.g = e ? (unsigned)atoi(e) : 1u;
+        if (r.g > 3) r.g = 3;
+        e = getenv("CZ_GPU_NTT_G0");
+        r.g0 = e ? (unsigned)atoi(e) : 2u;
+        if (r.g0 > 3) r.g0 = 3;
+        return r;
+    }();
+    return kn;
+}
+
+/* Kernel timer for CZ_GPU_NTT_PROFILE (no-op otherwise; errors ignored: it
+ * only prints). */
+struct ntt_timer {
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    bool on;
+    explicit ntt_timer(bool enable) : on(enable) {
+        if (!on) return;
+        if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+            (void)cudaGetLastError();
+            on = false;
+            return;
+        }
+        cudaEventRecord(e0);
+    }
+    void done(const char *what, unsigned i, unsigned b, unsigned lo) {
+        if (!on) return;
+        float ms = 0;
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&ms, e0, e1);
+        fprintf(stderr, "ntt profile: %s %u (b %u lo %u) %.3f ms\n", what, i, b, lo, ms);
+    }
+    ~ntt_timer() {
+        if (e0) cudaEventDestroy(e0);
+        if (e1) cudaEventDestroy(e1);
+    }
+};
+
 extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt_order order,
                                           cz_ntt_direction direction, cz_ntt_kind kind,
                                           cz_error *err) {
@@ -304,16 +636,22 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     const int inv = direction == CZ_NTT_INVERSE;
     const int coset = kind == CZ_NTT_COSET;
     if (order == CZ_NTT_NN) {
-        if (k >= 8)
+        ntt_timer tm(ntt_knobs_get().profile);
+        if (k >= 8 && !((uintptr_t)data & 15))
             k_bit_reverse_tiles<<<1u << (k - 8), 256>>>(data, k);
         else
             k_bit_reverse<<<cz_gpu_blocks(d->n, 256), 256>>>(data, k, (uint32_t)d->n);
         CZ_CUDA_LAUNCHED(err);
+        tm.done("bitrev", 0, k, 0);
     }
     const bool dit = order != CZ_NTT_NR; /* NN and RN: bit-reversed input now */
 
-    /* split k stages into passes of <= 10, as evenly as possible */
-    unsigned npass = (k + NTT_TILE_LOG - 1) / NTT_TILE_LOG, bs[4];
+    /* register-blocked passes of <= 9 stages (k >= 3, 32-byte aligned data),
+     * else the one-butterfly-per-thread passes of <= 10 */
+    const ntt_knobs &kn = ntt_knobs_get();
+    const bool rb = k >= 3 && !((uintptr_t)data & 31) && !kn.old;
+    const unsigned maxb = rb ? 9 : NTT_TILE_LOG;
+    unsigned npass = (k + maxb - 1) / maxb, bs[4];
     for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
 
     ntt_pass_args a;
@@ -326,7 +664,6 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     for (unsigned i = 0; i < npass; i++) {
         a.b = bs[i];
         a.lo = dit ? done : k - done - a.b;
-        a.g = a.lo < NTT_TILE_LOG - a.b ? a.lo : NTT_TILE_LOG - a.b;
         a.pre = 0;
         a.post = 0;
         a.plo = a.phi = NULL;
@@ -346,13 +683,33 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
         }
         /* pre and post only meet when npass == 1, and then never together
          * (pre is forward-only, post inverse-only), so one table pair suffices */
-        unsigned threads = 1u << (a.b + a.g - 1);
-        unsigned blocks = (unsigned)(d->n >> (a.b + a.g));
-        if (dit)
-            k_ntt_pass<true><<<blocks, threads>>>(a);
-        else
-            k_ntt_pass<false><<<blocks, threads>>>(a);
+        ntt_timer tm(kn.profile);
+        if (rb) {
+            /* columns: 2^g consecutive elements per run, <= 256 threads */
+            unsigned g = a.lo ? kn.g : kn.g0;
+            if (a.lo && g > a.lo) g = a.lo;
+            if (!a.lo && g > k - a.b) g = k - a.b; /* at least one block */
+            if (a.b + g > 11) g = 11 - a.b;
+            a.g = g;
+            a.r0 = a.b - 3 * ((a.b + 2) / 3 - 1);
+            const unsigned threads = 1u << (a.b + g - 3);
+            const unsigned blocks = (unsigned)(d->n >> (a.b + g));
+            const size_t smem = ((size_t)2 << (a.b + g)) * 16 + ((size_t)2 << (a.b - 1)) * 16;
+            void (*kern)(ntt_pass_args) = dit ? k_ntt_rb<true> : k_ntt_rb<false>;
+            CZ_CUDA_TRY(err, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smem));
+            kern<<<blocks, threads, smem>>>(a);
+        } else {
+            a.g = a.lo < NTT_TILE_LOG - a.b ? a.lo : NTT_TILE_LOG - a.b;
+            unsigned threads = 1u << (a.b + a.g - 1);
+            unsigned blocks = (unsigned)(d->n >> (a.b + a.g));
+            if (dit)
+                k_ntt_pass<true><<<blocks, threads>>>(a);
+            else
+                k_ntt_pass<false><<<blocks, threads>>>(a);
+        }
         CZ_CUDA_LAUNCHED(err);
+        tm.done("pass", i, a.b, a.lo);
         done += a.b;
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());

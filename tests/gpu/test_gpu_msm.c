@@ -1,6 +1,7 @@
 /* Device MSM (G1, G2), batch addition and scalar classification against the
  * CPU (src/ec/msm.h and plain point sums): sizes 0, 1, 2, 3, 1000, 2^16 + 3,
- * infinity points, all-zero / all-one / small / skewed / negative scalars. */
+ * infinity points, one point repeated or alternating with its negation,
+ * all-zero / all-one / small / skewed / negative scalars. */
 #include <stdlib.h>
 
 #include "ec/msm.h"
@@ -195,6 +196,23 @@ int main(void) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int k = 0; k < S_COUNT; k++) check_msm_g1(p1 + 1, sizes[i], (scalar_kind)k);
     for (int k = 0; k < S_COUNT; k++) check_msm_g1(p1, big, (scalar_kind)k);
+    /* one point repeated, and the point and its negation alternating: a
+     * bucket's running sum meets the point itself (doubling) and its
+     * negation (infinity) all the time */
+    {
+        const size_t nrep = 1000;
+        cz_g1_affine *rep = malloc(nrep * sizeof *rep);
+        cz_g1_affine neg;
+        cz_g1_affine_neg(&neg, &p1[1]);
+        for (size_t i = 0; i < nrep; i++) rep[i] = p1[1];
+        const size_t rsizes[] = {2, 3, 64, nrep};
+        for (size_t i = 0; i < sizeof rsizes / sizeof rsizes[0]; i++)
+            for (int k = 0; k < S_COUNT; k++) check_msm_g1(rep, rsizes[i], (scalar_kind)k);
+        for (size_t i = 1; i < nrep; i += 2) rep[i] = neg;
+        for (size_t i = 0; i < sizeof rsizes / sizeof rsizes[0]; i++)
+            for (int k = 0; k < S_COUNT; k++) check_msm_g1(rep, rsizes[i], (scalar_kind)k);
+        free(rep);
+    }
     if (getenv("CZ_SLOW_TESTS")) {
         size_t n = (size_t)1 << 20;
         cz_g1_affine *q = malloc(n * sizeof *q);
@@ -214,6 +232,14 @@ int main(void) {
     cz_g2_affine *p2 = malloc(big2 * sizeof *p2);
     gpu_rand_g2(p2, big2);
     for (size_t i = 0; i < big2; i += 501) memset(&p2[i], 0, sizeof p2[i]);
+    {
+        cz_g2_affine *rep2 = malloc(64 * sizeof *rep2);
+        cz_g2_affine neg2;
+        cz_g2_affine_neg(&neg2, &p2[1]);
+        for (size_t i = 0; i < 64; i++) rep2[i] = (i % 3 == 2) ? neg2 : p2[1];
+        for (int k = 0; k < S_COUNT; k++) check_msm_g2(rep2, 64, (scalar_kind)k);
+        free(rep2);
+    }
     const size_t sizes2[] = {0, 1, 2, 100, big2};
     for (size_t i = 0; i < sizeof sizes2 / sizeof sizes2[0]; i++)
         for (int k = 0; k < S_COUNT; k++) check_msm_g2(p2, sizes2[i], (scalar_kind)k);
