@@ -33,9 +33,10 @@
 
 #define CZ_DEV __device__ __forceinline__
 /* The Montgomery product is ~300 wide multiply-adds. A .cu file that defines
- * CZ_GPU_FULL_INLINE before including this inlines it (ntt.cu, gpu_bench.cu:
- * measured 60 ms instead of 84 ms for a 2^27 NTT); the others call one
- * out-of-line copy per field, which measured faster for the point kernels
+ * CZ_GPU_FULL_INLINE before including this inlines it (gpu_bench.cu's rate
+ * kernels; ntt.cu, whose pass kernels call their own out-of-line copy of the
+ * inlined Fr product: everything inlined, the 2^27 NTT kernels outgrew the
+ * instruction cache); the others call one out-of-line copy per field, which measured faster for the point kernels
  * (2^27 MSM 898 ms out of line, 1070-1090 ms inlined at the same or higher
  * occupancy: the inlined addition is ~10x the code) and compiles in a
  * fraction of the time. The out-of-line functions take their operands by

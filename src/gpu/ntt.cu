@@ -10,7 +10,9 @@
  * (DIT) passes go from the bottom up on bit-reversed input and give RN. NN is
  * a bit-reversal permutation followed by RN. The coset scaling (g^i on the
  * input of a forward transform) is fused into the first pass's loads, the
- * inverse's 1/m and g^-i into the last pass's stores.
+ * coset inverse's g^-i / m into the last pass's stores; the plain inverse's
+ * 1/m rides on the four-step twiddles of one pass (table sinv, k_ntt_rb
+ * with >= 2 passes; a product in the last pass otherwise).
  *
  * k_ntt_rb (k >= 3, the default): each thread keeps 8 elements in registers
  * and runs up to 3 stages on them between shared-memory exchanges (a pass of
@@ -30,10 +32,13 @@
  *
  * Cost (2^27): 27 * 2^26 butterflies less the trivial ones (~1.46e9 Fr
  * products), 2^28 four-step twiddles, 2^27 (1/m) or 2^28 (coset) scaling
- * products; three passes over 4 GiB. The products dominate (spec §8.2); the
- * passes with lo > 0 also wait on their strided loads and the twiddle gathers
- * (ncu at 2^27: long-scoreboard and LSU-throttle stalls, 49-55 % of the
- * IMAD pipe, against 71 % in the pass with lo = 0). */
+ * products; three passes over 4 GiB. The products dominate (spec §8.2).
+ * Code size matters as much: with every product inlined a pass kernel was
+ * ~310 KB of machine code, far past the instruction cache (ncu saw
+ * instruction-cache misses beside the long-scoreboard stalls of the strided
+ * loads and twiddle gathers in the passes with lo > 0); every product of
+ * k_ntt_rb now calls one out-of-line copy (mul_ool), which took the 2^27
+ * iNTT from 50.1 to 38.9 ms (figures at mul_ool). */
 /* Fr arithmetic only: inline the multiplication (see field.cuh) */
 #define CZ_GPU_FULL_INLINE 1
 #include <stdint.h>
@@ -58,6 +63,12 @@ struct cz_gpu_ntt {
     unsigned lo_bits;
     fr_t size_inv;
     fr_t zinv; /* (g^n - 1)^-1 */
+    /* k_ntt_rb, plain inverse (k >= 10): sinv[m] = omega^-(m 2^(k-sinv_bits))
+     * / n for m < 2^(sinv_bits-1), sinv_bits = b0 + b1: the inverse twiddle
+     * table of size 2^sinv_bits with 1/n folded in (see
+     * cz_gpu_ntt_transform); NULL when k has one pass */
+    fr_t *sinv;
+    unsigned sinv_bits;
     void *mem;
 };
 
@@ -72,6 +83,11 @@ struct ntt_pass_args {
     unsigned plo_bits;
     fr_t scale;
     unsigned r0; /* k_ntt_rb: stages of the round at s = 0 (1..3) */
+    /* k_ntt_rb four-step twiddles: from the table ttab (omega^e, e <
+     * 2^(tk-1), of the transform of size 2^tk): ttab = tw and tk = k, or
+     * for the pass that folds 1/n, ttab = sinv and tk = sinv_bits */
+    const fr_t *ttab;
+    unsigned tk;
 };
 
 static __device__ __forceinline__ fr_t pow_lookup(const fr_t *lo, const fr_t *hi, unsigned bits,
@@ -134,10 +150,20 @@ static __device__ __forceinline__ void sts_fr(uint4 *s0, uint4 *s1, uint32_t i, 
     s1[i] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
 }
 
+/* Every product of k_ntt_rb (butterflies, four-step twiddles, coset powers,
+ * 1/n) calls this one out-of-line copy: inlined, each pass kernel was ~310 KB
+ * of machine code, far past the instruction cache. Measured at 2^27 on the
+ * H200 (iNTT NR / coset NTT RN / coset iNTT NN / NTT NN): all inlined 50.1 /
+ * 55.8 / 65.9 / 52.7 ms; the products outside the butterflies out of line
+ * 40.6 / 49.0 / 50.1 / 45.9 ms; all out of line 38.9 / 46.2 / 48.0 /
+ * 42.8 ms. */
+static __device__ __noinline__ fr_t mul_ool(fr_t a, fr_t b) {
+    return fr_t::mul(a, b);
+}
 /* g^e from the two-level table, read-only loads. */
 static __device__ __forceinline__ fr_t pow_lookup_g(const fr_t *lo, const fr_t *hi, unsigned bits,
                                                     uint32_t e) {
-    return fr_t::mul(ldg_fr(lo + (e & ((1u << bits) - 1))), ldg_fr(hi + (e >> bits)));
+    return mul_ool(ldg_fr(lo + (e & ((1u << bits) - 1))), ldg_fr(hi + (e >> bits)));
 }
 
 /* inter_twiddle with read-only 16-byte loads. */
@@ -202,13 +228,13 @@ static __device__ __forceinline__ void rb_round(fr_t (&x)[8], unsigned s, unsign
             fr_t w;
             if (!triv) w = lds_fr(w0, w1, (S0 ? v : u + (v << s)) << (b - 1 - tb));
             if (DIT) {
-                const fr_t y = triv ? x[j1] : fr_t::mul(x[j1], w);
+                const fr_t y = triv ? x[j1] : mul_ool(x[j1], w);
                 x[j1] = fr_t::sub(x[j0], y);
                 x[j0] = fr_t::add(x[j0], y);
             } else {
                 const fr_t d = fr_t::sub(x[j0], x[j1]);
                 x[j0] = fr_t::add(x[j0], x[j1]);
-                x[j1] = triv ? d : fr_t::mul(d, w);
+                x[j1] = triv ? d : mul_ool(d, w);
             }
         }
     }
@@ -286,11 +312,11 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
             const uint32_t t = rb_t(rest, sfirst, j);
             const uint32_t idx = rb_idx(t);
             if (a.pre)
-                x[j] = fr_t::mul(x[j], pow_lookup_g(a.plo, a.phi, a.plo_bits,
-                                                    a.pre == 2 ? rev_bits(idx, a.k) : idx));
+                x[j] = mul_ool(x[j], pow_lookup_g(a.plo, a.phi, a.plo_bits,
+                                                  a.pre == 2 ? rev_bits(idx, a.k) : idx));
             if (DIT && lo > 0)
-                x[j] = fr_t::mul(x[j],
-                                 inter_twiddle_g(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+                x[j] = mul_ool(x[j],
+                               inter_twiddle_g(a.ttab, a.tk, lo, b, idx & lomask, rev_bits(t, b)));
         }
     }
 
@@ -319,13 +345,13 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
             const uint32_t t = rb_t(rest, slast, j);
             const uint32_t idx = rb_idx(t);
             if (!DIT && lo > 0)
-                x[j] = fr_t::mul(x[j],
-                                 inter_twiddle_g(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+                x[j] = mul_ool(x[j],
+                               inter_twiddle_g(a.ttab, a.tk, lo, b, idx & lomask, rev_bits(t, b)));
             if (a.post)
-                x[j] = fr_t::mul(x[j], a.post == 1
-                                           ? a.scale
-                                           : pow_lookup_g(a.plo, a.phi, a.plo_bits,
-                                                          a.post == 3 ? rev_bits(idx, a.k) : idx));
+                x[j] = mul_ool(x[j], a.post == 1
+                                         ? a.scale
+                                         : pow_lookup_g(a.plo, a.phi, a.plo_bits,
+                                                        a.post == 3 ? rev_bits(idx, a.k) : idx));
         }
     }
 
@@ -461,6 +487,24 @@ __global__ void k_expand(fr_t *out, const fr_t *lo, const fr_t *hi, unsigned bit
     if (e < n) out[e] = fr_t::mul(hi[e >> bits], lo[e & ((1u << bits) - 1)]);
 }
 
+/* out[m] = tw[m << (k - bits)] * s for m < 2^(bits-1): the twiddle table of
+ * the size-2^bits transform (omega_{2^bits}^m = omega^(m 2^(k-bits)), m <
+ * 2^(bits-1)) scaled by s; -out[m] = omega_{2^bits}^(m + 2^(bits-1)) s as
+ * for tw. */
+__global__ void k_scaled_tw(fr_t *out, const fr_t *tw, unsigned k, unsigned bits, fr_t s) {
+    const uint32_t m = blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= (1u << (bits - 1))) return;
+    out[m] = fr_t::mul(tw[m << (k - bits)], s);
+}
+
+/* Widths of the register-blocked passes (k >= 3; <= 9 stages each, as equal
+ * as possible, wider first); returns the number of passes. */
+static unsigned rb_split(unsigned k, unsigned bs[4]) {
+    const unsigned npass = (k + 8) / 9;
+    for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
+    return npass;
+}
+
 /* Host: base^i for i < count. */
 static void host_powers(cz_fr *out, const cz_fr *base, size_t count) {
     if (!count) return;
@@ -494,7 +538,11 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
     /* twiddle expansion: omega^e = omega^(e_hi 2^tb) * omega^e_lo */
     unsigned tb = half > 1 ? (log_size) / 2 : 0;
     size_t tlo = (size_t)1 << tb, thi = half > tlo ? half >> tb : 1;
-    size_t elems = 2 * half + 4 * (plo + phi) + 4 * (tlo + thi);
+    unsigned rbs[4];
+    const unsigned rnp = log_size >= 3 ? rb_split(log_size, rbs) : 1;
+    d->sinv_bits = rnp >= 2 ? rbs[0] + rbs[1] : 0;
+    const size_t nsinv = rnp >= 2 ? (size_t)1 << (d->sinv_bits - 1) : 0;
+    size_t elems = 2 * half + 4 * (plo + phi) + 4 * (tlo + thi) + nsinv;
     cz_fr *host = (cz_fr *)malloc((4 * (plo + phi) + 4 * (tlo + thi)) * sizeof(cz_fr));
     fr_t *dm = NULL;
     cudaError_t ce = cudaMalloc(&dm, (elems ? elems : 1) * sizeof(fr_t));
@@ -550,6 +598,12 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
                                                     (uint32_t)half);
         CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
     }
+    if (nsinv) { /* after tw[1]'s expansion (same stream); p: past the tables above */
+        d->sinv = p;
+        k_scaled_tw<<<cz_gpu_blocks(nsinv, 256), 256>>>(d->sinv, d->tw[1], log_size, d->sinv_bits,
+                                                        *(const fr_t *)&dom.size_inv);
+        CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
+    }
     CZ_CUDA_GOTO(err, st, fail, cudaDeviceSynchronize());
     free(host);
     cz_ntt_domain_free(&dom);
@@ -570,9 +624,12 @@ fail:
  *   CZ_GPU_NTT_G0=g       transforms per block, 2^g, in the pass with lo = 0
  *                         (default 2)
  *   CZ_GPU_NTT_PROFILE=1  time every kernel (events) and print to stderr
+ *   CZ_GPU_NTT_FOLD=0     plain inverse: 1/n as one more product per element in
+ *                         the last pass (default 1: folded into the four-step
+ *                         twiddles of one pass, table sinv)
  */
 struct ntt_knobs {
-    int old, profile;
+    int old, profile, fold;
     unsigned g, g0;
 };
 static const ntt_knobs &ntt_knobs_get() {
@@ -582,6 +639,8 @@ static const ntt_knobs &ntt_knobs_get() {
         r.old = e && atoi(e) != 0;
         e = getenv("CZ_GPU_NTT_PROFILE");
         r.profile = e && atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_FOLD");
+        r.fold = !e || atoi(e) != 0;
         e = getenv("CZ_GPU_NTT_G");
         r.g = e ? (unsigned)atoi(e) : 1u;
         if (r.g > 3) r.g = 3;
@@ -650,9 +709,24 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
      * else the one-butterfly-per-thread passes of <= 10 */
     const ntt_knobs &kn = ntt_knobs_get();
     const bool rb = k >= 3 && !((uintptr_t)data & 31) && !kn.old;
-    const unsigned maxb = rb ? 9 : NTT_TILE_LOG;
-    unsigned npass = (k + maxb - 1) / maxb, bs[4];
-    for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
+    unsigned npass, bs[4];
+    if (rb) {
+        npass = rb_split(k, bs);
+    } else {
+        npass = (k + NTT_TILE_LOG - 1) / NTT_TILE_LOG;
+        for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
+    }
+    /* Plain inverse, 1/n folded into one pass's four-step twiddles (every
+     * element gets exactly one there) instead of a product in the last pass:
+     * DIT pass 1 (bits [b0, b0+b1), at its load) or DIF pass npass-2 (bits
+     * [b_last, b_last + b_{npass-2}), at its store). The exponent is e =
+     * (low u) 2^(k - width), low u < 2^width, width = lo + b <= b0 + b1 =
+     * sinv_bits (widths do not increase), so omega^e = omega_{2^sinv_bits}^
+     * ((low u) 2^(sinv_bits - width)): inter_twiddle_g with tk = sinv_bits
+     * on sinv. Exact: x (w / n) = (x w) / n in the field, values fully
+     * reduced, so the result is bit-identical. */
+    const int fold_pass =
+        rb && inv && !coset && npass >= 2 && d->sinv && kn.fold ? (int)(dit ? 1 : npass - 2) : -1;
 
     ntt_pass_args a;
     a.data = data;
@@ -677,7 +751,7 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
                 a.post = dit ? 2 : 3;
                 a.plo = d->gpow_lo[1];
                 a.phi = d->gpow_hi[1];
-            } else {
+            } else if (fold_pass < 0) {
                 a.post = 1;
             }
         }
@@ -692,6 +766,8 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
             if (a.b + g > 11) g = 11 - a.b;
             a.g = g;
             a.r0 = a.b - 3 * ((a.b + 2) / 3 - 1);
+            a.ttab = (int)i == fold_pass ? d->sinv : a.tw;
+            a.tk = (int)i == fold_pass ? d->sinv_bits : k;
             const unsigned threads = 1u << (a.b + g - 3);
             const unsigned blocks = (unsigned)(d->n >> (a.b + g));
             const size_t smem = ((size_t)2 << (a.b + g)) * 16 + ((size_t)2 << (a.b - 1)) * 16;
