@@ -14,8 +14,9 @@
 # machine needs no yajl, GMP or OpenSSL; the kernels are the CMake build's.
 # Builds are incremental (rm -rf DIR for a clean one). Environment: NVCC
 # (default: nvcc on PATH or /usr/local/cuda), NVFLAGS_EXTRA (more nvcc flags,
-# e.g. -DCZ_GPU_MUL_PAIRS=1), CZ_BENCH_ARGS (default: the full benchmark), OUT (logs are written there; default DIR/out). The device tool
-# brings back at most 8 files, which is why the logs are few.
+# e.g. a -D for an experiment), CZ_BENCH_ARGS (default: the full benchmark),
+# OUT (logs are written there; default DIR/out). The device tool brings back
+# at most 8 files, which is why the logs are few.
 set -u
 mode=all
 case "${1:-}" in build | run | sass) mode=$1; shift ;; esac
