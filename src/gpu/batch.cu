@@ -410,19 +410,6 @@ static void free_async(void *p) {
     if (p) (void)cudaFreeAsync(p, 0);
 }
 
-/* Keeps freed memory in the default pool between calls (as the MSM does). */
-static void batch_pool_keep(void) {
-    static int done = 0;
-    if (done) return;
-    cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
-        uint64_t thr = UINT64_MAX;
-        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
-    }
-    (void)cudaGetLastError();
-    done = 1;
-}
-
 /* Sum of the m partial sums at a (room for m) into *res[0], S at a time
  * (S >= 2); b has room for m / 2 + 1. The steps are latency-bound (few
  * threads, each a chain of full additions), so a small S is faster: more
@@ -532,7 +519,7 @@ template <class F, class HJ>
 static cz_status batch_add(HJ *out, const affine<F> *points, const uint64_t *bitmap, size_t n,
                            cz_error *err) {
     static_assert(sizeof(jacobian<F>) == sizeof(HJ), "layouts differ");
-    batch_pool_keep();
+    cz_gpu_pool_keep();
     const batch_knobs kn = batch_knobs_get();
     batch_prof prof;
     prof.on = false;

@@ -4,6 +4,7 @@
 #define CZ_GPU_COMMON_CUH
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #include "cuzk/status.h"
 
@@ -36,6 +37,22 @@
             goto label;                                                                            \
         }                                                                                          \
     } while (0)
+
+/* Keeps freed memory in CUDA's default stream-ordered pool between calls
+ * (release threshold at its maximum), so repeated MSMs and batch additions
+ * of the same size allocate nothing. Best effort: a failure only costs
+ * re-allocations. */
+static inline void cz_gpu_pool_keep(void) {
+    static int done = 0;
+    if (done) return;
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+        uint64_t thr = UINT64_MAX;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+    }
+    (void)cudaGetLastError();
+    done = 1;
+}
 
 static inline unsigned cz_gpu_blocks(size_t n, unsigned threads) {
     return (unsigned)((n + threads - 1) / threads);

@@ -580,20 +580,6 @@ done:
     return status;
 }
 
-/* Keeps freed memory in the default pool between calls (repeated MSMs of
- * the same size then allocate nothing). */
-static inline void msm_pool_keep(void) {
-    static int done = 0;
-    if (done) return;
-    cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
-        uint64_t thr = UINT64_MAX;
-        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
-    }
-    (void)cudaGetLastError();
-    done = 1;
-}
-
 } // namespace cz_gpu
 
 #endif

@@ -12,7 +12,7 @@ extern "C" cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points,
         cz_g1_set_infinity(out);
         return CZ_OK;
     }
-    msm_pool_keep();
+    cz_gpu_pool_keep();
     return msm_run<fp_t>((jacobian<fp_t> *)out, (const affine<fp_t> *)dev_points,
                          (const fr_t *)dev_scalars, n, err);
 }

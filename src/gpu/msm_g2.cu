@@ -12,7 +12,7 @@ extern "C" cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points,
         cz_g2_set_infinity(out);
         return CZ_OK;
     }
-    msm_pool_keep();
+    cz_gpu_pool_keep();
     return msm_run<fp2_t>((jacobian<fp2_t> *)out, (const affine<fp2_t> *)dev_points,
                           (const fr_t *)dev_scalars, n, err);
 }
