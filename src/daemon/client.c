@@ -13,6 +13,7 @@
 #include <grpc/support/time.h>
 
 #include "daemon/daemon.h"
+#include "daemon/grpc_args.h"
 
 struct cz_client {
     grpc_channel *channel;
@@ -38,13 +39,7 @@ cz_status cz_client_open(cz_client **out, const char *addr, cz_error *err) {
     if (!c) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
     grpc_init();
     grpc_arg args[2];
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = CZ_DAEMON_MAX_MESSAGE;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = CZ_DAEMON_MAX_MESSAGE;
-    grpc_channel_args cargs = {2, args};
+    grpc_channel_args cargs = cz_grpc_message_limits(args);
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
     c->channel = grpc_channel_create(target, creds, &cargs);
     grpc_channel_credentials_release(creds);

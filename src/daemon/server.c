@@ -27,6 +27,7 @@
 
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/daemon.h"
+#include "daemon/grpc_args.h"
 #include "daemon/http_metrics.h"
 #include "daemon/log.h"
 #include "engine/job.h"
@@ -805,13 +806,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
 
     grpc_init();
     grpc_arg args[2];
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = CZ_DAEMON_MAX_MESSAGE;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = CZ_DAEMON_MAX_MESSAGE;
-    grpc_channel_args cargs = {2, args};
+    grpc_channel_args cargs = cz_grpc_message_limits(args);
     d->server = grpc_server_create(&cargs, NULL);
     d->cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(d->server, d->cq, NULL);

@@ -215,7 +215,7 @@ cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_err
     const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
     const size_t points = (p->n_h + p->n_l + p->n_a + p->n_b_g1) * g1 + p->n_b_g2 * g2;
     const size_t tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
-    const size_t largest = max3(m, p->n_l, max3(p->n_a, p->n_b_g1, 0));
+    const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
     size_t budget = 0, free_b = 0, total_b = 0, forced = 0;
     cz_status st = device_budget(&budget, &free_b, &total_b, err);
     if (st != CZ_OK) return cz_error_prefix(err, "gpu srs");
