@@ -8,11 +8,15 @@
  * consecutive transforms when lo = 0. Gentleman-Sande (DIF) passes go from
  * the top bits down and give NR (natural in, bit-reversed out); Cooley-Tukey
  * (DIT) passes go from the bottom up on bit-reversed input and give RN. NN is
- * a bit-reversal permutation followed by RN. The coset scaling (g^i on the
- * input of a forward transform) is fused into the first pass's loads, the
- * coset inverse's g^-i / m into the last pass's stores; the plain inverse's
- * 1/m rides on the four-step twiddles of one pass (table sinv, k_ntt_rb
- * with >= 2 passes; a product in the last pass otherwise).
+ * NR followed by a bit-reversal permutation (CZ_GPU_NTT_NN=0: the
+ * permutation, then RN; 2^27 on the H200: 40.7 against 41.2 ms), and the
+ * coset inverse's output factors ride on that permutation. The coset scaling (g^i on the
+ * input of a forward transform, g^-i / m on the output of an inverse) is
+ * fused into the passes: in k_ntt_rb one product per element at the first
+ * pass's loads / the last pass's stores plus factors merged into one pass's
+ * four-step twiddle table (see "k_ntt_rb tables", which also fold the plain
+ * inverse's 1/m); in k_ntt_pass two-level power tables at the first / last
+ * pass.
  *
  * k_ntt_rb (k >= 3, the default): each thread keeps 8 elements in registers
  * and runs up to 3 stages on them between shared-memory exchanges (a pass of
@@ -27,12 +31,12 @@
  * memory. Inside a pass the butterflies use the 2^(b-1) powers of
  * omega_{2^b} (copied to shared memory); between passes every element is
  * multiplied once by a "four-step" twiddle from the big table (see
- * k_ntt_pass). Coset powers g^e come from two tables of about sqrt(m)
- * entries each (one extra multiplication per element, first/last pass only).
+ * k_ntt_pass), or, in k_ntt_rb's pass next to the lowest bits, from a table
+ * of its own. Coset powers g^e: see above.
  *
  * Cost (2^27): 27 * 2^26 butterflies less the trivial ones (~1.46e9 Fr
- * products), 2^28 four-step twiddles, 2^27 (1/m) or 2^28 (coset) scaling
- * products; three passes over 4 GiB. The products dominate (spec §8.2).
+ * products), 2^28 four-step twiddles, 2^27 coset products (1/m free);
+ * three passes over 4 GiB. The products dominate (spec §8.2).
  * Code size matters as much: with every product inlined a pass kernel was
  * ~310 KB of machine code, far past the instruction cache (ncu saw
  * instruction-cache misses beside the long-scoreboard stalls of the strided
@@ -63,12 +67,11 @@ struct cz_gpu_ntt {
     unsigned lo_bits;
     fr_t size_inv;
     fr_t zinv; /* (g^n - 1)^-1 */
-    /* k_ntt_rb, plain inverse (k >= 10): sinv[m] = omega^-(m 2^(k-sinv_bits))
-     * / n for m < 2^(sinv_bits-1), sinv_bits = b0 + b1: the inverse twiddle
-     * table of size 2^sinv_bits with 1/n folded in (see
-     * cz_gpu_ntt_transform); NULL when k has one pass */
-    fr_t *sinv;
-    unsigned sinv_bits;
+    /* k_ntt_rb tables (k >= 3; see rb_tables): mtab[dit][inverse][coset]
+     * for the pass next to the one on the lowest bits (>= 2 passes, else
+     * NULL), etab[dit][inverse] the coset factors not merged there */
+    fr_t *mtab[2][2][2];
+    fr_t *etab[2][2];
     void *mem;
 };
 
@@ -77,17 +80,20 @@ struct ntt_pass_args {
     fr_t *data;
     const fr_t *tw;
     unsigned k, lo, b, g;
-    int pre;  /* 0 none, 1: x[i] *= g^i (natural), 2: x[p] *= g^rev(p) */
-    int post; /* 0 none, 1: *= 1/n, 2: *= g^-i / n (natural), 3: *= g^-rev(p) / n */
+    int pre;  /* k_ntt_pass: 0 none, 1: x[i] *= g^i (natural), 2: x[p] *= g^rev(p) */
+    int post; /* 0 none, 1: *= 1/n; k_ntt_pass: 2: *= g^-i / n (natural), 3: *= g^-rev(p) / n */
     const fr_t *plo, *phi;
     unsigned plo_bits;
     fr_t scale;
     unsigned r0; /* k_ntt_rb: stages of the round at s = 0 (1..3) */
-    /* k_ntt_rb four-step twiddles: from the table ttab (omega^e, e <
-     * 2^(tk-1), of the transform of size 2^tk): ttab = tw and tk = k, or
-     * for the pass that folds 1/n, ttab = sinv and tk = sinv_bits */
-    const fr_t *ttab;
-    unsigned tk;
+    unsigned nb; /* k_ntt_rb, DIT: the next pass's width (0: none) */
+    /* k_ntt_rb: four-step twiddles of this pass from mtab[idx mod 2^(lo+b)]
+     * instead of the tw table (when not NULL); coset factors etab[eidx(idx)]
+     * at the load (edge 1) or the store (edge 2), eidx = (idx >> esh) <<
+     * ekeep | idx mod 2^ekeep */
+    const fr_t *mtab, *etab;
+    int edge;
+    unsigned esh, ekeep;
 };
 
 static __device__ __forceinline__ fr_t pow_lookup(const fr_t *lo, const fr_t *hi, unsigned bits,
@@ -160,26 +166,36 @@ static __device__ __forceinline__ void sts_fr(uint4 *s0, uint4 *s1, uint32_t i, 
 static __device__ __noinline__ fr_t mul_ool(fr_t a, fr_t b) {
     return fr_t::mul(a, b);
 }
-/* g^e from the two-level table, read-only loads. */
-static __device__ __forceinline__ fr_t pow_lookup_g(const fr_t *lo, const fr_t *hi, unsigned bits,
-                                                    uint32_t e) {
-    return mul_ool(ldg_fr(lo + (e & ((1u << bits) - 1))), ldg_fr(hi + (e >> bits)));
+/* The four-step twiddle of element idx in the pass on bits [lo, lo+b):
+ * omega_{2^(lo+b)}^(low rev_b(t)), low = idx mod 2^lo, t = the bits
+ * [lo, lo+b) of idx; from mtab when set (then that pass is M), else from the
+ * whole tw table. */
+static __device__ __forceinline__ fr_t rb_four_step(const ntt_pass_args &a, uint32_t idx,
+                                                    unsigned lo, unsigned b) {
+    if (a.mtab) return ldg_fr(a.mtab + (idx & ((1u << (lo + b)) - 1)));
+    const uint32_t t = (idx >> lo) & ((1u << b) - 1);
+    const uint32_t e = ((idx & ((1u << lo) - 1)) * rev_bits(t, b)) << (a.k - lo - b);
+    const uint32_t half = 1u << (a.k - 1);
+    if (e >= half) return fr_t::neg(ldg_fr(a.tw + (e - half)));
+    return ldg_fr(a.tw + e);
 }
 
-/* inter_twiddle with read-only 16-byte loads. */
-static __device__ __forceinline__ fr_t inter_twiddle_g(const fr_t *tw, unsigned k, unsigned lo,
-                                                       unsigned b, uint32_t low, uint32_t u) {
-    uint32_t e = (low * u) << (k - lo - b);
-    const uint32_t half = 1u << (k - 1);
-    if (e >= half) return fr_t::neg(ldg_fr(tw + (e - half)));
-    return ldg_fr(tw + e);
+/* The coset factor of element idx from the pass's edge table. */
+static __device__ __forceinline__ fr_t edge_factor(const fr_t *etab, unsigned esh, unsigned ekeep,
+                                                   uint32_t idx) {
+    return ldg_fr(etab + (((idx >> esh) << ekeep) | (idx & ((1u << ekeep) - 1))));
+}
+static __device__ __forceinline__ fr_t rb_edge(const ntt_pass_args &a, uint32_t idx) {
+    return edge_factor(a.etab, a.esh, a.ekeep, idx);
 }
 
 /* ---- Register-blocked pass (k >= 3) ----
  *
  * Same pass decomposition and twiddles as k_ntt_pass below (tile of 2^b
- * stage positions t times 2^g columns c, four-step twiddle between passes),
- * but each thread keeps 8 elements in registers and runs the pass's stages
+ * stage positions t times 2^g columns c, four-step twiddle between passes;
+ * DIT applies a pass's four-step twiddles at the previous pass's stores, so
+ * every pass multiplies after its rounds like DIF: 2^27 DIT 44.5 -> 41.2 ms
+ * on the H200), but each thread keeps 8 elements in registers and runs the pass's stages
  * as "rounds" of up to 3 stages on them: round (s, R) covers the stage bits
  * [s, s+R) of t, and thread (c, rest) holds the 8 elements
  *     t = rb_t(rest, s, j) = (rest >> s) << (s+3) | j << s | rest mod 2^s,
@@ -199,7 +215,10 @@ static __device__ __forceinline__ fr_t inter_twiddle_g(const fr_t *tw, unsigned 
  * Global access: with lo > 0 the first/last round reads/writes the tile
  * directly, lanes running over the 2^g consecutive columns (runs of 2^g
  * elements); with lo = 0 the block's 2^g transforms are 2^(b+g) consecutive
- * elements, copied through shared memory in natural order (coalesced). Shared slots are
+ * elements: the round at s = 0 (DIT's loads, DIF's stores), where each thread
+ * holds 8 consecutive ones, goes through shared memory in natural order
+ * (coalesced), the round at s = b - 3 (lanes on consecutive elements) goes
+ * direct (measured: staging both sides 0.1-0.7 ms slower). Shared slots are
  * swizzled, slot(e) = e ^ ((e >> 3) & 7): in every round's access pattern the
  * 8 lanes of a 128-byte phase then hit 8 distinct 16-byte bank groups (the
  * lane bits land in e's bits 0..2, or for s = 0 in bits 0..g-1 and g+3..5). */
@@ -208,6 +227,12 @@ static __device__ __forceinline__ uint32_t rb_swz(uint32_t e) {
 }
 static __device__ __forceinline__ uint32_t rb_t(uint32_t rest, unsigned s, unsigned j) {
     return ((rest >> s) << (s + 3)) | (j << s) | (rest & ((1u << s) - 1));
+}
+
+/* x[j] *= f(j) for the 8 registers. */
+template <class F> static __device__ __forceinline__ void rb_scale(fr_t (&x)[8], F f) {
+#pragma unroll
+    for (int j = 0; j < 8; j++) x[j] = mul_ool(x[j], f(j));
 }
 
 /* One round of R stages on bits [s, s+R) of the 8 registers. S0: s = 0
@@ -272,7 +297,7 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
     const uint32_t T = 1u << (b + g - 3), tile = 1u << (b + g);
     uint4 *s0 = sm, *s1 = sm + tile;
     uint4 *w0 = sm + 2 * tile, *w1 = w0 + (1u << (b - 1));
-    const uint32_t gmask = (1u << g) - 1, lomask = (1u << lo) - 1;
+    const uint32_t gmask = (1u << g) - 1;
     const uint32_t blk = blockIdx.x;
     /* lo > 0: element (t, c) at base | t << lo | c (c: low index bits);
      * lo = 0: the block's 2^g transforms are consecutive, (t, c) at
@@ -289,7 +314,7 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
         sts_fr(w0, w1, j, ldg_fr(a.tw + (j << (a.k - b)))); /* omega_{2^b}^j */
 
     fr_t x[8];
-    if (lo == 0) {
+    if (lo == 0 && DIT) {
 #pragma unroll
         for (int i = 0; i < 8; i++) {
             const uint32_t e = q + i * T; /* (t, c) = (e mod 2^b, e >> b) */
@@ -301,24 +326,11 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
         for (int j = 0; j < 8; j++) x[j] = lds_fr(s0, s1, rb_swz((rb_t(rest, sfirst, j) << g) | c));
     } else {
 #pragma unroll
-        for (int j = 0; j < 8; j++)
-            x[j] = ld_fr(a.data + (base | (rb_t(rest, sfirst, j) << lo) | c));
+        for (int j = 0; j < 8; j++) x[j] = ld_fr(a.data + rb_idx(rb_t(rest, sfirst, j)));
     }
     __syncthreads(); /* roots visible; staging reads done before the first exchange */
 
-    if (a.pre || (DIT && lo > 0)) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const uint32_t t = rb_t(rest, sfirst, j);
-            const uint32_t idx = rb_idx(t);
-            if (a.pre)
-                x[j] = mul_ool(x[j], pow_lookup_g(a.plo, a.phi, a.plo_bits,
-                                                  a.pre == 2 ? rev_bits(idx, a.k) : idx));
-            if (DIT && lo > 0)
-                x[j] = mul_ool(x[j],
-                               inter_twiddle_g(a.ttab, a.tk, lo, b, idx & lomask, rev_bits(t, b)));
-        }
-    }
+    if (a.edge == 1) rb_scale(x, [&](int j) { return rb_edge(a, rb_idx(rb_t(rest, sfirst, j))); });
 
     if (DIT) {
         rb_round_s0<true>(x, r0, b, w0, w1);
@@ -339,23 +351,15 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
         rb_round_s0<false>(x, r0, b, w0, w1);
     }
 
-    if (a.post || (!DIT && lo > 0)) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const uint32_t t = rb_t(rest, slast, j);
-            const uint32_t idx = rb_idx(t);
-            if (!DIT && lo > 0)
-                x[j] = mul_ool(x[j],
-                               inter_twiddle_g(a.ttab, a.tk, lo, b, idx & lomask, rev_bits(t, b)));
-            if (a.post)
-                x[j] = mul_ool(x[j], a.post == 1
-                                         ? a.scale
-                                         : pow_lookup_g(a.plo, a.phi, a.plo_bits,
-                                                        a.post == 3 ? rev_bits(idx, a.k) : idx));
-        }
-    }
+    /* four-step twiddles at the store: DIF this pass's, DIT the next's */
+    const unsigned flo = DIT ? lo + b : lo, fb = DIT ? a.nb : b;
+    const bool four = DIT ? a.nb > 0 : lo > 0;
+    if (four)
+        rb_scale(x, [&](int j) { return rb_four_step(a, rb_idx(rb_t(rest, slast, j)), flo, fb); });
+    if (a.post) rb_scale(x, [&](int) { return a.scale; });
+    if (a.edge == 2) rb_scale(x, [&](int j) { return rb_edge(a, rb_idx(rb_t(rest, slast, j))); });
 
-    if (lo == 0) {
+    if (lo == 0 && !DIT) {
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < 8; j++) sts_fr(s0, s1, rb_swz((rb_t(rest, slast, j) << g) | c), x[j]);
@@ -368,7 +372,7 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < 8; j++) st_fr(a.data + (base | (rb_t(rest, slast, j) << lo) | c), x[j]);
+        for (int j = 0; j < 8; j++) st_fr(a.data + rb_idx(rb_t(rest, slast, j)), x[j]);
     }
 #undef rb_idx
 }
@@ -467,14 +471,23 @@ __global__ void k_bit_reverse(fr_t *d, unsigned k, uint32_t n) {
 static __device__ __forceinline__ uint32_t br_slot(uint32_t row, uint32_t col) {
     return row * 16 + (col ^ ((row ^ (row >> 3)) & 7));
 }
-__global__ void __launch_bounds__(256) k_bit_reverse_tiles(fr_t *d, unsigned k) {
+/* With etab: each element also multiplied by its edge factor (of its
+ * position before the permutation; see "k_ntt_rb tables"). */
+__global__ void __launch_bounds__(256)
+    k_bit_reverse_tiles(fr_t *d, unsigned k, const fr_t *etab, unsigned esh, unsigned ekeep) {
     __shared__ uint4 A0[256], A1[256], B0[256], B1[256];
     const uint32_t mid = blockIdx.x, rmid = rev_bits(mid, k - 8);
     if (mid > rmid) return;
     const uint32_t a = threadIdx.x >> 4, b = threadIdx.x & 15;
     const uint32_t ia = (a << (k - 4)) | (mid << 4) | b, ib = (a << (k - 4)) | (rmid << 4) | b;
-    sts_fr(A0, A1, br_slot(a, b), ld_fr(d + ia));
-    if (mid != rmid) sts_fr(B0, B1, br_slot(a, b), ld_fr(d + ib));
+    fr_t va = ld_fr(d + ia), vb;
+    if (mid != rmid) vb = ld_fr(d + ib);
+    if (etab) {
+        va = fr_t::mul(va, edge_factor(etab, esh, ekeep, ia));
+        if (mid != rmid) vb = fr_t::mul(vb, edge_factor(etab, esh, ekeep, ib));
+    }
+    sts_fr(A0, A1, br_slot(a, b), va);
+    if (mid != rmid) sts_fr(B0, B1, br_slot(a, b), vb);
     __syncthreads();
     const uint32_t src = br_slot(rev_bits(b, 4), rev_bits(a, 4));
     st_fr(d + ib, lds_fr(A0, A1, src));
@@ -487,22 +500,130 @@ __global__ void k_expand(fr_t *out, const fr_t *lo, const fr_t *hi, unsigned bit
     if (e < n) out[e] = fr_t::mul(hi[e >> bits], lo[e & ((1u << bits) - 1)]);
 }
 
-/* out[m] = tw[m << (k - bits)] * s for m < 2^(bits-1): the twiddle table of
- * the size-2^bits transform (omega_{2^bits}^m = omega^(m 2^(k-bits)), m <
- * 2^(bits-1)) scaled by s; -out[m] = omega_{2^bits}^(m + 2^(bits-1)) s as
- * for tw. */
-__global__ void k_scaled_tw(fr_t *out, const fr_t *tw, unsigned k, unsigned bits, fr_t s) {
-    const uint32_t m = blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= (1u << (bits - 1))) return;
-    out[m] = fr_t::mul(tw[m << (k - bits)], s);
+/* ---- k_ntt_rb tables ----
+ *
+ * With >= 2 passes, call L the pass on the lowest index bits [0, bL) (DIT:
+ * the first, DIF: the last) and M the one next to it, bits [bL, bL + bM).
+ * M's four-step twiddles come from a table indexed by the element's low
+ * bL + bM index bits (2^18 entries at 2^27, L2-resident) instead of gathers
+ * from the 2^(k-1)-entry tw table, and other factors ride on them:
+ *   - plain inverse: 1/n (every element gets exactly one M twiddle);
+ *   - coset: the factor of one bit group. The coset factor of position p is
+ *     g^(+-x(p)) (/ n for the inverse), x(p) = rev_k(p) or p, and x is a sum
+ *     over bit groups, so the factor is a product of one factor per pass's
+ *     bit group. A pass only mixes elements that differ in its own bits, so
+ *     a group's factor may be applied anywhere before the pass on its bits
+ *     (forward: on the input) or anywhere after it (inverse: on the output).
+ *     M's table (indexed by the bits of groups L and M) can carry group M's
+ *     factor when the edge pass (the first pass for the forward transform,
+ *     the last for the inverse) is L, else group L's. The edge pass applies
+ *     the factors of every other group from etab, indexed by the position's
+ *     bits outside the merged group (2^(k - 9) entries at 2^27): one product
+ *     per element for the coset instead of two plus two table loads.
+ * Whether the edge pass is L and whether x(p) = rev_k(p) is the same
+ * condition: DIT forward (bit-reversed input) and DIF inverse (bit-reversed
+ * output). */
+
+/* M's table: entry q = (t, low), t = q >> bl, low = q mod 2^bl: the
+ * four-step twiddle omega^((low rev_bm(t)) 2^(k-bl-bm)) from tw (the
+ * direction's table), times s, times (fgrp 1: x = t << bl, 2: x = low) the
+ * coset factor pow_lookup(x(p)) with x(p) = rev_k(p) if rev else p. */
+__global__ void k_rb_mtab(fr_t *out, const fr_t *tw, unsigned k, unsigned bl, unsigned bm,
+                          const fr_t *plo, const fr_t *phi, unsigned pbits, int fgrp, int rev,
+                          fr_t s) {
+    const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >> (bl + bm)) return;
+    const uint32_t low = q & ((1u << bl) - 1), t = q >> bl;
+    fr_t v = fr_t::mul(inter_twiddle(tw, k, bl, bm, low, rev_bits(t, bm)), s);
+    if (fgrp) {
+        const uint32_t p = fgrp == 1 ? t << bl : low;
+        v = fr_t::mul(v, pow_lookup(plo, phi, pbits, rev ? rev_bits(p, k) : p));
+    }
+    out[q] = v;
+}
+
+/* The edge table: entry r < count stands for position p = (r >> keep) <<
+ * sh | r mod 2^keep; value pow_lookup(x(p)). */
+__global__ void k_rb_etab(fr_t *out, uint32_t count, unsigned k, unsigned sh, unsigned keep,
+                          const fr_t *plo, const fr_t *phi, unsigned pbits, int rev) {
+    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= count) return;
+    const uint32_t p = ((r >> keep) << sh) | (r & ((1u << keep) - 1));
+    out[r] = pow_lookup(plo, phi, pbits, rev ? rev_bits(p, k) : p);
 }
 
 /* Widths of the register-blocked passes (k >= 3; <= 9 stages each, as equal
- * as possible, wider first); returns the number of passes. */
+ * as possible, wider first); returns the number of passes. DIT runs them in
+ * this order from the lowest bits up, DIF from the highest bits down. */
 static unsigned rb_split(unsigned k, unsigned bs[4]) {
     const unsigned npass = (k + 8) / 9;
     for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
     return npass;
+}
+
+/* Layout of the k_ntt_rb tables for one (dit, inverse) (see "k_ntt_rb
+ * tables"): widths of L and M (bm = 0: one pass, no M), whether x(p) =
+ * rev_k(p), whether the edge pass is L (the same condition with >= 2
+ * passes), and the edge table's index split and size. */
+struct rb_layout {
+    unsigned npass, bl, bm;
+    bool rev, edge_l;
+    unsigned esh, ekeep;
+    size_t msize, esize;
+};
+static rb_layout rb_layout_get(unsigned k, bool dit, bool inv) {
+    rb_layout r;
+    unsigned bs[4];
+    r.npass = rb_split(k, bs);
+    r.bl = dit ? bs[0] : bs[r.npass - 1];
+    r.bm = r.npass >= 2 ? (dit ? bs[1] : bs[r.npass - 2]) : 0;
+    r.rev = dit != inv;
+    r.edge_l = r.npass == 1 || r.rev;
+    r.esh = r.edge_l ? r.bl + r.bm : r.bl;
+    r.ekeep = r.edge_l ? r.bl : 0;
+    r.msize = r.bm ? (size_t)1 << (r.bl + r.bm) : 0;
+    r.esize = (size_t)1 << (k - (r.edge_l ? r.bm : r.bl));
+    return r;
+}
+
+/* Elements of every k_ntt_rb table of a 2^k domain (0 when k < 3). */
+static size_t rb_tables_size(unsigned k) {
+    size_t total = 0;
+    for (int dit = 0; dit < 2 && k >= 3; dit++)
+        for (int inv = 0; inv < 2; inv++) {
+            const rb_layout l = rb_layout_get(k, dit, inv);
+            total += 2 * l.msize + l.esize;
+        }
+    return total;
+}
+
+/* Fills d->mtab and d->etab from p (rb_tables_size(k) elements); needs tw
+ * and the coset power tables. Launches only. */
+static void rb_tables_fill(cz_gpu_ntt *d, fr_t *p) {
+    const unsigned k = d->k;
+    cz_fr one_h, n_h;
+    cz_fr_from_u64(&one_h, 1);
+    cz_fr_from_u64(&n_h, d->n);
+    const fr_t one = *(const fr_t *)&one_h, n = *(const fr_t *)&n_h;
+    for (int dit = 0; dit < 2 && k >= 3; dit++)
+        for (int inv = 0; inv < 2; inv++) {
+            const rb_layout l = rb_layout_get(k, dit, inv);
+            const fr_t *plo = d->gpow_lo[inv], *phi = d->gpow_hi[inv];
+            for (int coset = 0; coset < 2 && l.msize; coset++) {
+                /* plain inverse: 1/n here; coset inverse: the power tables
+                 * carry 1/n (gpow_hi[1]), which belongs to the edge only */
+                const fr_t s = inv ? (coset ? n : d->size_inv) : one;
+                d->mtab[dit][inv][coset] = p;
+                k_rb_mtab<<<cz_gpu_blocks(l.msize, 256), 256>>>(
+                    p, d->tw[inv], k, l.bl, l.bm, plo, phi, d->lo_bits,
+                    coset ? (l.edge_l ? 1 : 2) : 0, l.rev, s);
+                p += l.msize;
+            }
+            d->etab[dit][inv] = p;
+            k_rb_etab<<<cz_gpu_blocks(l.esize, 256), 256>>>(p, (uint32_t)l.esize, k, l.esh, l.ekeep,
+                                                            plo, phi, d->lo_bits, l.rev);
+            p += l.esize;
+        }
 }
 
 /* Host: base^i for i < count. */
@@ -538,11 +659,8 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
     /* twiddle expansion: omega^e = omega^(e_hi 2^tb) * omega^e_lo */
     unsigned tb = half > 1 ? (log_size) / 2 : 0;
     size_t tlo = (size_t)1 << tb, thi = half > tlo ? half >> tb : 1;
-    unsigned rbs[4];
-    const unsigned rnp = log_size >= 3 ? rb_split(log_size, rbs) : 1;
-    d->sinv_bits = rnp >= 2 ? rbs[0] + rbs[1] : 0;
-    const size_t nsinv = rnp >= 2 ? (size_t)1 << (d->sinv_bits - 1) : 0;
-    size_t elems = 2 * half + 4 * (plo + phi) + 4 * (tlo + thi) + nsinv;
+    const size_t nrb = rb_tables_size(log_size);
+    size_t elems = 2 * half + 4 * (plo + phi) + 4 * (tlo + thi) + nrb;
     cz_fr *host = (cz_fr *)malloc((4 * (plo + phi) + 4 * (tlo + thi)) * sizeof(cz_fr));
     fr_t *dm = NULL;
     cudaError_t ce = cudaMalloc(&dm, (elems ? elems : 1) * sizeof(fr_t));
@@ -598,12 +716,8 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
                                                     (uint32_t)half);
         CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
     }
-    if (nsinv) { /* after tw[1]'s expansion (same stream); p: past the tables above */
-        d->sinv = p;
-        k_scaled_tw<<<cz_gpu_blocks(nsinv, 256), 256>>>(d->sinv, d->tw[1], log_size, d->sinv_bits,
-                                                        *(const fr_t *)&dom.size_inv);
-        CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
-    }
+    rb_tables_fill(d, p); /* after the expansions (same stream); p: past the tables above */
+    CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
     CZ_CUDA_GOTO(err, st, fail, cudaDeviceSynchronize());
     free(host);
     cz_ntt_domain_free(&dom);
@@ -622,14 +736,18 @@ fail:
  *                         (default 1: 64-byte runs, 128 threads; measured
  *                         faster than 2 at 2^27)
  *   CZ_GPU_NTT_G0=g       transforms per block, 2^g, in the pass with lo = 0
- *                         (default 2)
+ *                         (default 1: measured faster than 2 at 2^27)
+ *   CZ_GPU_NTT_NN=1       NN as DIF (NR) then a bit reversal (default: a bit
+ *                         reversal then DIT)
  *   CZ_GPU_NTT_PROFILE=1  time every kernel (events) and print to stderr
- *   CZ_GPU_NTT_FOLD=0     plain inverse: 1/n as one more product per element in
- *                         the last pass (default 1: folded into the four-step
- *                         twiddles of one pass, table sinv)
+ *   CZ_GPU_NTT_MTAB=0     plain transforms: pass M's twiddles gathered from tw
+ *                         like the others' and, for the inverse, 1/n as one
+ *                         more product per element in the last pass (default
+ *                         1: from mtab, 1/n folded in; the coset transforms
+ *                         always use mtab)
  */
 struct ntt_knobs {
-    int old, profile, fold;
+    int old, profile, mtab, nn_dif, fuse;
     unsigned g, g0;
 };
 static const ntt_knobs &ntt_knobs_get() {
@@ -639,13 +757,17 @@ static const ntt_knobs &ntt_knobs_get() {
         r.old = e && atoi(e) != 0;
         e = getenv("CZ_GPU_NTT_PROFILE");
         r.profile = e && atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_FOLD");
-        r.fold = !e || atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_NN");
+        r.nn_dif = !e || atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_FUSE");
+        r.fuse = !e || atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_MTAB");
+        r.mtab = !e || atoi(e) != 0;
         e = getenv("CZ_GPU_NTT_G");
         r.g = e ? (unsigned)atoi(e) : 1u;
         if (r.g > 3) r.g = 3;
         e = getenv("CZ_GPU_NTT_G0");
-        r.g0 = e ? (unsigned)atoi(e) : 2u;
+        r.g0 = e ? (unsigned)atoi(e) : 1u;
         if (r.g0 > 3) r.g0 = 3;
         return r;
     }();
@@ -680,6 +802,24 @@ struct ntt_timer {
     }
 };
 
+/* The bit-reversal permutation; with etab (k >= 8, 16-byte aligned data
+ * only) fused with the edge factors. */
+static bool ntt_bit_reverse_tiled(const cz_gpu_ntt *d, const fr_t *data) {
+    return d->k >= 8 && !((uintptr_t)data & 15);
+}
+static cz_status ntt_bit_reverse(cz_gpu_ntt *d, fr_t *data, const ntt_knobs &kn, const fr_t *etab,
+                                 unsigned esh, unsigned ekeep, cz_error *err) {
+    ntt_timer tm(kn.profile);
+    const unsigned k = d->k;
+    if (ntt_bit_reverse_tiled(d, data))
+        k_bit_reverse_tiles<<<1u << (k - 8), 256>>>(data, k, etab, esh, ekeep);
+    else
+        k_bit_reverse<<<cz_gpu_blocks(d->n, 256), 256>>>(data, k, (uint32_t)d->n);
+    CZ_CUDA_LAUNCHED(err);
+    tm.done("bitrev", 0, k, 0);
+    return CZ_OK;
+}
+
 extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt_order order,
                                           cz_ntt_direction direction, cz_ntt_kind kind,
                                           cz_error *err) {
@@ -694,20 +834,18 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     fr_t *data = (fr_t *)dev_data;
     const int inv = direction == CZ_NTT_INVERSE;
     const int coset = kind == CZ_NTT_COSET;
-    if (order == CZ_NTT_NN) {
-        ntt_timer tm(ntt_knobs_get().profile);
-        if (k >= 8 && !((uintptr_t)data & 15))
-            k_bit_reverse_tiles<<<1u << (k - 8), 256>>>(data, k);
-        else
-            k_bit_reverse<<<cz_gpu_blocks(d->n, 256), 256>>>(data, k, (uint32_t)d->n);
-        CZ_CUDA_LAUNCHED(err);
-        tm.done("bitrev", 0, k, 0);
+    const ntt_knobs &kn = ntt_knobs_get();
+    /* NN: a bit reversal, then DIT (RN); or (CZ_GPU_NTT_NN=1) DIF (NR),
+     * then a bit reversal */
+    const bool nn_dif = order == CZ_NTT_NN && kn.nn_dif;
+    if (order == CZ_NTT_NN && !nn_dif) {
+        cz_status st = ntt_bit_reverse(d, data, kn, NULL, 0, 0, err);
+        if (st != CZ_OK) return st;
     }
-    const bool dit = order != CZ_NTT_NR; /* NN and RN: bit-reversed input now */
+    const bool dit = order != CZ_NTT_NR && !nn_dif; /* bit-reversed input now */
 
     /* register-blocked passes of <= 9 stages (k >= 3, 32-byte aligned data),
      * else the one-butterfly-per-thread passes of <= 10 */
-    const ntt_knobs &kn = ntt_knobs_get();
     const bool rb = k >= 3 && !((uintptr_t)data & 31) && !kn.old;
     unsigned npass, bs[4];
     if (rb) {
@@ -716,19 +854,23 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
         npass = (k + NTT_TILE_LOG - 1) / NTT_TILE_LOG;
         for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
     }
-    /* Plain inverse, 1/n folded into one pass's four-step twiddles (every
-     * element gets exactly one there) instead of a product in the last pass:
-     * DIT pass 1 (bits [b0, b0+b1), at its load) or DIF pass npass-2 (bits
-     * [b_last, b_last + b_{npass-2}), at its store). The exponent is e =
-     * (low u) 2^(k - width), low u < 2^width, width = lo + b <= b0 + b1 =
-     * sinv_bits (widths do not increase), so omega^e = omega_{2^sinv_bits}^
-     * ((low u) 2^(sinv_bits - width)): inter_twiddle_g with tk = sinv_bits
-     * on sinv. Exact: x (w / n) = (x w) / n in the field, values fully
-     * reduced, so the result is bit-identical. */
-    const int fold_pass =
-        rb && inv && !coset && npass >= 2 && d->sinv && kn.fold ? (int)(dit ? 1 : npass - 2) : -1;
+    /* k_ntt_rb: pass M (next to the pass on the lowest bits) takes its
+     * twiddles, 1/n or a coset factor from mtab, the edge pass (first
+     * forward, last inverse) the other coset factors from etab ("k_ntt_rb
+     * tables"); without mtab, 1/n is a product in the last pass */
+    const rb_layout lay = rb_layout_get(k, dit, inv);
+    const fr_t *mtab = rb && (coset || kn.mtab) ? d->mtab[dit][inv][coset] : NULL;
+    const int m_pass = lay.npass >= 2 ? (dit ? 1 : (int)lay.npass - 2) : -1;
+    /* k_ntt_rb applies a DIT pass's four-step twiddles at the previous
+     * pass's store (see k_ntt_rb), so M's table goes with that pass */
+    const int mtab_pass = dit ? m_pass - 1 : m_pass;
+    /* NN by DIF: the coset inverse's edge factors ride on the bit reversal
+     * (CZ_GPU_NTT_FUSE=0: at the last pass's stores) */
+    const bool fuse_edge =
+        rb && nn_dif && coset && inv && kn.fuse && ntt_bit_reverse_tiled(d, data);
 
     ntt_pass_args a;
+    memset(&a, 0, sizeof a);
     a.data = data;
     a.tw = d->tw[inv];
     a.k = k;
@@ -741,22 +883,36 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
         a.pre = 0;
         a.post = 0;
         a.plo = a.phi = NULL;
-        if (i == 0 && coset && !inv) {
-            a.pre = dit ? 2 : 1;
-            a.plo = d->gpow_lo[0];
-            a.phi = d->gpow_hi[0];
-        }
-        if (i == npass - 1 && inv) {
-            if (coset) {
-                a.post = dit ? 2 : 3;
-                a.plo = d->gpow_lo[1];
-                a.phi = d->gpow_hi[1];
-            } else if (fold_pass < 0) {
-                a.post = 1;
+        a.mtab = a.etab = NULL;
+        a.edge = 0;
+        const bool first = i == 0, last = i == npass - 1;
+        if (rb) {
+            if ((int)i == mtab_pass) a.mtab = mtab;
+            a.nb = dit && !last ? bs[i + 1] : 0;
+            if (coset && (inv ? last : first) && !(fuse_edge && last)) {
+                a.edge = inv ? 2 : 1;
+                a.etab = d->etab[dit][inv];
+                a.esh = lay.esh;
+                a.ekeep = lay.ekeep;
             }
+            if (inv && !coset && last && !mtab) a.post = 1;
+        } else {
+            if (first && coset && !inv) {
+                a.pre = dit ? 2 : 1;
+                a.plo = d->gpow_lo[0];
+                a.phi = d->gpow_hi[0];
+            }
+            if (last && inv) {
+                a.post = coset ? (dit ? 2 : 3) : 1;
+                if (coset) {
+                    a.plo = d->gpow_lo[1];
+                    a.phi = d->gpow_hi[1];
+                }
+            }
+            /* pre and post only meet when npass == 1, and then never
+             * together (pre is forward-only, post inverse-only), so one
+             * table pair suffices */
         }
-        /* pre and post only meet when npass == 1, and then never together
-         * (pre is forward-only, post inverse-only), so one table pair suffices */
         ntt_timer tm(kn.profile);
         if (rb) {
             /* columns: 2^g consecutive elements per run, <= 256 threads */
@@ -766,8 +922,6 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
             if (a.b + g > 11) g = 11 - a.b;
             a.g = g;
             a.r0 = a.b - 3 * ((a.b + 2) / 3 - 1);
-            a.ttab = (int)i == fold_pass ? d->sinv : a.tw;
-            a.tk = (int)i == fold_pass ? d->sinv_bits : k;
             const unsigned threads = 1u << (a.b + g - 3);
             const unsigned blocks = (unsigned)(d->n >> (a.b + g));
             const size_t smem = ((size_t)2 << (a.b + g)) * 16 + ((size_t)2 << (a.b - 1)) * 16;
@@ -787,6 +941,11 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
         CZ_CUDA_LAUNCHED(err);
         tm.done("pass", i, a.b, a.lo);
         done += a.b;
+    }
+    if (nn_dif) {
+        cz_status st =
+            ntt_bit_reverse(d, data, kn, fuse_edge ? d->etab[0][1] : NULL, lay.esh, lay.ekeep, err);
+        if (st != CZ_OK) return st;
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());
     return CZ_OK;
