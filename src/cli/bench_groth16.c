@@ -1,5 +1,5 @@
 /* cuzk bench-groth16: proves a synthetic circuit of 2^k constraints on the
- * CPU and reports synthesis, setup, prove and verify times and peak memory.
+ * CPU or the GPU (--backend) and reports synthesis, setup, prove and verify times and peak memory.
  * The circuit is a chain of multiplications of random-coefficient linear
  * combinations (dense A and B); it measures the prover, not a Filecoin
  * circuit. Development parameters are NOT a trusted setup. */
@@ -72,28 +72,35 @@ static int fail(const char *what, const cz_error *err) {
 int cz_cmd_bench_groth16(int argc, char **argv) {
     unsigned log_size = 16;
     int runs = 3;
-    const char *params_path = NULL, *r1cs_path = NULL;
+    const char *params_path = NULL, *r1cs_path = NULL, *backend = "auto";
     static const struct option long_opts[] = {{"log-constraints", required_argument, NULL, 'k'},
                                               {"runs", required_argument, NULL, 'r'},
                                               {"params", required_argument, NULL, 'p'},
                                               {"save-r1cs", required_argument, NULL, 's'},
+                                              {"backend", required_argument, NULL, 'b'},
                                               {"help", no_argument, NULL, 'h'},
                                               {NULL, 0, NULL, 0}};
     int opt;
-    while ((opt = getopt_long(argc, argv, "k:r:p:s:h", long_opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "k:r:p:s:b:h", long_opts, NULL)) != -1) {
         switch (opt) {
         case 'k': log_size = (unsigned)atoi(optarg); break;
         case 'r': runs = atoi(optarg); break;
         case 'p': params_path = optarg; break;
         case 's': r1cs_path = optarg; break;
+        case 'b':
+            if (!cz_cli_backend_valid("bench-groth16", optarg)) return 2;
+            backend = optarg;
+            break;
         case 'h':
-            printf("usage: cuzk bench-groth16 [--log-constraints K] [--runs N] [--params FILE]\n"
-                   "                          [--save-r1cs FILE]\n"
-                   "  --log-constraints K  circuit of 2^K constraints (3..26, default 16)\n"
-                   "  --runs N             proofs timed, median reported (default 3)\n"
-                   "  --params FILE        reuse development parameters from FILE, or write\n"
-                   "                       them there when it does not exist\n"
-                   "  --save-r1cs FILE     also write the recorded circuit (see cuzk r1cs info)\n");
+            printf(
+                "usage: cuzk bench-groth16 [--log-constraints K] [--runs N] [--params FILE]\n"
+                "                          [--save-r1cs FILE] [--backend auto|cpu|cuda]\n"
+                "  --log-constraints K  circuit of 2^K constraints (3..26, default 16)\n"
+                "  --runs N             proofs timed, median reported (default 3)\n"
+                "  --params FILE        reuse development parameters from FILE, or write\n"
+                "                       them there when it does not exist\n"
+                "  --save-r1cs FILE     also write the recorded circuit (see cuzk r1cs info)\n"
+                "  --backend B          auto (the GPU when one answers, default), cpu or cuda\n");
             return 0;
         default: return 2;
         }
@@ -115,7 +122,8 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     if (!rec) return fail("record", &(cz_error){CZ_E_NOMEM, "out of memory"});
     synthesize_chain(rec, n);
     cz_r1cs r1cs;
-    if (cz_record_finish(rec, &r1cs, &err) != CZ_OK) return cz_cs_destroy(rec), fail("record", &err);
+    if (cz_record_finish(rec, &r1cs, &err) != CZ_OK)
+        return cz_cs_destroy(rec), fail("record", &err);
     cz_cs_destroy(rec);
     printf("  record circuit          %8.2f s  (%u inputs, %u aux, %llu constraints)\n",
            seconds_since(t0), r1cs.num_inputs, r1cs.num_aux,
@@ -129,7 +137,8 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
             return fail("params", &err);
         printf("  read parameters         %8.2f s  (%s)\n", seconds_since(t0), params_path);
     } else {
-        static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', 'b', 'e', 'n', 'c', 'h'};
+        static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', 'b',
+                                                            'e', 'n', 'c', 'h'};
         printf("  development setup (NOT a trusted setup) ...\n");
         fflush(stdout);
         if (cz_groth16_dev_setup(&params, &r1cs, seed, &err) != CZ_OK) return fail("setup", &err);
@@ -144,26 +153,39 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     if (!pcs) return fail("prove", &(cz_error){CZ_E_NOMEM, "out of memory"});
     synthesize_chain(pcs, n);
     cz_prove_data pd;
-    if (cz_prove_finish(pcs, &pd, &err) != CZ_OK) return cz_cs_destroy(pcs), fail("synthesis", &err);
+    if (cz_prove_finish(pcs, &pd, &err) != CZ_OK)
+        return cz_cs_destroy(pcs), fail("synthesis", &err);
     cz_cs_destroy(pcs);
     printf("  synthesis (witness, a/b/c) %5.2f s\n", seconds_since(t0));
 
+    cz_gpu_srs *srs = NULL;
+    if (cz_cli_gpu_open(&srs, backend, &params, &err) != CZ_OK) return fail("back-end", &err);
     double times[15];
     cz_groth16_proof proof;
     for (int i = 0; i < runs; i++) {
         t0 = cz_now_ns();
-        if (cz_groth16_prove(&proof, &params, &pd, NULL, NULL, &err) != CZ_OK)
-            return fail("prove", &err);
+        cz_status st;
+        if (srs) {
+            cz_groth16_msm_results msm;
+            st = cz_gpu_groth16_prove_start(&msm, srs, &params, &pd, &err);
+            if (st == CZ_OK)
+                st = cz_groth16_prove_finalize(&proof, &params.vk, &msm, NULL, NULL, &err);
+        } else {
+            st = cz_groth16_prove(&proof, &params, &pd, NULL, NULL, &err);
+        }
+        if (st != CZ_OK) return cz_gpu_srs_destroy(srs), fail("prove", &err);
         times[i] = seconds_since(t0);
     }
+    const char *where = srs ? "GPU" : "CPU";
+    cz_gpu_srs_destroy(srs);
     qsort(times, (size_t)runs, sizeof times[0], cmp_double);
-    printf("  prove                   %8.3f s  (median; min %.3f, max %.3f)\n", times[runs / 2],
-           times[0], times[runs - 1]);
+    printf("  prove (%s)             %8.3f s  (median; min %.3f, max %.3f)\n", where,
+           times[runs / 2], times[0], times[runs - 1]);
 
     int valid = 0;
     t0 = cz_now_ns();
-    if (cz_groth16_verify(&valid, &params.vk, &proof, pd.input_assignment + 1, CHAIN_INPUTS, &err) !=
-        CZ_OK)
+    if (cz_groth16_verify(&valid, &params.vk, &proof, pd.input_assignment + 1, CHAIN_INPUTS,
+                          &err) != CZ_OK)
         return fail("verify", &err);
     printf("  verify                  %8.4f s  (%s)\n", seconds_since(t0),
            valid ? "proof valid" : "PROOF INVALID");

@@ -134,35 +134,6 @@ static cz_status gpu_start(void *ctx, cz_groth16_msm_results *out, const cz_grot
     return cz_gpu_groth16_prove_start(out, ctx, params, pd, err);
 }
 
-/* The GPU when backend is "cuda", or "auto" and a device answers; else NULL
- * (the CPU). The parameters go to the device once, for every partition. */
-static cz_status gpu_open(cz_gpu_srs **srs, const char *backend, const cz_groth16_params *params,
-                          cz_error *err) {
-    *srs = NULL;
-    if (!strcmp(backend, "cpu")) {
-        printf("  back-end                cpu (--backend cpu)\n");
-        return CZ_OK;
-    }
-    char desc[256] = "";
-    cz_error gerr = {0};
-    if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
-        if (!strcmp(backend, "cuda"))
-            return cz_error_set(err, CZ_E_UNSUPPORTED, "--backend cuda: %s", gerr.message);
-        printf("  back-end                cpu (%s)\n", gerr.message);
-        return CZ_OK;
-    }
-    uint64_t t0 = cz_now_ns();
-    cz_status st = cz_gpu_srs_create(srs, params, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "GPU");
-    char why[256];
-    int streaming = cz_gpu_srs_streaming(*srs, why, sizeof why);
-    printf("  back-end                cuda: %s\n  parameters to the GPU   %8.2f s  (%.0f MiB%s)\n",
-           desc, seconds_since(t0), (double)cz_gpu_srs_bytes(*srs) / (1 << 20),
-           streaming ? ", points streamed from host memory" : "");
-    if (streaming) printf("  note                    %s\n", why);
-    return CZ_OK;
-}
-
 static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
                           const char *params_path, const char *vk_path, const char *backend,
                           identity *id, cz_error *err) {
@@ -185,7 +156,7 @@ static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
     }
     cz_porep_timings t;
     cz_gpu_srs *srs = NULL;
-    st = gpu_open(&srs, backend, &params, err);
+    st = cz_cli_gpu_open(&srs, backend, &params, err);
     if (st == CZ_OK)
         st = cz_porep_prove(*proof, *proof_len, c1, &params, srs ? gpu_start : NULL, srs, &t,
                             stdout, err);
@@ -269,11 +240,7 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_PROOF: o->proof = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-                fprintf(stderr, "cuzk %s: --backend: expected auto, cpu or cuda, got '%s'\n", cmd,
-                        optarg);
-                return 2;
-            }
+            if (!cz_cli_backend_valid(cmd, optarg)) return 2;
             o->backend = optarg;
             break;
         case OPT_MINER:

@@ -1,0 +1,39 @@
+/* The proving back-end of a CLI command: --backend auto | cpu | cuda. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "util/parallel.h"
+
+int cz_cli_backend_valid(const char *cmd, const char *backend) {
+    if (!strcmp(backend, "auto") || !strcmp(backend, "cpu") || !strcmp(backend, "cuda")) return 1;
+    fprintf(stderr, "cuzk %s: --backend: expected auto, cpu or cuda, got '%s'\n", cmd, backend);
+    return 0;
+}
+
+cz_status cz_cli_gpu_open(cz_gpu_srs **srs, const char *backend, const cz_groth16_params *params,
+                          cz_error *err) {
+    *srs = NULL;
+    if (!strcmp(backend, "cpu")) {
+        printf("  back-end                cpu (--backend cpu)\n");
+        return CZ_OK;
+    }
+    char desc[256] = "";
+    cz_error gerr = {0};
+    if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
+        if (!strcmp(backend, "cuda"))
+            return cz_error_set(err, CZ_E_UNSUPPORTED, "--backend cuda: %s", gerr.message);
+        printf("  back-end                cpu (%s)\n", gerr.message);
+        return CZ_OK;
+    }
+    uint64_t t0 = cz_now_ns();
+    cz_status st = cz_gpu_srs_create(srs, params, err);
+    if (st != CZ_OK) return cz_error_prefix(err, "GPU");
+    char why[256];
+    int streaming = cz_gpu_srs_streaming(*srs, why, sizeof why);
+    printf("  back-end                cuda: %s\n  parameters to the GPU   %8.2f s  (%.0f MiB%s)\n",
+           desc, (double)(cz_now_ns() - t0) / 1e9, (double)cz_gpu_srs_bytes(*srs) / (1 << 20),
+           streaming ? ", points streamed from host memory" : "");
+    if (streaming) printf("  note                    %s\n", why);
+    return CZ_OK;
+}
