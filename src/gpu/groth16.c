@@ -14,6 +14,7 @@
  * MSM. The bases stay resident in a cz_gpu_srs across proofs.
  * Everything here goes through the C interface of gpu.h, so this file is C
  * (and builds against gpu_stub.c without CUDA, failing at srs creation). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,9 @@ static cz_status send_points(cz_gpu_uploader *up, void *dev, const host_points *
     cz_status st = cz_gpu_uploader_stage(up, &stage, err);
     if (st != CZ_OK) return st;
     fill_ctx c = {stage, src, k0};
-    cz_parallel_for(count, (count + 63) / 64, fill_range, &c);
+    size_t grain = (count + 63) / 64;
+    if (grain < 8192) grain = 8192; /* small chunks: fewer threads to start */
+    cz_parallel_for(count, grain, fill_range, &c);
     return cz_gpu_uploader_send(up, dev, count * src->size, ticket, err);
 }
 
@@ -332,9 +335,47 @@ static void prof_step(prof *p, const char *what) {
     p->t = now;
 }
 
+/* send_points on a helper thread (stream_sum: the CPU's copy of the next
+ * chunk into pinned memory runs while the main thread waits on the current
+ * chunk's kernels; the helper is the only user of the uploader meanwhile). */
+typedef struct {
+    cz_gpu_uploader *up;
+    void *dev;
+    const host_points *src;
+    size_t k0, count;
+    uint64_t *ticket;
+    cz_status st;
+    cz_error err;
+} send_job;
+
+static void *send_job_run(void *arg) {
+    send_job *j = arg;
+    j->st = send_points(j->up, j->dev, j->src, j->k0, j->count, j->ticket, &j->err);
+    return NULL;
+}
+
+/* o1 (G1) or o2 (G2) += the sum of cnt device points pts (points k0.. of
+ * the vector), weighted by scal[k0..] or selected by the bits from k0. */
+static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const cz_fr *scal,
+                           const uint64_t *bits, size_t k0, size_t cnt, cz_error *err) {
+    cz_status st;
+    if (o1) {
+        cz_g1 part;
+        st = scal ? cz_gpu_g1_msm(&part, pts, scal + k0, cnt, err)
+                  : cz_gpu_g1_batch_add(&part, pts, bits + k0 / 64, cnt, err);
+        if (st == CZ_OK) cz_g1_add(o1, o1, &part);
+    } else {
+        cz_g2 part;
+        st = scal ? cz_gpu_g2_msm(&part, pts, scal + k0, cnt, err)
+                  : cz_gpu_g2_batch_add(&part, pts, bits + k0 / 64, cnt, err);
+        if (st == CZ_OK) cz_g2_add(o2, o2, &part);
+    }
+    return st;
+}
+
 /* Streaming SRS: o1 (G1) or o2 (G2) = the sum over the n host points of
- * src, chunk by chunk through the two device chunk buffers (the copy of
- * chunk k + 1 runs during the kernels of chunk k), either weighted by the
+ * src, chunk by chunk through the two device chunk buffers (chunk k + 1 is
+ * staged by the CPU and copied while the kernels of chunk k run), either weighted by the
  * device scalars scal (an MSM; scal[j] goes with point j) or selected by
  * the device bitmap bits (batch addition; chunks start at multiples of 64
  * points). */
@@ -349,24 +390,28 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const host_poin
     st = send_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
         const size_t k0 = k * c, cnt = n - k0 < c ? n - k0 : c;
+        /* chunk k + 1 into the other buffers (their last readers, chunk
+         * k - 1's copy and kernels, are done); the helper only touches the
+         * uploader's slot of that copy, the wait below the other one's */
+        send_job job = {.up = s->up,
+                        .dev = s->chunk[(k + 1) & 1],
+                        .src = src,
+                        .k0 = k0 + cnt,
+                        .ticket = &ticket[(k + 1) & 1],
+                        .st = CZ_OK};
+        pthread_t helper;
+        int threaded = 0;
         if (k0 + cnt < n) {
-            size_t next = n - k0 - cnt < c ? n - k0 - cnt : c;
-            st = send_points(s->up, s->chunk[(k + 1) & 1], src, k0 + cnt, next,
-                             &ticket[(k + 1) & 1], err);
-            if (st != CZ_OK) break;
+            job.count = n - k0 - cnt < c ? n - k0 - cnt : c;
+            threaded = pthread_create(&helper, NULL, send_job_run, &job) == 0;
+            if (!threaded) send_job_run(&job);
         }
-        if ((st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err)) != CZ_OK) break;
-        const void *pts = s->chunk[k & 1];
-        if (o1) {
-            cz_g1 part;
-            st = scal ? cz_gpu_g1_msm(&part, pts, scal + k0, cnt, err)
-                      : cz_gpu_g1_batch_add(&part, pts, bits + k0 / 64, cnt, err);
-            if (st == CZ_OK) cz_g1_add(o1, o1, &part);
-        } else {
-            cz_g2 part;
-            st = scal ? cz_gpu_g2_msm(&part, pts, scal + k0, cnt, err)
-                      : cz_gpu_g2_batch_add(&part, pts, bits + k0 / 64, cnt, err);
-            if (st == CZ_OK) cz_g2_add(o2, o2, &part);
+        st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err);
+        if (st == CZ_OK) st = chunk_sum(o1, o2, s->chunk[k & 1], scal, bits, k0, cnt, err);
+        if (threaded) pthread_join(helper, NULL);
+        if (st == CZ_OK && job.st != CZ_OK) {
+            st = job.st;
+            *err = job.err;
         }
     }
     if (st != CZ_OK) cz_error_prefix(err, "streamed chunks of %zu points", c);
