@@ -83,6 +83,11 @@ run() {
         echo "== $(basename "$t")"
         if ! "$t" 2>&1 | tee -a "$out/tests.txt"; then fails=$((fails + 1)); fi
     done
+    # the NTT's 4-pass layout (2^28 otherwise) at small sizes
+    echo "== $(basename "$dir/${pre}test_gpu_ntt") with CZ_GPU_NTT_MAXB=5"
+    if ! CZ_GPU_NTT_MAXB=5 "$dir/${pre}test_gpu_ntt" 2>&1 | tee -a "$out/tests.txt"; then
+        fails=$((fails + 1))
+    fi
     if command -v compute-sanitizer >/dev/null; then
         for tool in memcheck racecheck; do
             tests="$dir/${pre}test_gpu_arith $dir/${pre}test_gpu_ntt $dir/${pre}test_gpu_msm"

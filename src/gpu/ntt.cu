@@ -552,11 +552,66 @@ __global__ void k_rb_etab(fr_t *out, uint32_t count, unsigned k, unsigned sh, un
     out[r] = pow_lookup(plo, phi, pbits, rev ? rev_bits(p, k) : p);
 }
 
-/* Widths of the register-blocked passes (k >= 3; <= 9 stages each, as equal
- * as possible, wider first); returns the number of passes. DIT runs them in
- * this order from the lowest bits up, DIF from the highest bits down. */
+/* Environment knobs (read once), for measurements:
+ *   CZ_GPU_NTT_OLD=1      one-butterfly-per-thread passes (k_ntt_pass) only
+ *   CZ_GPU_NTT_G=g        columns 2^g of the register-blocked passes with lo > 0
+ *                         (default 1: 64-byte runs, 128 threads; measured
+ *                         faster than 2 at 2^27)
+ *   CZ_GPU_NTT_G0=g       transforms per block, 2^g, in the pass with lo = 0
+ *                         (default 1: measured faster than 2 at 2^27)
+ *   CZ_GPU_NTT_NN=1       NN as DIF (NR) then a bit reversal (default: a bit
+ *                         reversal then DIT)
+ *   CZ_GPU_NTT_PROFILE=1  time every kernel (events) and print to stderr
+ *   CZ_GPU_NTT_MAXB=b     register-blocked passes of at most b stages (4..9,
+ *                         default 9; at most 4 passes), for tests: 5 gives
+ *                         2^20 the 4-pass layout that 2^28 takes
+ *   CZ_GPU_NTT_MTAB=0     plain transforms: pass M's twiddles gathered from tw
+ *                         like the others' and, for the inverse, 1/n as one
+ *                         more product per element in the last pass (default
+ *                         1: from mtab, 1/n folded in; the coset transforms
+ *                         always use mtab)
+ */
+struct ntt_knobs {
+    int old, profile, mtab, nn_dif, fuse;
+    unsigned g, g0, maxb;
+};
+static const ntt_knobs &ntt_knobs_get() {
+    static ntt_knobs kn = [] {
+        ntt_knobs r;
+        const char *e = getenv("CZ_GPU_NTT_OLD");
+        r.old = e && atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_PROFILE");
+        r.profile = e && atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_NN");
+        r.nn_dif = !e || atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_FUSE");
+        r.fuse = !e || atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_MTAB");
+        r.mtab = !e || atoi(e) != 0;
+        e = getenv("CZ_GPU_NTT_G");
+        r.g = e ? (unsigned)atoi(e) : 1u;
+        if (r.g > 3) r.g = 3;
+        e = getenv("CZ_GPU_NTT_G0");
+        r.g0 = e ? (unsigned)atoi(e) : 1u;
+        if (r.g0 > 3) r.g0 = 3;
+        e = getenv("CZ_GPU_NTT_MAXB");
+        r.maxb = e ? (unsigned)atoi(e) : 9u;
+        if (r.maxb < 4 || r.maxb > 9) r.maxb = 9;
+        return r;
+    }();
+    return kn;
+}
+
+/* Widths of the register-blocked passes (k >= 3; <= 9 stages each, or
+ * CZ_GPU_NTT_MAXB, >= 3, at most 4 passes, as equal as possible, wider first);
+ * returns the number of passes. DIT runs them in this order from the lowest
+ * bits up, DIF from the highest bits down. */
 static unsigned rb_split(unsigned k, unsigned bs[4]) {
-    const unsigned npass = (k + 8) / 9;
+    const unsigned maxb = ntt_knobs_get().maxb;
+    unsigned npass = (k + maxb - 1) / maxb;
+    if (npass > 4) npass = 4;
+    if (npass > k / 3) npass = k / 3; /* every pass >= 3 stages */
+    if (npass < (k + 8) / 9) npass = (k + 8) / 9;
     for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
     return npass;
 }
@@ -728,50 +783,6 @@ fail:
     cz_ntt_domain_free(&dom);
     cz_gpu_ntt_destroy(d);
     return st;
-}
-
-/* Environment knobs (read once), for measurements:
- *   CZ_GPU_NTT_OLD=1      one-butterfly-per-thread passes (k_ntt_pass) only
- *   CZ_GPU_NTT_G=g        columns 2^g of the register-blocked passes with lo > 0
- *                         (default 1: 64-byte runs, 128 threads; measured
- *                         faster than 2 at 2^27)
- *   CZ_GPU_NTT_G0=g       transforms per block, 2^g, in the pass with lo = 0
- *                         (default 1: measured faster than 2 at 2^27)
- *   CZ_GPU_NTT_NN=1       NN as DIF (NR) then a bit reversal (default: a bit
- *                         reversal then DIT)
- *   CZ_GPU_NTT_PROFILE=1  time every kernel (events) and print to stderr
- *   CZ_GPU_NTT_MTAB=0     plain transforms: pass M's twiddles gathered from tw
- *                         like the others' and, for the inverse, 1/n as one
- *                         more product per element in the last pass (default
- *                         1: from mtab, 1/n folded in; the coset transforms
- *                         always use mtab)
- */
-struct ntt_knobs {
-    int old, profile, mtab, nn_dif, fuse;
-    unsigned g, g0;
-};
-static const ntt_knobs &ntt_knobs_get() {
-    static ntt_knobs kn = [] {
-        ntt_knobs r;
-        const char *e = getenv("CZ_GPU_NTT_OLD");
-        r.old = e && atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_PROFILE");
-        r.profile = e && atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_NN");
-        r.nn_dif = !e || atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_FUSE");
-        r.fuse = !e || atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_MTAB");
-        r.mtab = !e || atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_G");
-        r.g = e ? (unsigned)atoi(e) : 1u;
-        if (r.g > 3) r.g = 3;
-        e = getenv("CZ_GPU_NTT_G0");
-        r.g0 = e ? (unsigned)atoi(e) : 1u;
-        if (r.g0 > 3) r.g0 = 3;
-        return r;
-    }();
-    return kn;
 }
 
 /* Kernel timer for CZ_GPU_NTT_PROFILE (no-op otherwise; errors ignored: it
