@@ -105,17 +105,6 @@ static __device__ __forceinline__ uint32_t rev_bits(uint32_t x, unsigned k) {
     return k ? __brev(x) >> (32 - k) : 0;
 }
 
-/* omega_{2^(lo+b)}^(low * u) for a pass on bits [lo, lo+b): entry
- * (low u) 2^(k-lo-b) of the omega^e table, which holds e < m/2 only;
- * omega^(m/2) = -1 covers the rest. */
-static __device__ __forceinline__ fr_t inter_twiddle(const fr_t *tw, unsigned k, unsigned lo,
-                                                     unsigned b, uint32_t low, uint32_t u) {
-    uint32_t e = (low * u) << (k - lo - b);
-    const uint32_t half = 1u << (k - 1);
-    if (e >= half) return fr_t::neg(tw[e - half]);
-    return tw[e];
-}
-
 /* 32-byte element access as two 16-byte vectors (the element type's own
  * alignment is 4, which would give eight 4-byte accesses). Device buffers
  * here are 32-byte aligned (the entry point checks the caller's). */
@@ -135,6 +124,17 @@ static __device__ __forceinline__ fr_t ldg_fr(const fr_t *p) {
     r.v[0] = u.x, r.v[1] = u.y, r.v[2] = u.z, r.v[3] = u.w;
     r.v[4] = w.x, r.v[5] = w.y, r.v[6] = w.z, r.v[7] = w.w;
     return r;
+}
+/* omega_{2^(lo+b)}^(low * u) for a pass on bits [lo, lo+b): entry
+ * (low u) 2^(k-lo-b) of the omega^e table, which holds e < m/2 only;
+ * omega^(m/2) = -1 covers the rest. NC: read-only (non-coherent) loads. */
+template <bool NC>
+static __device__ __forceinline__ fr_t inter_twiddle(const fr_t *tw, unsigned k, unsigned lo,
+                                                     unsigned b, uint32_t low, uint32_t u) {
+    uint32_t e = (low * u) << (k - lo - b);
+    const uint32_t half = 1u << (k - 1);
+    if (e >= half) return fr_t::neg(NC ? ldg_fr(tw + (e - half)) : tw[e - half]);
+    return NC ? ldg_fr(tw + e) : tw[e];
 }
 static __device__ __forceinline__ void st_fr(fr_t *p, const fr_t &x) {
     uint4 *q = reinterpret_cast<uint4 *>(p);
@@ -174,10 +174,7 @@ static __device__ __forceinline__ fr_t rb_four_step(const ntt_pass_args &a, uint
                                                     unsigned lo, unsigned b) {
     if (a.mtab) return ldg_fr(a.mtab + (idx & ((1u << (lo + b)) - 1)));
     const uint32_t t = (idx >> lo) & ((1u << b) - 1);
-    const uint32_t e = ((idx & ((1u << lo) - 1)) * rev_bits(t, b)) << (a.k - lo - b);
-    const uint32_t half = 1u << (a.k - 1);
-    if (e >= half) return fr_t::neg(ldg_fr(a.tw + (e - half)));
-    return ldg_fr(a.tw + e);
+    return inter_twiddle<true>(a.tw, a.k, lo, b, idx & ((1u << lo) - 1), rev_bits(t, b));
 }
 
 /* The coset factor of element idx from the pass's edge table. */
@@ -409,7 +406,7 @@ template <bool DIT> __global__ void __launch_bounds__(512) k_ntt_pass(ntt_pass_a
         else if (a.pre == 2)
             x = fr_t::mul(x, pow_lookup(a.plo, a.phi, a.plo_bits, rev_bits(idx, a.k)));
         if (DIT && lo > 0)
-            x = fr_t::mul(x, inter_twiddle(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+            x = fr_t::mul(x, inter_twiddle<false>(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
         s[e] = x;
     }
     __syncthreads();
@@ -439,7 +436,7 @@ template <bool DIT> __global__ void __launch_bounds__(512) k_ntt_pass(ntt_pass_a
         uint32_t idx = base | (t << lo) | (e & gmask);
         fr_t x = s[e];
         if (!DIT && lo > 0)
-            x = fr_t::mul(x, inter_twiddle(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+            x = fr_t::mul(x, inter_twiddle<false>(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
         if (a.post == 1)
             x = fr_t::mul(x, a.scale);
         else if (a.post == 2)
@@ -534,7 +531,7 @@ __global__ void k_rb_mtab(fr_t *out, const fr_t *tw, unsigned k, unsigned bl, un
     const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >> (bl + bm)) return;
     const uint32_t low = q & ((1u << bl) - 1), t = q >> bl;
-    fr_t v = fr_t::mul(inter_twiddle(tw, k, bl, bm, low, rev_bits(t, bm)), s);
+    fr_t v = fr_t::mul(inter_twiddle<false>(tw, k, bl, bm, low, rev_bits(t, bm)), s);
     if (fgrp) {
         const uint32_t p = fgrp == 1 ? t << bl : low;
         v = fr_t::mul(v, pow_lookup(plo, phi, pbits, rev ? rev_bits(p, k) : p));
@@ -559,8 +556,10 @@ __global__ void k_rb_etab(fr_t *out, uint32_t count, unsigned k, unsigned sh, un
  *                         faster than 2 at 2^27)
  *   CZ_GPU_NTT_G0=g       transforms per block, 2^g, in the pass with lo = 0
  *                         (default 1: measured faster than 2 at 2^27)
- *   CZ_GPU_NTT_NN=1       NN as DIF (NR) then a bit reversal (default: a bit
- *                         reversal then DIT)
+ *   CZ_GPU_NTT_NN=0       NN as a bit reversal then DIT (RN) (default: DIF
+ *                         (NR) then a bit reversal)
+ *   CZ_GPU_NTT_FUSE=0     NN coset inverse by DIF: the output factors at the
+ *                         last pass's stores (default: in the bit reversal)
  *   CZ_GPU_NTT_PROFILE=1  time every kernel (events) and print to stderr
  *   CZ_GPU_NTT_MAXB=b     register-blocked passes of at most b stages (4..9,
  *                         default 9; at most 4 passes), for tests: 5 gives
@@ -846,8 +845,8 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     const int inv = direction == CZ_NTT_INVERSE;
     const int coset = kind == CZ_NTT_COSET;
     const ntt_knobs &kn = ntt_knobs_get();
-    /* NN: a bit reversal, then DIT (RN); or (CZ_GPU_NTT_NN=1) DIF (NR),
-     * then a bit reversal */
+    /* NN: DIF (NR), then a bit reversal; or (CZ_GPU_NTT_NN=0) a bit
+     * reversal, then DIT (RN) */
     const bool nn_dif = order == CZ_NTT_NN && kn.nn_dif;
     if (order == CZ_NTT_NN && !nn_dif) {
         cz_status st = ntt_bit_reverse(d, data, kn, NULL, 0, 0, err);
@@ -871,10 +870,10 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
      * tables"); without mtab, 1/n is a product in the last pass */
     const rb_layout lay = rb_layout_get(k, dit, inv);
     const fr_t *mtab = rb && (coset || kn.mtab) ? d->mtab[dit][inv][coset] : NULL;
-    const int m_pass = lay.npass >= 2 ? (dit ? 1 : (int)lay.npass - 2) : -1;
-    /* k_ntt_rb applies a DIT pass's four-step twiddles at the previous
-     * pass's store (see k_ntt_rb), so M's table goes with that pass */
-    const int mtab_pass = dit ? m_pass - 1 : m_pass;
+    /* the pass that applies M's twiddles: DIF M itself (pass npass - 2, at
+     * its stores), DIT the pass before M (pass 0: k_ntt_rb applies a DIT
+     * pass's four-step twiddles at the previous pass's stores) */
+    const int mtab_pass = lay.npass >= 2 ? (dit ? 0 : (int)lay.npass - 2) : -1;
     /* NN by DIF: the coset inverse's edge factors ride on the bit reversal
      * (CZ_GPU_NTT_FUSE=0: at the last pass's stores) */
     const bool fuse_edge =
@@ -954,8 +953,8 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
         done += a.b;
     }
     if (nn_dif) {
-        cz_status st =
-            ntt_bit_reverse(d, data, kn, fuse_edge ? d->etab[0][1] : NULL, lay.esh, lay.ekeep, err);
+        cz_status st = ntt_bit_reverse(d, data, kn, fuse_edge ? d->etab[dit][inv] : NULL, lay.esh,
+                                       lay.ekeep, err);
         if (st != CZ_OK) return st;
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());
