@@ -81,18 +81,9 @@ template <class T> static CZ_DEV void st16(T *p, const T &v) {
     for (int i = 0; i < (int)(sizeof(T) / 16); i++) d[i] = u.q[i];
 }
 
-/* Warp shuffles of a whole field element (every lane of the warp takes part). */
-template <class F> static CZ_DEV F shfl_up_f(const F &x, unsigned o) {
-    union {
-        F f;
-        uint32_t w[sizeof(F) / 4];
-    } u;
-    u.f = x;
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(F) / 4); i++) u.w[i] = __shfl_up_sync(0xffffffffu, u.w[i], o);
-    return u.f;
-}
-template <class F> static CZ_DEV F shfl_down_f(const F &x, unsigned o) {
+/* Warp shuffle of a whole field element, up (from lane - o) or down (from
+ * lane + o); every lane of the warp takes part. */
+template <bool Up, class F> static CZ_DEV F shfl_f(const F &x, unsigned o) {
     union {
         F f;
         uint32_t w[sizeof(F) / 4];
@@ -100,7 +91,8 @@ template <class F> static CZ_DEV F shfl_down_f(const F &x, unsigned o) {
     u.f = x;
 #pragma unroll
     for (int i = 0; i < (int)(sizeof(F) / 4); i++)
-        u.w[i] = __shfl_down_sync(0xffffffffu, u.w[i], o);
+        u.w[i] =
+            Up ? __shfl_up_sync(0xffffffffu, u.w[i], o) : __shfl_down_sync(0xffffffffu, u.w[i], o);
     return u.f;
 }
 
@@ -200,13 +192,13 @@ template <class F> static __device__ __noinline__ F block_inv(const F &x) {
     F pre = x, suf = x; /* inclusive prefix / suffix products over the warp's lanes */
 #pragma unroll 1
     for (unsigned o = 1; o < 32; o <<= 1) {
-        const F u = shfl_up_f(pre, o), v = shfl_down_f(suf, o);
+        const F u = shfl_f<true>(pre, o), v = shfl_f<false>(suf, o);
         if (lane >= o) pre = F::mul(pre, u);
         if (lane + o < 32) suf = F::mul(suf, v);
     }
     if (lane == 31) wtot[w] = pre;
     /* exclusive: the lanes before / after this one */
-    F epre = shfl_up_f(pre, 1), esuf = shfl_down_f(suf, 1);
+    F epre = shfl_f<true>(pre, 1), esuf = shfl_f<false>(suf, 1);
     __syncthreads();
     if (threadIdx.x == 0) {
         F tot = wtot[0];
