@@ -1,5 +1,6 @@
 /* cuzk bench-groth16: proves a synthetic circuit of 2^k constraints on the
- * CPU or the GPU (--backend) and reports synthesis, setup, prove and verify times and peak memory.
+ * CPU or the GPU (--backend) and reports synthesis, setup, prove and verify
+ * times and peak memory.
  * The circuit is a chain of multiplications of random-coefficient linear
  * combinations (dense A and B); it measures the prover, not a Filecoin
  * circuit. Development parameters are NOT a trusted setup. */
@@ -164,15 +165,10 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     cz_groth16_proof proof;
     for (int i = 0; i < runs; i++) {
         t0 = cz_now_ns();
-        cz_status st;
-        if (srs) {
-            cz_groth16_msm_results msm;
-            st = cz_gpu_groth16_prove_start(&msm, srs, &params, &pd, &err);
-            if (st == CZ_OK)
-                st = cz_groth16_prove_finalize(&proof, &params.vk, &msm, NULL, NULL, &err);
-        } else {
-            st = cz_groth16_prove(&proof, &params, &pd, NULL, NULL, &err);
-        }
+        cz_groth16_msm_results msm;
+        cz_status st = srs ? cz_gpu_groth16_prove_start(&msm, srs, &params, &pd, &err)
+                           : cz_groth16_prove_start(&msm, &params, &pd, &err);
+        if (st == CZ_OK) st = cz_groth16_prove_finalize(&proof, &params.vk, &msm, NULL, NULL, &err);
         if (st != CZ_OK) return cz_gpu_srs_destroy(srs), fail("prove", &err);
         times[i] = seconds_since(t0);
     }
