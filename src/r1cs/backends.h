@@ -100,6 +100,16 @@ void cz_r1cs_stats_free(cz_r1cs_stats *st);
 uint64_t cz_density_popcount(const uint64_t *bits, uint64_t n);
 
 /* ---- witness: assignments only, enforce is a no-op ---- */
+/* A witness in buffers that outlive one synthesis: the capacities (in
+ * elements) let the next unit reuse the pages instead of allocating and
+ * zeroing 4 GiB per 32 GiB partition. z = input (num_inputs, input[0] = 1)
+ * then aux (num_aux). */
+typedef struct {
+    uint32_t num_inputs, num_aux;
+    cz_fr *input, *aux;
+    size_t input_cap, aux_cap;
+} cz_witness;
+void cz_witness_free(cz_witness *w); /* frees the buffers, zeroes *w */
 cz_cs *cz_cs_witness_new(void);
 /* Moves the assignments out (input_assignment[0] = 1). */
 cz_status cz_witness_finish(cz_cs *cs, cz_fr **inputs, uint32_t *num_inputs, cz_fr **aux,

@@ -1,6 +1,7 @@
 /* The witness back-end: assignments only; constraints are counted, not
  * looked at. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "r1cs/internal.h"
 
@@ -59,4 +60,11 @@ cz_status cz_witness_finish(cz_cs *cs, cz_fr **inputs, uint32_t *num_inputs, cz_
     w->as.input_cap = w->as.aux_cap = 0;
     w->finished = 1;
     return CZ_OK;
+}
+
+void cz_witness_free(cz_witness *w) {
+    if (!w) return;
+    free(w->input);
+    free(w->aux);
+    memset(w, 0, sizeof *w);
 }

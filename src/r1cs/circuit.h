@@ -1,0 +1,107 @@
+/* The pre-compiled circuit: a circuit shape's A, B, C matrices in a compact
+ * form that is recorded once, kept in a file next to the parameters, mapped
+ * with mmap and evaluated against each witness (a = A·z, b = B·z, c = C·z,
+ * z = inputs ‖ aux) on the CPU or, uploaded once, on the GPU.
+ *
+ * Compact CSR: per matrix u32 row offsets (nnz < 2^32), u32 columns and one
+ * coefficient index per entry into a per-circuit table of the distinct
+ * coefficients (u16 indices when the table has at most 65,536 entries, else
+ * u32). Row j of A is the entries row_start[j] .. row_start[j + 1] - 1, each
+ * contributing coeffs[coef[k]] * z[col[k]]. The rows are those of
+ * cz_prove_finish / cz_record_finish: the synthesized constraints followed by
+ * bellperson's input constraints (A = input_i, B = C = 0), so
+ * num_constraints = synthesized + num_inputs and a, b, c equal the prove
+ * back-end's values.
+ *
+ * Invariants (checked on open): columns strictly ascend within a row and are
+ * < num_inputs + num_aux; every coefficient index is < num_coeffs; the table
+ * holds distinct non-zero values with coeffs[0] = 1 and coeffs[1] = -1 (the
+ * evaluators special-case those two: no multiplication); the densities are
+ * exactly "column occurs" (A for aux, B for inputs and aux). */
+#ifndef CZ_R1CS_CIRCUIT_H
+#define CZ_R1CS_CIRCUIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/status.h"
+#include "ff/fr.h"
+#include "r1cs/backends.h"
+#include "r1cs/cs.h"
+
+/* Coefficient table indices reserved for 1 and -1. */
+#define CZ_CIRCUIT_COEF_ONE       0u
+#define CZ_CIRCUIT_COEF_MINUS_ONE 1u
+
+typedef struct {
+    uint64_t nnz;
+    const uint32_t *row_start; /* [rows + 1], row_start[0] = 0, row_start[rows] = nnz */
+    const uint32_t *col;       /* [nnz] */
+    const void *coef;          /* [nnz] indices of coef_bytes each (uint16_t or uint32_t) */
+} cz_circuit_matrix;
+
+typedef struct cz_circuit {
+    uint32_t num_inputs, num_aux; /* inputs include ONE */
+    uint64_t num_constraints;     /* rows, input constraints included */
+    uint32_t coef_bytes;          /* 2 or 4 */
+    uint32_t num_coeffs;
+    const cz_fr *coeffs;  /* [num_coeffs], Montgomery form */
+    cz_circuit_matrix m[3]; /* A, B, C */
+    const uint64_t *a_aux_density;   /* [ceil(num_aux / 64)] */
+    const uint64_t *b_input_density; /* [ceil(num_inputs / 64)] */
+    const uint64_t *b_aux_density;   /* [ceil(num_aux / 64)] */
+    uint64_t checksum; /* XXH64 of the file's bytes (0 for one never written) */
+    void *storage;     /* private: the mapping or heap blocks behind the arrays */
+} cz_circuit;
+
+/* ---- building ---- */
+
+/* A back-end that records the compact form directly (the coefficient table
+ * is interned as constraints are enforced), in memory proportional to the
+ * entries (about 6 bytes each with u16 indices), so the 130 M-constraint
+ * 32 GiB PoRep circuit can be compiled on a machine that could not hold its
+ * cz_r1cs (32-byte values). Accepts and rejects the LCs the record back-end
+ * does; zero coefficients are dropped. */
+cz_cs *cz_cs_compile_new(void);
+/* Appends the input constraints and moves the circuit out (cs can then only
+ * be destroyed). Free with cz_circuit_free. */
+cz_status cz_compile_finish(cz_cs *cs, cz_circuit **out, cz_error *err);
+
+/* The compact form of a recorded system, and back (for the setup and tests). */
+cz_status cz_circuit_from_r1cs(cz_circuit **out, const cz_r1cs *r, cz_error *err);
+cz_status cz_circuit_to_r1cs(cz_r1cs *out, const cz_circuit *c, cz_error *err);
+
+void cz_circuit_free(cz_circuit *c); /* NULL is fine */
+
+/* ---- file ---- */
+
+/* Writes the file (header with magic, version and sizes, the arrays 8-byte
+ * aligned so a mapping can be used in place, an XXH64 checksum at the end)
+ * through a temporary file renamed into place, so a reader never sees a
+ * partial file. Sets c->checksum. */
+cz_status cz_circuit_write(cz_circuit *c, const char *path, cz_error *err);
+
+typedef enum {
+    CZ_CIRCUIT_CHECKED, /* checksum and every invariant (reads the whole file) */
+    CZ_CIRCUIT_TRUSTED, /* header, sizes and the expected checksum only (the caller knows it) */
+} cz_circuit_check;
+/* Maps path read-only and validates it; messages name the file and the
+ * fault ("circuit.czc: checksum mismatch", "...: A row 17: columns not
+ * ascending", "...: version 3, expected 1", "...: truncated: 1234 bytes,
+ * header says 5678"). In TRUSTED mode expected_checksum must equal the
+ * file's stored checksum (0 skips that comparison). */
+cz_status cz_circuit_open(cz_circuit **out, const char *path, cz_circuit_check mode,
+                          uint64_t expected_checksum, cz_error *err);
+
+/* Bytes of the arrays (what a device copy holds). */
+uint64_t cz_circuit_bytes(const cz_circuit *c);
+
+/* ---- evaluation ---- */
+
+/* a[j] = <A_j, z>, b[j], c[j] for every row j (any output may be NULL),
+ * z = inputs (num_inputs) then aux (num_aux), over all cores. Equal to the
+ * prove back-end's a, b, c for the same witness. */
+void cz_circuit_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_circuit *circ, const cz_fr *input,
+                     const cz_fr *aux);
+
+#endif
