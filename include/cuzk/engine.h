@@ -99,15 +99,33 @@ typedef struct {
 
 void cz_engine_result_free(cz_engine_result *r);
 
-typedef struct cz_job_ops cz_job_ops;             /* src/engine/job.h */
-typedef struct cz_prove_backend cz_prove_backend; /* src/engine/job.h */
+typedef struct cz_job_ops cz_job_ops; /* src/engine/job.h */
+typedef struct cz_backend cz_backend; /* src/engine/backend.h */
+
+/* Prove back-end contexts an engine may own (CPU, or one per GPU entry). */
+#define CZ_ENGINE_MAX_BACKENDS 16
+
+/* What a prove back-end context reports (GetStatus, /metrics). */
+typedef struct {
+    char name[32];         /* "cpu", "cuda:0", "cuda:0/1" (second context of device 0) */
+    int device;            /* CUDA ordinal; -1 for the CPU */
+    char description[160]; /* "NVIDIA H200, 132 SMs, 139 GiB, sm_90", or the CPU's threads */
+    uint64_t memory_used;  /* device bytes held (key, tables); 0 for the CPU */
+    uint64_t memory_budget, memory_total; /* this context's share / the device's size */
+    char resident_circuit[32];            /* "" when nothing is resident */
+    int streaming;                        /* the resident key streams from host memory */
+    int busy;
+    char current_job[CZ_JOB_ID_MAX + 1]; /* job of the unit in progress ("" idle) */
+    cz_proof_kind current_kind;
+    uint64_t busy_ns, units, failures;
+} cz_engine_backend_info;
 
 typedef struct {
     /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
     uint64_t memory_budget_bytes;
     uint64_t safety_margin_bytes;
     uint32_t synthesis_workers; /* 0 = 1 */
-    uint32_t prove_workers;     /* "GPU workers" in total; 0 = 1 */
+    uint32_t prove_workers;     /* per back-end context ("GPU workers per device"); 0 = 1 */
     /* Synthesized partitions waiting to prove beyond which a synthesis
      * worker that queues one more waits (its partition stays queued, so the
      * prove workers choose among up to depth + synthesis_workers);
@@ -127,10 +145,27 @@ typedef struct {
      * for units to arrive. max_batch_size 0 or 1 = plain order. */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
-    /* Injection points (NULL = built-in): job kinds by cz_proof_kind, and
-     * the prove_start back-end (default: CPU). */
+    /* Prove back-ends; the engine creates and owns the contexts.
+     * backend: "auto" (also NULL or ""): a CUDA context per device when
+     * one probes OK, else the CPU; "cuda": CUDA or fail; "cpu".
+     * devices: CUDA ordinals, one context per entry (an ordinal may repeat:
+     * those contexts share the device), none = every device of the host.
+     * device_memory_bytes: each context's device-memory budget (0 = the
+     * device's free memory, split equally between contexts on one device).
+     * prove_threads: CPU threads of a prove worker's own parallel loops
+     * ([gpus] gpu_threads; 0 = every core). */
+    const char *backend;
+    uint32_t devices[CZ_ENGINE_MAX_BACKENDS];
+    uint32_t n_devices;
+    uint64_t device_memory_bytes;
+    uint32_t prove_threads;
+    /* Injection points: job kinds by cz_proof_kind (NULL = built-in), and
+     * back-end contexts made by the caller (tests): when n_backends > 0
+     * they are used instead of the choice above, and the engine owns them
+     * from cz_engine_create on, also when it fails. */
     const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
-    const cz_prove_backend *backend;
+    cz_backend *backends[CZ_ENGINE_MAX_BACKENDS];
+    uint32_t n_backends;
 } cz_engine_config;
 
 typedef struct cz_engine cz_engine;
@@ -176,10 +211,10 @@ typedef struct {
     cz_engine_queue_info queues[CZ_PROOF_KIND_COUNT]; /* index = cz_proof_kind */
     size_t n_srs;
     cz_engine_srs_info srs[16];
-    uint32_t prove_workers, prove_workers_busy;
-    const char *backend_name;
-    char prove_worker_job[8][CZ_JOB_ID_MAX + 1]; /* current job per prove worker ("" idle) */
-    cz_proof_kind prove_worker_kind[8];
+    uint32_t prove_workers, prove_workers_busy; /* in total */
+    const char *backend_name;                   /* kind of the contexts: "cpu", "cuda" */
+    uint32_t n_backends;
+    cz_engine_backend_info backends[CZ_ENGINE_MAX_BACKENDS];
     /* Prove units whose circuit differed from the one proven before them
      * (counted when a worker takes the unit; the first unit is not one). */
     uint64_t gpu_circuit_switches;
@@ -193,8 +228,9 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err);
 /* circuit ids: "porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g". */
 cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, int *already_loaded,
                             uint64_t *load_ms, cz_error *err);
-/* Drops the decoded SRS and the mapping (hot or warm -> cold). CZ_E_IO when
- * proofs in flight use it. */
+/* Drops the decoded SRS and the mapping (hot or warm -> cold) and what the
+ * back-end contexts keep of it on their devices (freed_bytes counts both).
+ * CZ_E_IO when proofs in flight use it. */
 cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, int *was_loaded,
                           uint64_t *freed_bytes, cz_error *err);
 

@@ -1,8 +1,12 @@
-/* The proving back-end of a CLI command: --backend auto | cpu | cuda. */
+/* The proving back-end of a CLI command (--backend auto | cpu | cuda) and
+ * proofs through an engine made for one request, as the daemon proves. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cuzk/engine.h"
+#include "engine/backend.h"
 #include "util/parallel.h"
 
 int cz_cli_backend_valid(const char *cmd, const char *backend) {
@@ -11,29 +15,50 @@ int cz_cli_backend_valid(const char *cmd, const char *backend) {
     return 0;
 }
 
-cz_status cz_cli_gpu_open(cz_gpu_srs **srs, const char *backend, const cz_groth16_params *params,
-                          cz_error *err) {
-    *srs = NULL;
-    if (!strcmp(backend, "cpu")) {
-        printf("  back-end                cpu (--backend cpu)\n");
-        return CZ_OK;
-    }
-    char desc[256] = "";
-    cz_error gerr = {0};
-    if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
-        if (!strcmp(backend, "cuda"))
-            return cz_error_set(err, CZ_E_UNSUPPORTED, "--backend cuda: %s", gerr.message);
-        printf("  back-end                cpu (%s)\n", gerr.message);
-        return CZ_OK;
-    }
-    uint64_t t0 = cz_now_ns();
-    cz_status st = cz_gpu_srs_create(srs, params, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "GPU");
-    char why[256];
-    int streaming = cz_gpu_srs_streaming(*srs, why, sizeof why);
-    printf("  back-end                cuda: %s\n  parameters to the GPU   %8.2f s  (%.0f MiB%s)\n",
-           desc, (double)(cz_now_ns() - t0) / 1e9, (double)cz_gpu_srs_bytes(*srs) / (1 << 20),
-           streaming ? ", points streamed from host memory" : "");
-    if (streaming) printf("  note                    %s\n", why);
+static void print_backend(const cz_backend *b) {
+    printf("  back-end                %s: %s\n", b->info.name, b->info.description);
+}
+
+cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *err) {
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.backend = backend;
+    uint32_t n = 0;
+    cz_status st = cz_backends_create(out, &n, 1, &cfg, err);
+    if (st != CZ_OK) return cz_error_prefix(err, "--backend %s", backend);
+    print_backend(*out);
     return CZ_OK;
+}
+
+cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
+                              const char *param_dir, const char *backend, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.backend = backend;
+    cfg.param_cache = param_dir;
+    cfg.result_retention_ms = 60000;
+    cfg.max_batch_size = 1;
+    /* With a GPU every core synthesizes partitions for it (the memory
+     * budget bounds how many are in flight); the CPU back-end uses every
+     * core per proof, so one more worker prepares the next partition. */
+    uint32_t n = 0;
+    cz_backend *probe[1];
+    cz_status st = cz_backends_create(probe, &n, 1, &cfg, err);
+    if (st != CZ_OK) return cz_error_prefix(err, "--backend %s", backend);
+    int cpu = !strcmp(probe[0]->ops->kind, "cpu");
+    print_backend(probe[0]);
+    cfg.backends[0] = probe[0];
+    cfg.n_backends = 1;
+    cfg.synthesis_workers = cpu ? 2 : cz_thread_count();
+    cfg.prove_workers = cpu ? 1 : 2;
+    cz_engine *e = NULL;
+    if ((st = cz_engine_create(&e, &cfg, err)) != CZ_OK) return st;
+    cz_engine_submit_info info;
+    st = cz_engine_submit(e, req, &info, err);
+    if (st == CZ_OK) st = cz_engine_await(e, info.job_id, 0, NULL, NULL, out, err);
+    if (st == CZ_OK && out->status != CZ_JOB_COMPLETED)
+        st = cz_error_set(err, CZ_E_INTERNAL, "%s", out->error_message);
+    cz_engine_destroy(e);
+    return st;
 }

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "cuzk/status.h"
-#include "gpu/gpu.h"
+#include "cuzk/engine.h"
+#include "engine/backend.h"
 #include "groth16/groth16.h"
 
 /* A decimal u64 option value: digits only, no sign, no overflow. Returns 0
@@ -24,12 +25,17 @@ cz_status cz_cli_read_file(uint8_t **data, size_t *len, const char *path, size_t
  * naming cmd. */
 int cz_cli_backend_valid(const char *cmd, const char *backend);
 
-/* Opens the GPU for proving when backend is "cuda", or "auto" and a device
- * answers: the parameters go to the device (resident, or streamed when it is
- * too small; printed), *srs set. Else *srs = NULL (the CPU; the reason
- * printed). "cuda" without a device: CZ_E_UNSUPPORTED. */
-cz_status cz_cli_gpu_open(cz_gpu_srs **srs, const char *backend, const cz_groth16_params *params,
-                          cz_error *err);
+/* One back-end context for a --backend choice (printed): a CUDA device, or
+ * the CPU ("auto" without a usable device). "cuda" without one fails with
+ * the reason. Free with cz_backend_destroy. */
+cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *err);
+
+/* Proves req as the daemon does (an engine of its own with the chosen
+ * back-end, parameters from param_dir, pipelined partitions, the proof
+ * self-verified before it is returned). out->proof on success (free with
+ * cz_engine_result_free); the job's error otherwise. */
+cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
+                              const char *param_dir, const char *backend, cz_error *err);
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);

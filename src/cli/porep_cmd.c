@@ -17,7 +17,6 @@
 #include "cli/commands.h"
 #include "filecoin/porep.h"
 #include "filecoin/vanilla.h"
-#include "gpu/gpu.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"
 
@@ -129,54 +128,39 @@ static const uint8_t *identity_resolve(identity *id, const cz_c1 *c1) {
     return id->prover_id;
 }
 
-static cz_status gpu_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
-                           const cz_prove_data *pd, cz_error *err) {
-    return cz_gpu_groth16_prove_start(out, ctx, params, pd, err);
-}
-
+/* Proves c1 (c1_bytes: the same document, as the daemon would receive it)
+ * through an engine of its own: vanilla proofs checked first, then the
+ * partitions pipelined on the chosen back-end, the proof self-verified by
+ * the engine before it is returned. */
 static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
-                          const char *params_path, const char *vk_path, const char *backend,
-                          identity *id, cz_error *err) {
+                          const uint8_t *c1_bytes, size_t c1_len, const char *param_dir,
+                          const char *backend, identity *id, cz_error *err) {
     uint64_t t0 = cz_now_ns();
     const uint8_t *prover_id = identity_resolve(id, c1);
     cz_status st = cz_fc_vanilla_verify(c1, prover_id, id->sector_num, err);
     if (st != CZ_OK) return cz_error_prefix(err, "vanilla proofs rejected");
     printf("  vanilla proofs checked  %8.2f s%s\n", seconds_since(t0),
            prover_id ? "" : "  (replica_id not recomputed: no --miner-id)");
-    t0 = cz_now_ns();
-    cz_groth16_params params;
-    if ((st = cz_groth16_params_read(&params, params_path, CZ_GROTH16_UNCHECKED, err)) != CZ_OK)
-        return st;
-    printf("  load parameters         %8.2f s\n", seconds_since(t0));
-    *proof_len = (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES;
-    *proof = malloc(*proof_len);
-    if (!*proof) {
-        cz_groth16_params_free(&params);
-        return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    fflush(stdout);
+    cz_engine_request req;
+    memset(&req, 0, sizeof req);
+    req.request_id = "cli";
+    req.kind = CZ_PROOF_POREP;
+    req.vanilla_proof = c1_bytes;
+    req.vanilla_proof_len = c1_len;
+    req.miner_id = id->have_miner ? id->miner_id : 0;
+    req.sector_number = id->have_sector ? id->sector_num : 0;
+    cz_engine_result r;
+    st = cz_cli_engine_prove(&r, &req, param_dir, backend, err);
+    if (st == CZ_OK) {
+        printf("  parameters loaded       %8.2f s\n  synthesis (sum)         %8.2f s\n"
+               "  prove (sum)             %8.2f s\n  job, self-verified      %8.2f s  (valid)\n",
+               (double)r.srs_load_ms / 1e3, (double)r.synthesis_ms / 1e3,
+               (double)r.gpu_compute_ms / 1e3, (double)r.total_ms / 1e3);
+        *proof = r.proof, *proof_len = r.proof_len;
+        r.proof = NULL;
     }
-    cz_porep_timings t;
-    cz_gpu_srs *srs = NULL;
-    st = cz_cli_gpu_open(&srs, backend, &params, err);
-    if (st == CZ_OK)
-        st = cz_porep_prove(*proof, *proof_len, c1, &params, srs ? gpu_start : NULL, srs, &t,
-                            stdout, err);
-    const char *where = srs ? "GPU" : "CPU";
-    cz_gpu_srs_destroy(srs);
-    cz_groth16_params_free(&params);
-    if (st != CZ_OK) return st;
-    printf("  synthesis               %8.2f s\n  prove (%s)             %8.2f s\n", t.synthesis_s,
-           where, t.prove_s);
-    /* Nothing leaves without verifying (a bad witness or parameters would
-     * otherwise produce bytes that only fail on chain). */
-    t0 = cz_now_ns();
-    cz_groth16_vk vk;
-    if ((st = cz_groth16_vk_read(&vk, vk_path, CZ_GROTH16_CHECKED, err)) != CZ_OK) return st;
-    int valid = 0;
-    st = cz_porep_verify(&valid, c1, &vk, *proof, *proof_len, prover_id, id->sector_num, err);
-    cz_groth16_vk_free(&vk);
-    if (st == CZ_OK && !valid)
-        st = cz_error_set(err, CZ_E_INTERNAL, "self-check failed: %s", err->message);
-    if (st == CZ_OK) printf("  self-verify             %8.2f s  (valid)\n", seconds_since(t0));
+    cz_engine_result_free(&r);
     return st;
 }
 
@@ -314,6 +298,32 @@ static cz_status param_files(char *params_path, char *vk_path, size_t cap, const
     return CZ_OK;
 }
 
+/* The directory the engine reads the parameters from: --params itself, or
+ * the folder of a .params file that carries Filecoin's name for the sector
+ * size (the engine finds files by that name). */
+static cz_status param_dir(char *dir, size_t cap, const char *arg, const cz_c1 *c1, cz_error *err) {
+    if (is_dir(arg)) {
+        snprintf(dir, cap, "%s", arg);
+        return CZ_OK;
+    }
+    char params_path[4096], vk_path[4096], want[4096], want_vk[4096];
+    cz_status st = param_files(params_path, vk_path, sizeof params_path, arg, c1, err);
+    if (st != CZ_OK) return st;
+    const char *slash = strrchr(params_path, '/');
+    int len = slash ? (int)(slash - params_path) : 1;
+    snprintf(dir, cap, "%.*s", len, slash ? params_path : ".");
+    cz_fc_sector_info sector;
+    if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
+    st = cz_porep_param_paths(want, want_vk, sizeof want, dir, &sector, err);
+    if (st != CZ_OK) return st;
+    if (strcmp(want, params_path) != 0)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "--params '%s': parameters are read by their Filecoin name; for this "
+                            "sector size that is '%s' (or pass its directory)",
+                            arg, want);
+    return CZ_OK;
+}
+
 int cz_cmd_prove(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
@@ -330,17 +340,18 @@ int cz_cmd_prove(int argc, char **argv) {
     if (!o.out) return missing("prove", "--out", usage);
     cz_error err = {0};
     cz_c1 c1 = {0};
-    char params_path[4096], vk_path[4096];
-    uint8_t *proof = NULL;
-    size_t proof_len = 0;
+    char dir[4096];
+    uint8_t *proof = NULL, *bytes = NULL;
+    size_t proof_len = 0, bytes_len = 0;
     uint64_t t0 = cz_now_ns();
     cz_status st = load_c1(&c1, o.c1, &err);
+    if (st == CZ_OK) st = param_dir(dir, sizeof dir, o.params, &c1, &err);
+    if (st == CZ_OK) st = cz_cli_read_file(&bytes, &bytes_len, o.c1, (size_t)1 << 30, &err);
     if (st == CZ_OK)
-        st = param_files(params_path, vk_path, sizeof params_path, o.params, &c1, &err);
-    if (st == CZ_OK)
-        st = prove_c1(&proof, &proof_len, &c1, params_path, vk_path, o.backend, &o.id, &err);
+        st = prove_c1(&proof, &proof_len, &c1, bytes, bytes_len, dir, o.backend, &o.id, &err);
     if (st == CZ_OK) st = write_file(o.out, proof, proof_len, &err);
     cz_c1_free(&c1);
+    free(bytes);
     free(proof);
     if (st != CZ_OK) return fail("prove", &err);
     printf("  total                   %8.2f s  -> %s (%zu bytes)\n", seconds_since(t0), o.out,
@@ -432,11 +443,14 @@ int cz_cmd_demo(int argc, char **argv) {
            seconds_since(t0), info.name, (unsigned long long)gen.miner_id,
            (unsigned long long)gen.sector_num);
     identity id = {.have_miner = 1, .have_sector = 1, .miner_id = 1000, .sector_num = 1};
-    uint8_t *proof = NULL;
-    size_t proof_len = 0;
+    uint8_t *proof = NULL, *bytes = NULL;
+    size_t proof_len = 0, bytes_len = 0;
     t0 = cz_now_ns();
-    st = prove_c1(&proof, &proof_len, &c1, params_path, vk_path, o.backend, &id, &err);
+    st = cz_c1_write_json_mem(&bytes, &bytes_len, &c1, 1, gen.sector_num, &err);
+    if (st == CZ_OK)
+        st = prove_c1(&proof, &proof_len, &c1, bytes, bytes_len, o.params, o.backend, &id, &err);
     cz_c1_free(&c1);
+    free(bytes);
     free(proof);
     if (st != CZ_OK) return fail("demo", &err);
     printf("  C2 total                %8.2f s  (%zu-byte proof, verified)\n", seconds_since(t0),

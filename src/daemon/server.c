@@ -350,20 +350,24 @@ static void do_status(call_ctx *c) {
     }
     m.n_loaded_srs = s->n_srs;
     m.loaded_srs = sp;
-    /* GPUs: one entry per prove worker of a GPU back-end; none on the CPU. */
-    Cuzk__V1__GPUStatus gs[8], *gp[8];
+    /* GPUs: one entry per CUDA back-end context; none on the CPU. */
+    Cuzk__V1__GPUStatus gs[CZ_ENGINE_MAX_BACKENDS], *gp[CZ_ENGINE_MAX_BACKENDS];
     size_t n_gpus = 0;
-    if (strcmp(s->backend_name, "cpu") != 0)
-        for (uint32_t w = 0; w < s->prove_workers && w < 8; w++, n_gpus++) {
-            cuzk__v1__gpustatus__init(&gs[w]);
-            gs[w].ordinal = w;
-            gs[w].name = (char *)s->backend_name;
-            gs[w].current_job_id = s->prove_worker_job[w];
-            gs[w].current_proof_kind = s->prove_worker_job[w][0]
-                                           ? (char *)cz_proof_kind_name(s->prove_worker_kind[w])
-                                           : "";
-            gp[w] = &gs[w];
-        }
+    for (uint32_t i = 0; i < s->n_backends; i++) {
+        const cz_engine_backend_info *bi = &s->backends[i];
+        if (bi->device < 0) continue;
+        Cuzk__V1__GPUStatus *g = &gs[n_gpus];
+        cuzk__v1__gpustatus__init(g);
+        g->ordinal = (uint32_t)bi->device;
+        g->name = (char *)bi->description;
+        g->vram_total_bytes = bi->memory_total;
+        g->vram_free_bytes =
+            bi->memory_budget > bi->memory_used ? bi->memory_budget - bi->memory_used : 0;
+        g->current_job_id = (char *)bi->current_job;
+        g->current_proof_kind =
+            bi->current_job[0] ? (char *)cz_proof_kind_name(bi->current_kind) : "";
+        gp[n_gpus++] = g;
+    }
     m.n_gpus = n_gpus;
     m.gpus = gp;
     m.total_proofs_completed = s->completed;
@@ -663,64 +667,6 @@ static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *
     return CZ_OK;
 }
 
-/* ---- the CUDA prove back-end ----
- * The GPU layer takes one caller at a time per process: calls are
- * serialized here, so extra prove workers only queue on this lock.
- *
- * The parameters of the last circuit proven stay resident on the device
- * (cz_gpu_srs): a proof of the same circuit uploads only its witness. The
- * cache is keyed by the key's sizes, delta and first H point, copied here,
- * so host parameters that were evicted and reloaded (at any address) still
- * hit, and another circuit's or another setup's key never does. A different
- * key replaces the resident one. */
-
-typedef struct {
-    size_t n_ic, n_h, n_l, n_a, n_b_g1, n_b_g2;
-    cz_g1_affine delta_g1, h0;
-} srs_key;
-
-static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
-static cz_gpu_srs *cuda_srs;
-static srs_key cuda_srs_key;
-
-static void srs_key_of(srs_key *k, const cz_groth16_params *p) {
-    memset(k, 0, sizeof *k);
-    k->n_ic = p->vk.n_ic, k->n_h = p->n_h, k->n_l = p->n_l, k->n_a = p->n_a;
-    k->n_b_g1 = p->n_b_g1, k->n_b_g2 = p->n_b_g2;
-    k->delta_g1 = p->vk.delta_g1;
-    if (p->n_h) k->h0 = p->h[0];
-}
-
-static cz_status cuda_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
-                            const cz_prove_data *pd, cz_error *err) {
-    (void)ctx;
-    srs_key key;
-    srs_key_of(&key, params);
-    cz_status st = CZ_OK;
-    pthread_mutex_lock(&cuda_lock);
-    if (!cuda_srs || memcmp(&key, &cuda_srs_key, sizeof key) != 0) {
-        cz_gpu_srs_destroy(cuda_srs); /* the device holds one key at a time */
-        cuda_srs = NULL;
-        uint64_t t0 = cz_now_ns();
-        st = cz_gpu_srs_create(&cuda_srs, params, err);
-        if (st == CZ_OK) {
-            char why[256];
-            cuda_srs_key = key;
-            if (cz_gpu_srs_streaming(cuda_srs, why, sizeof why))
-                cz_log(CZ_LOG_WARN, "GPU: parameters do not fit the device: %s", why);
-            else
-                cz_log(CZ_LOG_INFO, "GPU: parameters resident (%.0f MiB, uploaded in %.0f ms)",
-                       (double)cz_gpu_srs_bytes(cuda_srs) / (1 << 20),
-                       (double)(cz_now_ns() - t0) / 1e6);
-        }
-    }
-    if (st == CZ_OK) st = cz_gpu_groth16_prove_start(out, cuda_srs, params, pd, err);
-    pthread_mutex_unlock(&cuda_lock);
-    return st;
-}
-
-static const cz_prove_backend cuda_backend = {"cuda", cuda_start, NULL};
-
 /* ---- life cycle ---- */
 
 cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
@@ -751,31 +697,41 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     ec.memory_budget_bytes = cfg->total_budget;
     ec.safety_margin_bytes = cfg->safety_margin;
     ec.synthesis_workers = cfg->max_parallel_synthesis;
-    if (!ec.backend && strcmp(cfg->backend, "cpu") != 0) {
+    /* [gpus]: the engine makes one context per device listed (all when
+     * none is), gpu_workers_per_device prove workers each; gpu_threads caps
+     * the CPU threads of a prove worker's host-side work. */
+    if (!ec.n_backends) {
+        ec.backend = cfg->backend;
+        ec.n_devices =
+            cfg->n_devices < CZ_ENGINE_MAX_BACKENDS ? cfg->n_devices : CZ_ENGINE_MAX_BACKENDS;
+        memcpy(ec.devices, cfg->devices, ec.n_devices * sizeof ec.devices[0]);
+        ec.prove_threads = cfg->gpu_threads;
+    }
+    /* Synthesis of a partition takes several times the GPU's time for it
+     * (2 KiB on an H200: ~0.95 s against ~0.2 s), so with a GPU every core
+     * synthesizes (the memory budget still bounds how many partitions are
+     * in flight); with the CPU back-end, which uses every core per proof,
+     * one prove worker and a second synthesis worker that prepares the next
+     * partition while the current one is proven. */
+    int cpu_only = !strcmp(cfg->backend, "cpu");
+    if (!cpu_only && !ec.n_backends) {
         char desc[256] = "";
         cz_error gerr = {0};
-        if (cz_gpu_probe(desc, sizeof desc, &gerr) == CZ_OK) {
-            ec.backend = &cuda_backend;
-            cz_log(CZ_LOG_INFO, "GPU: %s", desc);
-        } else if (!strcmp(cfg->backend, "cuda")) {
-            st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"cuda\": %s", gerr.message);
-            goto fail;
-        } else {
-            cz_log(CZ_LOG_INFO, "no usable GPU (%s): CPU back-end", gerr.message);
+        if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
+            if (!strcmp(cfg->backend, "cuda")) {
+                st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"cuda\": %s",
+                                  gerr.message);
+                goto fail;
+            }
+            if (!cfg->n_devices) {
+                cz_log(CZ_LOG_INFO, "no usable GPU (%s): CPU back-end", gerr.message);
+                cpu_only = 1;
+            }
         }
     }
-    /* The CPU back-end already uses every core per proof: one worker. */
-    const cz_prove_backend *be = ec.backend ? ec.backend : &cz_prove_backend_cpu;
-    /* Synthesis of a partition runs on one thread and takes several times
-     * the GPU's time for it (2 KiB on an H200: ~0.95 s against ~0.2 s), so
-     * with a GPU every core synthesizes (the memory budget still bounds how
-     * many partitions are in flight); with the CPU back-end a second worker
-     * prepares the next partition while the current one is proven. */
-    if (!ec.synthesis_workers)
-        ec.synthesis_workers = strcmp(be->name, "cpu") ? cz_thread_count() : 2;
-    ec.prove_workers = !strcmp(be->name, "cpu")
-                           ? 1
-                           : cfg->gpu_workers_per_device * (cfg->n_devices ? cfg->n_devices : 1);
+    if (cpu_only && !ec.n_backends) ec.backend = "cpu";
+    if (!ec.synthesis_workers) ec.synthesis_workers = cpu_only ? 2 : cz_thread_count();
+    if (!ec.prove_workers) ec.prove_workers = cpu_only ? 1 : cfg->gpu_workers_per_device;
     ec.prove_queue_depth = cfg->max_gpu_queue_depth;
     ec.max_batch_size = cfg->max_batch_size;
     ec.max_batch_wait_ms = cfg->max_batch_wait_ms;
@@ -830,7 +786,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     }
     d->cq_thread_started = 1;
     cz_log(CZ_LOG_INFO, "cuzk %s listening on %s (backend %s, params %s)", CZ_VERSION, addr,
-           be->name, cfg->param_cache);
+           cpu_only ? "cpu" : "cuda", cfg->param_cache);
     *out = d;
     return CZ_OK;
 
@@ -892,11 +848,7 @@ void cz_daemon_stop(cz_daemon *d) {
     pthread_join(d->cq_thread, NULL);
     grpc_completion_queue_destroy(d->cq);
     cz_http_metrics_stop(d->http);
-    cz_engine_destroy(d->engine);
-    pthread_mutex_lock(&cuda_lock); /* no prove worker is left */
-    cz_gpu_srs_destroy(cuda_srs);
-    cuda_srs = NULL;
-    pthread_mutex_unlock(&cuda_lock);
+    cz_engine_destroy(d->engine); /* frees the back-end contexts and their devices' memory */
     grpc_shutdown();
     if (d->socket_path[0]) unlink(d->socket_path);
     pthread_mutex_destroy(&d->lock);

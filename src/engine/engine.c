@@ -29,7 +29,7 @@
 #include "util/parallel.h"
 
 #define PREPARE_UNIT      UINT32_MAX
-#define MAX_PROVE_WORKERS 8
+#define MAX_PROVE_WORKERS 64
 
 typedef enum { PHASE_QUEUED, PHASE_PREPARING, PHASE_RUNNING, PHASE_DONE } job_phase;
 
@@ -84,6 +84,15 @@ typedef struct {
     double duration_sum_s;
 } kind_counters;
 
+/* A back-end context and what the scheduler remembers of it. */
+typedef struct {
+    cz_backend *backend;
+    int have_last;
+    cz_proof_kind last_kind;
+    char last_circuit[32];
+    uint32_t run_len;
+} backend_slot;
+
 struct cz_engine {
     pthread_mutex_t lock;
     pthread_cond_t work;       /* synth heap changed or stop */
@@ -102,28 +111,25 @@ struct cz_engine {
     uint32_t prove_queue_depth;
     uint32_t prove_blocked; /* synthesis workers waiting for the prove heap to shrink */
 
-    /* Same-circuit runs (prove_pick): the circuit of the last unit a prove
-     * worker took, how many in a row, and how often it changed. */
+    /* Same-circuit runs (prove_pick): per back-end context, the circuit of
+     * the last unit its workers took and how many in a row; how often a
+     * context changed circuit. */
     uint32_t max_batch;
     uint64_t max_batch_wait_ns;
-    int have_last;
-    cz_proof_kind last_kind;
-    char last_circuit[32];
-    uint32_t run_len;
+    backend_slot slots[CZ_ENGINE_MAX_BACKENDS];
+    uint32_t n_backends;
     uint64_t circuit_switches;
 
     cz_budget budget;
     cz_srs_manager srs;
     const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
-    const cz_prove_backend *backend;
+    uint32_t prove_thread_limit; /* [gpus] gpu_threads */
     uint64_t retention_ns;
     int timeline;
     uint64_t t_start;
 
     uint32_t n_synth, n_prove;
     pthread_t *synth_threads, *prove_threads, finish_thread, janitor_thread, loader_thread;
-    char worker_job[MAX_PROVE_WORKERS][CZ_JOB_ID_MAX + 1];
-    cz_proof_kind worker_kind[MAX_PROVE_WORKERS];
     uint32_t prove_busy;
 
     kind_counters counters[CZ_PROOF_KIND_COUNT];
@@ -938,34 +944,37 @@ static void *synthesis_worker(void *arg) {
 
 typedef struct {
     cz_engine *e;
-    uint32_t index;
+    uint32_t index; /* worker number, over all contexts */
+    uint32_t slot;  /* its back-end context */
 } prove_worker_arg;
 
-static int is_last_circuit(const cz_engine *e, const job *j) {
-    return e->have_last && j->kind == e->last_kind && !strcmp(j->plan.circuit_id, e->last_circuit);
+static int is_last_circuit(const backend_slot *b, const job *j) {
+    return b->have_last && j->kind == b->last_kind && !strcmp(j->plan.circuit_id, b->last_circuit);
 }
 
-/* Which prove heap item a prove worker takes next (under e->lock; the heap
- * is not empty). Plain order is the heap's top: highest priority, oldest
- * job, lowest unit. Departures from it:
+/* Which prove heap item a prove worker of context b takes next (under
+ * e->lock; the heap is not empty). Plain order is the heap's top: highest
+ * priority, oldest job, lowest unit. Departures from it:
  *   - a unit that will be dropped (job cancelled or failed) first: it costs
  *     nothing and frees its memory;
  *   - same-circuit runs: while the top is of another circuit than the last
- *     unit taken, the run is shorter than max_batch, and no unit of another
- *     circuit at the top priority has been ready longer than
- *     max_batch_wait, the oldest unit of the top priority and of the last
- *     circuit goes instead (the back-end keeps that circuit's parameters;
- *     a switch re-uploads them).
+ *     unit this context took, the run is shorter than max_batch, and no
+ *     unit of another circuit at the top priority has been ready longer
+ *     than max_batch_wait, the oldest unit of the top priority and of the
+ *     context's last circuit goes instead (the context keeps that
+ *     circuit's parameters; a switch re-uploads them). Each context runs
+ *     its own circuit, so with several devices one may stay on PoRep while
+ *     another takes the other circuit.
  * Only units already synthesized are considered: the GPU never idles for a
  * batch to fill, and a higher priority always goes first. The scan is
  * linear; the heap holds at most prove_queue_depth + synthesis workers. */
-static size_t prove_pick(const cz_engine *e) {
+static size_t prove_pick(const cz_engine *e, const backend_slot *b) {
     const heap *h = &e->prove;
     size_t d = prove_dropped(e);
     if (d != SIZE_MAX) return d;
     const item *top = &h->v[0];
-    if (e->max_batch <= 1 || !e->have_last || e->run_len >= e->max_batch ||
-        is_last_circuit(e, top->j))
+    if (e->max_batch <= 1 || !b->have_last || b->run_len >= e->max_batch ||
+        is_last_circuit(b, top->j))
         return 0;
     uint64_t now = cz_now_ns();
     if (now - top->t_ready > e->max_batch_wait_ns) return 0;
@@ -973,7 +982,7 @@ static size_t prove_pick(const cz_engine *e) {
     for (size_t i = 1; i < h->n; i++) {
         const item *it = &h->v[i];
         if (it->j->priority != top->j->priority) continue;
-        if (!is_last_circuit(e, it->j)) {
+        if (!is_last_circuit(b, it->j)) {
             if (now - it->t_ready > e->max_batch_wait_ns) return 0;
         } else if (best == 0 || item_before(it, &h->v[best])) {
             best = i;
@@ -982,36 +991,35 @@ static size_t prove_pick(const cz_engine *e) {
     return best;
 }
 
-/* Bookkeeping of the circuit a prove worker is about to run (under e->lock). */
-static void note_circuit(cz_engine *e, const job *j) {
-    if (!is_last_circuit(e, j)) {
-        if (e->have_last) e->circuit_switches++;
-        e->have_last = 1;
-        e->last_kind = j->kind;
-        snprintf(e->last_circuit, sizeof e->last_circuit, "%s", j->plan.circuit_id);
-        e->run_len = 0;
+/* Bookkeeping of the circuit a prove worker of b is about to run (under
+ * e->lock). */
+static void note_circuit(cz_engine *e, backend_slot *b, const job *j) {
+    if (!is_last_circuit(b, j)) {
+        if (b->have_last) e->circuit_switches++;
+        b->have_last = 1;
+        b->last_kind = j->kind;
+        snprintf(b->last_circuit, sizeof b->last_circuit, "%s", j->plan.circuit_id);
+        b->run_len = 0;
     }
-    e->run_len++;
+    b->run_len++;
 }
 
 static void *prove_worker(void *arg) {
     prove_worker_arg *pa = arg;
     cz_engine *e = pa->e;
     uint32_t w = pa->index;
+    backend_slot *slot = &e->slots[pa->slot];
     free(pa);
+    cz_parallel_set_thread_limit(e->prove_thread_limit);
     pthread_mutex_lock(&e->lock);
     for (;;) {
         while (!e->stop && e->prove.n == 0) pthread_cond_wait(&e->prove_work, &e->lock);
         if (e->stop) break;
-        item it = heap_take(&e->prove, prove_pick(e));
+        item it = heap_take(&e->prove, prove_pick(e, slot));
         pthread_cond_broadcast(&e->prove_room);
         job *j = it.j;
         int drop = j->cancel || j->failed;
-        if (!drop) note_circuit(e, j);
-        if (!drop && w < MAX_PROVE_WORKERS) {
-            snprintf(e->worker_job[w], sizeof e->worker_job[w], "%s", j->id);
-            e->worker_kind[w] = j->kind;
-        }
+        if (!drop) note_circuit(e, slot, j);
         e->prove_busy++;
         pthread_mutex_unlock(&e->lock);
 
@@ -1019,11 +1027,12 @@ static void *prove_worker(void *arg) {
         cz_status st = CZ_OK;
         void *pending = NULL;
         if (!drop) {
-            timeline(e, "GPU_START", j, "%u worker=%u", it.unit, w);
+            timeline(e, "GPU_START", j, "%u worker=%u backend=%s", it.unit, w,
+                     slot->backend->info.name);
             uint64_t t0 = cz_now_ns();
+            cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
             st = j->ops->prove_start(j->state, it.unit, it.data,
-                                     j->plan.circuit_id[0] ? &j->srs : NULL, e->backend, &pending,
-                                     &uerr);
+                                     j->plan.circuit_id[0] ? &j->srs : NULL, &pc, &pending, &uerr);
             uint64_t dt = cz_now_ns() - t0;
             it.data = NULL; /* consumed by prove_start */
             timeline(e, "GPU_END", j, "%u", it.unit);
@@ -1042,7 +1051,6 @@ static void *prove_worker(void *arg) {
         }
         pthread_mutex_lock(&e->lock);
         e->prove_busy--;
-        if (w < MAX_PROVE_WORKERS) e->worker_job[w][0] = 0;
         if (!drop && st == CZ_OK) {
             it.data = pending;
             if (fifo_push(&e->finish, it)) {
@@ -1116,16 +1124,6 @@ static void *janitor(void *arg) {
     return NULL;
 }
 
-/* ---- CPU back-end ---- */
-
-static cz_status cpu_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
-                           const cz_prove_data *pd, cz_error *err) {
-    (void)ctx;
-    return cz_groth16_prove_start(out, params, pd, err);
-}
-
-const cz_prove_backend cz_prove_backend_cpu = {"cpu", cpu_start, NULL};
-
 /* ---- life cycle ---- */
 
 cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err) {
@@ -1153,12 +1151,29 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->ops[CZ_PROOF_POREP] = &cz_job_ops_porep;
     for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++)
         if (cfg->ops[k]) e->ops[k] = cfg->ops[k];
-    e->backend = cfg->backend ? cfg->backend : &cz_prove_backend_cpu;
+    e->prove_thread_limit = cfg->prove_threads;
     e->retention_ns = cfg->result_retention_ms * 1000000ull;
     e->timeline = cfg->timeline;
     e->n_synth = cfg->synthesis_workers ? cfg->synthesis_workers : 1;
-    e->n_prove = cfg->prove_workers ? cfg->prove_workers : 1;
-    if (e->n_prove > MAX_PROVE_WORKERS) e->n_prove = MAX_PROVE_WORKERS;
+    /* The back-end contexts: the caller's (tests), else from the choice. */
+    if (cfg->n_backends) {
+        e->n_backends =
+            cfg->n_backends < CZ_ENGINE_MAX_BACKENDS ? cfg->n_backends : CZ_ENGINE_MAX_BACKENDS;
+        for (uint32_t i = 0; i < e->n_backends; i++) e->slots[i].backend = cfg->backends[i];
+        for (uint32_t i = e->n_backends; i < cfg->n_backends; i++)
+            cz_backend_destroy(cfg->backends[i]);
+    } else {
+        cz_backend *made[CZ_ENGINE_MAX_BACKENDS];
+        cz_status bst = cz_backends_create(made, &e->n_backends, CZ_ENGINE_MAX_BACKENDS, cfg, err);
+        if (bst != CZ_OK) {
+            cz_engine_destroy(e);
+            return bst;
+        }
+        for (uint32_t i = 0; i < e->n_backends; i++) e->slots[i].backend = made[i];
+    }
+    uint32_t per = cfg->prove_workers ? cfg->prove_workers : 1;
+    if (per * e->n_backends > MAX_PROVE_WORKERS) per = MAX_PROVE_WORKERS / e->n_backends;
+    e->n_prove = per * e->n_backends;
     e->prove_queue_depth = cfg->prove_queue_depth ? cfg->prove_queue_depth : e->n_prove;
     e->max_batch = cfg->max_batch_size ? cfg->max_batch_size : 1;
     e->max_batch_wait_ns = cfg->max_batch_wait_ms > UINT64_MAX / 1000000ull
@@ -1182,6 +1197,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         }
         pa->e = e;
         pa->index = started_p;
+        pa->slot = started_p / per;
         rc = pthread_create(&e->prove_threads[started_p], NULL, prove_worker, pa);
         if (rc) free(pa);
     }
@@ -1206,16 +1222,25 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         if (janitor_started) pthread_join(e->janitor_thread, NULL);
         free(e->synth_threads);
         free(e->prove_threads);
+        for (uint32_t i = 0; i < e->n_backends; i++) cz_backend_destroy(e->slots[i].backend);
         cz_srs_destroy(&e->srs);
         cz_budget_destroy(&e->budget);
         free(e);
         return cz_error_set(err, CZ_E_IO, "engine: cannot start worker threads");
     }
     fprintf(stderr,
-            "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) (%s), prove "
-            "queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)\n",
-            (double)total / (1u << 30), e->n_synth, e->n_prove, e->backend->name,
-            e->prove_queue_depth, e->max_batch, cfg->max_batch_wait_ms);
+            "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "
+            "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)\n",
+            (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
+            e->max_batch, cfg->max_batch_wait_ms);
+    for (uint32_t i = 0; i < e->n_backends; i++) {
+        const cz_backend_info *bi = &e->slots[i].backend->info;
+        fprintf(stderr, "engine: back-end %s: %s", bi->name, bi->description);
+        if (bi->device >= 0)
+            fprintf(stderr, ", budget %.1f of %.1f GiB", (double)bi->memory_budget / (1u << 30),
+                    (double)bi->memory_total / (1u << 30));
+        fprintf(stderr, ", %u prove worker(s)\n", per);
+    }
     *out = e;
     return CZ_OK;
 }
@@ -1289,6 +1314,7 @@ void cz_engine_destroy(cz_engine *e) {
     free(e->load.v);
     free(e->synth_threads);
     free(e->prove_threads);
+    for (uint32_t i = 0; i < e->n_backends; i++) cz_backend_destroy(e->slots[i].backend);
     cz_srs_destroy(&e->srs);
     cz_budget_destroy(&e->budget);
     pthread_mutex_destroy(&e->lock);
@@ -1316,12 +1342,11 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     out->prove_workers = e->n_prove;
     out->prove_workers_busy = e->prove_busy;
     out->gpu_circuit_switches = e->circuit_switches;
-    out->backend_name = e->backend->name;
-    for (uint32_t w = 0; w < e->n_prove && w < 8; w++) {
-        snprintf(out->prove_worker_job[w], sizeof out->prove_worker_job[w], "%s", e->worker_job[w]);
-        out->prove_worker_kind[w] = e->worker_kind[w];
-    }
+    out->n_backends = e->n_backends;
+    out->backend_name = e->n_backends ? e->slots[0].backend->ops->kind : "none";
     pthread_mutex_unlock(&e->lock);
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        cz_backend_get_info(e->slots[i].backend, &out->backends[i]);
     cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
     out->n_srs = cz_srs_list(&e->srs, out->srs, sizeof out->srs / sizeof out->srs[0]);
 }
@@ -1413,6 +1438,37 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     sb_printf(&b, "# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %u\n", s.prove_workers);
     sb_printf(&b, "# TYPE cuzk_gpu_workers_busy gauge\ncuzk_gpu_workers_busy %u\n",
               s.prove_workers_busy);
+    sb_printf(&b, "# HELP cuzk_backend_busy_seconds_total Time a back-end context spent "
+                  "proving units.\n# TYPE cuzk_backend_busy_seconds_total counter\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        sb_printf(&b, "cuzk_backend_busy_seconds_total{backend=\"%s\"} %.3f\n", s.backends[i].name,
+                  (double)s.backends[i].busy_ns / 1e9);
+    sb_printf(&b, "# TYPE cuzk_backend_units_total counter\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        sb_printf(&b, "cuzk_backend_units_total{backend=\"%s\"} %" PRIu64 "\n", s.backends[i].name,
+                  s.backends[i].units);
+    sb_printf(&b, "# TYPE cuzk_backend_failures_total counter\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        sb_printf(&b, "cuzk_backend_failures_total{backend=\"%s\"} %" PRIu64 "\n",
+                  s.backends[i].name, s.backends[i].failures);
+    sb_printf(&b, "# HELP cuzk_backend_device_memory_bytes Device memory a context holds, its "
+                  "budget and the device's size.\n# TYPE cuzk_backend_device_memory_bytes gauge\n");
+    for (uint32_t i = 0; i < s.n_backends; i++) {
+        const cz_engine_backend_info *bi = &s.backends[i];
+        if (bi->device < 0) continue;
+        sb_printf(&b,
+                  "cuzk_backend_device_memory_bytes{backend=\"%s\",kind=\"used\"} %" PRIu64 "\n"
+                  "cuzk_backend_device_memory_bytes{backend=\"%s\",kind=\"budget\"} %" PRIu64 "\n"
+                  "cuzk_backend_device_memory_bytes{backend=\"%s\",kind=\"total\"} %" PRIu64 "\n",
+                  bi->name, bi->memory_used, bi->name, bi->memory_budget, bi->name,
+                  bi->memory_total);
+    }
+    sb_printf(&b, "# HELP cuzk_backend_resident_circuit The circuit whose key a context keeps "
+                  "(1 per context and circuit).\n# TYPE cuzk_backend_resident_circuit gauge\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        if (s.backends[i].resident_circuit[0])
+            sb_printf(&b, "cuzk_backend_resident_circuit{backend=\"%s\",circuit_id=\"%s\"} 1\n",
+                      s.backends[i].name, s.backends[i].resident_circuit);
     sb_printf(&b,
               "# HELP cuzk_gpu_circuit_switches_total Prove units whose circuit differed from "
               "the previous unit's (a GPU re-uploads its parameters).\n"
@@ -1448,5 +1504,15 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, int *already_l
 
 cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, int *was_loaded,
                           uint64_t *freed_bytes, cz_error *err) {
-    return cz_srs_evict(&e->srs, circuit_id ? circuit_id : "", was_loaded, freed_bytes, err);
+    const char *id = circuit_id ? circuit_id : "";
+    cz_status st = cz_srs_evict(&e->srs, id, was_loaded, freed_bytes, err);
+    if (st != CZ_OK) return st;
+    /* The host SRS is not in use (else cz_srs_evict refused), so no unit of
+     * it is in a context: what the devices keep of it goes too. */
+    for (uint32_t i = 0; i < e->n_backends; i++) {
+        uint64_t dev = cz_backend_release(e->slots[i].backend, id);
+        if (dev) *was_loaded = 1;
+        *freed_bytes += dev;
+    }
+    return CZ_OK;
 }

@@ -1,6 +1,5 @@
 /* What the engine needs from a proof kind (a vtable, so tests can inject fake
- * kinds that only sleep) and from a prove back-end (a function pointer, so the
- * GPU back-end can replace the CPU one).
+ * kinds that only sleep); the prove back-ends are in backend.h.
  *
  * Life of a job, per kind:
  *   prepare       once, on a synthesis worker: parse and check the request,
@@ -24,18 +23,17 @@
 #include <stdint.h>
 
 #include "cuzk/engine.h"
+#include "engine/backend.h"
 #include "groth16/prover.h"
 
-struct cz_prove_backend {
-    const char *name; /* "cpu", "cuda" */
-    /* H and the five MSM sums (cz_groth16_prove_start's contract). */
-    cz_status (*start)(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
-                       const cz_prove_data *pd, cz_error *err);
-    void *ctx;
-};
-
-/* The CPU back-end (cz_groth16_prove_start). */
-extern const cz_prove_backend cz_prove_backend_cpu;
+/* Where a unit is proven: the back-end context a prove worker runs on,
+ * and what identifies the unit there (backend.h: cz_backend_unit). */
+typedef struct {
+    cz_backend *backend;
+    const char *job_id;
+    cz_proof_kind kind;
+    const char *circuit_id;
+} cz_prove_context;
 
 /* A loaded SRS as the ops see it; NULL when plan.circuit_id is empty. */
 typedef struct {
@@ -57,7 +55,7 @@ struct cz_job_ops {
                          const char *param_cache, cz_error *err);
     cz_status (*synthesize)(void *state, uint32_t unit, void **synth, cz_error *err);
     cz_status (*prove_start)(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                             const cz_prove_backend *backend, void **pending, cz_error *err);
+                             const cz_prove_context *where, void **pending, cz_error *err);
     cz_status (*prove_finish)(void *state, uint32_t unit, void *pending, const cz_srs_handle *srs,
                               uint8_t *out, cz_error *err);
     /* stage 0: data is a synthesize result; 1: a prove_start result. */

@@ -125,19 +125,20 @@ static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_e
 }
 
 static cz_status porep_prove_start(void *state, uint32_t unit, void *synth,
-                                   const cz_srs_handle *srs, const cz_prove_backend *backend,
+                                   const cz_srs_handle *srs, const cz_prove_context *where,
                                    void **pending, cz_error *err) {
     (void)state;
     cz_prove_data *pd = synth;
     cz_groth16_msm_results *msm = malloc(sizeof *msm);
     cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
     if (st == CZ_OK) st = cz_groth16_check_shapes(srs->params, pd, err);
-    if (st == CZ_OK) st = backend->start(backend->ctx, msm, srs->params, pd, err);
+    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, pd};
+    if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
     cz_prove_data_free(pd);
     free(pd);
     if (st != CZ_OK) {
         free(msm);
-        return cz_error_prefix(err, "partition %u: prove (%s)", unit, backend->name);
+        return cz_error_prefix(err, "partition %u: prove", unit);
     }
     *pending = msm;
     return CZ_OK;

@@ -38,20 +38,26 @@
         }                                                                                          \
     } while (0)
 
-/* Keeps freed memory in CUDA's default stream-ordered pool between calls
- * (release threshold at its maximum), so repeated MSMs and batch additions
- * of the same size allocate nothing. Best effort: a failure only costs
- * re-allocations. */
+/* Keeps freed memory in the current device's default stream-ordered pool
+ * between calls (release threshold at its maximum), so repeated MSMs and
+ * batch additions of the same size allocate nothing. Once per device (bit
+ * per ordinal < 64); best effort: a failure only costs re-allocations. */
 static inline void cz_gpu_pool_keep(void) {
-    static int done = 0;
-    if (done) return;
+    static unsigned long long done = 0;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+        (void)cudaGetLastError();
+        return;
+    }
+    const unsigned long long bit = 1ull << dev;
+    if (__atomic_load_n(&done, __ATOMIC_ACQUIRE) & bit) return;
     cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
         uint64_t thr = UINT64_MAX;
         (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
     }
     (void)cudaGetLastError();
-    done = 1;
+    __atomic_fetch_or(&done, bit, __ATOMIC_RELEASE);
 }
 
 static inline unsigned cz_gpu_blocks(size_t n, unsigned threads) {

@@ -14,8 +14,11 @@
  * Functions taking `dev_*` pointers expect device memory from cz_gpu_alloc;
  * they run on the default stream and return after the device finished (so
  * host timers around them measure device time plus launch overhead).
- * Thread safety: one caller at a time per process (the back-end keeps no
- * locks; the prover serializes device use). */
+ * Threads: every function works on the calling thread's current device
+ * (cz_gpu_set_device) and its per-thread default stream, and keeps no
+ * state across calls outside the objects it returns; an object (SRS, NTT
+ * domain, uploader) is used by one thread at a time (a back-end context
+ * serializes its units). */
 #ifndef CZ_GPU_GPU_H
 #define CZ_GPU_GPU_H
 
@@ -38,6 +41,14 @@ extern "C" {
  * back-end built) or CZ_E_CUDA (no device / driver problem), with the reason
  * in err. desc (may be NULL) receives "NVIDIA H200, 132 SMs, 139 GiB, sm_90". */
 cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err);
+/* The same for one device of the host (ordinal from 0). */
+cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err);
+/* Devices on the host (CZ_E_CUDA and 0 without a driver or device). */
+cz_status cz_gpu_device_count(int *count, cz_error *err);
+/* Makes device the calling thread's current device: every other function
+ * works on the current device of its thread (the CUDA runtime keeps it per
+ * host thread), so a back-end context sets its device before its calls. */
+cz_status cz_gpu_set_device(int device, cz_error *err);
 
 /* Device memory. */
 cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err);
@@ -161,6 +172,10 @@ cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *er
  * reads them in every prove_start (the caller passes them). */
 typedef struct cz_gpu_srs cz_gpu_srs;
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *params, cz_error *err);
+/* The same within budget_bytes of the device (0 = its free memory; a
+ * back-end context's share when several contexts use one device). */
+cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *params,
+                                   size_t budget_bytes, cz_error *err);
 void cz_gpu_srs_destroy(cz_gpu_srs *srs); /* NULL is fine */
 /* Device bytes held by the SRS (points and NTT tables). */
 size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);

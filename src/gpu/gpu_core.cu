@@ -9,16 +9,27 @@
 
 using namespace cz_gpu;
 
-extern "C" cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
+extern "C" cz_status cz_gpu_device_count(int *count, cz_error *err) {
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess || *count == 0) {
         (void)cudaGetLastError();
+        *count = 0;
         return cz_error_set(err, CZ_E_CUDA, "gpu: no CUDA device (%s)",
                             e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
     }
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err) {
+    int count = 0;
+    cz_status st = cz_gpu_device_count(&count, err);
+    if (st != CZ_OK) return st;
+    if (device < 0 || device >= count)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu: no CUDA device %d (this host has %d)",
+                            device, count);
     cudaDeviceProp prop;
-    CZ_CUDA_TRY(err, cudaGetDeviceProperties(&prop, 0));
+    CZ_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
     if (prop.major < 7) {
         return cz_error_set(err, CZ_E_UNSUPPORTED, "gpu: %s is sm_%d%d; sm_70 or newer is needed",
                             prop.name, prop.major, prop.minor);
@@ -27,6 +38,15 @@ extern "C" cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
         snprintf(desc, desc_size, "%s, %d SMs, %.0f GiB, sm_%d%d", prop.name,
                  prop.multiProcessorCount, (double)prop.totalGlobalMem / (1u << 30), prop.major,
                  prop.minor);
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
+    return cz_gpu_probe_device(0, desc, desc_size, err);
+}
+
+extern "C" cz_status cz_gpu_set_device(int device, cz_error *err) {
+    CZ_CUDA_TRY(err, cudaSetDevice(device));
     return CZ_OK;
 }
 

@@ -10,6 +10,18 @@ cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
     if (desc && desc_size) desc[0] = 0;
     return NO_GPU(err);
 }
+cz_status cz_gpu_device_count(int *count, cz_error *err) {
+    *count = 0;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err) {
+    (void)device;
+    return cz_gpu_probe(desc, desc_size, err);
+}
+cz_status cz_gpu_set_device(int device, cz_error *err) {
+    (void)device;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err) {
     (void)bytes;
     *dev = NULL;

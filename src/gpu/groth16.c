@@ -127,11 +127,13 @@ static cz_status upload(cz_gpu_uploader *up, void *dev, const void *host, size_t
 
 /* The device bytes this process may use: free memory, capped by
  * $CZ_GPU_MEM_LIMIT when set. */
-static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_out, cz_error *err) {
+static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_out, size_t cap,
+                               cz_error *err) {
     size_t free_b = 0, total_b = 0;
     cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
     if (st != CZ_OK) return st;
     *budget = free_b, *free_out = free_b, *total_out = total_b;
+    if (cap && cap < *budget) *budget = cap;
     const char *lim = getenv("CZ_GPU_MEM_LIMIT");
     if (lim && *lim) {
         uint64_t v = 0;
@@ -206,6 +208,11 @@ static cz_status forced_chunk(size_t *chunk, cz_error *err) {
 }
 
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
+    return cz_gpu_srs_create_budget(out, p, 0, err);
+}
+
+cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p, size_t cap,
+                                   cz_error *err) {
     *out = NULL;
     /* n_h = m - 1 for the circuit's domain m = 2^k (prover.h) */
     size_t m = p->n_h + 1;
@@ -220,7 +227,7 @@ cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_err
     const size_t tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
     const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
     size_t budget = 0, free_b = 0, total_b = 0, forced = 0;
-    cz_status st = device_budget(&budget, &free_b, &total_b, err);
+    cz_status st = device_budget(&budget, &free_b, &total_b, cap, err);
     if (st != CZ_OK) return cz_error_prefix(err, "gpu srs");
     if ((st = forced_chunk(&forced, err)) != CZ_OK) return st;
     cz_gpu_srs *s = calloc(1, sizeof *s);
@@ -232,7 +239,8 @@ cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_err
     /* Resident: the points, the tables, one proof's buffers and the
      * largest MSM's scratch. */
     const size_t resident_need = points + tables + proof_bytes(p, m, 1) + msm_scratch(largest, 0);
-    const char *capped = budget < free_b ? ", capped by CZ_GPU_MEM_LIMIT" : "";
+    const char *capped =
+        budget < free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
     if (!forced && resident_need <= budget) {
         s->bytes = points + tables;
         snprintf(s->why, sizeof s->why,

@@ -772,7 +772,7 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
     }
     rb_tables_fill(d, p); /* after the expansions (same stream); p: past the tables above */
     CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
-    CZ_CUDA_GOTO(err, st, fail, cudaDeviceSynchronize());
+    CZ_CUDA_GOTO(err, st, fail, cudaStreamSynchronize(0));
     free(host);
     cz_ntt_domain_free(&dom);
     *out = d;
@@ -957,7 +957,7 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
                                        lay.ekeep, err);
         if (st != CZ_OK) return st;
     }
-    CZ_CUDA_TRY(err, cudaDeviceSynchronize());
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
 }
 
@@ -971,6 +971,6 @@ extern "C" cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, cons
     k_quotient<<<cz_gpu_blocks(d->n, 256), 256>>>((fr_t *)dev_a, (const fr_t *)dev_b,
                                                   (const fr_t *)dev_c, d->zinv, (uint32_t)d->n);
     CZ_CUDA_LAUNCHED(err);
-    CZ_CUDA_TRY(err, cudaDeviceSynchronize());
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
 }

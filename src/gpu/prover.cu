@@ -77,7 +77,7 @@ static cz_status gather(void *out, const void *in, const uint32_t *idx, size_t c
     k_gather<W>
         <<<cz_gpu_blocks(count * W, 256), 256>>>((uint4 *)out, (const uint4 *)in, idx, count);
     CZ_CUDA_LAUNCHED(err);
-    CZ_CUDA_TRY(err, cudaDeviceSynchronize());
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
 }
 

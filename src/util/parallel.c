@@ -42,9 +42,16 @@ static void *run_chunks(void *arg) {
     return NULL;
 }
 
+static _Thread_local unsigned thread_limit;
+
+void cz_parallel_set_thread_limit(unsigned n) {
+    thread_limit = n;
+}
+
 void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx) {
     if (n == 0) return;
     unsigned threads = cz_thread_count();
+    if (thread_limit && thread_limit < threads) threads = thread_limit;
     if (grain == 0) grain = (n + threads - 1) / threads;
     size_t chunks = (n + grain - 1) / grain;
     if (chunks < threads) threads = (unsigned)chunks;

@@ -17,6 +17,11 @@ unsigned cz_thread_count(void);
 typedef void (*cz_parallel_fn)(void *ctx, size_t begin, size_t end, unsigned worker);
 void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx);
 
+/* Caps the threads of the calling thread's cz_parallel_for loops at n (0 =
+ * no cap): a prove worker of a back-end context uses it for [gpus]
+ * gpu_threads. Worker indices stay below cz_thread_count(). */
+void cz_parallel_set_thread_limit(unsigned n);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t cz_now_ns(void);
 

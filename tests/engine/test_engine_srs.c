@@ -82,8 +82,8 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
 }
 
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                                  const cz_prove_backend *backend, void **pending, cz_error *err) {
-    (void)unit, (void)backend, (void)err;
+                                  const cz_prove_context *where, void **pending, cz_error *err) {
+    (void)unit, (void)where, (void)err;
     fake_state *s = state;
     /* The SRS is loaded and referenced while the job runs. */
     CHECK(!strcmp(s->circuit, "none") ||
@@ -198,6 +198,7 @@ static cz_engine *make_engine(const char *dir, uint64_t budget) {
     cfg.synthesis_workers = 1;
     cfg.prove_workers = 1;
     cfg.param_cache = dir;
+    cfg.backend = "cpu";
     cfg.result_retention_ms = 60000;
     cfg.srs_eviction_min_idle_ms = 0;
     cfg.timeline = getenv("CZ_TIMELINE") != NULL;
@@ -272,7 +273,7 @@ static void run_interleaving(cz_engine *e) {
 }
 
 int main(void) {
-    cz_test_init("daemon/engine_srs");
+    cz_test_init("engine/engine_srs");
     char dir[] = "/tmp/cz_engine_srs_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     uint64_t srs_a = write_tiny_params(dir, 2048);
@@ -325,5 +326,5 @@ int main(void) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
-    return cz_test_finish("daemon/engine_srs");
+    return cz_test_finish("engine/engine_srs");
 }

@@ -22,6 +22,7 @@
 
 #include "cuzk/engine.h"
 #include "engine/budget.h"
+#include "engine/backend.h"
 #include "engine/job.h"
 #include "harness/harness.h"
 
@@ -134,10 +135,40 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
     return CZ_OK;
 }
 
+/* Fake back-end contexts (test_two_contexts): a unit run on one of them is
+ * counted per context name and waits a little, so that both get work. */
+static int fake_backend_units[2];
+static int fake_backend_released[2];
+
+static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
+                                    const cz_backend_unit *u, cz_error *err) {
+    (void)out, (void)u, (void)err;
+    int which = *(int *)b->impl;
+    pthread_mutex_lock(&log_lock);
+    fake_backend_units[which]++;
+    pthread_mutex_unlock(&log_lock);
+    sleep_ms(15);
+    return CZ_OK;
+}
+
+static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
+    (void)circuit_id;
+    fake_backend_released[*(int *)b->impl]++;
+    return 0;
+}
+
+static const cz_backend_ops fake_backend_ops = {"fake", fake_backend_start, fake_backend_release,
+                                                NULL};
+
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                                  const cz_prove_backend *backend, void **pending, cz_error *err) {
-    (void)srs, (void)backend, (void)err, (void)unit;
+                                  const cz_prove_context *where, void **pending, cz_error *err) {
+    (void)srs, (void)err, (void)unit;
     fake_state *s = state;
+    if (!strcmp(where->backend->ops->kind, "fake")) {
+        cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL};
+        cz_groth16_msm_results msm;
+        CHECK(cz_backend_prove_start(where->backend, &msm, &u, err) == CZ_OK);
+    }
     pthread_mutex_lock(&log_lock);
     if (n_prove < sizeof prove_order - 1) prove_order[n_prove++] = s->tag;
     pthread_mutex_unlock(&log_lock);
@@ -214,6 +245,7 @@ static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prov
     cfg.prove_workers = prove;
     cfg.result_retention_ms = retention_ms;
     cfg.param_cache = ".";
+    cfg.backend = "cpu";
     cfg.ops[CZ_PROOF_WINDOW_POST] = &fake_ops; /* any kind slot works */
     cfg.ops[CZ_PROOF_POREP] = &fake_ops;
     cz_engine *e = NULL;
@@ -775,8 +807,63 @@ static void test_runs_off_plain_order(void) {
     CHECK(order_is("GcHAaBBbl"));
 }
 
+/* Two back-end contexts (as two GPUs, or two contexts on one): the engine
+ * runs prove workers on both, each unit on exactly one; status and metrics
+ * report both; evict reaches both; destroy frees them. */
+static void test_two_contexts(void) {
+    static int ids[2] = {0, 1};
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = 1 << 30;
+    cfg.synthesis_workers = 4;
+    cfg.prove_workers = 1;
+    cfg.result_retention_ms = 60000;
+    cfg.param_cache = ".";
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    for (int i = 0; i < 2; i++) {
+        cz_backend *b = calloc(1, sizeof *b);
+        char name[16];
+        snprintf(name, sizeof name, "fake:%d", i);
+        cz_backend_init(b, &fake_backend_ops, &ids[i], name);
+        cfg.backends[i] = b;
+    }
+    cfg.n_backends = 2;
+    memset(fake_backend_units, 0, sizeof fake_backend_units);
+    memset(fake_backend_released, 0, sizeof fake_backend_released);
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    cz_engine_submit_info info;
+    CHECK(submit(e, "two-a", 0, "units=8 ms=1 bytes=1000 tag=a", &info, &err) == CZ_OK);
+    CHECK(submit(e, "two-b", 0, "units=8 ms=1 bytes=1000 tag=b", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "two-a", 0, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "two-b", 0, NULL) == CZ_JOB_COMPLETED);
+    pthread_mutex_lock(&log_lock);
+    int u0 = fake_backend_units[0], u1 = fake_backend_units[1];
+    pthread_mutex_unlock(&log_lock);
+    printf("two contexts: %d + %d units\n", u0, u1);
+    CHECK(u0 + u1 == 16 && u0 > 0 && u1 > 0);
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    CHECK(st.n_backends == 2 && st.prove_workers == 2);
+    CHECK(!strcmp(st.backends[0].name, "fake:0") && !strcmp(st.backends[1].name, "fake:1"));
+    CHECK(st.backends[0].units == (uint64_t)u0 && st.backends[1].units == (uint64_t)u1);
+    CHECK(st.backends[0].busy_ns > 0 && st.backends[1].busy_ns > 0);
+    char *text = NULL;
+    CHECK(cz_engine_metrics(e, &text, &err) == CZ_OK);
+    CHECK(strstr(text, "cuzk_backend_units_total{backend=\"fake:1\"}") != NULL);
+    free(text);
+    int was = 0;
+    uint64_t freed = 0;
+    /* No SRS of that id is loaded: the host side reports nothing, and the
+     * contexts are asked to drop theirs all the same. */
+    CHECK(cz_engine_evict(e, "porep-2k", &was, &freed, &err) == CZ_OK);
+    CHECK(fake_backend_released[0] == 1 && fake_backend_released[1] == 1);
+    cz_engine_destroy(e);
+}
+
 int main(void) {
-    cz_test_init("daemon/engine");
+    cz_test_init("engine/engine");
     test_budget_fifo();
     test_bad_requests();
     test_priority_order();
@@ -790,5 +877,6 @@ int main(void) {
     test_runs_priority_preempts();
     test_runs_max_wait();
     test_runs_off_plain_order();
-    return cz_test_finish("daemon/engine");
+    test_two_contexts();
+    return cz_test_finish("engine/engine");
 }

@@ -1,0 +1,81 @@
+/* Prover back-ends: the contexts that run the heavy half of a unit's proof
+ * (H and the five MSM sums, cz_groth16_prove_start's contract).
+ *
+ * A context is the CPU, or one CUDA device (several contexts may share one
+ * device: that is how the multi-device paths are tested on a host with one
+ * GPU). Each context owns what it keeps resident: a CUDA context the
+ * proving key of the circuit it proved last (keyed by circuit id and the
+ * key's identity, so a reloaded key hits and another setup's key does not)
+ * within its device-memory budget. Nothing about a device lives in
+ * process-global state. The engine creates the contexts from a
+ * cz_backend_choice and owns them; the daemon and the CLI only choose.
+ *
+ * Thread safety: a context runs one unit at a time (prove_start holds its
+ * lock); release and info may be called from any thread. */
+#ifndef CZ_ENGINE_BACKEND_H
+#define CZ_ENGINE_BACKEND_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "groth16/prover.h"
+
+/* One unit to prove. */
+typedef struct {
+    const char *job_id; /* for status ("" or NULL when none) */
+    cz_proof_kind kind;
+    const char *circuit_id; /* names what may stay resident ("" = keep nothing) */
+    const cz_groth16_params *params;
+    const cz_prove_data *pd; /* the synthesized unit: assignments, a, b, c, densities */
+} cz_backend_unit;
+
+typedef cz_engine_backend_info cz_backend_info;
+
+typedef struct {
+    const char *kind; /* "cpu", "cuda", or a test's name */
+    cz_status (*prove_start)(cz_backend *b, cz_groth16_msm_results *out, const cz_backend_unit *u,
+                             cz_error *err);
+    /* Frees what is resident for circuit_id (every circuit when NULL);
+     * returns the device bytes freed. Called under the run lock. */
+    uint64_t (*release)(cz_backend *b, const char *circuit_id);
+    void (*destroy)(cz_backend *b);
+} cz_backend_ops;
+
+struct cz_backend {
+    const cz_backend_ops *ops;
+    void *impl;
+    pthread_mutex_t run_lock;  /* one unit (or release) at a time; guards impl */
+    pthread_mutex_t info_lock; /* guards info, which status calls read without waiting */
+    cz_backend_info info;
+};
+
+/* Initialises the shared part (ops, impl, name, locks). */
+void cz_backend_init(cz_backend *b, const cz_backend_ops *ops, void *impl, const char *name);
+/* What an implementation calls when its resident state changes. */
+void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t bytes, int streaming);
+
+/* The CPU context (cz_groth16_prove_start over all cores). */
+cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err);
+/* A CUDA context on device (ordinal); budget_bytes of device memory for
+ * what it keeps (0 = the device's free memory at the first upload). Fails
+ * with the device's problem (no driver, no such device) at once. */
+cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
+                                 const char *name, cz_error *err);
+
+/* Runs one unit under the context's lock, counting busy time and units. */
+cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
+                                 const cz_backend_unit *u, cz_error *err);
+uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
+void cz_backend_get_info(cz_backend *b, cz_backend_info *out);
+void cz_backend_destroy(cz_backend *b); /* NULL is fine */
+
+/* The contexts a choice asks for (cz_engine_config's backend fields): for
+ * "auto" CUDA contexts on the listed devices (all devices when none is
+ * listed) when a device probes OK, else the CPU; "cuda" fails when a device
+ * does not probe; "cpu" is the CPU. *n receives the count (<= max). */
+cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
+                             const cz_engine_config *cfg, cz_error *err);
+
+#endif
