@@ -11,7 +11,14 @@
  *  - the table's invariants ([0] = 1, [1] = -1, distinct, non-zero) and
  *    the densities against the reference CSR of circuits.h;
  *  - the compile back-end refuses what record refuses (repeated variable,
- *    unallocated variable, use after finish). */
+ *    unallocated variable, use after finish);
+ *  - the file: round trips in both open modes (same arrays, same bytes when
+ *    written again, the size the format promises, evaluation from the
+ *    mapping), and every kind of damage refused with a message naming the
+ *    file and the fault: truncation, a trailing byte, magic, version,
+ *    header size, a flipped byte in each section (checksum), header sizes
+ *    that lie, and, with a valid checksum, every invariant CHECKED mode
+ *    enforces (offsets computed here from the documented layout). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -379,10 +386,417 @@ static void test_refusals(void) {
     circ_free(&c);
 }
 
+/* ---- the file ---- */
+
+static char dir[256];
+
+static void path_of(char *out, size_t n, const char *name) {
+    snprintf(out, n, "%s/%s", dir, name);
+}
+
+static uint64_t align8(uint64_t x) {
+    return (x + 7) & ~(uint64_t)7;
+}
+
+/* Offsets of the sections, from the format description at the top of
+ * circuit_file.c (not from its code). */
+typedef struct {
+    uint64_t coeffs, rs[3], col[3], coef[3], dens[3], sum, size;
+} offsets;
+
+static offsets offsets_of(const cz_circuit *c) {
+    offsets o;
+    uint64_t pos = 64;
+    o.coeffs = pos;
+    pos += 32 * (uint64_t)c->num_coeffs;
+    for (int k = 0; k < 3; k++) {
+        o.rs[k] = pos;
+        pos += align8((c->num_constraints + 1) * 4);
+        o.col[k] = pos;
+        pos += align8(c->m[k].nnz * 4);
+        o.coef[k] = pos;
+        pos += align8(c->m[k].nnz * c->coef_bytes);
+    }
+    uint64_t wa = (c->num_aux + 63) / 64 * 8, wi = (c->num_inputs + 63) / 64 * 8;
+    o.dens[0] = pos, pos += wa;
+    o.dens[1] = pos, pos += wi;
+    o.dens[2] = pos, pos += wa;
+    o.sum = pos;
+    o.size = pos + 8;
+    return o;
+}
+
+static void reseal(uint8_t *buf, size_t len) { /* recompute the checksum */
+    uint64_t h = cz_xxh64(buf, len - 8, 0);
+    memcpy(buf + len - 8, &h, 8);
+}
+
+/* Opens buf (written to a file) and expects rejection with `want` in the
+ * message. */
+static cz_status expect_reject(const uint8_t *buf, size_t len, cz_circuit_check mode,
+                               uint64_t expected, const char *want) {
+    char p[512];
+    path_of(p, sizeof p, "bad.czc");
+    cz_test_write_file(p, buf, len);
+    cz_circuit *c = (cz_circuit *)&c; /* must come back NULL */
+    cz_error err = {0};
+    cz_status st = cz_circuit_open(&c, p, mode, expected, &err);
+    CHECK(st != CZ_OK);
+    CHECK(c == NULL);
+    if (st != CZ_OK) {
+        CHECK(err.status == st);
+        if (getenv("CZ_TEST_VERBOSE")) printf("  rejected: %s\n", err.message);
+        CHECK(strstr(err.message, p) != NULL); /* names the file */
+        if (want && !strstr(err.message, want)) {
+            printf("  expected \"%s\" in: %s\n", want, err.message);
+            CHECK(0);
+        }
+    } else {
+        cz_circuit_free(c);
+    }
+    return st;
+}
+
+static cz_circuit *open_ok(const uint8_t *buf, size_t len, cz_circuit_check mode,
+                           uint64_t expected) {
+    char p[512];
+    path_of(p, sizeof p, "ok.czc");
+    cz_test_write_file(p, buf, len);
+    cz_circuit *c = NULL;
+    cz_error err = {0};
+    CHECK(cz_circuit_open(&c, p, mode, expected, &err) == CZ_OK);
+    if (!c) printf("  open: %s\n", err.message);
+    return c;
+}
+
+static void check_eval(const cz_circuit *cc, const circuit *c) {
+    uint64_t rows = cc->num_constraints;
+    cz_fr *abc[3], *want[3];
+    for (int k = 0; k < 3; k++) {
+        abc[k] = xrealloc(NULL, (size_t)rows * sizeof(cz_fr));
+        want[k] = xrealloc(NULL, (size_t)rows * sizeof(cz_fr));
+    }
+    cz_circuit_eval(abc[0], abc[1], abc[2], cc, c->input, c->aux);
+    oracle_abc(want, c);
+    int ok = 1;
+    for (int k = 0; k < 3; k++) ok &= fr_arrays_equal(abc[k], want[k], rows);
+    CHECK(ok);
+    for (int k = 0; k < 3; k++) free(abc[k]), free(want[k]);
+}
+
+static void file_round_trip(const circuit *c) {
+    cz_circuit *cc = compile_circuit(c);
+    if (!cc) return;
+    char p1[512], p2[512];
+    path_of(p1, sizeof p1, "one.czc");
+    path_of(p2, sizeof p2, "two.czc");
+    cz_error err = {0};
+    CHECK(cz_circuit_write(cc, p1, &err) == CZ_OK);
+    CHECK(cc->checksum != 0);
+    size_t len = 0;
+    uint8_t *bytes = cz_test_read_file(p1, &len);
+    offsets o = offsets_of(cc);
+    CHECK(bytes && len == o.size && memcmp(bytes, "CZCIRC\0\0", 8) == 0);
+    CHECK(bytes && cz_xxh64(bytes, len - 8, 0) == cc->checksum);
+    cz_circuit *back = NULL;
+    CHECK(cz_circuit_open(&back, p1, CZ_CIRCUIT_CHECKED, 0, &err) == CZ_OK);
+    if (back) {
+        CHECK(circuits_equal(cc, back));
+        CHECK(back->checksum == cc->checksum);
+        CHECK(cz_circuit_bytes(back) == cz_circuit_bytes(cc));
+        /* the arrays are the mapping, 8-byte aligned */
+        for (int k = 0; k < 3; k++)
+            CHECK(((uintptr_t)back->m[k].row_start & 7) == 0 &&
+                  ((uintptr_t)back->m[k].col & 7) == 0 && ((uintptr_t)back->m[k].coef & 7) == 0);
+        check_eval(back, c);
+        /* written again: the same bytes */
+        CHECK(cz_circuit_write(back, p2, &err) == CZ_OK);
+        size_t len2 = 0;
+        uint8_t *bytes2 = cz_test_read_file(p2, &len2);
+        CHECK(bytes2 && len2 == len && memcmp(bytes, bytes2, len) == 0);
+        free(bytes2);
+        cz_circuit_free(back);
+    }
+    /* trusted: with the expected checksum, and without one */
+    uint64_t expected[2] = {cc->checksum, 0};
+    for (int i = 0; i < 2; i++) {
+        back = NULL;
+        CHECK(cz_circuit_open(&back, p1, CZ_CIRCUIT_TRUSTED, expected[i], &err) == CZ_OK);
+        CHECK(back && circuits_equal(cc, back) && back->checksum == cc->checksum);
+        if (back) check_eval(back, c);
+        cz_circuit_free(back);
+    }
+    /* checked with an expected checksum: that must match too */
+    back = NULL;
+    CHECK(cz_circuit_open(&back, p1, CZ_CIRCUIT_CHECKED, cc->checksum, &err) == CZ_OK);
+    cz_circuit_free(back);
+    CHECK(cz_circuit_open(&back, p1, CZ_CIRCUIT_CHECKED, cc->checksum ^ 1, &err) == CZ_E_PARSE);
+    CHECK(back == NULL && strstr(err.message, "expected") != NULL);
+    free(bytes);
+    cz_circuit_free(cc);
+    unlink(p1), unlink(p2);
+}
+
+static void test_file_round_trip(unsigned n) {
+    uint64_t sizes[] = {0, 1, 2, 17, n};
+    for (int i = 0; i < 5; i++) {
+        circuit c;
+        circ_random(&c, cz_test_rand64(), sizes[i], UINT64_MAX);
+        file_round_trip(&c);
+        circ_free(&c);
+    }
+    circuit c;
+    circ_many_coeffs(&c, 65535); /* u32 indices */
+    file_round_trip(&c);
+    circ_free(&c);
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    memcpy(p, &v, 4);
+}
+static void put64(uint8_t *p, uint64_t v) {
+    memcpy(p, &v, 8);
+}
+
+static void test_file_rejections(void) {
+    circuit c;
+    circ_random(&c, cz_test_rand64(), 300, UINT64_MAX);
+    cz_circuit *cc = compile_circuit(&c);
+    if (!cc) return;
+    char p[512];
+    path_of(p, sizeof p, "good.czc");
+    CHECK(cz_circuit_write(cc, p, NULL) == CZ_OK);
+    size_t len = 0;
+    uint8_t *good = cz_test_read_file(p, &len), *buf = malloc(len + 16);
+    offsets o = offsets_of(cc);
+    CHECK(good && len == o.size && cc->num_coeffs >= 4);
+    uint64_t sum = cc->checksum, rows = cc->num_constraints;
+    const cz_circuit_check modes[2] = {CZ_CIRCUIT_CHECKED, CZ_CIRCUIT_TRUSTED};
+
+    /* truncated anywhere, the header included, and a trailing byte: both
+     * modes, from the sizes alone */
+    size_t cuts[] = {0, 1, 8, 63, 64, 71, 72, 100, o.rs[1], len / 2, len - 8, len - 1};
+    for (int m = 0; m < 2; m++) {
+        for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
+            CHECK(expect_reject(good, cuts[i], modes[m], 0, "truncated") == CZ_E_PARSE);
+        memcpy(buf, good, len);
+        buf[len] = 0;
+        CHECK(expect_reject(buf, len + 1, modes[m], 0, "oversized") == CZ_E_PARSE);
+    }
+    char want[128];
+    snprintf(want, sizeof want, "truncated: %zu bytes, header says %zu", len - 1, len);
+    CHECK(expect_reject(good, len - 1, CZ_CIRCUIT_CHECKED, 0, want) == CZ_E_PARSE);
+
+    /* magic, version, header size */
+    memcpy(buf, good, len);
+    memcpy(buf, "CZR1CS\0\0", 8); /* the record file's */
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, 0, "bad magic") == CZ_E_PARSE);
+    memcpy(buf, good, len);
+    put32(buf + 8, 9);
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_CHECKED, 0, "version 9, expected 1") == CZ_E_PARSE);
+    memcpy(buf, good, len);
+    put32(buf + 12, 72);
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_CHECKED, 0, "header size 72, expected 64") ==
+          CZ_E_PARSE);
+
+    /* a flipped byte in each section, the checksum itself included */
+    uint64_t at[] = {o.coeffs + 40, o.rs[0] + 4,   o.col[0],         o.coef[0] + 1,
+                     o.rs[1] + 8,   o.col[1] + 4,  o.coef[1],        o.rs[2] + 12,
+                     o.col[2],      o.coef[2],     o.dens[0],        o.dens[1],
+                     o.dens[2],     o.sum,         o.sum + 7,        o.rs[1] - 1,
+                     o.coeffs + 5,  o.dens[2] - 1, (uint64_t)len / 3};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        if (at[i] >= len) continue;
+        memcpy(buf, good, len);
+        buf[at[i]] ^= (uint8_t)(1u << (cz_test_rand64() % 8));
+        CHECK(expect_reject(buf, len, CZ_CIRCUIT_CHECKED, 0, "checksum mismatch") == CZ_E_PARSE);
+    }
+    /* any flip in the header is refused, whatever field it hits */
+    for (size_t pos = 0; pos < 64; pos++) {
+        memcpy(buf, good, len);
+        buf[pos] ^= 0x10;
+        CHECK(expect_reject(buf, len, CZ_CIRCUIT_CHECKED, 0, NULL) == CZ_E_PARSE);
+    }
+    /* trusted mode: a stored checksum other than the expected one */
+    memcpy(buf, good, len);
+    buf[o.sum] ^= 1;
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, sum, "expected") == CZ_E_PARSE);
+    CHECK(expect_reject(good, len, CZ_CIRCUIT_TRUSTED, sum + 1, "expected") == CZ_E_PARSE);
+
+    /* header sizes that lie (huge rows, entries, coefficients, variables):
+     * refused from the header, before anything is allocated */
+    uint64_t huge[] = {
+        len, (uint64_t)1 << 33, (uint64_t)1 << 40, (uint64_t)1 << 61, UINT64_MAX - 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        for (int field = 24; field <= 48; field += 8) { /* rows, nnz of A, B, C */
+            memcpy(buf, good, len);
+            put64(buf + field, huge[i]);
+            reseal(buf, len);
+            CHECK(expect_reject(buf, len, modes[i & 1], 0, "header") == CZ_E_PARSE);
+        }
+    }
+    memcpy(buf, good, len);
+    put32(buf + 56, 4), put32(buf + 60, 0xffffffffu); /* 2^32 - 1 coefficients */
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, 0, "header says") == CZ_E_PARSE);
+    memcpy(buf, good, len);
+    put32(buf + 20, 0x70000000u); /* num_aux */
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, 0, "header says") == CZ_E_PARSE);
+    memcpy(buf, good, len);
+    put32(buf + 56, 3);
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, 0, "(2 or 4)") == CZ_E_PARSE);
+    memcpy(buf, good, len);
+    put32(buf + 56, 4); /* u32 indices for a small table */
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, 0, "4-byte indices") == CZ_E_PARSE);
+    memcpy(buf, good, len);
+    put32(buf + 16, 0); /* no inputs */
+    reseal(buf, len);
+    CHECK(expect_reject(buf, len, CZ_CIRCUIT_TRUSTED, 0, "out of range") == CZ_E_PARSE);
+
+    /* the table, in both modes: [0] = 1, [1] = -1, values below r */
+    uint8_t two[32] = {2}, ones[32];
+    memset(ones, 0xff, 32);
+    const uint8_t *vals[3] = {two, two, ones};
+    const uint64_t where[3] = {o.coeffs, o.coeffs + 32, o.coeffs + 64};
+    const char *msgs[3] = {"coefficient 0 is not 1", "coefficient 1 is not -1",
+                           "coefficient 2 is not below r"};
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 2; m++) {
+            memcpy(buf, good, len);
+            memcpy(buf + where[i], vals[i], 32);
+            reseal(buf, len);
+            CHECK(expect_reject(buf, len, modes[m], 0, msgs[i]) == CZ_E_PARSE);
+        }
+
+    /* CHECKED mode, valid checksum, one broken invariant each; TRUSTED
+     * mode opens these (it checks sizes and the checksum's identity only) */
+    struct damage {
+        uint64_t at;
+        uint8_t bytes[32];
+        size_t n;
+        const char *want;
+    } d[16];
+    int nd = 0;
+    uint32_t ncols = cc->num_inputs + cc->num_aux;
+    /* a duplicated value, a zero value */
+    d[nd].at = o.coeffs + 3 * 32, d[nd].n = 32, d[nd].want = "coefficient 3 equals coefficient 2";
+    memcpy(d[nd].bytes, good + o.coeffs + 2 * 32, 32), nd++;
+    d[nd].at = o.coeffs + 2 * 32, d[nd].n = 32, d[nd].want = "coefficient 2 is zero";
+    memset(d[nd].bytes, 0, 32), nd++;
+    /* columns not ascending (B), a column out of range (C), an index out of
+     * range (A) */
+    for (uint64_t j = 0; j < rows; j++) {
+        uint32_t b0 = cc->m[1].row_start[j], b1 = cc->m[1].row_start[j + 1];
+        if (b1 - b0 < 2) continue;
+        d[nd].at = o.col[1] + 4 * (uint64_t)b0, d[nd].n = 8;
+        memcpy(d[nd].bytes, &cc->m[1].col[b0 + 1], 4);
+        memcpy(d[nd].bytes + 4, &cc->m[1].col[b0], 4);
+        static char msg[64];
+        snprintf(msg, sizeof msg, "B: row %llu: column", (unsigned long long)j);
+        d[nd].want = msg;
+        nd++;
+        break;
+    }
+    CHECK(cc->m[2].nnz > 0 && cc->m[0].nnz > 0);
+    d[nd].at = o.col[2] + 4 * (cc->m[2].nnz - 1), d[nd].n = 4, d[nd].want = "beyond the";
+    memcpy(d[nd].bytes, &ncols, 4), nd++;
+    uint32_t bad_index = cc->num_coeffs;
+    d[nd].at = o.coef[0], d[nd].n = 2, d[nd].want = "coefficient index";
+    memcpy(d[nd].bytes, &bad_index, 2), nd++;
+    /* row starts: one decreasing (row j ends before it starts), the last
+     * one short of nnz */
+    uint64_t j = 0;
+    while (j < rows && cc->m[0].row_start[j] == 0) j++;
+    CHECK(j < rows);
+    uint32_t early = cc->m[0].row_start[j] - 1, last = (uint32_t)cc->m[0].nnz - 1;
+    static char ends_msg[64];
+    snprintf(ends_msg, sizeof ends_msg, "A: row %llu ends at %u before it starts",
+             (unsigned long long)j, early);
+    d[nd].at = o.rs[0] + 4 * (j + 1), d[nd].n = 4, d[nd].want = ends_msg;
+    memcpy(d[nd].bytes, &early, 4), nd++;
+    d[nd].at = o.rs[0] + 4 * rows, d[nd].n = 4, d[nd].want = "A: the last row ends";
+    memcpy(d[nd].bytes, &last, 4), nd++;
+    /* a density bit the matrices do not justify */
+    uint32_t absent = UINT32_MAX;
+    for (uint32_t v = 0; v < cc->num_aux && absent == UINT32_MAX; v++)
+        if (!cz_density_get(cc->b_aux_density, v)) absent = v;
+    CHECK(absent != UINT32_MAX);
+    d[nd].at = o.dens[2] + absent / 8, d[nd].n = 1, d[nd].want = "b_aux_density: bit";
+    d[nd].bytes[0] = good[o.dens[2] + absent / 8] ^ (uint8_t)(1u << (absent % 8)), nd++;
+    /* a density bit beyond the variables */
+    if (cc->num_aux % 64) {
+        d[nd].at = o.dens[0] + (cc->num_aux / 64) * 8 + 7, d[nd].n = 1;
+        d[nd].want = "beyond the";
+        d[nd].bytes[0] = good[d[nd].at] | 0x80, nd++;
+    }
+    /* non-zero padding, wherever a section leaves some */
+    for (int k = 0; k < 3; k++) {
+        uint64_t ends[3] = {o.rs[k] + (rows + 1) * 4, o.col[k] + cc->m[k].nnz * 4,
+                            o.coef[k] + cc->m[k].nnz * cc->coef_bytes};
+        for (int s = 0; s < 3; s++)
+            if (ends[s] % 8 && nd < 16)
+                d[nd].at = ends[s], d[nd].n = 1, d[nd].bytes[0] = 1, d[nd].want = "padding", nd++;
+    }
+    for (int i = 0; i < nd; i++) {
+        memcpy(buf, good, len);
+        memcpy(buf + d[i].at, d[i].bytes, d[i].n);
+        reseal(buf, len);
+        CHECK(expect_reject(buf, len, CZ_CIRCUIT_CHECKED, 0, d[i].want) == CZ_E_PARSE);
+        cz_circuit *t = open_ok(buf, len, CZ_CIRCUIT_TRUSTED, 0);
+        cz_circuit_free(t);
+    }
+
+    /* the good file still opens; a missing file; an invalid circuit is not
+     * written; a directory that does not exist */
+    cz_circuit *back = open_ok(good, len, CZ_CIRCUIT_CHECKED, sum);
+    CHECK(back && circuits_equal(cc, back));
+    cz_circuit_free(back);
+    cz_error err = {0};
+    char missing[512];
+    path_of(missing, sizeof missing, "missing.czc");
+    back = NULL;
+    CHECK(cz_circuit_open(&back, missing, CZ_CIRCUIT_CHECKED, 0, &err) == CZ_E_IO);
+    CHECK(back == NULL && strstr(err.message, "missing.czc") != NULL);
+    uint32_t *col0 = (uint32_t *)cc->m[0].col, save = col0[0];
+    col0[0] = ncols;
+    char out[512];
+    path_of(out, sizeof out, "invalid.czc");
+    CHECK(cz_circuit_write(cc, out, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "refusing") != NULL && access(out, F_OK) != 0);
+    col0[0] = save;
+    path_of(out, sizeof out, "no-such-dir/c.czc");
+    CHECK(cz_circuit_write(cc, out, &err) == CZ_E_IO);
+    CHECK(strstr(err.message, "No such file or directory") != NULL);
+
+    free(good), free(buf);
+    cz_circuit_free(cc);
+    circ_free(&c);
+}
+
 int main(void) {
     cz_test_init("r1cs/test_circuit");
     test_random(cz_test_iters(3000));
     test_index_width();
     test_refusals();
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/cz_circuit_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_file_round_trip(cz_test_iters(3000));
+    test_file_rejections();
+    const char *names[] = {"bad.czc", "ok.czc", "good.czc"};
+    for (int i = 0; i < 3; i++) {
+        char p[512];
+        path_of(p, sizeof p, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
     return cz_test_finish("r1cs/test_circuit");
 }
