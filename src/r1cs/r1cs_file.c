@@ -19,15 +19,11 @@
  * header that declares terabytes is refused, not allocated), verifies the
  * checksum, then copies the arrays and checks every cz_r1cs invariant,
  * densities included (cz_r1cs_validate). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "r1cs/internal.h"
 #include "util/parallel.h"
@@ -77,18 +73,6 @@ static uint64_t file_bytes(const layout *l) {
 /* ---- writing ---- */
 
 typedef struct {
-    FILE *f;
-    cz_xxh64_state hash;
-    int failed;
-} writer;
-
-static void put(writer *w, const void *p, size_t n) {
-    if (w->failed || n == 0) return;
-    cz_xxh64_update(&w->hash, p, n);
-    if (fwrite(p, 1, n, w->f) != n) w->failed = errno ? errno : EIO;
-}
-
-typedef struct {
     const cz_fr *val;
     uint8_t *out;
 } to_bytes_ctx;
@@ -99,20 +83,13 @@ static void vals_to_bytes(void *arg, size_t begin, size_t end, unsigned worker) 
     for (size_t i = begin; i < end; i++) cz_fr_to_bytes_le(x->out + i * CZ_FR_BYTES, &x->val[i]);
 }
 
-static void put_vals(writer *w, const cz_fr *val, uint64_t nnz, uint8_t *buf) {
+static void put_vals(cz_file_writer *w, const cz_fr *val, uint64_t nnz, uint8_t *buf) {
     for (uint64_t done = 0; done < nnz && !w->failed; done += VAL_CHUNK) {
         size_t n = (size_t)(nnz - done < VAL_CHUNK ? nnz - done : VAL_CHUNK);
         to_bytes_ctx x = {val + done, buf};
         cz_parallel_for(n, n >= 32768 ? 8192 : n, vals_to_bytes, &x);
-        put(w, buf, n * CZ_FR_BYTES);
+        cz_file_writer_put(w, buf, n * CZ_FR_BYTES);
     }
-}
-
-static void put_u32(uint8_t *p, uint32_t v) {
-    memcpy(p, &v, 4);
-}
-static void put_u64(uint8_t *p, uint64_t v) {
-    memcpy(p, &v, 8);
 }
 
 cz_status cz_r1cs_write(const cz_r1cs *r, const char *path, cz_error *err) {
@@ -125,77 +102,46 @@ cz_status cz_r1cs_write(const cz_r1cs *r, const char *path, cz_error *err) {
     const cz_csr *mats[3] = {&r->a, &r->b, &r->c};
     uint8_t header[HEADER_BYTES] = {0};
     memcpy(header, MAGIC, 8);
-    put_u32(header + 8, VERSION);
-    put_u32(header + 12, HEADER_BYTES);
-    put_u32(header + 16, r->num_inputs);
-    put_u32(header + 20, r->num_aux);
-    put_u64(header + 24, r->num_constraints);
+    cz_store_u32(header + 8, VERSION);
+    cz_store_u32(header + 12, HEADER_BYTES);
+    cz_store_u32(header + 16, r->num_inputs);
+    cz_store_u32(header + 20, r->num_aux);
+    cz_store_u64(header + 24, r->num_constraints);
     uint64_t max_nnz = 0;
     for (int k = 0; k < 3; k++) {
         uint64_t nnz = mats[k]->row_start[mats[k]->rows];
-        put_u64(header + 32 + 8 * k, nnz);
+        cz_store_u64(header + 32 + 8 * k, nnz);
         if (nnz > max_nnz) max_nnz = nnz;
     }
 
-    /* Write next to the target and rename: a reader never sees half a file. */
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
+    /* Written next to the target and renamed: a reader never sees half a file. */
     size_t buf_vals = max_nnz < VAL_CHUNK ? (size_t)max_nnz : VAL_CHUNK;
     uint8_t *buf = malloc(buf_vals ? buf_vals * CZ_FR_BYTES : 1);
-    if (!tmp || !buf) {
-        free(tmp), free(buf);
-        return cz_error_set(err, CZ_E_NOMEM, "%s: out of memory for the write buffers", path);
-    }
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    writer w = {0};
-    w.f = fopen(tmp, "wb");
-    if (!w.f) {
-        st = cz_error_set(err, CZ_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp), free(buf);
+    if (!buf) return cz_error_set(err, CZ_E_NOMEM, "%s: out of memory for the write buffers", path);
+    cz_file_writer w;
+    st = cz_file_writer_open(&w, path, err);
+    if (st != CZ_OK) {
+        free(buf);
         return st;
     }
-    setvbuf(w.f, NULL, _IOFBF, 1 << 20);
-    cz_xxh64_init(&w.hash, 0);
-    errno = 0;
-    put(&w, header, sizeof header);
-    static const uint8_t zero4[4] = {0};
+    cz_file_writer_put(&w, header, sizeof header);
     for (int k = 0; k < 3; k++) {
         const cz_csr *m = mats[k];
         uint64_t nnz = m->row_start[m->rows];
-        put(&w, m->row_start, (size_t)(m->rows + 1) * 8);
-        put(&w, m->col, (size_t)nnz * 4);
-        if (nnz & 1) put(&w, zero4, 4);
+        cz_file_writer_put(&w, m->row_start, (size_t)(m->rows + 1) * 8);
+        cz_file_writer_put(&w, m->col, (size_t)nnz * 4);
+        cz_file_writer_pad(&w, 8);
         put_vals(&w, m->val, nnz, buf);
     }
-    put(&w, r->a_aux_density, cz_bitmap_words(r->num_aux) * 8);
-    put(&w, r->b_input_density, cz_bitmap_words(r->num_inputs) * 8);
-    put(&w, r->b_aux_density, cz_bitmap_words(r->num_aux) * 8);
-    uint8_t sum[8];
-    put_u64(sum, cz_xxh64_digest(&w.hash));
-    put(&w, sum, 8);
-    if (fflush(w.f) != 0 && !w.failed) w.failed = errno ? errno : EIO;
-    if (fclose(w.f) != 0 && !w.failed) w.failed = errno ? errno : EIO;
-    if (!w.failed && rename(tmp, path) != 0) w.failed = errno ? errno : EIO;
-    if (w.failed) {
-        st = cz_error_set(err, CZ_E_IO, "%s: write failed: %s", path, strerror(w.failed));
-        unlink(tmp);
-    }
-    free(tmp), free(buf);
+    cz_file_writer_put(&w, r->a_aux_density, cz_bitmap_words(r->num_aux) * 8);
+    cz_file_writer_put(&w, r->b_input_density, cz_bitmap_words(r->num_inputs) * 8);
+    cz_file_writer_put(&w, r->b_aux_density, cz_bitmap_words(r->num_aux) * 8);
+    st = cz_file_writer_commit(&w, NULL, err);
+    free(buf);
     return st;
 }
 
 /* ---- reading ---- */
-
-static uint32_t get_u32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t get_u64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
 
 typedef struct {
     const uint8_t *in;
@@ -230,7 +176,7 @@ static cz_status read_matrix(cz_csr *m, char name, const uint8_t *base, uint64_t
     memcpy(m->col, base + *pos, (size_t)nnz * 4);
     *pos += nnz * 4;
     if (nnz & 1) {
-        if (get_u32(base + *pos) != 0)
+        if (cz_load_u32(base + *pos) != 0)
             return cz_error_set(err, CZ_E_PARSE, "%s: %c: padding after the columns is not zero",
                                 path, name);
         *pos += 4;
@@ -268,18 +214,18 @@ static cz_status parse(cz_r1cs *out, const uint8_t *base, uint64_t size, const c
     if (memcmp(base, MAGIC, 8) != 0)
         return cz_error_set(err, CZ_E_PARSE, "%s: not a record file (bad magic, want \"CZR1CS\")",
                             path);
-    uint32_t version = get_u32(base + 8), header_bytes = get_u32(base + 12);
+    uint32_t version = cz_load_u32(base + 8), header_bytes = cz_load_u32(base + 12);
     if (version != VERSION)
         return cz_error_set(err, CZ_E_PARSE, "%s: version %u, this build reads version %d", path,
                             version, VERSION);
-    if (header_bytes != HEADER_BYTES || get_u64(base + 56) != 0)
+    if (header_bytes != HEADER_BYTES || cz_load_u64(base + 56) != 0)
         return cz_error_set(err, CZ_E_PARSE,
                             "%s: header size %u / reserved field do not match version %d", path,
                             header_bytes, VERSION);
-    layout l = {get_u64(base + 24),
-                {get_u64(base + 32), get_u64(base + 40), get_u64(base + 48)},
-                get_u32(base + 16),
-                get_u32(base + 20)};
+    layout l = {cz_load_u64(base + 24),
+                {cz_load_u64(base + 32), cz_load_u64(base + 40), cz_load_u64(base + 48)},
+                cz_load_u32(base + 16),
+                cz_load_u32(base + 20)};
     uint64_t want = file_bytes(&l);
     if (want != size) {
         char declared[256];
@@ -297,7 +243,7 @@ static cz_status parse(cz_r1cs *out, const uint8_t *base, uint64_t size, const c
                             want > size ? "truncated or corrupt header" : "oversized", declared,
                             (unsigned long long)want, (unsigned long long)size);
     }
-    uint64_t stored = get_u64(base + size - 8), computed = cz_xxh64(base, (size_t)size - 8, 0);
+    uint64_t stored = cz_load_u64(base + size - 8), computed = cz_xxh64(base, (size_t)size - 8, 0);
     if (stored != computed)
         return cz_error_set(err, CZ_E_PARSE,
                             "%s: checksum mismatch (stored %016llx, computed %016llx): the file is "
@@ -342,28 +288,12 @@ cz_status cz_r1cs_decode(cz_r1cs *out, const uint8_t *data, uint64_t size, const
 
 cz_status cz_r1cs_read(cz_r1cs *out, const char *path, cz_error *err) {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        cz_status st = cz_error_set(err, CZ_E_IO, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return st;
-    }
-    uint64_t size = (uint64_t)sb.st_size;
-    cz_status st;
-    if (size < HEADER_BYTES + 8 || size > SIZE_MAX) {
-        st = parse(out, NULL, size < HEADER_BYTES + 8 ? size : 0, path, err);
-        close(fd);
-        return st;
-    }
-    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return cz_error_set(err, CZ_E_IO, "%s: cannot map %llu bytes: %s", path,
-                            (unsigned long long)size, strerror(errno));
-    madvise(map, (size_t)size, MADV_SEQUENTIAL);
-    st = cz_r1cs_decode(out, map, size, path, err);
-    munmap(map, (size_t)size);
+    const uint8_t *map;
+    uint64_t size;
+    cz_status st = cz_file_map(&map, &size, path, err);
+    if (st != CZ_OK) return st;
+    if (map) madvise((void *)map, (size_t)size, MADV_SEQUENTIAL);
+    st = cz_r1cs_decode(out, map, size, path, err); /* a short file fails before reading */
+    cz_file_unmap(map, size);
     return st;
 }
