@@ -40,6 +40,15 @@ void cz_lcb_add_bool(cz_lcb *b, cz_bool x, const cz_fr *coeff);
 /* lc += coeff * other, term by term in other's order */
 void cz_lcb_add_lc(cz_lcb *b, const cz_lc *other, const cz_fr *coeff);
 
+/* For a back-end that ignores linear combinations (cz_cs_ignores_lcs: the
+ * witness back-ends): emits the constraint without them and returns 1, so
+ * the caller skips building them; else returns 0 and emits nothing. */
+static inline int cz_gadget_enforce_bare(cz_cs *cs) {
+    if (!cz_cs_ignores_lcs(cs)) return 0;
+    cz_cs_enforce(cs, NULL, NULL, NULL);
+    return 1;
+}
+
 /* -1 in Fr (Montgomery form). */
 extern const cz_fr cz_gadget_minus_one;
 /* r = 2^k for k < 256. */
