@@ -167,7 +167,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
         }
         times[k] = (double)(cz_now_ns() - t0) / 1e9;
         if (st == CZ_OK)
-            printf("  partition %-3u synthesis %8.2f s  (%u aux, %llu constraints%s); peak RSS "
+            printf("  partition %-3u synthesis %8.3f s  (%u aux, %llu constraints%s); peak RSS "
                    "%.1f MiB\n",
                    p, times[k], aux, (unsigned long long)constraints,
                    mode == MODE_PROVE ? " with the input rows" : "",
@@ -183,7 +183,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     if (partitions > 1) {
         /* the first unit faults the buffers' pages in; the rest reuse them */
         qsort(times + 1, partitions - 1, sizeof *times, cmp_double);
-        printf("  median after the first  %8.2f s  (%llu partitions)\n",
+        printf("  median after the first  %8.3f s  (%llu partitions)\n",
                times[1 + (partitions - 1) / 2], (unsigned long long)(partitions - 1));
     }
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));

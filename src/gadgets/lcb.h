@@ -8,7 +8,8 @@
  * for the small LCs of boolean gadgets) and indexes large LCs by a hash of
  * the variable, so the big sums of addmany / MultiEq / packing stay linear.
  * Allocation failures are reported to the constraint system (sticky error)
- * and turn further additions into no-ops. */
+ * and turn further additions into no-ops; so does a system that ignores
+ * linear combinations (cz_cs_ignores_lcs): its builders stay empty. */
 #ifndef CZ_GADGETS_LCB_H
 #define CZ_GADGETS_LCB_H
 
@@ -21,7 +22,7 @@ typedef struct {
     uint32_t *slots;    /* hash index: term index + 1, 0 = empty; NULL while small */
     uint32_t slot_mask; /* slots has slot_mask + 1 entries (a power of two) */
     int owned;          /* lc.terms was allocated here */
-    int failed;
+    int failed;         /* or inert: additions are no-ops */
 } cz_lcb;
 
 /* buf (cap terms) may be NULL with cap 0; the builder grows onto the heap. */
