@@ -1,8 +1,10 @@
-/* cuzk bench-synth: PoRep circuit synthesis of one partition of a synthetic
+/* cuzk bench-synth: PoRep circuit synthesis of partitions of a synthetic
  * sector (generated sparse above 8 MiB), on the prove back-end (witness and
- * a/b/c evaluations, what the Groth16 prover consumes) or the witness
- * back-end (assignments only, what a GPU with the pre-compiled circuit
- * needs). Reports time and peak memory. */
+ * a/b/c evaluations, what the Groth16 prover consumes), or witness only
+ * (what a GPU with the pre-compiled circuit needs): in parallel over the
+ * challenges into one reused cz_witness (cz_porep_synthesize_witness), or
+ * on the sequential witness back-end (the reference). Reports time and peak
+ * memory (VmHWM). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +15,16 @@
 #include "util/parallel.h"
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: cuzk bench-synth [--sector-size SIZE] [--partition K] [--witness-only]\n"
+    fprintf(out, "usage: cuzk bench-synth [--sector-size SIZE] [--partition K] [--partitions N]\n"
+                 "                        [--witness-only [--threads T] | --sequential]\n"
                  "  SIZE: 2KiB (default), 8MiB, 512MiB, 32GiB, 64GiB\n"
-                 "  --witness-only: the witness back-end (no a/b/c evaluations)\n");
+                 "  --partition K: the first partition (default 0); --partitions N: N partitions\n"
+                 "      one after another (K, K+1, ... cycling over the sector's; default 1)\n"
+                 "  default: the prove back-end (witness, a/b/c evaluations, densities)\n"
+                 "  --witness-only: the witness only, the challenges on T threads (default all\n"
+                 "      cores, $CZ_THREADS) into one cz_witness reused across the partitions\n"
+                 "  --sequential: the witness only, on the sequential witness back-end (one\n"
+                 "      thread, fresh buffers per partition: the reference)\n");
 }
 
 static void progress(void *ctx, uint32_t done, uint32_t total) {
@@ -25,23 +34,58 @@ static void progress(void *ctx, uint32_t done, uint32_t total) {
     if (done == total) fputc('\n', stderr);
 }
 
+typedef enum { MODE_PROVE, MODE_PARALLEL, MODE_SEQUENTIAL } synth_mode;
+
+/* One partition on the prove or the sequential witness back-end. */
+static cz_status synth_fresh(uint32_t *aux, uint64_t *constraints, synth_mode mode,
+                             const cz_porep_geometry *g, const cz_c1 *c1, uint32_t partition,
+                             cz_error *err) {
+    uint64_t t0 = cz_now_ns();
+    cz_cs *cs = mode == MODE_SEQUENTIAL ? cz_cs_witness_new() : cz_cs_prove_new();
+    if (!cs) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    cz_status st = cz_porep_synthesize_progress(cs, g, c1, partition, progress, &t0, err);
+    if (st == CZ_OK && mode == MODE_PROVE) {
+        cz_prove_data pd;
+        st = cz_prove_finish(cs, &pd, err);
+        if (st == CZ_OK) *constraints = pd.num_constraints, *aux = pd.num_aux;
+        if (st == CZ_OK) cz_prove_data_free(&pd);
+    } else if (st == CZ_OK) {
+        cz_fr *inputs = NULL, *aux_values = NULL;
+        uint32_t n_inputs = 0;
+        st = cz_witness_finish(cs, &inputs, &n_inputs, &aux_values, aux, err);
+        *constraints = cs->num_constraints;
+        free(inputs), free(aux_values);
+    }
+    cz_cs_destroy(cs);
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int cz_cmd_bench_synth(int argc, char **argv) {
-    uint64_t size = 2048, partition = 0;
-    int witness_only = 0;
+    uint64_t size = 2048, partition = 0, partitions = 1, threads = 0;
+    synth_mode mode = MODE_PROVE;
     for (int i = 1; i < argc; i++) {
         cz_error err = {0};
+        uint64_t *num = NULL;
         if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
             if (cz_fc_sector_size_parse(&size, argv[++i], &err) != CZ_OK) {
                 fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--partition") && i + 1 < argc) {
-            if (!cz_cli_parse_u64(argv[++i], &partition)) {
-                fprintf(stderr, "cuzk bench-synth: --partition: bad number '%s'\n", argv[i]);
-                return 2;
-            }
+            num = &partition;
+        } else if (!strcmp(argv[i], "--partitions") && i + 1 < argc) {
+            num = &partitions;
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            num = &threads;
         } else if (!strcmp(argv[i], "--witness-only")) {
-            witness_only = 1;
+            if (mode != MODE_SEQUENTIAL) mode = MODE_PARALLEL;
+        } else if (!strcmp(argv[i], "--sequential")) {
+            mode = MODE_SEQUENTIAL;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
@@ -49,12 +93,31 @@ int cz_cmd_bench_synth(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
+        if (num && !cz_cli_parse_u64(argv[++i], num)) {
+            fprintf(stderr, "cuzk bench-synth: %s: bad number '%s'\n", argv[i - 1], argv[i]);
+            return 2;
+        }
     }
+    if (partitions < 1 || partitions > 1000 || threads > 4096) {
+        fprintf(stderr, "cuzk bench-synth: --partitions 1..1000, --threads 0..4096\n");
+        return 2;
+    }
+    if (threads && mode != MODE_PARALLEL) {
+        fprintf(stderr, "cuzk bench-synth: --threads needs --witness-only (not --sequential)\n");
+        return 2;
+    }
+    unsigned nthreads =
+        mode == MODE_PARALLEL ? (threads ? (unsigned)threads : cz_thread_count()) : 1;
     char machine[512];
     cz_machine_describe(machine, sizeof machine);
-    printf("cuzk bench-synth %s: PoRep, %llu-byte sector, partition %llu, %s back-end\n%s\n",
+    printf("cuzk bench-synth %s: PoRep, %llu-byte sector, partitions %llu.. (%llu), %s, %u "
+           "thread%s\n%s\n",
            CZ_VERSION, (unsigned long long)size, (unsigned long long)partition,
-           witness_only ? "witness" : "prove", machine);
+           (unsigned long long)partitions,
+           mode == MODE_PROVE      ? "prove back-end"
+           : mode == MODE_PARALLEL ? "witness only (parallel, one reused cz_witness)"
+                                   : "witness only (sequential witness back-end)",
+           nthreads, nthreads == 1 ? "" : "s", machine);
     cz_error err = {0};
     cz_fc_proof_info info;
     if (cz_fc_proof_lookup_by_size(&info, size, CZ_FC_API_V1_1_0, 0, &err) != CZ_OK) {
@@ -66,6 +129,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
         .registered_proof = info.id, .seed = 1, .miner_id = 1000, .sector_num = 1, .sparse = -1};
     cz_c1 c1 = {0};
     cz_porep_geometry g;
+    cz_porep_layout layout;
     cz_status st = cz_fc_gen_c1(&c1, &gen, &err);
     if (st == CZ_OK && partition >= c1.partitions)
         st = cz_error_set(&err, CZ_E_INVALID_ARG, "--partition %llu: the sector has %u",
@@ -79,34 +143,50 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     printf("  generate C1 (%s)    %8.2f s, peak RSS %.0f MiB\n",
            size > (UINT64_C(8) << 20) ? "sparse" : "whole", (double)(cz_now_ns() - t0) / 1e9,
            (double)cz_peak_rss_bytes() / (1 << 20));
-    t0 = cz_now_ns();
-    cz_cs *cs = witness_only ? cz_cs_witness_new() : cz_cs_prove_new();
-    if (!cs) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
-    if (st == CZ_OK)
-        st = cz_porep_synthesize_progress(cs, &g, &c1, (uint32_t)partition, progress, &t0, &err);
-    uint64_t constraints = 0;
-    uint32_t aux = 0;
-    if (st == CZ_OK && !witness_only) {
-        cz_prove_data pd;
-        st = cz_prove_finish(cs, &pd, &err);
-        constraints = pd.num_constraints, aux = pd.num_aux;
-        if (st == CZ_OK) cz_prove_data_free(&pd);
-    } else if (st == CZ_OK) {
-        cz_fr *inputs = NULL, *aux_values = NULL;
-        uint32_t n_inputs = 0;
-        st = cz_witness_finish(cs, &inputs, &n_inputs, &aux_values, &aux, &err);
-        free(inputs), free(aux_values);
+    if (mode == MODE_PARALLEL) {
+        t0 = cz_now_ns();
+        st = cz_porep_layout_make(&layout, &g, &err);
+        if (st == CZ_OK)
+            printf("  layout                  %8.3f s  (%u + %u x %u aux, %u + %u x %u inputs)\n",
+                   (double)(cz_now_ns() - t0) / 1e9, layout.top_aux, g.challenges,
+                   layout.challenge_aux, layout.top_inputs, g.challenges, layout.challenge_inputs);
     }
-    double synth_s = (double)(cz_now_ns() - t0) / 1e9;
-    cz_cs_destroy(cs);
+    cz_witness w = {0};
+    double *times = calloc(partitions, sizeof *times);
+    if (!times) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
+    uint32_t aux = 0;
+    uint64_t constraints = 0;
+    for (uint64_t k = 0; st == CZ_OK && k < partitions; k++) {
+        uint32_t p = (uint32_t)((partition + k) % c1.partitions);
+        t0 = cz_now_ns();
+        if (mode == MODE_PARALLEL) {
+            st = cz_porep_synthesize_witness_layout(&w, &g, &layout, &c1, p, nthreads, &err);
+            aux = w.num_aux, constraints = layout.num_constraints;
+        } else {
+            st = synth_fresh(&aux, &constraints, mode, &g, &c1, p, &err);
+        }
+        times[k] = (double)(cz_now_ns() - t0) / 1e9;
+        if (st == CZ_OK)
+            printf("  partition %-3u synthesis %8.3f s  (%u aux, %llu constraints%s); peak RSS "
+                   "%.1f MiB\n",
+                   p, times[k], aux, (unsigned long long)constraints,
+                   mode == MODE_PROVE ? " with the input rows" : "",
+                   (double)cz_peak_rss_bytes() / (1 << 20));
+    }
+    cz_witness_free(&w);
     cz_c1_free(&c1);
     if (st != CZ_OK) {
         fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
+        free(times);
         return 1;
     }
-    printf("  synthesis               %8.2f s  (%u aux", synth_s, aux);
-    if (!witness_only) printf(", %llu constraints", (unsigned long long)constraints);
-    printf("; one thread)\n  peak memory             %8.1f MiB\n",
-           (double)cz_peak_rss_bytes() / (1 << 20));
+    if (partitions > 1) {
+        /* the first unit faults the buffers' pages in; the rest reuse them */
+        qsort(times + 1, partitions - 1, sizeof *times, cmp_double);
+        printf("  median after the first  %8.3f s  (%llu partitions)\n",
+               times[1 + (partitions - 1) / 2], (unsigned long long)(partitions - 1));
+    }
+    printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
+    free(times);
     return 0;
 }

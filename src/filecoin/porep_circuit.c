@@ -27,6 +27,8 @@
  * (the other challenges must agree, as StackedCompound::circuit insists). */
 #include "filecoin/porep_circuit.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@
 #include "gadgets/multipack.h"
 #include "gadgets/poseidon.h"
 #include "gadgets/sha256.h"
+#include "util/parallel.h"
 
 /* TOTAL_PARENTS: the label hash reads 37 parent labels. */
 #define LABEL_PARENTS 37
@@ -328,6 +331,29 @@ static void challenge_circuit(synth *s, uint32_t partition, uint32_t index) {
     inclusion(s, &g->tree_rc, ch ? &ch->c_x.proof : NULL, &column_hash, &s->comm_c, what);
 }
 
+/* What precedes the challenges: replica_id, comm_d, comm_r (each aux, then
+ * inputized), replica_id's byte-bits, comm_r_last, comm_c, comm_r = H(comm_c,
+ * comm_r_last). Leaves in s what every challenge reads. */
+static void top_circuit(synth *s, uint32_t partition) {
+    cz_cs *cs = s->cs;
+    const cz_c1 *c1 = s->c1;
+    const cz_c1_challenge *first = c1 ? cz_c1_challenge_at(c1, partition, 0) : NULL;
+    cz_num replica_id, comm_r, h;
+    alloc_dom(s, &replica_id, c1 ? c1->replica_id : NULL, "replica_id");
+    cz_num_inputize(cs, &replica_id);
+    byte_bits(cs, s->replica_id_bits, &replica_id);
+    alloc_dom(s, &s->comm_d, c1 ? c1->comm_d : NULL, "comm_d");
+    cz_num_inputize(cs, &s->comm_d);
+    alloc_dom(s, &comm_r, c1 ? c1->comm_r : NULL, "comm_r");
+    cz_num_inputize(cs, &comm_r);
+    alloc_dom(s, &s->comm_r_last, first ? first->comm_r_last_proof.root : NULL, "comm_r_last");
+    alloc_dom(s, &s->comm_c, first ? first->c_x.proof.root : NULL, "comm_c");
+    /* hash2_circuit(comm_c, comm_r_last), then equal(comm_r, h) */
+    cz_num preimage[2] = {s->comm_c, s->comm_r_last};
+    cz_poseidon_gadget_hash(cs, &h, preimage, 2);
+    cz_num_equal(cs, &comm_r, &h);
+}
+
 cz_status cz_porep_synthesize_progress(cz_cs *cs, const cz_porep_geometry *g, const cz_c1 *c1,
                                        uint32_t partition, cz_porep_progress_fn progress,
                                        void *progress_ctx, cz_error *err) {
@@ -343,23 +369,7 @@ cz_status cz_porep_synthesize_progress(cz_cs *cs, const cz_porep_geometry *g, co
     s->c1 = c1;
     s->err = err;
     s->status = CZ_OK;
-    const cz_c1_challenge *first = c1 ? cz_c1_challenge_at(c1, partition, 0) : NULL;
-
-    cz_num replica_id, comm_r, h;
-    alloc_dom(s, &replica_id, c1 ? c1->replica_id : NULL, "replica_id");
-    cz_num_inputize(cs, &replica_id);
-    byte_bits(cs, s->replica_id_bits, &replica_id);
-    alloc_dom(s, &s->comm_d, c1 ? c1->comm_d : NULL, "comm_d");
-    cz_num_inputize(cs, &s->comm_d);
-    alloc_dom(s, &comm_r, c1 ? c1->comm_r : NULL, "comm_r");
-    cz_num_inputize(cs, &comm_r);
-    alloc_dom(s, &s->comm_r_last, first ? first->comm_r_last_proof.root : NULL, "comm_r_last");
-    alloc_dom(s, &s->comm_c, first ? first->c_x.proof.root : NULL, "comm_c");
-    /* hash2_circuit(comm_c, comm_r_last), then equal(comm_r, h) */
-    cz_num preimage[2] = {s->comm_c, s->comm_r_last};
-    cz_poseidon_gadget_hash(cs, &h, preimage, 2);
-    cz_num_equal(cs, &comm_r, &h);
-
+    top_circuit(s, partition);
     for (uint32_t i = 0; i < g->challenges && s->status == CZ_OK && cz_cs_status(cs) == CZ_OK;
          i++) {
         challenge_circuit(s, partition, i);
@@ -411,4 +421,255 @@ cz_status cz_porep_public_inputs(cz_fr *out, const cz_porep_geometry *g, const c
         cz_fr_from_u64(o++, c); /* tree C */
     }
     return CZ_OK;
+}
+
+/* ------------------------------------------- witness only, in parallel */
+
+/* A window system over [input_begin, input_end) x [aux_begin, aux_end). */
+static cz_cs *window_new(cz_witness *w, uint32_t input_begin, uint32_t input_end,
+                         uint32_t aux_begin, uint32_t aux_end) {
+    cz_witness_window win = {w ? w->input : NULL, w ? w->aux : NULL, input_begin,
+                             input_end,           aux_begin,         aux_end};
+    return cz_cs_window_new(&win);
+}
+
+cz_status cz_porep_layout_make(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    /* no witness, no combinations: the structure alone */
+    cz_cs *cs = window_new(NULL, 1, CZ_VAR_INPUT_BIT - 1, 0, CZ_VAR_INPUT_BIT - 1);
+    synth *s = calloc(1, sizeof *s);
+    if (!cs || !s) {
+        cz_cs_destroy(cs);
+        free(s);
+        return cz_error_set(err, CZ_E_NOMEM, "porep layout: out of memory");
+    }
+    s->cs = cs;
+    s->g = g;
+    s->status = CZ_OK;
+    top_circuit(s, 0);
+    uint32_t top_inputs = cs->num_inputs, top_aux = cs->num_aux;
+    uint64_t top_constraints = cs->num_constraints;
+    challenge_circuit(s, 0, 0);
+    cz_status st = cz_cs_status(cs);
+    if (st != CZ_OK && err) *err = cs->error;
+    if (st == CZ_OK) {
+        uint64_t ci = cs->num_inputs - top_inputs, ca = cs->num_aux - top_aux;
+        uint64_t inputs = top_inputs + ci * g->challenges, aux = top_aux + ca * g->challenges;
+        if (inputs >= CZ_VAR_INPUT_BIT || aux >= CZ_VAR_INPUT_BIT ||
+            inputs + aux > CZ_VAR_INPUT_BIT - 1) {
+            st = cz_error_set(err, CZ_E_RANGE, "porep layout: %llu inputs and %llu aux",
+                              (unsigned long long)inputs, (unsigned long long)aux);
+        } else {
+            out->challenges = g->challenges;
+            out->top_inputs = top_inputs;
+            out->top_aux = top_aux;
+            out->top_constraints = top_constraints;
+            out->challenge_inputs = (uint32_t)ci;
+            out->challenge_aux = (uint32_t)ca;
+            out->challenge_constraints = cs->num_constraints - top_constraints;
+            out->num_inputs = (uint32_t)inputs;
+            out->num_aux = (uint32_t)aux;
+            out->num_constraints = top_constraints + out->challenge_constraints * g->challenges;
+        }
+    }
+    cz_cs_destroy(cs);
+    free(s);
+    return st;
+}
+
+/* Replaces a buffer of too small a capacity: its contents are dead, so
+ * free + malloc (no copy, and no zeroing: every element is written). */
+static cz_status reserve(cz_fr **buf, size_t *cap, size_t need) {
+    if (need <= *cap && *buf) return CZ_OK;
+    free(*buf);
+    *buf = NULL;
+    *cap = 0;
+    if (need > SIZE_MAX / sizeof(cz_fr)) return CZ_E_NOMEM;
+    cz_fr *p = malloc((need ? need : 1) * sizeof(cz_fr));
+    if (!p) return CZ_E_NOMEM;
+    *buf = p;
+    *cap = need;
+    return CZ_OK;
+}
+
+typedef struct {
+    cz_witness *w;
+    const cz_porep_geometry *g;
+    const cz_porep_layout *layout;
+    const cz_c1 *c1;
+    uint32_t partition;
+    const synth *top; /* the block's variables every challenge reads */
+    atomic_uint next; /* next challenge to hand out */
+    atomic_int stop;
+    pthread_mutex_t lock;
+    uint32_t failed_challenge; /* lowest failing challenge, UINT32_MAX: none */
+    cz_status status;
+    cz_error error;
+} witness_job;
+
+/* Synthesizes challenge i into its window (job->layout's numbering). */
+static cz_status witness_challenge(witness_job *job, synth *s, uint32_t i, cz_error *err) {
+    const cz_porep_layout *L = job->layout;
+    uint32_t in0 = L->top_inputs + i * L->challenge_inputs;
+    uint32_t aux0 = L->top_aux + i * L->challenge_aux;
+    cz_cs *cs = window_new(job->w, in0, in0 + L->challenge_inputs, aux0, aux0 + L->challenge_aux);
+    if (!cs) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    s->cs = cs;
+    s->status = CZ_OK;
+    challenge_circuit(s, job->partition, i);
+    cz_status st = s->status;
+    if (st == CZ_OK && (st = cz_cs_status(cs)) != CZ_OK && err) *err = cs->error;
+    if (st == CZ_OK &&
+        (cs->num_inputs != in0 + L->challenge_inputs || cs->num_aux != aux0 + L->challenge_aux ||
+         cs->num_constraints != L->challenge_constraints))
+        st = cz_error_set(err, CZ_E_INTERNAL,
+                          "allocated %u inputs, %u aux and %llu constraints, the layout says "
+                          "%u, %u and %llu",
+                          cs->num_inputs - in0, cs->num_aux - aux0,
+                          (unsigned long long)cs->num_constraints, L->challenge_inputs,
+                          L->challenge_aux, (unsigned long long)L->challenge_constraints);
+    cz_cs_destroy(cs);
+    s->cs = NULL;
+    return st;
+}
+
+static void *witness_worker(void *arg) {
+    witness_job *job = arg;
+    synth *s = malloc(sizeof *s);
+    cz_error err = {0};
+    if (!s) {
+        pthread_mutex_lock(&job->lock);
+        if (job->status == CZ_OK) {
+            job->status = cz_error_set(&job->error, CZ_E_NOMEM, "porep witness: out of memory");
+            job->failed_challenge = 0;
+        }
+        pthread_mutex_unlock(&job->lock);
+        atomic_store(&job->stop, 1);
+        return NULL;
+    }
+    memcpy(s, job->top, sizeof *s); /* replica_id bits, comm_d, comm_c, comm_r_last */
+    s->err = &err;
+    while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
+        uint32_t i = atomic_fetch_add(&job->next, 1);
+        if (i >= job->layout->challenges) break;
+        cz_status st = witness_challenge(job, s, i, &err);
+        if (st != CZ_OK) {
+            pthread_mutex_lock(&job->lock);
+            /* the lowest failing challenge, whatever the thread timing */
+            if (job->status == CZ_OK || i < job->failed_challenge) {
+                job->status = st;
+                job->error = err;
+                job->failed_challenge = i;
+            }
+            pthread_mutex_unlock(&job->lock);
+            atomic_store(&job->stop, 1);
+            break;
+        }
+    }
+    free(s);
+    return NULL;
+}
+
+cz_status cz_porep_synthesize_witness_layout(cz_witness *w, const cz_porep_geometry *g,
+                                             const cz_porep_layout *layout, const cz_c1 *c1,
+                                             uint32_t partition, unsigned threads, cz_error *err) {
+    w->num_inputs = w->num_aux = 0;
+    if (!c1)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "porep witness: needs a witness (a C1 output)");
+    if (layout->challenges != g->challenges)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "porep witness: layout of %u challenges, circuit of %u",
+                            layout->challenges, g->challenges);
+    if (layout->top_inputs < 1 ||
+        layout->num_inputs !=
+            (uint64_t)layout->top_inputs + (uint64_t)layout->challenge_inputs * g->challenges ||
+        layout->num_aux !=
+            (uint64_t)layout->top_aux + (uint64_t)layout->challenge_aux * g->challenges ||
+        (uint64_t)layout->num_inputs + layout->num_aux >= CZ_VAR_INPUT_BIT)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "porep witness: inconsistent layout");
+    cz_status st = check_c1(g, c1, partition, err);
+    if (st != CZ_OK) return st;
+    if (reserve(&w->input, &w->input_cap, layout->num_inputs) != CZ_OK ||
+        reserve(&w->aux, &w->aux_cap, layout->num_aux) != CZ_OK)
+        return cz_error_set(err, CZ_E_NOMEM,
+                            "porep witness: out of memory for %u inputs and %u aux (%.1f GiB)",
+                            layout->num_inputs, layout->num_aux,
+                            (double)layout->num_aux * sizeof(cz_fr) / (1u << 30));
+    w->input[0] = cz_fr_one;
+
+    /* the block, on this thread */
+    synth *top = calloc(1, sizeof *top);
+    cz_cs *cs = window_new(w, 1, layout->top_inputs, 0, layout->top_aux);
+    if (!top || !cs) {
+        free(top);
+        cz_cs_destroy(cs);
+        return cz_error_set(err, CZ_E_NOMEM, "porep witness: out of memory");
+    }
+    top->cs = cs;
+    top->g = g;
+    top->c1 = c1;
+    top->err = err;
+    top->status = CZ_OK;
+    top_circuit(top, partition);
+    st = top->status;
+    if (st == CZ_OK && (st = cz_cs_status(cs)) != CZ_OK && err) *err = cs->error;
+    if (st == CZ_OK && (cs->num_inputs != layout->top_inputs || cs->num_aux != layout->top_aux ||
+                        cs->num_constraints != layout->top_constraints))
+        st = cz_error_set(err, CZ_E_INTERNAL,
+                          "porep witness: the block allocated %u inputs and %u aux, the layout "
+                          "says %u and %u",
+                          cs->num_inputs, cs->num_aux, layout->top_inputs, layout->top_aux);
+    cz_cs_destroy(cs);
+    top->cs = NULL;
+    if (st != CZ_OK) {
+        free(top);
+        return st;
+    }
+
+    /* the challenges, on up to `threads` threads (this one included) */
+    witness_job job = {.w = w,
+                       .g = g,
+                       .layout = layout,
+                       .c1 = c1,
+                       .partition = partition,
+                       .top = top,
+                       .failed_challenge = UINT32_MAX,
+                       .status = CZ_OK};
+    atomic_init(&job.next, 0);
+    atomic_init(&job.stop, 0);
+    pthread_mutex_init(&job.lock, NULL);
+    if (threads == 0) threads = cz_thread_count();
+    if (threads > layout->challenges) threads = layout->challenges;
+    if (threads > 256) threads = 256;
+    pthread_t tids[256];
+    unsigned started = 0;
+    for (unsigned t = 1; t < threads; t++) {
+        /* one that cannot start is not an error: the others take its share */
+        if (pthread_create(&tids[started], NULL, witness_worker, &job) != 0) break;
+        started++;
+    }
+    witness_worker(&job);
+    for (unsigned t = 0; t < started; t++) pthread_join(tids[t], NULL);
+    pthread_mutex_destroy(&job.lock);
+    free(top);
+    if (job.status != CZ_OK) {
+        if (err) {
+            *err = job.error;
+            cz_error_prefix(err, "porep witness: partition %u challenge %u", partition,
+                            job.failed_challenge);
+        }
+        return job.status;
+    }
+    w->num_inputs = layout->num_inputs;
+    w->num_aux = layout->num_aux;
+    return CZ_OK;
+}
+
+cz_status cz_porep_synthesize_witness(cz_witness *w, const cz_porep_geometry *g, const cz_c1 *c1,
+                                      uint32_t partition, unsigned threads, cz_error *err) {
+    cz_porep_layout layout;
+    w->num_inputs = w->num_aux = 0;
+    cz_status st = cz_porep_layout_make(&layout, g, err);
+    if (st != CZ_OK) return st;
+    return cz_porep_synthesize_witness_layout(w, g, &layout, c1, partition, threads, err);
 }

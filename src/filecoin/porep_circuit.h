@@ -17,6 +17,7 @@
 #include "filecoin/graph.h"
 #include "filecoin/registry.h"
 #include "gadgets/por.h"
+#include "r1cs/backends.h"
 #include "r1cs/cs.h"
 
 typedef struct {
@@ -54,6 +55,54 @@ typedef void (*cz_porep_progress_fn)(void *ctx, uint32_t challenges_done,
 cz_status cz_porep_synthesize_progress(cz_cs *cs, const cz_porep_geometry *g, const cz_c1 *c1,
                                        uint32_t partition, cz_porep_progress_fn progress,
                                        void *progress_ctx, cz_error *err);
+
+/* ---- witness only, on several threads ----
+ *
+ * Variables are numbered by allocation order, inputs and aux separately,
+ * and the circuit's structure does not depend on the witness: a fixed
+ * block (ONE, replica_id, comm_d, comm_r and their aux, comm_r_last, comm_c,
+ * comm_r's Poseidon check) precedes the challenges, and every challenge then
+ * allocates the same number of inputs (its 18 packed leaf indices, in
+ * order) and aux, reading only the block's variables. So challenge i owns
+ * inputs top_inputs + i * challenge_inputs ... and aux top_aux + i *
+ * challenge_aux ... of the sequential numbering, and the challenges can be
+ * synthesized independently, each into its own window of one assignment. */
+typedef struct {
+    uint32_t challenges;
+    uint32_t top_inputs, top_aux; /* before challenge 0; top_inputs counts ONE */
+    uint64_t top_constraints;
+    uint32_t challenge_inputs, challenge_aux; /* each challenge */
+    uint64_t challenge_constraints;
+    uint32_t num_inputs, num_aux; /* whole circuit */
+    uint64_t num_constraints;     /* synthesized (no input constraints) */
+} cz_porep_layout;
+
+/* The layout of g's circuit, counted by synthesizing the block and one
+ * challenge without a witness (milliseconds even at 32 GiB); it depends on
+ * g alone, so callers may compute it once per geometry. */
+cz_status cz_porep_layout_make(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err);
+
+/* Partition `partition` of c1, witness only: w receives exactly the
+ * assignment of the sequential witness back-end (cz_cs_witness_new +
+ * cz_porep_synthesize): inputs (input[0] = ONE) and aux, in order. The
+ * block is synthesized on the calling thread, then the challenges on
+ * `threads` threads (0: cz_thread_count(); the caller takes part), each
+ * written in place into its window of w->aux / w->input. w's buffers are
+ * reused when their capacities suffice and replaced (not copied, not
+ * zeroed) otherwise, so a caller that keeps one cz_witness across
+ * partitions pays for its pages once; every element of the result is
+ * written exactly once per call. Fails, never shifts the witness, when a
+ * challenge allocates other than its window: an overrun stops at the
+ * window's end (CZ_E_RANGE), a shortfall is found afterwards (CZ_E_INTERNAL),
+ * both naming the challenge. On failure w's sizes are 0 and its contents
+ * undefined (the buffers stay for reuse). */
+cz_status cz_porep_synthesize_witness(cz_witness *w, const cz_porep_geometry *g, const cz_c1 *c1,
+                                      uint32_t partition, unsigned threads, cz_error *err);
+/* The same with a layout from cz_porep_layout_make (or, in tests, a wrong
+ * one, which must be refused). */
+cz_status cz_porep_synthesize_witness_layout(cz_witness *w, const cz_porep_geometry *g,
+                                             const cz_porep_layout *layout, const cz_c1 *c1,
+                                             uint32_t partition, unsigned threads, cz_error *err);
 
 /* The public inputs without ONE (cz_porep_num_inputs(g) - 1 values) as
  * Filecoin's verifier derives them (spec §3.4): replica_id, comm_d, comm_r,

@@ -45,6 +45,7 @@ static int require_is(cz_cs *cs, cz_bool a, cz_bool b, const char *what) {
 cz_bool cz_bit_alloc(cz_cs *cs, int value) {
     value = value != 0;
     cz_var v = alloc_bit_var(cs, value);
+    if (cz_gadget_enforce_bare(cs)) return make_is(cs, v, value);
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, CZ_VAR_ONE);
@@ -60,6 +61,7 @@ cz_bool cz_bit_alloc_conditionally(cz_cs *cs, int value, cz_bool must_be_false) 
         cz_cs_fail(cs, CZ_E_INVALID_ARG, "gadgets: alloc_conditionally needs an allocated bit");
     }
     cz_var v = alloc_bit_var(cs, value);
+    if (cz_gadget_enforce_bare(cs)) return make_is(cs, v, value);
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, CZ_VAR_ONE);
@@ -74,6 +76,7 @@ cz_bool cz_bit_xor(cz_cs *cs, cz_bool x, cz_bool y) {
     require_is(cs, x, y, "xor");
     int value = x.value ^ y.value;
     cz_var r = alloc_bit_var(cs, value);
+    if (cz_gadget_enforce_bare(cs)) return make_is(cs, r, value);
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, x.var);
@@ -92,6 +95,7 @@ static cz_bool bit_product(cz_cs *cs, cz_bool x, int negate_x, cz_bool y, int ne
     require_is(cs, x, y, what);
     int value = (x.value ^ negate_x) & (y.value ^ negate_y);
     cz_var r = alloc_bit_var(cs, value);
+    if (cz_gadget_enforce_bare(cs)) return make_is(cs, r, value);
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     if (negate_x) cz_lcb_add_var(&a.b, CZ_VAR_ONE);
@@ -171,6 +175,7 @@ cz_bool cz_bool_sha256_ch(cz_cs *cs, cz_bool a, cz_bool b, cz_bool c) {
     if (is_true(b)) return cz_bool_not(cz_bool_and(cs, cz_bool_not(a), cz_bool_not(c)));
     /* a true, or no constant: aux ch; (b - c) * a = ch - c */
     cz_var ch = alloc_bit_var(cs, value);
+    if (cz_gadget_enforce_bare(cs)) return make_is(cs, ch, value);
     small_lc la, lb, lc;
     small_init(&la, cs), small_init(&lb, cs), small_init(&lc, cs);
     cz_lcb_add_bool(&la.b, b, &cz_fr_one);
@@ -196,6 +201,7 @@ cz_bool cz_bool_sha256_maj(cz_cs *cs, cz_bool a, cz_bool b, cz_bool c) {
     /* aux maj first, then bc = b and c, then (2bc - b - c) * a = bc - maj */
     cz_var maj = alloc_bit_var(cs, value);
     cz_bool bc = cz_bool_and(cs, b, c);
+    if (cz_gadget_enforce_bare(cs)) return make_is(cs, maj, value);
     cz_fr two;
     cz_fr_dbl(&two, &cz_fr_one);
     small_lc la, lb, lc;
@@ -217,6 +223,7 @@ void cz_bool_enforce_equal(cz_cs *cs, cz_bool a, cz_bool b) {
             cz_cs_fail(cs, CZ_E_INVALID_ARG, "gadgets: enforce_equal of two different constants");
         return;
     }
+    if (cz_gadget_enforce_bare(cs)) return;
     small_init(&la, cs), small_init(&lb, cs), small_init(&lc, cs);
     if (is_true(a) || is_true(b)) { /* 0 * 0 = ONE - x */
         cz_lcb_add_var(&lc.b, CZ_VAR_ONE);

@@ -41,7 +41,8 @@ void cz_lcb_init(cz_lcb *b, cz_cs *cs, cz_lc_term *buf, uint32_t cap) {
     b->slots = NULL;
     b->slot_mask = 0;
     b->owned = 0;
-    b->failed = 0;
+    /* inert for a back-end that never reads combinations: additions are no-ops */
+    b->failed = cz_cs_ignores_lcs(cs);
 }
 
 void cz_lcb_free(cz_lcb *b) {
@@ -147,6 +148,7 @@ void cz_lcb_sub_var(cz_lcb *b, cz_var var) {
 }
 
 void cz_lcb_add_lc(cz_lcb *b, const cz_lc *other, const cz_fr *coeff) {
+    if (b->failed) return;
     /* coeff is 1 for most callers (sums of bits and words) */
     int unit = cz_fr_equal(coeff, &cz_fr_one);
     for (uint32_t i = 0; i < other->len; i++) {
@@ -160,6 +162,7 @@ void cz_lcb_add_lc(cz_lcb *b, const cz_lc *other, const cz_fr *coeff) {
 }
 
 void cz_lcb_add_bool(cz_lcb *b, cz_bool x, const cz_fr *coeff) {
+    if (b->failed) return;
     switch (x.kind) {
     case CZ_BOOL_IS: cz_lcb_add(b, x.var, coeff); break;
     case CZ_BOOL_NOT: {

@@ -8,7 +8,8 @@
  * for the small LCs of boolean gadgets) and indexes large LCs by a hash of
  * the variable, so the big sums of addmany / MultiEq / packing stay linear.
  * Allocation failures are reported to the constraint system (sticky error)
- * and turn further additions into no-ops. */
+ * and turn further additions into no-ops; so does a system that ignores
+ * linear combinations (cz_cs_ignores_lcs): its builders stay empty. */
 #ifndef CZ_GADGETS_LCB_H
 #define CZ_GADGETS_LCB_H
 
@@ -21,7 +22,7 @@ typedef struct {
     uint32_t *slots;    /* hash index: term index + 1, 0 = empty; NULL while small */
     uint32_t slot_mask; /* slots has slot_mask + 1 entries (a power of two) */
     int owned;          /* lc.terms was allocated here */
-    int failed;
+    int failed;         /* or inert: additions are no-ops */
 } cz_lcb;
 
 /* buf (cap terms) may be NULL with cap 0; the builder grows onto the heap. */
@@ -39,6 +40,15 @@ void cz_lcb_sub_var(cz_lcb *b, cz_var var);
 void cz_lcb_add_bool(cz_lcb *b, cz_bool x, const cz_fr *coeff);
 /* lc += coeff * other, term by term in other's order */
 void cz_lcb_add_lc(cz_lcb *b, const cz_lc *other, const cz_fr *coeff);
+
+/* For a back-end that ignores linear combinations (cz_cs_ignores_lcs: the
+ * witness back-ends): emits the constraint without them and returns 1, so
+ * the caller skips building them; else returns 0 and emits nothing. */
+static inline int cz_gadget_enforce_bare(cz_cs *cs) {
+    if (!cz_cs_ignores_lcs(cs)) return 0;
+    cz_cs_enforce(cs, NULL, NULL, NULL);
+    return 1;
+}
 
 /* -1 in Fr (Montgomery form). */
 extern const cz_fr cz_gadget_minus_one;

@@ -34,6 +34,7 @@ void cz_multieq_enforce_equal(cz_multieq *m, unsigned num_bits, const cz_lc *lhs
                               const cz_lc *rhs) {
     cz_fr shift;
     cz_multieq_reserve(m, num_bits, &shift);
+    if (cz_cs_ignores_lcs(m->cs)) return;
     cz_lcb_add_lc(&m->lhs, lhs, &shift);
     cz_lcb_add_lc(&m->rhs, rhs, &shift);
 }

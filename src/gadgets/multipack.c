@@ -5,19 +5,26 @@
 
 #include "gadgets/lcb.h"
 
-/* lc = sum 2^i bits[i]; value likewise (when a witness exists). */
+/* lc = sum 2^i bits[i] (unless the back-end ignores combinations); value
+ * likewise (when a witness exists). n <= CZ_MULTIPACK_CHUNK. */
 static void pack_lc(cz_cs *cs, cz_lcb *lc, cz_fr *value, const cz_bool *bits, size_t n) {
-    cz_fr coeff = cz_fr_one;
     *value = cz_fr_zero;
-    int w = cz_cs_has_witness(cs);
+    if (cz_cs_has_witness(cs)) { /* the bits as an integer below 2^254 */
+        uint64_t limbs[CZ_FR_LIMBS] = {0, 0, 0, 0};
+        for (size_t i = 0; i < n; i++)
+            if (cz_bool_value(bits[i])) limbs[i / 64] |= 1ULL << (i % 64);
+        cz_fr_from_limbs(value, limbs);
+    }
+    if (cz_cs_ignores_lcs(cs)) return;
+    cz_fr coeff = cz_fr_one;
     for (size_t i = 0; i < n; i++) {
         cz_lcb_add_bool(lc, bits[i], &coeff);
-        if (w && cz_bool_value(bits[i])) cz_fr_add(value, value, &coeff);
         cz_fr_dbl(&coeff, &coeff);
     }
 }
 
 static void enforce_packing(cz_cs *cs, const cz_lcb *lc, cz_var packed) {
+    if (cz_gadget_enforce_bare(cs)) return;
     cz_lc_term one_term = {CZ_VAR_ONE, cz_fr_one}, packed_term = {packed, cz_fr_one};
     cz_lc one = {&one_term, 1, 1}, c = {&packed_term, 1, 1};
     cz_cs_enforce(cs, &lc->lc, &one, &c);

@@ -39,6 +39,7 @@ void cz_num_alloc_input(cz_cs *cs, cz_num *out, const cz_fr *value) {
 cz_var cz_num_inputize(cz_cs *cs, const cz_num *x) {
     cz_num u;
     num_alloc(cs, &u, &x->value, 1);
+    if (cz_gadget_enforce_bare(cs)) return u.var;
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, u.var);
@@ -49,6 +50,7 @@ cz_var cz_num_inputize(cz_cs *cs, const cz_num *x) {
 }
 
 void cz_num_equal(cz_cs *cs, const cz_num *x, const cz_num *y) {
+    if (cz_gadget_enforce_bare(cs)) return;
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, x->var);
@@ -62,6 +64,7 @@ void cz_num_add(cz_cs *cs, cz_num *out, const cz_num *x, const cz_num *y) {
     cz_fr_add(&sum, &x->value, &y->value);
     cz_var xv = x->var, yv = y->var; /* out may alias x or y */
     num_alloc(cs, out, &sum, 0);
+    if (cz_gadget_enforce_bare(cs)) return;
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, xv);
@@ -75,6 +78,7 @@ void cz_num_pick(cz_cs *cs, cz_num *out, cz_bool cond, const cz_num *x, const cz
     cz_fr value = cz_bool_value(cond) ? x->value : y->value;
     cz_var xv = x->var, yv = y->var;
     num_alloc(cs, out, &value, 0);
+    if (cz_gadget_enforce_bare(cs)) return;
     small_lc a, b, c;
     small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
     cz_lcb_add_var(&a.b, yv);
@@ -97,6 +101,7 @@ static int limb_bit(const uint64_t *limbs, unsigned i) {
 
 /* 0 * 0 = sum 2^i bits[i] - x */
 static void enforce_unpacking(cz_cs *cs, const cz_bool *bits, const cz_num *x) {
+    if (cz_gadget_enforce_bare(cs)) return;
     cz_lcb lc;
     cz_lcb_init(&lc, cs, NULL, 0);
     cz_fr coeff = cz_fr_one;

@@ -99,7 +99,7 @@ void cz_r1cs_stats_free(cz_r1cs_stats *st);
 /* Set bits among the first n of a bitmap. */
 uint64_t cz_density_popcount(const uint64_t *bits, uint64_t n);
 
-/* ---- witness: assignments only, enforce is a no-op ---- */
+/* ---- witness: assignments only, enforce only counts (ignores_lcs) ---- */
 /* A witness in buffers that outlive one synthesis: the capacities (in
  * elements) let the next unit reuse the pages instead of allocating and
  * zeroing 4 GiB per 32 GiB partition. z = input (num_inputs, input[0] = 1)
@@ -114,6 +114,24 @@ cz_cs *cz_cs_witness_new(void);
 /* Moves the assignments out (input_assignment[0] = 1). */
 cz_status cz_witness_finish(cz_cs *cs, cz_fr **inputs, uint32_t *num_inputs, cz_fr **aux,
                             uint32_t *num_aux, cz_error *err);
+
+/* ---- window: one part of a circuit written in place into a caller's arrays ----
+ * For synthesizing independent parts of one circuit on several threads
+ * into one cz_witness: the part's variables are numbered from input_begin /
+ * aux_begin (their numbers in the whole circuit; input_begin >= 1, ONE is
+ * the caller's) and each value is stored at that global index of input /
+ * aux, nothing allocated per variable. An allocation at or past input_end /
+ * aux_end fails the system with CZ_E_RANGE naming the window, so an
+ * overrun never writes into a neighbour's window; the caller checks
+ * afterwards that num_inputs == input_end and num_aux == aux_end (a part
+ * that allocated less than its window). input and aux both NULL: no
+ * witness, counting only (cz_cs_has_witness() = 0). enforce only counts,
+ * num_constraints from 0. NULL for an inconsistent window or no memory. */
+typedef struct {
+    cz_fr *input, *aux; /* whole-circuit arrays, indexed by global variable number */
+    uint32_t input_begin, input_end, aux_begin, aux_end;
+} cz_witness_window;
+cz_cs *cz_cs_window_new(const cz_witness_window *win);
 
 static inline int cz_density_get(const uint64_t *bits, uint64_t i) {
     return (int)((bits[i / 64] >> (i % 64)) & 1);

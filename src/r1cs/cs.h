@@ -16,6 +16,10 @@
  * Values: back-ends that carry a witness (check, prove, witness) receive the
  * value of every allocated variable; count and record do not, and
  * cz_cs_has_witness() tells synthesis code whether values must be computed.
+ * Likewise back-ends that never look at the linear combinations (witness)
+ * say so with cz_cs_ignores_lcs(): synthesis code may then pass empty ones
+ * to enforce, which still counts the constraint. Allocation order and the
+ * number of constraints must not depend on either flag.
  *
  * Errors are sticky: an allocation failure or a broken invariant inside a
  * back-end sets cs->status (and cs->error), later calls become no-ops, and
@@ -61,6 +65,7 @@ typedef struct {
 struct cz_cs {
     const cz_cs_ops *ops;
     int has_witness;
+    int ignores_lcs;     /* enforce looks at nothing but the call (0 unless a back-end sets it) */
     uint32_t num_inputs; /* including ONE */
     uint32_t num_aux;
     uint64_t num_constraints;
@@ -95,6 +100,9 @@ static inline void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, cons
 }
 static inline int cz_cs_has_witness(const cz_cs *cs) {
     return cs->has_witness;
+}
+static inline int cz_cs_ignores_lcs(const cz_cs *cs) {
+    return cs->ignores_lcs;
 }
 static inline cz_status cz_cs_status(const cz_cs *cs) {
     return cs->status;

@@ -1,5 +1,6 @@
-/* The witness back-end: assignments only; constraints are counted, not
- * looked at. */
+/* The witness back-ends: assignments only; constraints are counted, their
+ * linear combinations never looked at (ignores_lcs). witness grows its own
+ * arrays; window writes in place into a caller's arrays (see backends.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ cz_cs *cz_cs_witness_new(void) {
     witness_cs *w = malloc(sizeof *w);
     if (!w) return NULL;
     cz_cs_base_init(&w->base, &witness_ops, 1);
+    w->base.ignores_lcs = 1;
     w->finished = 0;
     if (cz_assignment_init(&w->as) != CZ_OK) {
         free(w);
@@ -67,4 +69,62 @@ void cz_witness_free(cz_witness *w) {
     free(w->input);
     free(w->aux);
     memset(w, 0, sizeof *w);
+}
+
+/* ---- window ---- */
+
+typedef struct {
+    cz_cs base; /* first */
+    cz_witness_window win;
+} window_cs;
+
+static cz_var window_alloc(cz_cs *cs, const cz_fr *value, int is_input) {
+    window_cs *w = (window_cs *)cs;
+    if (cs->status != CZ_OK) return CZ_VAR_ONE;
+    uint32_t next = is_input ? cs->num_inputs : cs->num_aux;
+    uint32_t begin = is_input ? w->win.input_begin : w->win.aux_begin;
+    uint32_t end = is_input ? w->win.input_end : w->win.aux_end;
+    if (next >= end) {
+        cz_cs_fail(cs, CZ_E_RANGE,
+                   "witness window: %s %u is past the window's end (%s window [%u, %u), %u "
+                   "variables)",
+                   is_input ? "input" : "aux", next, is_input ? "inputs" : "aux", begin, end,
+                   end - begin);
+        return CZ_VAR_ONE;
+    }
+    if (cs->has_witness) {
+        if (!value) {
+            cz_cs_fail(cs, CZ_E_INVALID_ARG, "alloc%s %u: this back-end needs the variable's value",
+                       is_input ? " input" : "", next);
+            return CZ_VAR_ONE;
+        }
+        (is_input ? w->win.input : w->win.aux)[next] = *value;
+    }
+    return cz_cs_count_var(cs, is_input);
+}
+
+static void window_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
+    (void)a, (void)b, (void)c;
+    if (cs->status == CZ_OK) cs->num_constraints++;
+}
+
+static void window_destroy(cz_cs *cs) {
+    free(cs);
+}
+
+static const cz_cs_ops window_ops = {window_alloc, window_enforce, window_destroy};
+
+cz_cs *cz_cs_window_new(const cz_witness_window *win) {
+    if (!win || win->input_begin < 1 || win->input_begin > win->input_end ||
+        win->aux_begin > win->aux_end || win->input_end > CZ_CS_MAX_VARS ||
+        win->aux_end > CZ_CS_MAX_VARS || (!win->input != !win->aux))
+        return NULL;
+    window_cs *w = malloc(sizeof *w);
+    if (!w) return NULL;
+    cz_cs_base_init(&w->base, &window_ops, win->aux != NULL);
+    w->base.ignores_lcs = 1;
+    w->base.num_inputs = win->input_begin;
+    w->base.num_aux = win->aux_begin;
+    w->win = *win;
+    return &w->base;
 }

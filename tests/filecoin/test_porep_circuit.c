@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filecoin/porep.h"
 #include "filecoin/porep_circuit.h"
 #include "filecoin/registry.h"
 #include "filecoin/vanilla.h"
@@ -209,7 +210,7 @@ typedef struct {
     cz_fr *data, *labels;           /* [nodes], [layers][nodes] */
     cz_fr *tree_c_leaves, *replica; /* [nodes] */
     cz_fr comm_d, comm_c, comm_r_last, comm_r;
-    uint64_t challenges[4];
+    uint64_t challenges[8];
 } sector;
 
 static void random_dom(uint8_t out[32]) {
@@ -262,10 +263,11 @@ static void column_of(const sector *s, cz_fr *out, uint64_t v) {
     for (uint32_t l = 0; l < s->g.layers; l++) out[l] = s->labels[l * s->g.nodes + v];
 }
 
-static void sector_init(sector *s, uint64_t nodes, unsigned base, unsigned sub, unsigned top,
-                        uint32_t challenges) {
+static void sector_init_layers(sector *s, uint64_t nodes, uint32_t layers, unsigned base,
+                               unsigned sub, unsigned top, uint32_t challenges) {
     memset(s, 0, sizeof *s);
-    CHECK(cz_porep_geometry_make(&s->g, nodes, 2, challenges, base, sub, top, NULL) == CZ_OK);
+    CHECK(challenges <= sizeof s->challenges / sizeof s->challenges[0]);
+    CHECK(cz_porep_geometry_make(&s->g, nodes, layers, challenges, base, sub, top, NULL) == CZ_OK);
     cz_fc_proof_info info; /* 2 KiB V1_1: the graph's porep_id and api version */
     CHECK(cz_fc_proof_lookup(&info, 5, NULL) == CZ_OK);
     CHECK(cz_fc_graph_init(&s->graph, nodes, info.porep_id, info.api_version, NULL) == CZ_OK);
@@ -292,6 +294,11 @@ static void sector_init(sector *s, uint64_t nodes, unsigned base, unsigned sub, 
     cz_fr pair[2] = {s->comm_c, s->comm_r_last};
     CHECK(cz_poseidon_hash(&s->comm_r, pair, 2) == CZ_OK);
     for (uint32_t i = 0; i < challenges; i++) s->challenges[i] = 1 + cz_test_rand64() % (nodes - 1);
+}
+
+static void sector_init(sector *s, uint64_t nodes, unsigned base, unsigned sub, unsigned top,
+                        uint32_t challenges) {
+    sector_init_layers(s, nodes, 2, base, sub, top, challenges);
 }
 
 static void sector_free(sector *s) {
@@ -619,6 +626,243 @@ static void test_refusals(void) {
     sector_free(&s);
 }
 
+/* -------------------------------------------- the parallel witness */
+
+/* The sequential witness back-end's assignment (the reference), or the
+ * prove back-end's (it builds every linear combination, so it checks that
+ * the gadgets' witness-only shortcuts compute the same values). */
+static void reference_witness(cz_witness *out, const cz_porep_geometry *g, const cz_c1 *c1,
+                              uint32_t partition, int prove) {
+    memset(out, 0, sizeof *out);
+    cz_error err = {0};
+    if (prove) {
+        cz_cs *cs = cz_cs_prove_new();
+        CHECK(cz_porep_synthesize(cs, g, c1, partition, &err) == CZ_OK);
+        cz_prove_data pd;
+        CHECK(cz_prove_finish(cs, &pd, &err) == CZ_OK);
+        cz_cs_destroy(cs);
+        out->num_inputs = pd.num_inputs, out->num_aux = pd.num_aux;
+        out->input = pd.input_assignment, out->aux = pd.aux_assignment;
+        pd.input_assignment = pd.aux_assignment = NULL;
+        cz_prove_data_free(&pd);
+    } else {
+        cz_cs *cs = cz_cs_witness_new();
+        CHECK(cz_porep_synthesize(cs, g, c1, partition, &err) == CZ_OK);
+        CHECK(cz_witness_finish(cs, &out->input, &out->num_inputs, &out->aux, &out->num_aux,
+                                &err) == CZ_OK);
+        cz_cs_destroy(cs);
+    }
+    out->input_cap = out->num_inputs, out->aux_cap = out->num_aux;
+}
+
+/* Byte for byte (Montgomery form). */
+static int witness_equal(const cz_witness *a, const cz_witness *b) {
+    if (a->num_inputs != b->num_inputs || a->num_aux != b->num_aux) {
+        printf("  sizes differ: %u / %u inputs, %u / %u aux\n", a->num_inputs, b->num_inputs,
+               a->num_aux, b->num_aux);
+        return 0;
+    }
+    if (memcmp(a->input, b->input, (size_t)a->num_inputs * sizeof(cz_fr))) {
+        printf("  inputs differ\n");
+        return 0;
+    }
+    for (uint32_t v = 0; v < a->num_aux; v++)
+        if (memcmp(&a->aux[v], &b->aux[v], sizeof(cz_fr))) {
+            printf("  aux %u differs (first)\n", v);
+            return 0;
+        }
+    return 1;
+}
+
+/* Stale contents: every element of w's buffers set to garbage. */
+static void scribble(cz_witness *w) {
+    if (w->input) memset(w->input, 0xa5, w->input_cap * sizeof(cz_fr));
+    if (w->aux) memset(w->aux, 0x5a, w->aux_cap * sizeof(cz_fr));
+}
+
+/* Every partition of c1 on 1, 2, 3 and 7 threads against the sequential
+ * back-end (and, with prove, the prove back-end), into one reused and
+ * scribbled-over cz_witness. */
+static void check_parallel(const char *name, const cz_porep_geometry *g, const cz_c1 *c1,
+                           int prove) {
+    static const unsigned thread_counts[] = {1, 2, 3, 7};
+    cz_witness w = {0};
+    cz_error err = {0};
+    for (uint32_t k = 0; k < c1->partitions; k++) {
+        cz_witness ref;
+        reference_witness(&ref, g, c1, k, 0);
+        if (prove) {
+            cz_witness pr;
+            reference_witness(&pr, g, c1, k, 1);
+            CHECK(witness_equal(&ref, &pr));
+            cz_witness_free(&pr);
+        }
+        for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+            scribble(&w);
+            cz_status st = cz_porep_synthesize_witness(&w, g, c1, k, thread_counts[t], &err);
+            if (st != CZ_OK) printf("  %s\n", err.message);
+            CHECK(st == CZ_OK);
+            int equal = witness_equal(&w, &ref);
+            printf("parallel witness %s, partition %u, %u thread%s: %u inputs, %u aux, %s\n", name,
+                   k, thread_counts[t], thread_counts[t] == 1 ? "" : "s", w.num_inputs, w.num_aux,
+                   equal ? "equal to the sequential back-end's" : "DIFFERENT");
+            CHECK(equal);
+        }
+        cz_witness_free(&ref);
+    }
+    cz_witness_free(&w);
+}
+
+static void test_parallel_hand_built(uint64_t nodes, uint32_t layers, unsigned base, unsigned sub,
+                                     unsigned top, uint32_t challenges, int prove) {
+    sector s;
+    sector_init_layers(&s, nodes, layers, base, sub, top, challenges);
+    cz_c1 c1;
+    make_c1(&c1, &s);
+    char name[96];
+    snprintf(name, sizeof name, "%llu nodes %u layers %u-%u-%u %u challenges",
+             (unsigned long long)nodes, layers, base, sub, top, challenges);
+    check_parallel(name, &s.g, &c1, prove);
+    cz_c1_free(&c1);
+    sector_free(&s);
+}
+
+static void test_parallel_generated(uint32_t registered_proof, int sparse, int prove) {
+    cz_fc_gen_opts opts = {registered_proof, 11 + cz_test_rand64() % 1000, 1000, 1, sparse, NULL};
+    cz_c1 c1;
+    cz_error err = {0};
+    CHECK(cz_fc_gen_c1(&c1, &opts, &err) == CZ_OK);
+    cz_porep_geometry g;
+    CHECK(cz_porep_geometry_of_c1(&g, &c1, &err) == CZ_OK);
+    cz_fc_proof_info info;
+    CHECK(cz_fc_proof_lookup(&info, registered_proof, NULL) == CZ_OK);
+    char name[96];
+    snprintf(name, sizeof name, "generated %s (seed %llu)", info.name,
+             (unsigned long long)opts.seed);
+    check_parallel(name, &g, &c1, prove);
+    cz_c1_free(&c1);
+}
+
+/* Reuse across geometries (a bigger unit grows the buffers, a smaller one
+ * reuses them), wrong layouts and tampered C1s refused with a message. */
+static void test_parallel_refusals(void) {
+    sector s;
+    sector_init(&s, 64, 8, 0, 0, 3);
+    cz_c1 c1;
+    make_c1(&c1, &s);
+    cz_error err = {0};
+    cz_witness ref, w = {0};
+    reference_witness(&ref, &s.g, &c1, 0, 0);
+
+    /* a smaller circuit first (1 challenge of 8-0-0), then this one, then the smaller again */
+    sector small;
+    sector_init(&small, 8, 8, 0, 0, 1);
+    cz_c1 small_c1;
+    make_c1(&small_c1, &small);
+    cz_witness small_ref;
+    reference_witness(&small_ref, &small.g, &small_c1, 0, 0);
+    CHECK(cz_porep_synthesize_witness(&w, &small.g, &small_c1, 0, 2, &err) == CZ_OK);
+    CHECK(witness_equal(&w, &small_ref));
+    CHECK(cz_porep_synthesize_witness(&w, &s.g, &c1, 0, 2, &err) == CZ_OK);
+    CHECK(witness_equal(&w, &ref));
+    cz_fr *kept = w.aux;
+    CHECK(cz_porep_synthesize_witness(&w, &small.g, &small_c1, 0, 3, &err) == CZ_OK);
+    CHECK(witness_equal(&w, &small_ref));
+    CHECK(w.aux == kept); /* reused, not reallocated */
+    printf("parallel witness: reused across circuits of %u and %u aux\n", small_ref.num_aux,
+           ref.num_aux);
+
+    /* wrong layouts: a challenge window one aux short (overrun), one too
+     * long (shortfall), inputs one short, the block one aux long */
+    cz_porep_layout good, bad;
+    CHECK(cz_porep_layout_make(&good, &s.g, &err) == CZ_OK);
+    CHECK(good.num_aux == ref.num_aux && good.num_inputs == ref.num_inputs);
+    CHECK(good.challenge_inputs == 18 && good.top_inputs == 4);
+    struct {
+        const char *what;
+        int64_t d_top_aux, d_ch_aux, d_ch_inputs;
+        cz_status want;
+    } cases[] = {
+        {"challenge window one aux short", 0, -1, 0, CZ_E_RANGE},
+        {"challenge window one aux long", 0, 1, 0, CZ_E_INTERNAL},
+        {"challenge window one input short", 0, 0, -1, CZ_E_RANGE},
+        {"block one aux long", 1, 0, 0, CZ_E_INTERNAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bad = good;
+        bad.top_aux = (uint32_t)(bad.top_aux + cases[i].d_top_aux);
+        bad.challenge_aux = (uint32_t)(bad.challenge_aux + cases[i].d_ch_aux);
+        bad.challenge_inputs = (uint32_t)(bad.challenge_inputs + cases[i].d_ch_inputs);
+        bad.num_aux = bad.top_aux + bad.challenge_aux * bad.challenges;
+        bad.num_inputs = bad.top_inputs + bad.challenge_inputs * bad.challenges;
+        cz_status st = cz_porep_synthesize_witness_layout(&w, &s.g, &bad, &c1, 0, 2, &err);
+        printf("  %s: %s (%s)\n", cases[i].what, cz_status_name(st), err.message);
+        CHECK(st == cases[i].want);
+        CHECK(w.num_aux == 0 && w.num_inputs == 0);
+        CHECK(strstr(err.message, i == 3 ? "block" : "challenge 0") != NULL);
+    }
+    bad = good;
+    bad.num_aux++; /* sizes that do not add up */
+    CHECK(cz_porep_synthesize_witness_layout(&w, &s.g, &bad, &c1, 0, 2, &err) == CZ_E_INVALID_ARG);
+
+    /* a tampered C1: a non-canonical tree-R sibling in challenge 2 (its
+     * window fails, named), and a sibling missing (refused before
+     * anything is synthesized) */
+    uint8_t *sib =
+        c1.doms[cz_c1_elems(&c1, c1.challenges[2].comm_r_last_proof.base)[0].hashes.first];
+    uint8_t saved[32];
+    memcpy(saved, sib, 32);
+    memset(sib, 0xff, 32);
+    cz_status st = cz_porep_synthesize_witness(&w, &s.g, &c1, 0, 3, &err);
+    printf("  non-canonical sibling: %s (%s)\n", cz_status_name(st), err.message);
+    CHECK(st == CZ_E_RANGE && strstr(err.message, "challenge 2") != NULL);
+    memcpy(sib, saved, 32);
+    cz_c1_path_elem *pe = &c1.path_elems[c1.challenges[1].drg_parents[4].proof.base.first];
+    pe->hashes.count--;
+    st = cz_porep_synthesize_witness(&w, &s.g, &c1, 0, 3, &err);
+    printf("  missing sibling: %s (%s)\n", cz_status_name(st), err.message);
+    CHECK(st == CZ_E_INVALID_ARG);
+    pe->hashes.count++;
+    /* and the same buffer still gives the right answer */
+    CHECK(cz_porep_synthesize_witness(&w, &s.g, &c1, 0, 3, &err) == CZ_OK);
+    CHECK(witness_equal(&w, &ref));
+
+    cz_witness_free(&w);
+    cz_witness_free(&ref);
+    cz_witness_free(&small_ref);
+    cz_c1_free(&small_c1);
+    cz_c1_free(&c1);
+    sector_free(&small);
+    sector_free(&s);
+}
+
+/* 32 GiB (CZ_SLOW_TESTS=1): one partition of a sparse C1, 2 threads, against
+ * the sequential back-end (8 GiB of witnesses). */
+static void test_parallel_32g(void) {
+    const char *slow = getenv("CZ_SLOW_TESTS");
+    if (!slow || strcmp(slow, "1")) {
+        printf("parallel witness 32 GiB: skipped (set CZ_SLOW_TESTS=1)\n");
+        return;
+    }
+    cz_fc_gen_opts opts = {8, 3, 1000, 1, -1, NULL}; /* StackedDrg32GiBV1_1, sparse */
+    cz_c1 c1;
+    cz_error err = {0};
+    CHECK(cz_fc_gen_c1(&c1, &opts, &err) == CZ_OK);
+    cz_porep_geometry g;
+    CHECK(cz_porep_geometry_of_c1(&g, &c1, &err) == CZ_OK);
+    uint32_t k = c1.partitions - 1;
+    cz_witness ref, w = {0};
+    reference_witness(&ref, &g, &c1, k, 0);
+    CHECK(cz_porep_synthesize_witness(&w, &g, &c1, k, 2, &err) == CZ_OK);
+    int equal = witness_equal(&w, &ref);
+    printf("parallel witness 32 GiB partition %u: %u aux, %s\n", k, w.num_aux,
+           equal ? "equal" : "DIFFERENT");
+    CHECK(equal);
+    cz_witness_free(&w);
+    cz_witness_free(&ref);
+    cz_c1_free(&c1);
+}
+
 int main(void) {
     cz_test_init("porep_circuit");
     test_test_shapes();
@@ -631,6 +875,18 @@ int main(void) {
     test_generated_c1(0); /* 2 KiB V1 (the legacy graph) */
     test_generated_c1(7); /* 512 MiB V1_1: a sparse sector */
     test_refusals();
+    /* the parallel witness: the 2 KiB geometry with 7 challenges, the
+     * stacked_circuit 8-4-2 shape with 4 (prove back-end too), 11 layers, the
+     * generated 2 KiB (V1_1 and V1) and sparse 8 MiB / 512 MiB C1s */
+    test_parallel_hand_built(64, 2, 8, 0, 0, 7, 0);
+    test_parallel_hand_built(64, 2, 8, 4, 2, 4, 1);
+    test_parallel_hand_built(64, 11, 8, 4, 2, 3, 0);
+    test_parallel_generated(5, -1, 1);
+    test_parallel_generated(0, -1, 0);
+    test_parallel_generated(6, 1, 0);
+    test_parallel_generated(7, -1, 0);
+    test_parallel_refusals();
     test_large_sizes();
+    test_parallel_32g();
     return cz_test_finish("porep_circuit");
 }
