@@ -81,10 +81,35 @@ void cz_backend_destroy(cz_backend *b) {
 
 /* ---- CPU ---- */
 
+/* a, b, c of a witness unit from its pre-compiled circuit, over all cores,
+ * into host buffers; *view borrows them (free view->a, b, c). */
+static cz_status host_evaluate(cz_prove_data *view, const cz_backend_unit *u, cz_error *err) {
+    const cz_circuit *c = u->circuit;
+    size_t n = (size_t)c->num_constraints;
+    cz_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *cc = malloc(n * sizeof *cc);
+    if (!a || !b || !cc) {
+        free(a), free(b), free(cc);
+        return cz_error_set(err, CZ_E_NOMEM, "prove: out of memory for a, b, c (3 x %zu)", n);
+    }
+    cz_circuit_eval(a, b, cc, c, u->witness->input, u->witness->aux);
+    cz_circuit_prove_view(view, c, u->witness, a, b, cc);
+    return CZ_OK;
+}
+
+static void host_evaluation_free(cz_prove_data *view) {
+    free(view->a), free(view->b), free(view->c);
+}
+
 static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     (void)b;
-    return cz_groth16_prove_start(out, u->params, u->pd, err);
+    if (u->pd) return cz_groth16_prove_start(out, u->params, u->pd, err);
+    cz_prove_data view;
+    cz_status st = host_evaluate(&view, u, err);
+    if (st != CZ_OK) return st;
+    st = cz_groth16_prove_start(out, u->params, &view, err);
+    host_evaluation_free(&view);
+    return st;
 }
 
 static const cz_backend_ops cpu_ops = {"cpu", cpu_prove_start, NULL, NULL};
@@ -162,7 +187,15 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                     b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)),
                     (double)(cz_now_ns() - t0) / 1e9);
     }
-    st = cz_gpu_groth16_prove_start(out, c->srs, u->params, u->pd, err);
+    if (u->pd) {
+        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, u->pd, err);
+    } else {
+        cz_prove_data view;
+        if ((st = host_evaluate(&view, u, err)) == CZ_OK) {
+            st = cz_gpu_groth16_prove_start(out, c->srs, u->params, &view, err);
+            host_evaluation_free(&view);
+        }
+    }
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
     return st;
 }

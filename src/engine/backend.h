@@ -21,6 +21,7 @@
 
 #include "cuzk/engine.h"
 #include "groth16/prover.h"
+#include "r1cs/circuit.h"
 
 /* One unit to prove. */
 typedef struct {
@@ -28,7 +29,12 @@ typedef struct {
     cz_proof_kind kind;
     const char *circuit_id; /* names what may stay resident ("" = keep nothing) */
     const cz_groth16_params *params;
-    const cz_prove_data *pd; /* the synthesized unit: assignments, a, b, c, densities */
+    /* The unit, one of: pd synthesized with a, b, c and densities (the
+     * prove back-end of r1cs); or a witness with the pre-compiled circuit,
+     * from which the context evaluates a, b, c itself. */
+    const cz_prove_data *pd;
+    const cz_circuit *circuit;
+    const cz_witness *witness;
 } cz_backend_unit;
 
 typedef cz_engine_backend_info cz_backend_info;

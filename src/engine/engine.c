@@ -124,6 +124,7 @@ struct cz_engine {
     cz_srs_manager srs;
     const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
     uint32_t prove_thread_limit; /* [gpus] gpu_threads */
+    int host_evaluation;         /* some context evaluates a, b, c in host memory (the CPU) */
     uint64_t retention_ns;
     int timeline;
     uint64_t t_start;
@@ -702,6 +703,7 @@ static void run_prepare(cz_engine *e, job *j) {
     pthread_mutex_unlock(&e->lock);
     timeline(e, "PREPARE_START", j, NULL);
 
+    j->plan.host_evaluation = e->host_evaluation;
     cz_status st = j->ops->prepare(&j->state, &j->plan, &j->req, e->srs.dir, &perr);
     if (st == CZ_OK && (j->plan.units == 0 || j->plan.unit_bytes_after > j->plan.unit_bytes))
         st = cz_error_set(&perr, CZ_E_INTERNAL, "%s: bad plan", j->ops->name);
@@ -726,7 +728,7 @@ static void run_prepare(cz_engine *e, job *j) {
             pthread_mutex_lock(&e->lock);
             int loader_idle = !e->loader_busy && e->load.n == 0;
             if (loader_idle && admissible(e, j) &&
-                cz_srs_try_acquire(&e->srs, j->plan.circuit_id, &j->srs)) {
+                cz_srs_try_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit, &j->srs)) {
                 j->srs_held = 1;
                 pthread_mutex_unlock(&e->lock);
             } else {
@@ -779,9 +781,10 @@ static void *srs_loader(void *arg) {
             int cancelled = j->cancel || e->stop;
             pthread_mutex_unlock(&e->lock);
             cz_error perr = {0};
-            cz_status st = cancelled ? cz_error_set(&perr, CZ_E_IO, "cancelled")
-                                     : cz_srs_acquire(&e->srs, j->plan.circuit_id, &j->srs,
-                                                      &j->srs_load_ms, &j->cancel, &perr);
+            cz_status st = cancelled
+                               ? cz_error_set(&perr, CZ_E_IO, "cancelled")
+                               : cz_srs_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit,
+                                                &j->srs, &j->srs_load_ms, &j->cancel, &perr);
             if (st == CZ_OK) {
                 pthread_mutex_lock(&e->lock);
                 j->srs_held = 1;
@@ -1171,6 +1174,8 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         }
         for (uint32_t i = 0; i < e->n_backends; i++) e->slots[i].backend = made[i];
     }
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        if (!strcmp(e->slots[i].backend->ops->kind, "cpu")) e->host_evaluation = 1;
     uint32_t per = cfg->prove_workers ? cfg->prove_workers : 1;
     if (per * e->n_backends > MAX_PROVE_WORKERS) per = MAX_PROVE_WORKERS / e->n_backends;
     e->n_prove = per * e->n_backends;

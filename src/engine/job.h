@@ -25,6 +25,7 @@
 #include "cuzk/engine.h"
 #include "engine/backend.h"
 #include "groth16/prover.h"
+#include "r1cs/circuit.h"
 
 /* Where a unit is proven: the back-end context a prove worker runs on,
  * and what identifies the unit there (backend.h: cz_backend_unit). */
@@ -39,14 +40,20 @@ typedef struct {
 typedef struct {
     const cz_groth16_params *params;
     const cz_groth16_vk *vk;
+    const cz_circuit *circuit; /* when the plan asked for it */
 } cz_srs_handle;
 
 typedef struct {
+    /* Set by the engine before prepare: a back-end context evaluates a, b,
+     * c and the H polynomial in host memory (the CPU one), so a unit's
+     * memory includes them; else only the witness stays on the host. */
+    int host_evaluation;
     uint32_t units;            /* >= 1 */
     size_t unit_proof_bytes;   /* proof bytes per unit */
     uint64_t unit_bytes;       /* memory from synthesis start to prove_start's end */
     uint64_t unit_bytes_after; /* kept from prove_start's end to prove_finish's end */
     char circuit_id[32];       /* SRS to hold while the job runs; "" = none */
+    int wants_circuit;         /* the SRS with its pre-compiled circuit (srs.h) */
 } cz_job_plan;
 
 struct cz_job_ops {

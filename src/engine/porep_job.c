@@ -1,5 +1,7 @@
 /* PoRep C2 as an engine job kind: one unit per partition. */
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,25 +13,64 @@
 #include "filecoin/c1.h"
 #include "filecoin/porep.h"
 #include "filecoin/vanilla.h"
+#include "util/parallel.h"
+
+/* Witness buffers kept for the job's next partitions: a 32 GiB partition's
+ * witness is 4 GiB, whose first touch costs page faults and zeroing. The
+ * job's units hold at most as many as are in flight; all go at the job's
+ * end (so idle buffers never sit outside the memory budget for long). */
+#define WITNESS_POOL 16
 
 typedef struct {
     cz_c1 c1;
     cz_porep_geometry geometry;
+    cz_porep_layout layout;
     int has_prover_id;
     uint8_t prover_id[32];
     uint64_t sector_id;
+    pthread_mutex_t pool_lock;
+    cz_witness *pool[WITNESS_POOL];
+    unsigned pooled;
 } porep_state;
+
+/* Partitions being synthesized in this process: each takes a share of the
+ * cores, so a lone partition uses all of them and many use one each. */
+static atomic_uint synthesizing;
+
+static cz_witness *witness_take(porep_state *s) {
+    cz_witness *w = NULL;
+    pthread_mutex_lock(&s->pool_lock);
+    if (s->pooled) w = s->pool[--s->pooled];
+    pthread_mutex_unlock(&s->pool_lock);
+    return w ? w : calloc(1, sizeof *w);
+}
+
+static void witness_put(porep_state *s, cz_witness *w) {
+    if (!w) return;
+    pthread_mutex_lock(&s->pool_lock);
+    if (s->pooled < WITNESS_POOL) {
+        s->pool[s->pooled++] = w;
+        w = NULL;
+    }
+    pthread_mutex_unlock(&s->pool_lock);
+    if (w) {
+        cz_witness_free(w);
+        free(w);
+    }
+}
 
 static uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Working memory of one partition from the .params header (n_h = m - 1,
- * n_l = aux count): a, b, c (3m), the H polynomial and its scratch (3m),
- * the aux assignment and its compacted MSM scalars (2 aux), 32 bytes each,
- * plus 64 MiB for the rest. An estimate of the CPU prover's peak, not a
+/* Host memory of one partition from the .params header (n_ic = inputs,
+ * n_h = m - 1, n_l = aux count), 32 bytes per element plus 64 MiB for the
+ * rest: the witness (inputs + aux) always; with host_evaluation (the CPU
+ * back-end) also a, b, c (3m), the H polynomial and its scratch (3m) and
+ * the compacted MSM scalars (aux). An estimate of the peak, not a
  * measurement. */
-static cz_status unit_bytes_from_params(uint64_t *out, const char *path, cz_error *err) {
+static cz_status unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
+                                        cz_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return cz_error_set(err, CZ_E_IO,
@@ -54,7 +95,8 @@ static cz_status unit_bytes_from_params(uint64_t *out, const char *path, cz_erro
     if (st != CZ_OK) return cz_error_set(err, CZ_E_PARSE, "%s: truncated header", path);
     n_l = be32(b);
     uint64_t m = n_h + 1;
-    *out = 32 * (6 * m + 2 * n_l) + (64ull << 20);
+    *out = 32 * (n_ic + n_l) + (64ull << 20);
+    if (host_evaluation) *out += 32 * (6 * m + n_l);
     return CZ_OK;
 }
 
@@ -62,6 +104,7 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
                                const char *param_cache, cz_error *err) {
     porep_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
+    pthread_mutex_init(&s->pool_lock, NULL);
     *statep = s;
     cz_status st = cz_c1_parse(&s->c1, req->vanilla_proof, req->vanilla_proof_len, err);
     if (st == CZ_OK) st = cz_c1_check_shape(&s->c1, err);
@@ -93,6 +136,7 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
         s->has_prover_id = 1;
     }
     if ((st = cz_porep_geometry_of_c1(&s->geometry, c1, err)) != CZ_OK) return st;
+    if ((st = cz_porep_layout_make(&s->layout, &s->geometry, err)) != CZ_OK) return st;
     const char *id = cz_srs_porep_circuit_id(c1->sector_size);
     if (!id)
         return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for sector size %" PRIu64,
@@ -101,8 +145,10 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     char params_path[4096], vk_path[4096];
     if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
     st = cz_porep_param_paths(params_path, vk_path, sizeof params_path, param_cache, &sector, err);
-    if (st == CZ_OK) st = unit_bytes_from_params(&plan->unit_bytes, params_path, err);
+    if (st == CZ_OK)
+        st = unit_bytes_from_params(&plan->unit_bytes, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
+    plan->wants_circuit = 1;
     plan->units = c1->partitions;
     plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
     plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
@@ -110,32 +156,43 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     return CZ_OK;
 }
 
+/* Witness only: a, b, c come from the pre-compiled circuit in the back-end
+ * (on the GPU, or over all cores on the CPU). */
 static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
     porep_state *s = state;
-    cz_prove_data *pd = calloc(1, sizeof *pd);
-    if (!pd) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
-    cz_status st = cz_porep_synthesize_partition(pd, &s->geometry, &s->c1, unit, err);
+    cz_witness *w = witness_take(s);
+    if (!w) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
+    unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
+    unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
+    cz_status st =
+        cz_porep_synthesize_witness_layout(w, &s->geometry, &s->layout, &s->c1, unit, threads, err);
+    atomic_fetch_sub(&synthesizing, 1);
     if (st != CZ_OK) {
-        cz_prove_data_free(pd);
-        free(pd);
+        witness_put(s, w);
         return cz_error_prefix(err, "partition %u: synthesis", unit);
     }
-    *synth = pd;
+    *synth = w;
     return CZ_OK;
 }
 
 static cz_status porep_prove_start(void *state, uint32_t unit, void *synth,
                                    const cz_srs_handle *srs, const cz_prove_context *where,
                                    void **pending, cz_error *err) {
-    (void)state;
-    cz_prove_data *pd = synth;
+    porep_state *s = state;
+    cz_witness *w = synth;
     cz_groth16_msm_results *msm = malloc(sizeof *msm);
     cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
-    if (st == CZ_OK) st = cz_groth16_check_shapes(srs->params, pd, err);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, pd};
+    if (st == CZ_OK && !srs->circuit)
+        st = cz_error_set(err, CZ_E_INTERNAL, "porep: the SRS has no pre-compiled circuit");
+    if (st == CZ_OK &&
+        (w->num_inputs != srs->circuit->num_inputs || w->num_aux != srs->circuit->num_aux))
+        st = cz_error_set(
+            err, CZ_E_INTERNAL, "porep: witness of %u inputs and %u aux, the circuit has %u and %u",
+            w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
+    cz_backend_unit u = {
+        where->job_id, where->kind, where->circuit_id, srs->params, NULL, srs->circuit, w};
     if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
-    cz_prove_data_free(pd);
-    free(pd);
+    witness_put(s, w);
     if (st != CZ_OK) {
         free(msm);
         return cz_error_prefix(err, "partition %u: prove", unit);
@@ -157,10 +214,11 @@ static cz_status porep_prove_finish(void *state, uint32_t unit, void *pending,
 }
 
 static void porep_discard(void *state, uint32_t unit, void *data, int stage) {
-    (void)state;
     (void)unit;
-    if (stage == 0 && data) cz_prove_data_free(data);
-    free(data);
+    if (stage == 0)
+        witness_put(state, data);
+    else
+        free(data);
 }
 
 static cz_status porep_verify(void *state, const uint8_t *proof, size_t len,
@@ -178,6 +236,11 @@ static void porep_free(void *state) {
     porep_state *s = state;
     if (!s) return;
     cz_c1_free(&s->c1);
+    for (unsigned i = 0; i < s->pooled; i++) {
+        cz_witness_free(s->pool[i]);
+        free(s->pool[i]);
+    }
+    pthread_mutex_destroy(&s->pool_lock);
     free(s);
 }
 

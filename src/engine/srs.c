@@ -40,6 +40,8 @@ static uint64_t entry_to_cold(cz_srs_entry *e) {
     uint64_t freed = e->hot_bytes;
     cz_groth16_params_free(&e->params);
     cz_groth16_vk_free(&e->vk);
+    cz_circuit_free(e->circuit);
+    e->circuit = NULL;
     if (e->map) munmap(e->map, e->map_len);
     e->map = NULL;
     e->map_len = 0;
@@ -83,6 +85,8 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
     if (st == CZ_OK)
         st = cz_porep_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
                                   &sector, err);
+    if (st == CZ_OK)
+        st = cz_porep_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &sector, err);
     if (st != CZ_OK) return st;
     m->n++;
     *out = e;
@@ -150,41 +154,77 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, const volatile i
     return CZ_OK;
 }
 
-/* Makes e hot, with m->lock held on entry and exit; *loaded = 1 when this
- * call did the loading. */
-static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int *loaded,
+/* The pre-compiled circuit of hot e (marked loading, m->lock not held):
+ * mapped, built when absent or damaged, and checked against the
+ * parameters. The mapping is file-backed (page cache, like a warm SRS), so
+ * it is not counted in the budget. */
+static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
+    cz_fc_sector_info sector;
+    cz_status st = cz_fc_sector_lookup(&sector, e->sector_size, err);
+    int built = 0;
+    cz_circuit *c = NULL;
+    if (st == CZ_OK) st = cz_porep_circuit_load(&c, &built, e->circuit_path, &sector, stderr, err);
+    if (st == CZ_OK) {
+        cz_prove_data shape;
+        cz_circuit_prove_view(&shape, c, NULL, NULL, NULL, NULL);
+        if ((st = cz_groth16_check_shapes(&e->params, &shape, err)) != CZ_OK) {
+            cz_error_prefix(err, "circuit %s does not match %s", e->circuit_path, e->params_path);
+            cz_circuit_free(c);
+            c = NULL;
+        }
+    }
+    if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+    e->circuit = c;
+    return CZ_OK;
+}
+
+/* Makes e hot (with its circuit when want_circuit), with m->lock held on
+ * entry and exit; *loaded = 1 when this call did loading. */
+static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit, int *loaded,
                             const volatile int *abort_flag, cz_error *err) {
     *loaded = 0;
     while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
-    if (e->tier == CZ_SRS_HOT) return CZ_OK;
+    if (e->tier == CZ_SRS_HOT && (!want_circuit || e->circuit)) return CZ_OK;
     e->loading = 1;
+    int was_hot = e->tier == CZ_SRS_HOT;
+    uint64_t t0 = cz_now_ns();
     pthread_mutex_unlock(&m->lock);
-    cz_status st = load_entry(m, e, abort_flag, err);
+    cz_status st = was_hot ? CZ_OK : load_entry(m, e, abort_flag, err);
+    /* e->circuit is written only by the thread that set e->loading. */
+    if (st == CZ_OK && want_circuit && !e->circuit && (st = load_circuit(e, err)) != CZ_OK &&
+        !was_hot) {
+        cz_groth16_params_free(&e->params);
+        cz_groth16_vk_free(&e->vk);
+        cz_budget_release(m->budget, e->hot_bytes);
+        e->hot_bytes = 0;
+    }
     pthread_mutex_lock(&m->lock);
     e->loading = 0;
     if (st == CZ_OK) {
         e->tier = CZ_SRS_HOT;
+        e->load_ms = (cz_now_ns() - t0) / 1000000;
         *loaded = 1;
     }
     pthread_cond_broadcast(&m->changed);
     return st;
 }
 
-cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h, uint64_t *load_ms,
-                         const volatile int *abort_flag, cz_error *err) {
+cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h,
+                         uint64_t *load_ms, const volatile int *abort_flag, cz_error *err) {
     pthread_mutex_lock(&m->lock);
     cz_srs_entry *e;
     cz_status st = find_entry(m, id, &e, err);
     int loaded = 0;
     if (st == CZ_OK) {
         e->refs++; /* before loading, so that nobody evicts it meanwhile */
-        st = ensure_hot(m, e, &loaded, abort_flag, err);
+        st = ensure_hot(m, e, want_circuit, &loaded, abort_flag, err);
         if (st != CZ_OK) {
             e->refs--;
         } else {
             e->last_used_ns = cz_now_ns();
             h->params = &e->params;
             h->vk = &e->vk;
+            h->circuit = e->circuit;
             *load_ms = loaded ? e->load_ms : 0;
         }
     }
@@ -192,16 +232,18 @@ cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h, ui
     return st;
 }
 
-int cz_srs_try_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h) {
+int cz_srs_try_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h) {
     int got = 0;
     pthread_mutex_lock(&m->lock);
     for (size_t i = 0; i < m->n; i++) {
         cz_srs_entry *e = &m->entries[i];
         if (strcmp(e->id, id) || e->tier != CZ_SRS_HOT || e->loading) continue;
+        if (want_circuit && !e->circuit) continue;
         e->refs++;
         e->last_used_ns = cz_now_ns();
         h->params = &e->params;
         h->vk = &e->vk;
+        h->circuit = e->circuit;
         got = 1;
     }
     pthread_mutex_unlock(&m->lock);
@@ -229,7 +271,7 @@ cz_status cz_srs_preload(cz_srs_manager *m, const char *id, int *already, uint64
     int loaded = 0;
     if (st == CZ_OK) {
         e->refs++;
-        st = ensure_hot(m, e, &loaded, NULL, err);
+        st = ensure_hot(m, e, 1, &loaded, NULL, err);
         e->refs--;
         e->last_used_ns = cz_now_ns();
         *already = st == CZ_OK && !loaded;

@@ -35,7 +35,9 @@ typedef struct {
     size_t map_len;
     cz_groth16_params params; /* hot */
     cz_groth16_vk vk;         /* hot: from the .vk file, used to self-verify */
-    uint64_t hot_bytes;       /* budget held while hot */
+    char circuit_path[PATH_MAX];
+    cz_circuit *circuit; /* hot, when a job asked for it: the pre-compiled circuit (mapped) */
+    uint64_t hot_bytes;  /* budget held while hot */
     uint32_t refs;
     uint64_t last_used_ns;
     uint64_t load_ms; /* of the last load */
@@ -60,15 +62,18 @@ const char *cz_srs_porep_circuit_id(uint64_t sector_size);
 /* Bytes the entry needs when hot (the .params file size). */
 cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, cz_error *err);
 
-/* Takes a reference and makes the entry hot; *load_ms = time this call spent
+/* Takes a reference and makes the entry hot, with its pre-compiled circuit
+ * when want_circuit (built next to the parameters when its file is absent,
+ * checked against the parameters' sizes); *load_ms = time this call spent
  * loading (0 when it was hot). */
-cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h, uint64_t *load_ms,
-                         const volatile int *abort_flag, cz_error *err);
-/* Takes a reference only when the entry is hot already (never waits);
- * returns 1 when it did. */
-int cz_srs_try_acquire(cz_srs_manager *m, const char *id, cz_srs_handle *h);
+cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h,
+                         uint64_t *load_ms, const volatile int *abort_flag, cz_error *err);
+/* Takes a reference only when the entry is hot already (and has its
+ * circuit, when want_circuit; never waits); returns 1 when it did. */
+int cz_srs_try_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h);
 void cz_srs_release(cz_srs_manager *m, const char *id);
 
+/* cz_srs_acquire with the circuit, without keeping a reference. */
 cz_status cz_srs_preload(cz_srs_manager *m, const char *id, int *already, uint64_t *load_ms,
                          cz_error *err);
 cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint64_t *freed,

@@ -15,11 +15,26 @@
 #include "groth16/groth16.h"
 #include "groth16/prover.h"
 #include "r1cs/backends.h"
+#include "r1cs/circuit.h"
 
 /* Paths "<dir>/<stem>.params" and "<dir>/<stem>.vk" of a sector size
  * (stem from cz_fc_param_file_stem). CZ_E_INVALID_ARG when cap is short. */
 cz_status cz_porep_param_paths(char *params_path, char *vk_path, size_t cap, const char *dir,
                                const cz_fc_sector_info *sector, cz_error *err);
+
+/* "<dir>/<stem>.czc": the pre-compiled circuit of a sector size (r1cs/
+ * circuit.h), kept next to its parameters. */
+cz_status cz_porep_circuit_path(char *path, size_t cap, const char *dir,
+                                const cz_fc_sector_info *sector, cz_error *err);
+
+/* The pre-compiled circuit of a sector size from path (mapped, every
+ * invariant checked). A missing file is built (the circuit synthesized
+ * without a witness on the compile back-end) and written first; a damaged
+ * or stale one (checksum, version, sizes, invariants) is rebuilt, and
+ * either is said on progress (may be NULL) with the reason. *built = 1
+ * when this call built the file. */
+cz_status cz_porep_circuit_load(cz_circuit **out, int *built, const char *path,
+                                const cz_fc_sector_info *sector, FILE *progress, cz_error *err);
 
 /* The geometry of c1's registered proof, after cz_c1_check_shape. */
 cz_status cz_porep_geometry_of_c1(cz_porep_geometry *out, const cz_c1 *c1, cz_error *err);

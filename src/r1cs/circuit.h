@@ -45,13 +45,13 @@ typedef struct cz_circuit {
     uint64_t num_constraints;     /* rows, input constraints included */
     uint32_t coef_bytes;          /* 2 or 4 */
     uint32_t num_coeffs;
-    const cz_fr *coeffs;  /* [num_coeffs], Montgomery form */
-    cz_circuit_matrix m[3]; /* A, B, C */
+    const cz_fr *coeffs;             /* [num_coeffs], Montgomery form */
+    cz_circuit_matrix m[3];          /* A, B, C */
     const uint64_t *a_aux_density;   /* [ceil(num_aux / 64)] */
     const uint64_t *b_input_density; /* [ceil(num_inputs / 64)] */
     const uint64_t *b_aux_density;   /* [ceil(num_aux / 64)] */
-    uint64_t checksum; /* XXH64 of the file's bytes (0 for one never written) */
-    void *storage;     /* private: the mapping or heap blocks behind the arrays */
+    uint64_t checksum;               /* XXH64 of the file's bytes (0 for one never written) */
+    void *storage;                   /* private: the mapping or heap blocks behind the arrays */
 } cz_circuit;
 
 /* ---- building ---- */
@@ -103,5 +103,12 @@ uint64_t cz_circuit_bytes(const cz_circuit *c);
  * prove back-end's a, b, c for the same witness. */
 void cz_circuit_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_circuit *circ, const cz_fr *input,
                      const cz_fr *aux);
+
+/* A cz_prove_data that borrows circ's sizes and densities, the witness w
+ * (may be NULL: sizes only) and the evaluations a, b, c (may be NULL), for
+ * code that only reads it (the provers, cz_groth16_check_shapes). Never
+ * pass it to cz_prove_data_free. */
+void cz_circuit_prove_view(cz_prove_data *out, const cz_circuit *circ, const cz_witness *w,
+                           cz_fr *a, cz_fr *b, cz_fr *c);
 
 #endif
