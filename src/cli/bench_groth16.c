@@ -166,7 +166,7 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     for (int i = 0; i < runs; i++) {
         t0 = cz_now_ns();
         cz_groth16_msm_results msm;
-        cz_status st = srs ? cz_gpu_groth16_prove_start(&msm, srs, &params, &pd, &err)
+        cz_status st = srs ? cz_gpu_groth16_prove_start(&msm, srs, &params, NULL, &pd, &err)
                            : cz_groth16_prove_start(&msm, &params, &pd, &err);
         if (st == CZ_OK) st = cz_groth16_prove_finalize(&proof, &params.vk, &msm, NULL, NULL, &err);
         if (st != CZ_OK) return cz_gpu_srs_destroy(srs), fail("prove", &err);

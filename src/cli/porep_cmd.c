@@ -131,7 +131,7 @@ static const uint8_t *identity_resolve(identity *id, const cz_c1 *c1) {
 
 static cz_status gpu_start(void *ctx, cz_groth16_msm_results *out, const cz_groth16_params *params,
                            const cz_prove_data *pd, cz_error *err) {
-    return cz_gpu_groth16_prove_start(out, ctx, params, pd, err);
+    return cz_gpu_groth16_prove_start(out, ctx, params, NULL, pd, err);
 }
 
 static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,

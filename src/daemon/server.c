@@ -714,7 +714,7 @@ static cz_status cuda_start(void *ctx, cz_groth16_msm_results *out, const cz_gro
                        (double)(cz_now_ns() - t0) / 1e6);
         }
     }
-    if (st == CZ_OK) st = cz_gpu_groth16_prove_start(out, cuda_srs, params, pd, err);
+    if (st == CZ_OK) st = cz_gpu_groth16_prove_start(out, cuda_srs, params, NULL, pd, err);
     pthread_mutex_unlock(&cuda_lock);
     return st;
 }

@@ -235,10 +235,19 @@ cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_ci
  * when the SRS streams; may be NULL for a resident one). Fails like the CPU
  * one (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors
  * (CZ_E_NOMEM when the per-proof buffers do not fit). One proof at a time
- * per SRS (it owns the staging buffers). */
+ * per SRS (it owns the staging buffers).
+ * circuit: NULL, or the device copy of the circuit pd's witness belongs to.
+ * When pd->a, pd->b and pd->c are all NULL, a, b, c are computed on the
+ * device from it (cz_gpu_circuit_eval, straight into the NTT buffers) and
+ * the prover reads from pd only num_inputs, num_aux, num_constraints (which
+ * must equal the circuit's) and the two assignments; the densities are the
+ * circuit's (cz_gpu_circuit_info: counts for the shape checks, dev_density
+ * for the A / B compaction) and pd's density pointers may be NULL. Peak
+ * device memory then holds z beside a, b, c during the H chain. With a, b,
+ * c given the circuit is not used (today's path). */
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
-                                     const cz_groth16_params *params, const cz_prove_data *pd,
-                                     cz_error *err);
+                                     const cz_groth16_params *params, const cz_gpu_circuit *circuit,
+                                     const cz_prove_data *pd, cz_error *err);
 
 /* Benchmark helpers (device data without host round trips):
  * fill_random_fr: n pseudo-random field elements from seed (uniform below
