@@ -91,7 +91,7 @@ run() {
     if command -v compute-sanitizer >/dev/null; then
         for tool in memcheck racecheck; do
             tests="$dir/${pre}test_gpu_arith $dir/${pre}test_gpu_ntt $dir/${pre}test_gpu_msm"
-            tests="$tests $dir/${pre}test_gpu_groth16"
+            tests="$tests $dir/${pre}test_gpu_groth16 $dir/${pre}test_circuit_gpu"
             [ $tool = racecheck ] && tests="$dir/${pre}test_gpu_ntt" # shared memory: NTT only
             for t in $tests; do
                 echo "== compute-sanitizer --tool $tool $(basename "$t") (small sizes)"

@@ -1,5 +1,6 @@
 /* cuzk bench gpu: times the CUDA back-end on the device it finds (NTT, MSM
- * G1 / G2, batch addition, raw field multiplication rates) and prints each
+ * G1 / G2, batch addition, raw field multiplication rates, a / b / c from a
+ * resident compact circuit) and prints each
  * figure as the median of several runs next to the floor of
  * ../shared/spec/gpu-prover.md §8 (as the fraction floor / time) and the
  * sppark figures measured on an H200 (spec §6). Data is generated on the
@@ -14,6 +15,7 @@
 #include "cli/commands.h"
 #include "ec/point.h"
 #include "gpu/gpu.h"
+#include "r1cs/circuit.h"
 #include "util/parallel.h"
 
 #define NBASE 65536
@@ -22,6 +24,7 @@ typedef struct {
     int quick;
     int runs;
     const char *only;
+    unsigned abc_log; /* rows of the a / b / c circuit: 2^abc_log */
 } gb_opts;
 
 static int cmp_double(const void *a, const void *b) {
@@ -228,24 +231,154 @@ static int bench_batch(const gb_opts *o, unsigned lg, const void *dbase) {
     return 0;
 }
 
+/* ---- a / b / c from a synthetic compact circuit shaped like PoRep's ----
+ * Per row: A 1-3 entries (every 256th row 192, the long additions of
+ * SHA-256), B 1-2, C 1-2: ~5.5 entries per row over the three matrices as
+ * in the 32 GiB PoRep (722 M for 130 M rows); columns near the row (local,
+ * as synthesized circuits are); short rows' coefficients 60 % 1, 30 % -1,
+ * 10 % others of a 1024-entry table, long rows' powers of two. */
+#define ABC_TABLE 1024
+
+static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint32_t abc_len(int i, uint64_t j) {
+    const uint64_t h = mix(j * 3 + (uint64_t)i);
+    if (i == 0) return j % 256 == 255 ? 192 : 1 + (uint32_t)(h % 3);
+    return i == 1 ? 1 + (h % 4 == 0) : 1 + (uint32_t)(h & 1);
+}
+
+typedef struct {
+    cz_circuit *c;
+    int i;
+} abc_fill_ctx;
+
+static void abc_fill(void *vctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const abc_fill_ctx *x = vctx;
+    const cz_circuit_matrix *m = &x->c->m[x->i];
+    uint32_t *col = (uint32_t *)m->col;
+    uint16_t *coef = (uint16_t *)m->coef;
+    const uint64_t vars = (uint64_t)x->c->num_inputs + x->c->num_aux;
+    for (size_t j = begin; j < end; j++) {
+        const uint32_t b = m->row_start[j], len = m->row_start[j + 1] - b;
+        uint64_t start = j > 2 * len ? j - 2 * len : 0;
+        if (start + 2 * len > vars) start = vars - 2 * len;
+        for (uint32_t e = 0; e < len; e++) {
+            const uint64_t h = mix(((uint64_t)b + e) * 7 + (uint64_t)x->i);
+            col[b + e] = (uint32_t)(start + 2 * e + (h & 1));
+            if (len > 3)
+                coef[b + e] = (uint16_t)(2 + e % 64);
+            else {
+                const unsigned r = (unsigned)(h % 100);
+                coef[b + e] = r < 60 ? 0 : r < 90 ? 1 : (uint16_t)(2 + (h >> 8) % (ABC_TABLE - 2));
+            }
+        }
+    }
+}
+
+static int bench_abc(const gb_opts *o, unsigned lg) {
+    cz_error err = {0};
+    const uint64_t rows = (uint64_t)1 << lg;
+    cz_circuit c;
+    memset(&c, 0, sizeof c);
+    c.num_inputs = 1, c.num_aux = (uint32_t)rows, c.num_constraints = rows;
+    c.coef_bytes = 2, c.num_coeffs = ABC_TABLE;
+    cz_fr *table = malloc(ABC_TABLE * sizeof *table);
+    table[0] = cz_fr_one;
+    cz_fr_neg(&table[1], &cz_fr_one);
+    for (unsigned t = 2; t < ABC_TABLE; t++) {
+        if (t < 66)
+            cz_fr_dbl(&table[t], &table[t == 2 ? 0 : t - 1]); /* 2, 4, ..., 2^64 */
+        else
+            cz_fr_from_u64(&table[t], mix(t) | 1);
+    }
+    c.coeffs = table;
+    uint64_t *dens = calloc(rows / 64 + 2, 8);
+    c.a_aux_density = c.b_aux_density = c.b_input_density = dens;
+    uint64_t t0 = cz_now_ns(), nnz_all = 0;
+    for (int i = 0; i < 3; i++) {
+        uint32_t *rs = malloc((rows + 1) * sizeof *rs);
+        uint64_t nnz = 0;
+        for (uint64_t j = 0; j < rows; j++) rs[j] = (uint32_t)nnz, nnz += abc_len(i, j);
+        rs[rows] = (uint32_t)nnz;
+        c.m[i].nnz = nnz;
+        c.m[i].row_start = rs;
+        c.m[i].col = malloc(nnz * sizeof(uint32_t));
+        c.m[i].coef = malloc(nnz * sizeof(uint16_t));
+        if (!rs || !c.m[i].col || !c.m[i].coef)
+            return fprintf(stderr, "bench gpu: abc: out of memory\n"), 1;
+        abc_fill_ctx x = {&c, i};
+        cz_parallel_for(rows, 1 << 16, abc_fill, &x);
+        nnz_all += nnz;
+    }
+    const double gen_s = (double)(cz_now_ns() - t0) / 1e9;
+    cz_gpu_circuit *gc = NULL;
+    t0 = cz_now_ns();
+    if (cz_gpu_circuit_create(&gc, &c, &err) != CZ_OK) return fail("abc circuit", &err);
+    const double up_s = (double)(cz_now_ns() - t0) / 1e9;
+    cz_gpu_circuit_info info;
+    cz_gpu_circuit_get_info(&info, gc);
+    cz_fr *z = NULL, *out = NULL;
+    if (cz_gpu_alloc((void **)&z, (rows + 1) * sizeof(cz_fr), &err) != CZ_OK ||
+        cz_gpu_alloc((void **)&out, 3 * rows * sizeof(cz_fr), &err) != CZ_OK ||
+        cz_gpu_fill_random_fr(z, rows + 1, 4, &err) != CZ_OK)
+        return fail("abc buffers", &err);
+    double t[64];
+    for (int r = -1; r < o->runs; r++) {
+        uint64_t s0 = cz_now_ns();
+        if (cz_gpu_circuit_eval(out, out + rows, out + 2 * rows, gc, z, &err) != CZ_OK)
+            return fail("abc eval", &err);
+        if (r >= 0) t[r] = (double)(cz_now_ns() - s0) / 1e6;
+    }
+    const double ms = median(t, o->runs);
+    /* bytes that must move: entries, row offsets, results, z once */
+    const double bytes = (double)nnz_all * 6 + 3.0 * (double)(rows + 1) * 4 +
+                         3.0 * (double)rows * 32 + (double)(rows + 1) * 32;
+    printf("abc 2^%-2u rows, %llu entries (%.2f/row; long rows %llu, table %u in %s memory): "
+           "%8.2f ms  %6.0f GB/s effective  (generated %.1f s, uploaded %.1f s, %.0f MiB on the "
+           "device; target at 2^27: 50 ms)\n",
+           lg, (unsigned long long)nnz_all, (double)nnz_all / (double)rows,
+           (unsigned long long)(info.long_rows[0] + info.long_rows[1] + info.long_rows[2]),
+           ABC_TABLE, info.table_in_shared ? "shared" : "global", ms, bytes / ms / 1e6, gen_s, up_s,
+           (double)cz_gpu_circuit_bytes(gc) / (1 << 20));
+    cz_gpu_free(z);
+    cz_gpu_free(out);
+    cz_gpu_circuit_destroy(gc);
+    for (int i = 0; i < 3; i++) {
+        free((void *)c.m[i].row_start);
+        free((void *)c.m[i].col);
+        free((void *)c.m[i].coef);
+    }
+    free(table);
+    free(dens);
+    return 0;
+}
+
 int cz_cmd_bench_gpu(int argc, char **argv) {
-    gb_opts o = {0, 5, NULL};
+    gb_opts o = {0, 5, NULL, 0};
     static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
                                              {"runs", required_argument, NULL, 'r'},
                                              {"only", required_argument, NULL, 'o'},
+                                             {"log", required_argument, NULL, 'l'},
                                              {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qr:o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qr:o:l:", longopts, NULL)) != -1) {
         if (c == 'q')
             o.quick = 1;
         else if (c == 'r')
             o.runs = atoi(optarg);
         else if (c == 'o')
             o.only = optarg;
+        else if (c == 'l' && atoi(optarg) >= 10 && atoi(optarg) <= 29)
+            o.abc_log = (unsigned)atoi(optarg);
         else {
-            fprintf(stderr,
-                    "usage: cuzk bench gpu [--quick] [--runs N] [--only field|ntt|msm|g2|batch]\n");
+            fprintf(stderr, "usage: cuzk bench gpu [--quick] [--runs N] [--only "
+                            "field|ntt|msm|g2|batch|abc] [--log N (abc rows 2^N, 10..29)]\n");
             return 2;
         }
     }
@@ -289,6 +422,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         rc |= bench_msm(&o, 1, o.quick ? g2quick : g2full, 1, d2);
     }
     if (want(&o, "batch")) rc |= bench_batch(&o, o.quick ? 22 : 27, d1);
+    if (want(&o, "abc")) rc |= bench_abc(&o, o.abc_log ? o.abc_log : o.quick ? 20 : 27);
     cz_gpu_free(d1);
     cz_gpu_free(d2);
     return rc;

@@ -138,6 +138,7 @@ typedef struct {
     int device;
     uint64_t budget; /* 0 = the device's free memory */
     cz_gpu_srs *srs;
+    cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
     srs_key key;
     char circuit[32];
 } cuda_ctx;
@@ -152,11 +153,15 @@ static void srs_key_of(srs_key *k, const cz_groth16_params *p) {
 
 static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
     cuda_ctx *c = b->impl;
-    if (!c->srs || (circuit_id && strcmp(circuit_id, c->circuit) != 0)) return 0;
-    uint64_t bytes = cz_gpu_srs_bytes(c->srs);
+    if ((!c->srs && !c->gc) || (circuit_id && strcmp(circuit_id, c->circuit) != 0)) return 0;
+    uint64_t bytes = cz_gpu_srs_bytes(c->srs) + cz_gpu_circuit_bytes(c->gc);
     cz_error err = {0};
-    if (cz_gpu_set_device(c->device, &err) == CZ_OK) cz_gpu_srs_destroy(c->srs);
+    if (cz_gpu_set_device(c->device, &err) == CZ_OK) {
+        cz_gpu_srs_destroy(c->srs);
+        cz_gpu_circuit_destroy(c->gc);
+    }
     c->srs = NULL;
+    c->gc = NULL;
     c->circuit[0] = 0;
     cz_backend_note_resident(b, "", 0, 0);
     return bytes;
@@ -170,31 +175,50 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     srs_key key;
     srs_key_of(&key, u->params);
     const char *id = u->circuit_id ? u->circuit_id : "";
-    if (!c->srs || memcmp(&key, &c->key, sizeof key) != 0 || strcmp(id, c->circuit) != 0) {
-        cuda_release(b, NULL); /* the context holds one key at a time */
+    if (!c->srs || memcmp(&key, &c->key, sizeof key) != 0 || strcmp(id, c->circuit) != 0 ||
+        (u->circuit && !c->gc)) {
+        cuda_release(b, NULL); /* the context holds one circuit at a time */
         uint64_t t0 = cz_now_ns();
-        st = cz_gpu_srs_create_budget(&c->srs, u->params, (size_t)c->budget, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "%s: %s", b->info.name, id);
+        /* The circuit first: the key may stream when both do not fit. */
+        if (u->circuit && (st = cz_gpu_circuit_create(&c->gc, u->circuit, err)) != CZ_OK)
+            return cz_error_prefix(err, "%s: %s: pre-compiled circuit", b->info.name, id);
+        size_t gc_bytes = cz_gpu_circuit_bytes(c->gc);
+        size_t budget = c->budget > gc_bytes ? (size_t)(c->budget - gc_bytes) : 0;
+        if (c->budget && !budget) {
+            st = cz_error_set(err, CZ_E_NOMEM,
+                              "%s: %s: the pre-compiled circuit (%.0f MiB) fills the context's "
+                              "device budget (%.0f MiB)",
+                              b->info.name, id, MIB(gc_bytes), MIB(c->budget));
+            cuda_release(b, NULL);
+            return st;
+        }
+        st = cz_gpu_srs_create_budget(&c->srs, u->params, budget, err);
+        if (st != CZ_OK) {
+            cuda_release(b, NULL);
+            return cz_error_prefix(err, "%s: %s", b->info.name, id);
+        }
         c->key = key;
         snprintf(c->circuit, sizeof c->circuit, "%s", id);
-        cz_backend_note_resident(b, id, cz_gpu_srs_bytes(c->srs),
+        cz_backend_note_resident(b, id, cz_gpu_srs_bytes(c->srs) + gc_bytes,
                                  cz_gpu_srs_streaming(c->srs, NULL, 0));
         char why[256];
         if (cz_gpu_srs_streaming(c->srs, why, sizeof why))
             fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
         else
-            fprintf(stderr, "%s: %s: parameters resident (%.0f MiB, uploaded in %.2f s)\n",
-                    b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)),
+            fprintf(stderr,
+                    "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded "
+                    "in %.2f s\n",
+                    b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes),
                     (double)(cz_now_ns() - t0) / 1e9);
     }
     if (u->pd) {
-        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, u->pd, err);
+        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, err);
     } else {
+        /* a, b, c on the device from the resident circuit: only the
+         * witness crosses PCIe. */
         cz_prove_data view;
-        if ((st = host_evaluate(&view, u, err)) == CZ_OK) {
-            st = cz_gpu_groth16_prove_start(out, c->srs, u->params, &view, err);
-            host_evaluation_free(&view);
-        }
+        cz_circuit_prove_view(&view, u->circuit, u->witness, NULL, NULL, NULL);
+        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, c->gc, &view, err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
     return st;

@@ -183,6 +183,61 @@ size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);
  * why (device bytes needed and available) in why[why_size] when not NULL. */
 int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
 
+/* ---- the pre-compiled circuit on the device (circuit.cu) ----
+ * A cz_circuit's (r1cs/circuit.h) three compact matrices, its coefficient
+ * table and its density bitmaps resident in device memory, so that a proof
+ * sends only the witness z = inputs || aux over PCIe and a = A z, b = B z,
+ * c = C z are computed on the device, equal (byte for byte) to the CPU's
+ * cz_circuit_eval and the prove back-end's a, b, c. */
+struct cz_circuit;
+typedef struct cz_gpu_circuit cz_gpu_circuit;
+/* Copies c's arrays (host memory or a mapping) to the current device in
+ * chunks through pinned staging buffers and checks every index there:
+ * rows non-decreasing from 0 to nnz, columns < num_inputs + num_aux,
+ * coefficient indices < num_coeffs, coeffs[0] = 1 and coeffs[1] = -1
+ * (CZ_E_INVALID_ARG naming the matrix, row and entry). CZ_E_NOMEM with the
+ * bytes needed and free when the device is too small; nothing stays
+ * allocated on failure. c is not referenced afterwards (it may be freed).
+ * Knobs read here (for tests and measurements): $CZ_GPU_ABC_LONG=T (rows with
+ * more than T entries take the warp path; default 16, 0 = every non-empty
+ * row), $CZ_GPU_ABC_SHARED=0 (the coefficient table stays in global memory
+ * even when it fits shared memory); $CZ_GPU_MEM_LIMIT caps the device bytes
+ * it may take, as for cz_gpu_srs_create. */
+cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c, cz_error *err);
+void cz_gpu_circuit_destroy(cz_gpu_circuit *gc); /* NULL is fine */
+/* Device bytes held (matrices, table, densities, long-row lists, scratch). */
+size_t cz_gpu_circuit_bytes(const cz_gpu_circuit *gc);
+
+/* What the circuit holds; the GPU prover reads the sizes, the popcounts and
+ * dev_density from here instead of a cz_prove_data's bitmaps. */
+typedef struct {
+    uint32_t num_inputs, num_aux;
+    uint64_t num_constraints;
+    uint64_t nnz[3]; /* A, B, C */
+    uint32_t coef_bytes, num_coeffs;
+    uint64_t a_aux_count, b_input_count, b_aux_count; /* popcounts of the densities */
+    /* device: a_aux (ceil(num_aux / 64) words), b_aux (the same), then
+     * b_input (ceil(num_inputs / 64) words) */
+    const uint64_t *dev_density;
+    uint64_t long_rows[3], pieces[3]; /* rows on the warp path, their pieces of <= 256 */
+    unsigned long_threshold;          /* rows with more entries than this are "long" */
+    int table_in_shared;              /* the kernels copy the table to shared memory */
+} cz_gpu_circuit_info;
+void cz_gpu_circuit_get_info(cz_gpu_circuit_info *out, const cz_gpu_circuit *gc);
+
+/* dev_a[j] = <A_j, z>, dev_b[j] = <B_j, z>, dev_c[j] = <C_j, z> for every row
+ * j < num_constraints (any output may be NULL: that matrix is skipped;
+ * rows past num_constraints are not written), dev_z = inputs then aux
+ * (num_inputs + num_aux elements), all in device memory. Results are fully
+ * reduced, Montgomery form. One call at a time per circuit (it owns the
+ * long rows' scratch). */
+cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const cz_gpu_circuit *gc,
+                              const cz_fr *dev_z, cz_error *err);
+/* The same from and to host arrays (tests): uploads input and aux, evaluates,
+ * downloads a, b, c (num_constraints each; any may be NULL). */
+cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_circuit *gc,
+                                   const cz_fr *input, const cz_fr *aux, cz_error *err);
+
 /* The GPU twin of cz_groth16_prove_start (groth16/prover.h): the same five
  * sums from the same inputs. Per call a, b, c and the assignments (inputs
  * and aux, plus the density bitmaps) go up through pinned buffers; then on
@@ -195,10 +250,19 @@ int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
  * when the SRS streams; may be NULL for a resident one). Fails like the CPU
  * one (shapes, unsatisfied witness: CZ_E_INVALID_ARG) plus CUDA errors
  * (CZ_E_NOMEM when the per-proof buffers do not fit). One proof at a time
- * per SRS (it owns the staging buffers). */
+ * per SRS (it owns the staging buffers).
+ * circuit: NULL, or the device copy of the circuit pd's witness belongs to.
+ * When pd->a, pd->b and pd->c are all NULL, a, b, c are computed on the
+ * device from it (cz_gpu_circuit_eval, straight into the NTT buffers) and
+ * the prover reads from pd only num_inputs, num_aux, num_constraints (which
+ * must equal the circuit's) and the two assignments; the densities are the
+ * circuit's (cz_gpu_circuit_info: counts for the shape checks, dev_density
+ * for the A / B compaction) and pd's density pointers may be NULL. Peak
+ * device memory then holds z beside a, b, c during the H chain. With a, b,
+ * c given the circuit is not used (today's path). */
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
-                                     const cz_groth16_params *params, const cz_prove_data *pd,
-                                     cz_error *err);
+                                     const cz_groth16_params *params, const cz_gpu_circuit *circuit,
+                                     const cz_prove_data *pd, cz_error *err);
 
 /* Benchmark helpers (device data without host round trips):
  * fill_random_fr: n pseudo-random field elements from seed (uniform below

@@ -1,6 +1,8 @@
 /* The GPU interface in a build without CUDA: every entry point reports that
  * there is no GPU back-end, so callers (the prover, `cuzk bench gpu`, the
  * tests) can fall back or skip with a clear message. */
+#include <string.h>
+
 #include "gpu/gpu.h"
 
 #define NO_GPU(err)                                                                                \
@@ -189,5 +191,31 @@ cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes, uint
 }
 cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err) {
     (void)u, (void)ticket;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c, cz_error *err) {
+    (void)c;
+    *out = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_circuit_destroy(cz_gpu_circuit *gc) {
+    (void)gc;
+}
+size_t cz_gpu_circuit_bytes(const cz_gpu_circuit *gc) {
+    (void)gc;
+    return 0;
+}
+void cz_gpu_circuit_get_info(cz_gpu_circuit_info *out, const cz_gpu_circuit *gc) {
+    (void)gc;
+    memset(out, 0, sizeof *out);
+}
+cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const cz_gpu_circuit *gc,
+                              const cz_fr *dev_z, cz_error *err) {
+    (void)dev_a, (void)dev_b, (void)dev_c, (void)gc, (void)dev_z;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_circuit *gc,
+                                   const cz_fr *input, const cz_fr *aux, cz_error *err) {
+    (void)a, (void)b, (void)c, (void)gc, (void)input, (void)aux;
     return NO_GPU(err);
 }

@@ -7,6 +7,9 @@
  *   l    = sum_v aux_v l[v];
  *   a, b_g1, b_g2 over the density-compacted assignment (compacted on the
  *          device from the uploaded assignment and density bitmaps).
+ * a, b, c come from the prove data or, when it has none, from a resident
+ * device circuit (cz_gpu_circuit_eval into the NTT buffers; its densities
+ * then replace the prove data's).
  * L, A, B_G1 and B_G2 use the 0 / 1 / other split (spec gpu-prover.md §2.2,
  * §7): sum = (batch addition of the points whose scalar is 1) + (MSM over
  * the gathered points and scalars that are neither 0 nor 1). Both parts are
@@ -169,11 +172,12 @@ static size_t words(size_t bits) {
 }
 
 /* Per-proof device buffers besides the MSMs' scratch, at their peak (the
- * H chain's a, b, c, or the assignment and split buffers afterwards);
+ * H chain's a, b, c, with the assignment beside them when a, b, c come
+ * from a device circuit, or the assignment and split buffers afterwards);
  * tail_points: room for gathered tail points (resident SRS only). */
 static size_t proof_bytes(const cz_groth16_params *p, size_t m, int tail_points) {
     const size_t ni = p->vk.n_ic, na = p->n_l, nmax = max3(na, p->n_a, p->n_b_g1);
-    size_t h = 3 * m * sizeof(cz_fr);
+    size_t h = (3 * m + ni + na) * sizeof(cz_fr);
     size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
                  (p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1) * sizeof(cz_fr) + words(nmax) * 8 +
                  nmax * sizeof(cz_fr);
@@ -307,7 +311,7 @@ fail:
 typedef struct {
     cz_fr *abc;        /* 3m: a, b, c -> h */
     cz_fr *z;          /* inputs then aux */
-    uint64_t *dens;    /* a_aux, b_input, b_aux bitmaps */
+    uint64_t *dens;    /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
     uint32_t *idx;     /* compaction indices, then tail indices */
     cz_fr *scal;       /* compacted scalars of A or B */
     uint64_t *ones;    /* "scalar is 1" bitmap */
@@ -489,19 +493,74 @@ fail:
     return st;
 }
 
+/* cz_groth16_check_shapes for the circuit path: the witness must be the
+ * device circuit's, the density counts are the circuit's. */
+static cz_status circuit_shapes(const cz_groth16_params *p, const cz_gpu_circuit_info *ci,
+                                const cz_prove_data *pd, cz_error *err) {
+    if (pd->num_inputs != ci->num_inputs || pd->num_aux != ci->num_aux ||
+        pd->num_constraints != ci->num_constraints)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu prove: the witness (%u inputs, %u aux, %llu constraints) is not "
+                            "the device circuit's (%u, %u, %llu)",
+                            pd->num_inputs, pd->num_aux, (unsigned long long)pd->num_constraints,
+                            ci->num_inputs, ci->num_aux, (unsigned long long)ci->num_constraints);
+    unsigned k = 0;
+    cz_status st = cz_groth16_domain_log_size(&k, pd->num_constraints, err);
+    if (st != CZ_OK) return st;
+    if (pd->num_inputs == 0)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "prove: no inputs (input 0 is ONE)");
+    const uint64_t b = ci->b_input_count + ci->b_aux_count;
+    const struct {
+        const char *name;
+        uint64_t have, want;
+    } checks[] = {
+        {"vk.ic", p->vk.n_ic, pd->num_inputs},
+        {"h", p->n_h, ((uint64_t)1 << k) - 1},
+        {"l", p->n_l, pd->num_aux},
+        {"a", p->n_a, pd->num_inputs + ci->a_aux_count},
+        {"b_g1", p->n_b_g1, b},
+        {"b_g2", p->n_b_g2, b},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
+        if (checks[i].have != checks[i].want)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "prove: params.%s has %llu points, the device circuit needs %llu: "
+                                "parameters for another circuit?",
+                                checks[i].name, (unsigned long long)checks[i].have,
+                                (unsigned long long)checks[i].want);
+    return CZ_OK;
+}
+
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
-                                     const cz_groth16_params *params, const cz_prove_data *pd,
-                                     cz_error *err) {
+                                     const cz_groth16_params *params, const cz_gpu_circuit *circuit,
+                                     const cz_prove_data *pd, cz_error *err) {
     if (!srs) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: no SRS (cz_gpu_srs_create)");
     if (srs->streaming && !params)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "gpu prove: the SRS streams its points: the host params are needed");
-    cz_status st = cz_groth16_check_shapes(&srs->shape, pd, err);
+    /* a, b, c from the device circuit when pd has none */
+    const int on_device = !pd->a && !pd->b && !pd->c;
+    cz_gpu_circuit_info ci;
+    cz_status st = CZ_OK;
+    if (on_device && !circuit)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu prove: no a, b, c in the prove data and no device circuit");
+    if (!on_device && (!pd->a || !pd->b || !pd->c))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: a, b, c: all three or none");
+    if (on_device) {
+        cz_gpu_circuit_get_info(&ci, circuit);
+        st = circuit_shapes(&srs->shape, &ci, pd, err);
+        if (st == CZ_OK && srs->streaming) st = circuit_shapes(params, &ci, pd, err);
+    } else {
+        st = cz_groth16_check_shapes(&srs->shape, pd, err);
+        if (st == CZ_OK && srs->streaming) st = cz_groth16_check_shapes(params, pd, err);
+    }
     if (st != CZ_OK) return st;
-    if (srs->streaming && (st = cz_groth16_check_shapes(params, pd, err)) != CZ_OK) return st;
     const size_t m = (size_t)1 << srs->log_m, n = pd->num_constraints;
     const size_t ni = pd->num_inputs, na = pd->num_aux;
     const size_t n_a = srs->shape.n_a, n_b = srs->shape.n_b_g1;
+    const size_t wi = words(ni), wa = words(na);
+    const uint64_t *dens = NULL; /* device: a_aux | b_aux | b_input */
     bufs b = {0};
     uint64_t ticket = 0;
     prof pr = {getenv("CZ_GPU_PROVE_PROFILE") != NULL, cz_now_ns()};
@@ -511,7 +570,31 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         cz_error_prefix(err, "gpu prove: a, b, c (3 x 2^%u elements)", srs->log_m);
         goto done;
     }
-    {
+    if (on_device) {
+        /* the witness goes up first (it stays for L, A, B); a, b, c from it */
+        if ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK) {
+            cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
+            goto done;
+        }
+        if ((st = upload(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr), &ticket, err)) !=
+                CZ_OK ||
+            (st = upload(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), &ticket,
+                         err)) != CZ_OK ||
+            (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
+            goto done;
+        prof_step(&pr, "upload assignment");
+        for (int j = 0; j < 3; j++) {
+            cz_fr *d = b.abc + j * m;
+            if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;
+        }
+        st = cz_gpu_circuit_eval(b.abc, b.abc + m, b.abc + 2 * m, circuit, b.z, err);
+        if (st != CZ_OK) {
+            cz_error_prefix(err, "gpu prove: a, b, c from the device circuit");
+            goto done;
+        }
+        dens = ci.dev_density;
+        prof_step(&pr, "a, b, c on the device");
+    } else {
         const cz_fr *src[3] = {pd->a, pd->b, pd->c};
         for (int j = 0; j < 3; j++) {
             cz_fr *d = b.abc + j * m;
@@ -521,14 +604,13 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         }
         if ((st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK) goto done;
         prof_step(&pr, "upload a, b, c");
-        for (int j = 0; j < 3; j++) {
-            cz_fr *d = b.abc + j * m;
-            st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_NR, CZ_NTT_INVERSE, CZ_NTT_PLAIN, err);
-            if (st == CZ_OK)
-                st =
-                    cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_RN, CZ_NTT_FORWARD, CZ_NTT_COSET, err);
-            if (st != CZ_OK) goto done;
-        }
+    }
+    for (int j = 0; j < 3; j++) {
+        cz_fr *d = b.abc + j * m;
+        st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_NR, CZ_NTT_INVERSE, CZ_NTT_PLAIN, err);
+        if (st == CZ_OK)
+            st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_RN, CZ_NTT_FORWARD, CZ_NTT_COSET, err);
+        if (st != CZ_OK) goto done;
     }
     st = cz_gpu_ntt_coset_quotient(srs->dom, b.abc, b.abc + m, b.abc + 2 * m, err);
     if (st == CZ_OK)
@@ -559,11 +641,13 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     b.abc = NULL;
     prof_step(&pr, "H MSM");
 
-    /* ---- assignment and densities up; buffers for the splits ---- */
+    /* ---- assignment and densities up (unless they are there); buffers
+     * for the splits ---- */
     {
-        size_t nmax = max3(na, n_a, n_b), wi = words(ni), wa = words(na);
-        if ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK ||
+        size_t nmax = max3(na, n_a, n_b);
+        if ((!on_device &&
+             ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
+              (st = cz_gpu_alloc((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK)) ||
             (st = cz_gpu_alloc((void **)&b.idx, (ni + na) * sizeof(uint32_t), err)) != CZ_OK ||
             (st = cz_gpu_alloc((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr), err)) !=
                 CZ_OK ||
@@ -579,18 +663,22 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             st = cz_error_set(err, CZ_E_NOMEM, "gpu prove: out of host memory");
             goto done;
         }
-        if ((st = upload(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr), &ticket, err)) !=
-                CZ_OK ||
-            (st = upload(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), &ticket,
-                         err)) != CZ_OK ||
-            (st = upload(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket, err)) != CZ_OK ||
-            (st = upload(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket, err)) != CZ_OK ||
-            (st = upload(srs->up, b.dens + 2 * wa, pd->b_input_density, wi * 8, &ticket, err)) !=
-                CZ_OK ||
-            (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
-            goto done;
+        if (!on_device) {
+            if ((st = upload(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr), &ticket,
+                             err)) != CZ_OK ||
+                (st = upload(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), &ticket,
+                             err)) != CZ_OK ||
+                (st = upload(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket, err)) != CZ_OK ||
+                (st = upload(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket, err)) !=
+                    CZ_OK ||
+                (st = upload(srs->up, b.dens + 2 * wa, pd->b_input_density, wi * 8, &ticket,
+                             err)) != CZ_OK ||
+                (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
+                goto done;
+            dens = b.dens;
+            prof_step(&pr, "upload assignment");
+        }
     }
-    prof_step(&pr, "upload assignment");
 
     /* ---- L: every aux ---- */
     {
@@ -603,7 +691,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     {
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, NULL, ni, 0, err)) != CZ_OK ||
-            (st = cz_gpu_select_bits(b.idx + c1, &c2, b.dens, na, (uint32_t)ni, err)) != CZ_OK ||
+            (st = cz_gpu_select_bits(b.idx + c1, &c2, dens, na, (uint32_t)ni, err)) != CZ_OK ||
             (st = cz_gpu_gather_fr(b.scal, b.z, b.idx, c1 + c2, err)) != CZ_OK)
             goto done;
         if (c1 + c2 != n_a) { /* check_shapes counted the same bits on the host */
@@ -618,10 +706,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
 
     /* ---- B: inputs dense in B, then aux dense in B; G1 and G2 ---- */
     {
-        size_t c1 = 0, c2 = 0, wa = words(na);
-        if ((st = cz_gpu_select_bits(b.idx, &c1, b.dens + 2 * wa, ni, 0, err)) != CZ_OK ||
-            (st = cz_gpu_select_bits(b.idx + c1, &c2, b.dens + wa, na, (uint32_t)ni, err)) !=
-                CZ_OK ||
+        size_t c1 = 0, c2 = 0;
+        if ((st = cz_gpu_select_bits(b.idx, &c1, dens + 2 * wa, ni, 0, err)) != CZ_OK ||
+            (st = cz_gpu_select_bits(b.idx + c1, &c2, dens + wa, na, (uint32_t)ni, err)) != CZ_OK ||
             (st = cz_gpu_gather_fr(b.scal, b.z, b.idx, c1 + c2, err)) != CZ_OK)
             goto done;
         if (c1 + c2 != n_b) {

@@ -109,7 +109,7 @@ static void check(uint64_t n, const char *stream_chunk) {
         cz_cs_destroy(pcs);
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
-        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, &pd, &err);
+        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, &err);
         if (bad) {
             /* both refuse the unsatisfied witness */
             CHECK(sc == CZ_E_INVALID_ARG);
@@ -176,7 +176,7 @@ static void check_shape_mismatch(void) {
     cz_prove_data pd;
     small_witness(&pd, 20);
     cz_groth16_msm_results res;
-    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, NULL, &pd, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "params.") != NULL);
     cz_prove_data_free(&pd);
     cz_gpu_srs_destroy(srs);
@@ -207,7 +207,7 @@ static void check_streaming_refusals(void) {
     cz_prove_data pd;
     small_witness(&pd, 50);
     cz_groth16_msm_results res;
-    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, NULL, &pd, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "host params") != NULL);
     cz_prove_data_free(&pd);
     cz_gpu_srs_destroy(srs);
