@@ -15,10 +15,11 @@ dest=${2:?usage: gpu-carry.sh BUILD_DIR DEST}
 rm -rf "$dest"
 mkdir -p "$dest"
 bins=("$build/cuzk")
-for t in "$build"/tests/gpu_test_gpu_*; do bins+=("$t"); done
+for t in "$build"/tests/gpu_test_*; do bins+=("$t"); done
 for b in "${bins[@]}"; do
     [ -x "$b" ] || { echo "gpu-carry: $b missing (build it first)" >&2; exit 1; }
     cp "$b" "$dest/"
+    strip "$dest/$(basename "$b")" # debug info is not needed on the device: the 64 MiB carry limit
     ldd "$b" | awk '/=> \// { print $3 }' | while read -r lib; do
         case $(basename "$lib") in
         libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | ld-linux* | \

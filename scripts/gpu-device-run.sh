@@ -3,8 +3,9 @@
 # is checked with: scripts/gpu-check.sh run on the CMake build's binaries
 # (GPU tests, compute-sanitizer at small sizes, `cuzk bench gpu`), then the
 # `cuzk` command end to end on the 2 KiB PoRep (CUDA back-end, resident and
-# streaming parameters, against the CPU), then the daemon with the CUDA
-# back-end under `cuzk bench`. Binaries come from scripts/gpu-carry.sh.
+# streaming parameters, against the CPU), then the daemon with one CUDA
+# back-end context and with two on device 0 under `cuzk bench`. Binaries
+# come from scripts/gpu-carry.sh.
 #
 #   scripts/gpu-device-run.sh DIR     DIR = the folder gpu-carry.sh filled
 #
@@ -45,26 +46,33 @@ fi
     done
 } 2>&1 | tee "$out/cli.txt"
 
-{
-    step "daemon (cuda) + bench"
-    mkdir -p "$work/d"
-    printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s/p"\n' \
-        "$work/d" "$work" >"$work/d/cuzk.toml"
-    "$cz" daemon --config "$work/d/cuzk.toml" >"$work/d/daemon.log" 2>&1 &
-    dpid=$!
-    for i in $(seq 50); do [ -S "$work/d/cuzk.sock" ] && break; sleep 0.2; done
-    a="unix://$work/d/cuzk.sock"
-    "$cz" bench single -a "$a" --c1 "$work/c1.json" --miner-id 1000 -o "$work/proof.daemon" ||
-        fail "bench single"
-    "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.daemon" --miner-id 1000 ||
-        fail "verify daemon"
-    "$cz" bench batch -a "$a" --c1 "$work/c1.json" --miner-id 1000 -c 16 -j 4 || fail "bench batch"
-    "$cz" bench status -a "$a"
-    kill -TERM $dpid
-    wait $dpid
-    echo "daemon exit: $?; log tail:"
-    tail -n 25 "$work/d/daemon.log"
-} 2>&1 | tee "$out/daemon.txt"
+# The daemon with one CUDA context, then with two contexts on device 0
+# ([gpus] devices = [0, 0]: the multi-device path on one GPU).
+for devices in "[0]" "[0, 0]"; do
+    {
+        step "daemon (cuda, devices = $devices) + bench"
+        rm -rf "$work/d"
+        mkdir -p "$work/d"
+        printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n[gpus]\nbackend = "cuda"\ndevices = %s\n[srs]\nparam_cache = "%s/p"\n' \
+            "$work/d" "$devices" "$work" >"$work/d/cuzk.toml"
+        "$cz" daemon --config "$work/d/cuzk.toml" >"$work/d/daemon.log" 2>&1 &
+        dpid=$!
+        for i in $(seq 50); do [ -S "$work/d/cuzk.sock" ] && break; sleep 0.2; done
+        a="unix://$work/d/cuzk.sock"
+        "$cz" bench single -a "$a" --c1 "$work/c1.json" --miner-id 1000 -o "$work/proof.daemon" ||
+            fail "bench single ($devices)"
+        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.daemon" \
+            --miner-id 1000 || fail "verify daemon ($devices)"
+        "$cz" bench batch -a "$a" --c1 "$work/c1.json" --miner-id 1000 -c 16 -j 4 ||
+            fail "bench batch ($devices)"
+        "$cz" bench status -a "$a"
+        "$cz" bench metrics -a "$a" | grep -E "^cuzk_backend" || fail "backend metrics ($devices)"
+        kill -TERM $dpid
+        wait $dpid
+        echo "daemon exit: $?; log tail:"
+        tail -n 25 "$work/d/daemon.log"
+    } 2>&1 | tee -a "$out/daemon.txt"
+done
 fails=$(cat "$work/fails" 2>/dev/null | wc -l)
 echo "gpu-device-run: $fails failure(s)"
 rm -rf "$work"
