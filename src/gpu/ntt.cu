@@ -936,8 +936,16 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
             const unsigned blocks = (unsigned)(d->n >> (a.b + g));
             const size_t smem = ((size_t)2 << (a.b + g)) * 16 + ((size_t)2 << (a.b - 1)) * 16;
             void (*kern)(ntt_pass_args) = dit ? k_ntt_rb<true> : k_ntt_rb<false>;
+            /* The attribute is per kernel, shared by every thread of the
+             * process: set it to the bound of every launch (b + g <= 11,
+             * b <= 11), never to this launch's size, or a thread of another
+             * back-end context could lower it between our set and launch. */
+            const size_t smem_bound = ((size_t)2 << 11) * 16 + ((size_t)2 << 10) * 16;
+            if (smem > smem_bound || a.b > 11)
+                return cz_error_set(err, CZ_E_INTERNAL, "gpu ntt: pass of %u bits needs %zu B",
+                                    a.b, smem);
             CZ_CUDA_TRY(err, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  (int)smem));
+                                                  (int)smem_bound));
             kern<<<blocks, threads, smem>>>(a);
         } else {
             a.g = a.lo < NTT_TILE_LOG - a.b ? a.lo : NTT_TILE_LOG - a.b;
