@@ -1,6 +1,8 @@
 /* cuzk info circuit --sector-size SIZE: the PoRep circuit of a sector size
  * synthesized without a witness on the stats back-end (sizes, non-zeros,
- * densities, FFT domain), as the Groth16 parameters of that size expect. */
+ * densities, FFT domain), as the Groth16 parameters of that size expect.
+ * With --compile FILE the compile back-end builds the pre-compiled circuit
+ * (r1cs/circuit.h) instead and writes it to FILE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +12,14 @@
 #include "filecoin/registry.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
+#include "r1cs/circuit.h"
 #include "util/parallel.h"
 
 static void info_usage(FILE *out) {
-    fprintf(out, "usage: cuzk info circuit --sector-size SIZE [--count]\n"
+    fprintf(out, "usage: cuzk info circuit --sector-size SIZE [--count | --compile FILE]\n"
                  "  SIZE: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or a byte count\n"
-                 "  --count: sizes only (faster; no non-zeros or densities)\n");
+                 "  --count: sizes only (faster; no non-zeros or densities)\n"
+                 "  --compile FILE: build the pre-compiled circuit and write it to FILE\n");
 }
 
 static void size_name(char *out, size_t cap, uint64_t bytes) {
@@ -39,7 +43,19 @@ static void progress(void *ctx, uint32_t done, uint32_t total) {
     fflush(stderr);
 }
 
-static int info_circuit(uint64_t sector_size, int count_only) {
+/* The figures the stats back-end would give, from a compiled circuit. */
+static void stats_of_circuit(cz_r1cs_stats *st, const cz_circuit *c, uint64_t synthesized) {
+    st->num_inputs = c->num_inputs;
+    st->num_aux = c->num_aux;
+    st->synthesized_constraints = synthesized;
+    st->num_constraints = c->num_constraints;
+    st->nnz_a = c->m[0].nnz, st->nnz_b = c->m[1].nnz, st->nnz_c = c->m[2].nnz;
+    st->a_aux_count = cz_density_popcount(c->a_aux_density, c->num_aux);
+    st->b_input_count = cz_density_popcount(c->b_input_density, c->num_inputs);
+    st->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
+}
+
+static int info_circuit(uint64_t sector_size, int count_only, const char *compile_path) {
     cz_error err = {0};
     cz_fc_sector_info sector;
     cz_porep_geometry g;
@@ -48,7 +64,9 @@ static int info_circuit(uint64_t sector_size, int count_only) {
         fprintf(stderr, "cuzk info circuit: %s\n", err.message);
         return 1;
     }
-    cz_cs *cs = count_only ? cz_cs_count_new() : cz_cs_stats_new();
+    cz_cs *cs = compile_path ? cz_cs_compile_new()
+                : count_only ? cz_cs_count_new()
+                             : cz_cs_stats_new();
     if (!cs) {
         fprintf(stderr, "cuzk info circuit: out of memory\n");
         return 1;
@@ -60,8 +78,18 @@ static int info_circuit(uint64_t sector_size, int count_only) {
     uint64_t t1 = cz_now_ns();
     cz_r1cs_stats stats;
     memset(&stats, 0, sizeof stats);
+    cz_circuit *circ = NULL;
+    uint64_t write_ns = 0;
     if (st == CZ_OK) {
-        if (count_only) {
+        if (compile_path) {
+            st = cz_compile_finish(cs, &circ, &err);
+            t1 = cz_now_ns();
+            if (st == CZ_OK) {
+                stats_of_circuit(&stats, circ, cs->num_constraints);
+                st = cz_circuit_write(circ, compile_path, &err);
+                write_ns = cz_now_ns() - t1;
+            }
+        } else if (count_only) {
             stats.num_inputs = cs->num_inputs;
             stats.num_aux = cs->num_aux;
             stats.synthesized_constraints = cs->num_constraints;
@@ -73,6 +101,7 @@ static int info_circuit(uint64_t sector_size, int count_only) {
     cz_cs_destroy(cs);
     if (st != CZ_OK) {
         fprintf(stderr, "cuzk info circuit: %s\n", err.message);
+        cz_circuit_free(circ);
         return 1;
     }
     char name[32];
@@ -105,9 +134,22 @@ static int info_circuit(uint64_t sector_size, int count_only) {
     else
         printf("FFT domain:           none (%s)\n", err.message);
     printf("synthesis:            %.2f s on the %s back-end, peak RSS %.1f MiB\n",
-           (double)(t1 - t0) / 1e9, count_only ? "count" : "stats",
+           (double)(t1 - t0) / 1e9,
+           compile_path ? "compile"
+           : count_only ? "count"
+                        : "stats",
            (double)cz_peak_rss_bytes() / (1024.0 * 1024.0));
-    cz_r1cs_stats_free(&stats);
+    if (circ) {
+        printf("coefficients:         %u distinct (u%u indices)\n", circ->num_coeffs,
+               8 * circ->coef_bytes);
+        printf("compiled circuit:     %.1f MiB of arrays, written to %s in %.2f s "
+               "(checksum %016llx)\n",
+               (double)cz_circuit_bytes(circ) / (1024.0 * 1024.0), compile_path,
+               (double)write_ns / 1e9, (unsigned long long)circ->checksum);
+        cz_circuit_free(circ);
+    } else {
+        cz_r1cs_stats_free(&stats);
+    }
     return 0;
 }
 
@@ -122,6 +164,7 @@ int cz_cmd_info(int argc, char **argv) {
     }
     uint64_t size = 0;
     int have_size = 0, count_only = 0;
+    const char *compile_path = NULL;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
             cz_error err = {0};
@@ -132,15 +175,17 @@ int cz_cmd_info(int argc, char **argv) {
             have_size = 1;
         } else if (!strcmp(argv[i], "--count")) {
             count_only = 1;
+        } else if (!strcmp(argv[i], "--compile") && i + 1 < argc) {
+            compile_path = argv[++i];
         } else {
             fprintf(stderr, "cuzk info circuit: unknown option '%s'\n", argv[i]);
             info_usage(stderr);
             return 2;
         }
     }
-    if (!have_size) {
+    if (!have_size || (count_only && compile_path)) {
         info_usage(stderr);
         return 2;
     }
-    return info_circuit(size, count_only);
+    return info_circuit(size, count_only, compile_path);
 }

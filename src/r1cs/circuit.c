@@ -364,6 +364,10 @@ eval_matrix(cz_fr *out, const cz_circuit_matrix *m, const cz_fr *coeffs, uint32_
                 cz_fr_add_inline(&acc, &acc, z);
             } else if (k == CZ_CIRCUIT_COEF_MINUS_ONE) {
                 cz_fr_sub_inline(&acc, &acc, z);
+            } else if ((z->l[0] | z->l[1] | z->l[2] | z->l[3]) == 0) {
+                /* most witness values are bits: no multiplication for them */
+            } else if (fr_same(z, &coeffs[CZ_CIRCUIT_COEF_ONE])) {
+                cz_fr_add_inline(&acc, &acc, &coeffs[k]);
             } else {
                 cz_fr_mul_inline(&tmp, z, &coeffs[k]);
                 cz_fr_add_inline(&acc, &acc, &tmp);

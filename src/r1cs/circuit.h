@@ -50,7 +50,7 @@ typedef struct cz_circuit {
     const uint64_t *a_aux_density;   /* [ceil(num_aux / 64)] */
     const uint64_t *b_input_density; /* [ceil(num_inputs / 64)] */
     const uint64_t *b_aux_density;   /* [ceil(num_aux / 64)] */
-    uint64_t checksum;               /* XXH64 of the file's bytes (0 for one never written) */
+    uint64_t checksum;               /* the file's XXH64 (0 for one never written) */
     void *storage;                   /* private: the mapping or heap blocks behind the arrays */
 } cz_circuit;
 
@@ -64,10 +64,16 @@ typedef struct cz_circuit {
  * does; zero coefficients are dropped. */
 cz_cs *cz_cs_compile_new(void);
 /* Appends the input constraints and moves the circuit out (cs can then only
- * be destroyed). Free with cz_circuit_free. */
+ * be destroyed). Free with cz_circuit_free. *out is NULL on failure: the
+ * sticky status of cs, or CZ_E_RANGE (reported through cs) when a matrix
+ * outgrows the 2^32 - 1 entries u32 row starts address. */
 cz_status cz_compile_finish(cz_cs *cs, cz_circuit **out, cz_error *err);
 
-/* The compact form of a recorded system, and back (for the setup and tests). */
+/* The compact form of a recorded system, and back (for the setup and tests).
+ * r must pass cz_r1cs_validate (else CZ_E_INVALID_ARG). The table is
+ * interned in the compile back-end's order (row by row, A, B, C), so
+ * cz_circuit_from_r1cs of record's output equals compile's output array
+ * for array. */
 cz_status cz_circuit_from_r1cs(cz_circuit **out, const cz_r1cs *r, cz_error *err);
 cz_status cz_circuit_to_r1cs(cz_r1cs *out, const cz_circuit *c, cz_error *err);
 
@@ -86,14 +92,19 @@ typedef enum {
     CZ_CIRCUIT_TRUSTED, /* header, sizes and the expected checksum only (the caller knows it) */
 } cz_circuit_check;
 /* Maps path read-only and validates it; messages name the file and the
- * fault ("circuit.czc: checksum mismatch", "...: A row 17: columns not
- * ascending", "...: version 3, expected 1", "...: truncated: 1234 bytes,
- * header says 5678"). In TRUSTED mode expected_checksum must equal the
- * file's stored checksum (0 skips that comparison). */
+ * fault ("circuit.czc: checksum mismatch", "...: A: row 17: column 5 after
+ * column 9 (columns must ascend)", "...: version 3, expected 1", "...:
+ * truncated: 1234 bytes, header says 5678"). Both modes check the header
+ * and the exact size it implies before anything else, and convert the
+ * table into a heap array (canonical values, [0] = 1, [1] = -1); a non-zero
+ * expected_checksum must equal the file's stored checksum (0 skips that
+ * comparison). The matrices and densities point into the mapping, which
+ * lives until cz_circuit_free. *out is NULL on failure. */
 cz_status cz_circuit_open(cz_circuit **out, const char *path, cz_circuit_check mode,
                           uint64_t expected_checksum, cz_error *err);
 
-/* Bytes of the arrays (what a device copy holds). */
+/* Bytes of the arrays: the table (32 bytes a value), the three matrices and
+ * the densities (what a device copy holds at most). */
 uint64_t cz_circuit_bytes(const cz_circuit *c);
 
 /* ---- evaluation ---- */
