@@ -78,6 +78,8 @@ static void usage(FILE *out) {
             "  bench-groth16 [-k K]    prove a synthetic 2^K-constraint circuit on the CPU\n"
             "  bench-synth [--sector-size S]\n"
             "                          PoRep synthesis of one partition: time and memory\n"
+            "  bench-abc --circuit-dir DIR [--sector-size S]\n"
+            "                          a/b/c from the pre-compiled circuit, CPU and GPU\n"
             "  bench gpu [--quick]     benchmark the CUDA back-end (NTT, MSM, batch addition)\n"
             "  r1cs info FILE          sizes, non-zeros and densities of a recorded circuit\n"
             "  info circuit --sector-size SIZE\n"
@@ -114,6 +116,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-groth16")) return cz_cmd_bench_groth16(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-synth")) return cz_cmd_bench_synth(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench-abc")) return cz_cmd_bench_abc(argc - 1, argv + 1);
     if (!strcmp(cmd, "r1cs")) return cz_cmd_r1cs(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cz_cmd_info(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n\n", cmd);
