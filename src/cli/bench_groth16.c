@@ -110,6 +110,7 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
         fprintf(stderr, "bench-groth16: --log-constraints must be 3..26 and --runs 1..15\n");
         return 2;
     }
+    if (!cz_cli_backend_available("bench-groth16", backend)) return 1;
     /* the input constraints (ONE + inputs) fill the domain to exactly 2^k */
     uint64_t n = ((uint64_t)1 << log_size) - (CHAIN_INPUTS + 1);
     char machine[512];

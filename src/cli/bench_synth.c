@@ -19,10 +19,7 @@ static void usage(FILE *out) {
 }
 
 static void progress(void *ctx, uint32_t done, uint32_t total) {
-    uint64_t t0 = *(const uint64_t *)ctx;
-    fprintf(stderr, "\r  synthesizing: challenge %u of %u (%.1f s)", done, total,
-            (double)(cz_now_ns() - t0) / 1e9);
-    if (done == total) fputc('\n', stderr);
+    cz_cli_progress_update(ctx, done, total);
 }
 
 int cz_cmd_bench_synth(int argc, char **argv) {
@@ -46,6 +43,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
             usage(stdout);
             return 0;
         } else {
+            fprintf(stderr, "cuzk bench-synth: unknown or incomplete option '%s'\n", argv[i]);
             usage(stderr);
             return 2;
         }
@@ -82,8 +80,11 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     t0 = cz_now_ns();
     cz_cs *cs = witness_only ? cz_cs_witness_new() : cz_cs_prove_new();
     if (!cs) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
+    cz_cli_progress prog;
+    cz_cli_progress_begin(&prog, stderr, "synthesis");
     if (st == CZ_OK)
-        st = cz_porep_synthesize_progress(cs, &g, &c1, (uint32_t)partition, progress, &t0, &err);
+        st = cz_porep_synthesize_progress(cs, &g, &c1, (uint32_t)partition, progress, &prog, &err);
+    cz_cli_progress_end(&prog);
     uint64_t constraints = 0;
     uint32_t aux = 0;
     if (st == CZ_OK && !witness_only) {
