@@ -87,8 +87,12 @@ test-asan: oracle
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && CZ_TEST_ITERS=$${CZ_TEST_ITERS:-200} ctest --output-on-failure -j $(JOBS) -LE porep2k
 
-install: cuzk
-	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+# Configured with the prefix, so that the unit's paths and /etc (for
+# PREFIX=/usr) follow it.
+install: configure
+	@$(call configure,$(BUILD),-DCMAKE_INSTALL_PREFIX=$(PREFIX),> /dev/null)
+	cmake --build $(BUILD) -j $(JOBS) --target cuzk
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')

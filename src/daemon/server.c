@@ -30,6 +30,7 @@
 #include "daemon/grpc_args.h"
 #include "daemon/http_metrics.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "engine/job.h"
 #include "gpu/gpu.h"
 #include "util/parallel.h"
@@ -926,8 +927,14 @@ cz_status cz_daemon_run(const cz_daemon_config *cfg, int *forced, cz_error *err)
     cz_daemon *d;
     cz_status st = cz_daemon_start(&d, cfg, NULL, err);
     if (st != CZ_OK) return st;
+    /* listening, preloads done: a service manager may start Curio now */
+    char ready[700];
+    snprintf(ready, sizeof ready, "READY=1\nSTATUS=serving on %s", cfg->listen);
+    if (cz_notify(ready) != 0)
+        cz_log(CZ_LOG_WARN, "cannot notify the service manager (NOTIFY_SOCKET)");
     int sig = 0;
     sigwait(&set, &sig);
+    cz_notify("STOPPING=1\nSTATUS=draining");
     cz_log(CZ_LOG_INFO, "signal %d: draining (a second signal exits at once)", sig);
     stopper s = {d, 0};
     pthread_t t;
