@@ -2,12 +2,42 @@
  * after it (commands.h, cz_cli_out). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+
+/* The temporary file being written, removed if a signal ends the process
+ * first (Ctrl-C during a proof leaves no PATH.tmp-PID behind). One at a time:
+ * the CLI writes one output file per command. */
+static char pending_tmp[4096];
+static volatile sig_atomic_t pending;
+
+static void remove_pending(int sig) {
+    if (pending) unlink(pending_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track(const char *tmp) {
+    pending = 0;
+    if (!tmp[0]) return;
+    snprintf(pending_tmp, sizeof pending_tmp, "%s", tmp);
+    pending = 1;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_pending;
+        sigemptyset(&sa.sa_mask);
+        /* leave a signal alone that the caller ignores (nohup) */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 cz_status cz_cli_out_open(cz_cli_out *out, const char *path, cz_error *err) {
     memset(out, 0, sizeof *out);
@@ -39,8 +69,9 @@ cz_status cz_cli_out_open(cz_cli_out *out, const char *path, cz_error *err) {
         int e = errno;
         close(fd);
         cz_cli_out_abort(out);
-        return cz_error_set(err, CZ_E_NOMEM, "cannot open '%s': %s", path, strerror(e));
+        return cz_error_set(err, CZ_E_IO, "cannot open '%s': %s", path, strerror(e));
     }
+    track(out->tmp);
     return CZ_OK;
 }
 
@@ -57,6 +88,7 @@ cz_status cz_cli_out_commit(cz_cli_out *out, cz_error *err) {
         return cz_error_set(err, CZ_E_IO, "cannot write '%s': %s", out->path, strerror(e));
     }
     out->tmp[0] = 0;
+    pending = 0;
     return CZ_OK;
 }
 
@@ -65,4 +97,5 @@ void cz_cli_out_abort(cz_cli_out *out) {
     out->file = NULL;
     if (out->tmp[0]) unlink(out->tmp);
     out->tmp[0] = 0;
+    pending = 0;
 }

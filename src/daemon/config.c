@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parallel.h"
+
 void cz_config_defaults(cz_daemon_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     snprintf(cfg->listen, sizeof cfg->listen, "unix://cuzk.sock");
@@ -313,7 +315,13 @@ static cz_status apply(cz_daemon_config *c, const char *sec, const char *key, co
         if (st == CZ_OK) c->max_batch_wait_ms = (uint64_t)v->num;
         return st;
     }
-    if (IS("synthesis", "threads")) return get_u32(&c->synthesis_threads, v, err);
+    if (IS("synthesis", "threads")) {
+        /* becomes CZ_THREADS, whose range it must respect */
+        cz_status st = get_u32(&c->synthesis_threads, v, err);
+        if (st == CZ_OK && c->synthesis_threads > CZ_THREADS_MAX)
+            return cz_error_set(err, CZ_E_RANGE, "must be 0 (every core) to %d", CZ_THREADS_MAX);
+        return st;
+    }
     if (IS("pipeline", "enabled")) {
         cz_status st = want(v, V_BOOL, err);
         if (st == CZ_OK && !v->boolean)
