@@ -3,15 +3,35 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cuzk/engine.h"
 #include "engine/backend.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 int cz_cli_backend_valid(const char *cmd, const char *backend) {
     if (!strcmp(backend, "auto") || !strcmp(backend, "cpu") || !strcmp(backend, "cuda")) return 1;
     fprintf(stderr, "cuzk %s: --backend: expected auto, cpu or cuda, got '%s'\n", cmd, backend);
+    return 0;
+}
+
+int cz_cli_backend_available(const char *cmd, const char *backend) {
+    if (strcmp(backend, "cuda")) return 1;
+    char desc[256] = "";
+    cz_error gerr = {0};
+    if (cz_gpu_probe(desc, sizeof desc, &gerr) == CZ_OK) return 1;
+    /* The kernel module publishes this file once loaded; without it no CUDA
+     * build can see a device, whatever the probe's own words are. */
+    if (access("/proc/driver/nvidia/version", F_OK) != 0)
+        fprintf(stderr,
+                "cuzk %s: --backend cuda: no NVIDIA driver / no CUDA device on this machine; "
+                "%s (--backend auto or cpu proves on the CPU)\n",
+                cmd, gerr.message);
+    else
+        fprintf(stderr, "cuzk %s: --backend cuda: %s (--backend auto or cpu proves on the CPU)\n",
+                cmd, gerr.message);
     return 0;
 }
 

@@ -185,7 +185,8 @@ static uint64_t daemon_peak_rss(cz_client *cl) {
     return peak;
 }
 
-static int cmd_single(cz_client *cl, const bench_opts *o) {
+/* One proof; its bytes go to out when not NULL (committed on success). */
+static int single_result(cz_client *cl, const bench_opts *o, cz_cli_out *out) {
     proof_outcome po;
     prove_once(cl, o, &po);
     printf("=== Proof Result ===\n");
@@ -209,15 +210,28 @@ static int cmd_single(cz_client *cl, const bench_opts *o) {
     for (size_t i = 0; i < show; i++) printf("%02x", po.proof[i]);
     printf("%s\n", show < po.proof_len ? "..." : "");
     int rc = 0;
-    if (o->out_path) {
-        FILE *f = fopen(o->out_path, "wb");
-        if (!f || fwrite(po.proof, 1, po.proof_len, f) != po.proof_len) {
-            fprintf(stderr, "cuzk bench: cannot write %s\n", o->out_path);
+    if (out) {
+        cz_error err = {0};
+        if (fwrite(po.proof, 1, po.proof_len, out->file) != po.proof_len ||
+            cz_cli_out_commit(out, &err) != CZ_OK) {
+            fprintf(stderr, "cuzk bench single: %s\n",
+                    err.message[0] ? err.message : "cannot write the proof");
             rc = 1;
         }
-        if (f) fclose(f);
     }
     free(po.proof);
+    return rc;
+}
+
+static int cmd_single(cz_client *cl, const bench_opts *o) {
+    cz_cli_out out = {0};
+    cz_error err = {0};
+    if (o->out_path && cz_cli_out_open(&out, o->out_path, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk bench single: --out: %s\n", err.message);
+        return 1;
+    }
+    int rc = single_result(cl, o, o->out_path ? &out : NULL);
+    cz_cli_out_abort(&out);
     return rc;
 }
 
@@ -497,12 +511,27 @@ static int cmd_preload(cz_client *cl, const char *id, int evict) {
     return 0;
 }
 
-int cz_cmd_bench_client(int argc, char **argv) {
+/* A whole-number option value in [min, max]; 0 after a message if not. */
+static int number_arg(uint64_t *out, const char *cmd, const char *flag, const char *text,
+                      uint64_t min, uint64_t max) {
+    if (cz_cli_parse_u64(text, out) && *out >= min && *out <= max) return 1;
+    fprintf(stderr, "cuzk bench %s: %s: expected a whole number from %llu to %llu, got '%s'\n", cmd,
+            flag, (unsigned long long)min, (unsigned long long)max, text);
+    return 0;
+}
+
+int cz_cmd_bench(int argc, char **argv) {
     if (argc < 2) {
+        fprintf(stderr, "cuzk bench: which command?\n");
         bench_usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "gpu")) return cz_cmd_bench_gpu(argc - 1, argv + 1);
+    if (cz_cli_is_help(cmd)) {
+        bench_usage(stdout);
+        return 0;
+    }
     bench_opts o = {.addr = "unix://cuzk.sock",
                     .type = "porep",
                     .miner_id = 1000,
@@ -511,7 +540,27 @@ int cz_cmd_bench_client(int argc, char **argv) {
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            bench_usage(stdout);
+            return 0;
+        }
 #define OPT(s, l) ((!strcmp(a, s) || !strcmp(a, l)) && v && ++i)
+#define NUMBER(dst, min, max)                                                                      \
+    do {                                                                                           \
+        uint64_t n_;                                                                               \
+        if (!number_arg(&n_, cmd, a, v, min, max)) return 2;                                       \
+        dst = n_;                                                                                  \
+    } while (0)
+#define SECONDS(dst)                                                                               \
+    do {                                                                                           \
+        char *end_;                                                                                \
+        dst = strtod(v, &end_);                                                                    \
+        if (end_ == v || *end_ || !(dst > 0) || dst > 1e9) {                                       \
+            fprintf(stderr, "cuzk bench %s: %s: expected a positive number, got '%s'\n", cmd, a,   \
+                    v);                                                                            \
+            return 2;                                                                              \
+        }                                                                                          \
+    } while (0)
         if (OPT("-a", "--addr"))
             o.addr = v;
         else if (OPT("-t", "--type"))
@@ -522,15 +571,15 @@ int cz_cmd_bench_client(int argc, char **argv) {
             if (!strcmp(cmd, "preload") || !strcmp(cmd, "evict"))
                 o.circuit_id = v;
             else
-                o.count = (unsigned)strtoul(v, NULL, 10);
+                NUMBER(o.count, 1, 1000000);
         } else if (OPT("--circuit-id", "--circuit-id"))
             o.circuit_id = v;
         else if (OPT("-j", "--concurrency"))
-            o.concurrency = (unsigned)strtoul(v, NULL, 10);
+            NUMBER(o.concurrency, 1, 4096);
         else if (OPT("--sector-num", "--sector-num"))
-            o.sector_num = strtoull(v, NULL, 10);
+            NUMBER(o.sector_num, 0, UINT64_MAX);
         else if (OPT("--miner-id", "--miner-id"))
-            o.miner_id = strtoull(v, NULL, 10);
+            NUMBER(o.miner_id, 0, UINT64_MAX);
         else if (OPT("--priority", "--priority")) {
             o.priority = parse_priority(v);
             if (o.priority < 0) {
@@ -538,11 +587,11 @@ int cz_cmd_bench_client(int argc, char **argv) {
                 return 2;
             }
         } else if (OPT("--timeout-ms", "--timeout-ms"))
-            o.timeout_ms = strtoull(v, NULL, 10);
+            NUMBER(o.timeout_ms, 0, UINT64_MAX);
         else if (OPT("--duration", "--duration"))
-            o.duration_s = strtod(v, NULL);
+            SECONDS(o.duration_s);
         else if (OPT("--rate", "--rate"))
-            o.rate_per_min = strtod(v, NULL);
+            SECONDS(o.rate_per_min);
         else if (OPT("-o", "--out"))
             o.out_path = v;
         else {
@@ -551,6 +600,8 @@ int cz_cmd_bench_client(int argc, char **argv) {
             return 2;
         }
 #undef OPT
+#undef NUMBER
+#undef SECONDS
     }
     int proving = !strcmp(cmd, "single") || !strcmp(cmd, "batch") || !strcmp(cmd, "stress");
     if (!proving && strcmp(cmd, "status") && strcmp(cmd, "metrics") && strcmp(cmd, "preload") &&

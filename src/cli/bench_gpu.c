@@ -364,25 +364,58 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
                                              {"runs", required_argument, NULL, 'r'},
                                              {"only", required_argument, NULL, 'o'},
                                              {"log", required_argument, NULL, 'l'},
+                                             {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
+    static const char usage[] =
+        "usage: cuzk bench gpu [--quick] [--runs N] [--only field|ntt|msm|g2|batch|abc]\n"
+        "                      [--log N]\n"
+        "  Benchmarks the CUDA kernels (field, NTT, G1/G2 MSM, batch addition, a/b/c from a\n"
+        "  PoRep-shaped pre-compiled circuit) on device 0; prints \"skipped\" without a CUDA\n"
+        "  device. --quick: small sizes, at most 3 runs; --runs N: 1..64 runs per size,\n"
+        "  median reported (default 5); --log N: a/b/c rows 2^N (10..29, default 27).\n";
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qr:o:l:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qr:o:l:h", longopts, NULL)) != -1) {
         if (c == 'q')
             o.quick = 1;
-        else if (c == 'r')
-            o.runs = atoi(optarg);
-        else if (c == 'o')
+        else if (c == 'r') {
+            char *end;
+            long runs = strtol(optarg, &end, 10);
+            if (end == optarg || *end || runs < 1 || runs > 64) {
+                fprintf(stderr, "cuzk bench gpu: --runs: expected 1..64, got '%s'\n", optarg);
+                return 2;
+            }
+            o.runs = (int)runs;
+        } else if (c == 'o') {
+            if (strcmp(optarg, "field") && strcmp(optarg, "ntt") && strcmp(optarg, "msm") &&
+                strcmp(optarg, "g2") && strcmp(optarg, "batch") && strcmp(optarg, "abc")) {
+                fprintf(stderr,
+                        "cuzk bench gpu: --only: expected field, ntt, msm, g2, batch or abc, "
+                        "got '%s'\n",
+                        optarg);
+                return 2;
+            }
             o.only = optarg;
-        else if (c == 'l' && atoi(optarg) >= 10 && atoi(optarg) <= 29)
-            o.abc_log = (unsigned)atoi(optarg);
-        else {
-            fprintf(stderr, "usage: cuzk bench gpu [--quick] [--runs N] [--only "
-                            "field|ntt|msm|g2|batch|abc] [--log N (abc rows 2^N, 10..29)]\n");
+        } else if (c == 'l') {
+            char *end;
+            long lg = strtol(optarg, &end, 10);
+            if (end == optarg || *end || lg < 10 || lg > 29) {
+                fprintf(stderr, "cuzk bench gpu: --log: expected 10..29, got '%s'\n", optarg);
+                return 2;
+            }
+            o.abc_log = (unsigned)lg;
+        } else if (c == 'h') {
+            printf("%s", usage);
+            return 0;
+        } else {
+            fprintf(stderr, "%s", usage);
             return 2;
         }
     }
-    if (o.runs < 1 || o.runs > 64) o.runs = 5;
+    if (optind < argc) {
+        fprintf(stderr, "cuzk bench gpu: unexpected argument '%s'\n%s", argv[optind], usage);
+        return 2;
+    }
     if (o.quick && o.runs > 3) o.runs = 3;
     char desc[256];
     cz_error err = {0};

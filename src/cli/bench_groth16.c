@@ -70,6 +70,10 @@ static int fail(const char *what, const cz_error *err) {
     return 1;
 }
 
+static void setup_progress(void *ctx, uint64_t done, uint64_t total) {
+    cz_cli_progress_update(ctx, done, total);
+}
+
 int cz_cmd_bench_groth16(int argc, char **argv) {
     unsigned log_size = 16;
     int runs = 3;
@@ -110,6 +114,7 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
         fprintf(stderr, "bench-groth16: --log-constraints must be 3..26 and --runs 1..15\n");
         return 2;
     }
+    if (!cz_cli_backend_available("bench-groth16", backend)) return 1;
     /* the input constraints (ONE + inputs) fill the domain to exactly 2^k */
     uint64_t n = ((uint64_t)1 << log_size) - (CHAIN_INPUTS + 1);
     char machine[512];
@@ -140,9 +145,13 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     } else {
         static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', 'b',
                                                             'e', 'n', 'c', 'h'};
-        printf("  development setup (NOT a trusted setup) ...\n");
-        fflush(stdout);
-        if (cz_groth16_dev_setup(&params, &r1cs, seed, &err) != CZ_OK) return fail("setup", &err);
+        printf("  development setup (NOT a trusted setup)\n");
+        cz_cli_progress prog;
+        cz_cli_progress_begin(&prog, stdout, "setup");
+        cz_status st =
+            cz_groth16_dev_setup_progress(&params, &r1cs, seed, setup_progress, &prog, &err);
+        cz_cli_progress_end(&prog);
+        if (st != CZ_OK) return fail("setup", &err);
         printf("  development setup       %8.2f s\n", seconds_since(t0));
         if (params_path && cz_groth16_params_write(&params, params_path, &err) != CZ_OK)
             return fail("write params", &err);

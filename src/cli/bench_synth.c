@@ -28,10 +28,7 @@ static void usage(FILE *out) {
 }
 
 static void progress(void *ctx, uint32_t done, uint32_t total) {
-    uint64_t t0 = *(const uint64_t *)ctx;
-    fprintf(stderr, "\r  synthesizing: challenge %u of %u (%.1f s)", done, total,
-            (double)(cz_now_ns() - t0) / 1e9);
-    if (done == total) fputc('\n', stderr);
+    cz_cli_progress_update(ctx, done, total);
 }
 
 typedef enum { MODE_PROVE, MODE_PARALLEL, MODE_SEQUENTIAL } synth_mode;
@@ -40,10 +37,12 @@ typedef enum { MODE_PROVE, MODE_PARALLEL, MODE_SEQUENTIAL } synth_mode;
 static cz_status synth_fresh(uint32_t *aux, uint64_t *constraints, synth_mode mode,
                              const cz_porep_geometry *g, const cz_c1 *c1, uint32_t partition,
                              cz_error *err) {
-    uint64_t t0 = cz_now_ns();
     cz_cs *cs = mode == MODE_SEQUENTIAL ? cz_cs_witness_new() : cz_cs_prove_new();
     if (!cs) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
-    cz_status st = cz_porep_synthesize_progress(cs, g, c1, partition, progress, &t0, err);
+    cz_cli_progress prog;
+    cz_cli_progress_begin(&prog, stderr, "synthesis");
+    cz_status st = cz_porep_synthesize_progress(cs, g, c1, partition, progress, &prog, err);
+    cz_cli_progress_end(&prog);
     if (st == CZ_OK && mode == MODE_PROVE) {
         cz_prove_data pd;
         st = cz_prove_finish(cs, &pd, err);
@@ -90,6 +89,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
             usage(stdout);
             return 0;
         } else {
+            fprintf(stderr, "cuzk bench-synth: unknown or incomplete option '%s'\n", argv[i]);
             usage(stderr);
             return 2;
         }

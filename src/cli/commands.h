@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cuzk/status.h"
 #include "cuzk/engine.h"
@@ -21,9 +22,50 @@ int cz_cli_parse_u64(const char *text, uint64_t *out);
 cz_status cz_cli_read_file(uint8_t **data, size_t *len, const char *path, size_t max,
                            cz_error *err);
 
+/* 1 when arg asks for help: --help, -h or help. */
+int cz_cli_is_help(const char *arg);
+
+/* An output file that is known to be writable before the work that fills
+ * it starts (a proof that took minutes must not be lost to a typo in --out).
+ * cz_cli_out_open creates PATH.tmp-PID next to path (so a directory that is
+ * missing or read-only fails at once, with the system's reason) and refuses a
+ * directory; cz_cli_out_commit flushes, syncs and renames it over path, so
+ * path never holds a partial file; cz_cli_out_abort removes it. A path that
+ * exists and is not a regular file (/dev/stdout, a FIFO) is written
+ * directly. */
+typedef struct {
+    FILE *file;
+    char path[4096], tmp[4096]; /* tmp[0] == 0: written in place */
+} cz_cli_out;
+cz_status cz_cli_out_open(cz_cli_out *out, const char *path, cz_error *err);
+cz_status cz_cli_out_commit(cz_cli_out *out, cz_error *err);
+void cz_cli_out_abort(cz_cli_out *out);
+
+/* Progress of a long step on a stream: on a terminal one line redrawn with
+ * '\r' (at most every 0.2 s), elsewhere (a pipe, a log) a full line at most
+ * every 10 s, so logs stay readable. Each line has the percentage, the
+ * elapsed time and, from 2 % on, an estimate of the time left. */
+typedef struct {
+    FILE *stream;
+    const char *what;
+    int tty, open_line;
+    uint64_t start_ns, last_ns;
+} cz_cli_progress;
+void cz_cli_progress_begin(cz_cli_progress *p, FILE *stream, const char *what);
+/* done of total units (any unit that is about proportional to time). */
+void cz_cli_progress_update(cz_cli_progress *p, uint64_t done, uint64_t total);
+/* Ends the redrawn line (if any); prints nothing else. */
+void cz_cli_progress_end(cz_cli_progress *p);
+
 /* --backend's value: 1 when auto, cpu or cuda, else 0 after a message
  * naming cmd. */
 int cz_cli_backend_valid(const char *cmd, const char *backend);
+
+/* --backend cuda needs a device before anything slow (parameters, setup)
+ * starts: 1 when backend is not "cuda" or a device answers, else 0 after a
+ * message naming cmd and why ("no NVIDIA driver / no CUDA device" when the
+ * kernel driver is not loaded). */
+int cz_cli_backend_available(const char *cmd, const char *backend);
 
 /* One back-end context for a --backend choice (printed): a CUDA device, or
  * the CPU ("auto" without a usable device). "cuda" without one fails with
@@ -39,7 +81,7 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);
-int cz_cmd_bench_client(int argc, char **argv);
+int cz_cmd_bench(int argc, char **argv);
 int cz_cmd_r1cs(int argc, char **argv);
 int cz_cmd_info(int argc, char **argv);
 int cz_cmd_bench_groth16(int argc, char **argv);

@@ -24,7 +24,7 @@ int cz_cmd_daemon(int argc, char **argv) {
             listen = argv[++i];
         } else if (!strcmp(argv[i], "--print-config")) {
             print = 1;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        } else if (cz_cli_is_help(argv[i])) {
             daemon_usage(stdout);
             return 0;
         } else {
@@ -46,6 +46,11 @@ int cz_cmd_daemon(int argc, char **argv) {
             return 2;
         }
         snprintf(cfg.listen, sizeof cfg.listen, "%s", listen);
+    }
+    /* the same checks whether it prints or serves */
+    if (cz_config_check(&cfg, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk daemon: %s%s\n", listen ? "--listen: " : "", err.message);
+        return 2;
     }
     if (print) {
         cz_config_print(&cfg, stdout);

@@ -1,6 +1,5 @@
 /* cuzk gen c1: writes a synthetic, vanilla-valid C1 output (whole-sector
  * seal for small sizes, sparse sector for large ones; filecoin/vanilla.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,7 @@ static int gen_c1(int argc, char **argv) {
             sparse = 0;
         else if (!strcmp(a, "--no-verify"))
             verify = 0;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        else if (cz_cli_is_help(a)) {
             gen_usage(stdout);
             return 0;
         } else {
@@ -66,6 +65,8 @@ static int gen_c1(int argc, char **argv) {
         }
     }
     if (!size_text || !out_path) {
+        fprintf(stderr, "cuzk gen c1: %s is required\n",
+                !size_text ? "--sector-size SIZE" : "--out FILE");
         gen_usage(stderr);
         return 2;
     }
@@ -92,11 +93,18 @@ static int gen_c1(int argc, char **argv) {
                 (unsigned long long)sector_size);
         return 2;
     }
+    /* the output is known to be writable before anything is generated */
+    cz_cli_out out;
+    if (cz_cli_out_open(&out, out_path, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk gen c1: --out: %s\n", err.message);
+        return 1;
+    }
     cz_fc_gen_opts opts = {info.id, seed, miner, sector_num, sparse, stderr};
     cz_c1 c1;
     uint64_t t0 = cz_now_ns();
     if (cz_fc_gen_c1(&c1, &opts, &err) != CZ_OK) {
         fprintf(stderr, "cuzk gen c1: %s\n", err.message);
+        cz_cli_out_abort(&out);
         return 1;
     }
     double gen_s = (double)(cz_now_ns() - t0) / 1e9;
@@ -107,24 +115,23 @@ static int gen_c1(int argc, char **argv) {
         if (cz_fc_vanilla_verify(&c1, prover_id, sector_num, &err) != CZ_OK) {
             fprintf(stderr, "cuzk gen c1: self-check failed: %s\n", err.message);
             cz_c1_free(&c1);
+            cz_cli_out_abort(&out);
             return 1;
         }
         fprintf(stderr, "gen: vanilla verification passed (%.2f s)\n",
                 (double)(cz_now_ns() - t1) / 1e9);
     }
-    FILE *f = fopen(out_path, "wb");
-    if (!f) {
-        fprintf(stderr, "cuzk gen c1: cannot create %s: %s\n", out_path, strerror(errno));
-        cz_c1_free(&c1);
-        return 1;
-    }
     uint64_t t2 = cz_now_ns();
-    cz_status st = cz_c1_write_json(f, &c1, !raw, sector_num, &err);
-    long size = ftell(f);
-    if (fclose(f) != 0 && st == CZ_OK) st = cz_error_set(&err, CZ_E_IO, "close failed");
+    cz_status st = cz_c1_write_json(out.file, &c1, !raw, sector_num, &err);
+    long size = ftell(out.file);
     cz_c1_free(&c1);
     if (st != CZ_OK) {
+        cz_cli_out_abort(&out);
         fprintf(stderr, "cuzk gen c1: %s: %s\n", out_path, err.message);
+        return 1;
+    }
+    if (cz_cli_out_commit(&out, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk gen c1: %s\n", err.message);
         return 1;
     }
     fprintf(stderr, "gen: wrote %s (%s, %ld bytes, %.2f s); generation %.2f s, peak RSS %.1f MiB\n",
@@ -136,10 +143,14 @@ static int gen_c1(int argc, char **argv) {
 
 int cz_cmd_gen(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "c1")) return gen_c1(argc - 1, argv + 1);
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    if (argc >= 2 && cz_cli_is_help(argv[1])) {
         gen_usage(stdout);
         return 0;
     }
+    if (argc < 2)
+        fprintf(stderr, "cuzk gen: what to generate? (c1)\n");
+    else
+        fprintf(stderr, "cuzk gen: unknown kind '%s' (only c1: a synthetic C1 output)\n", argv[1]);
     gen_usage(stderr);
     return 2;
 }

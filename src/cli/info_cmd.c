@@ -29,18 +29,8 @@ static void size_name(char *out, size_t cap, uint64_t bytes) {
     snprintf(out, cap, "%llu %s", (unsigned long long)bytes, names[u]);
 }
 
-typedef struct {
-    uint64_t start_ns;
-    int enabled;
-} progress_state;
-
 static void progress(void *ctx, uint32_t done, uint32_t total) {
-    progress_state *p = ctx;
-    if (!p->enabled) return;
-    fprintf(stderr, "\rsynthesizing: challenge %u of %u (%.1f s)", done, total,
-            (double)(cz_now_ns() - p->start_ns) / 1e9);
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
+    cz_cli_progress_update(ctx, done, total);
 }
 
 /* The figures the stats back-end would give, from a compiled circuit. */
@@ -71,10 +61,14 @@ static int info_circuit(uint64_t sector_size, int count_only, const char *compil
         fprintf(stderr, "cuzk info circuit: out of memory\n");
         return 1;
     }
-    /* progress lines only where synthesis takes seconds */
-    progress_state prog = {cz_now_ns(), g.nodes >= ((uint64_t)1 << 30)};
+    /* progress (on stderr) only where synthesis takes seconds */
+    cz_cli_progress prog;
+    cz_cli_progress_begin(&prog, stderr, "synthesis");
+    int show = g.nodes >= ((uint64_t)1 << 30);
     uint64_t t0 = cz_now_ns();
-    cz_status st = cz_porep_synthesize_progress(cs, &g, NULL, 0, progress, &prog, &err);
+    cz_status st =
+        cz_porep_synthesize_progress(cs, &g, NULL, 0, show ? progress : NULL, &prog, &err);
+    cz_cli_progress_end(&prog);
     uint64_t t1 = cz_now_ns();
     cz_r1cs_stats stats;
     memset(&stats, 0, sizeof stats);
@@ -154,11 +148,15 @@ static int info_circuit(uint64_t sector_size, int count_only, const char *compil
 }
 
 int cz_cmd_info(int argc, char **argv) {
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    if (argc >= 2 && cz_cli_is_help(argv[1])) {
         info_usage(stdout);
         return 0;
     }
     if (argc < 2 || strcmp(argv[1], "circuit")) {
+        if (argc < 2)
+            fprintf(stderr, "cuzk info: about what? (circuit)\n");
+        else
+            fprintf(stderr, "cuzk info: unknown subject '%s' (only circuit)\n", argv[1]);
         info_usage(stderr);
         return 2;
     }
@@ -177,13 +175,22 @@ int cz_cmd_info(int argc, char **argv) {
             count_only = 1;
         } else if (!strcmp(argv[i], "--compile") && i + 1 < argc) {
             compile_path = argv[++i];
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            info_usage(stdout);
+            return 0;
         } else {
             fprintf(stderr, "cuzk info circuit: unknown option '%s'\n", argv[i]);
             info_usage(stderr);
             return 2;
         }
     }
-    if (!have_size || (count_only && compile_path)) {
+    if (!have_size) {
+        fprintf(stderr, "cuzk info circuit: --sector-size SIZE is required\n");
+        info_usage(stderr);
+        return 2;
+    }
+    if (count_only && compile_path) {
+        fprintf(stderr, "cuzk info circuit: --count and --compile exclude each other\n");
         info_usage(stderr);
         return 2;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "util/parallel.h"
 
 int cz_cli_parse_u64(const char *text, uint64_t *out) {
     if (text[0] < '0' || text[0] > '9') return 0;
@@ -56,70 +57,118 @@ cz_status cz_cli_read_file(uint8_t **data, size_t *len, const char *path, size_t
 }
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: cuzk <command> [options]\n"
-            "\n"
-            "commands:\n"
-            "  demo                    PoRep C2 end to end on a synthetic 2 KiB sector (CPU)\n"
-            "  setup --sector-size S --out DIR\n"
-            "                          development parameters for a PoRep circuit\n"
-            "  prove --c1 FILE --params DIR --out PROOF\n"
-            "                          prove a PoRep C1 output (CPU), verified before written\n"
-            "  verify --c1 FILE --vk FILE --proof PROOF\n"
-            "                          check PoRep proof bytes against a C1 output\n"
-            "  gen c1 --sector-size S --out FILE\n"
-            "                          write a synthetic vanilla-valid C1 output\n"
-            "  daemon [--config FILE] [--listen ADDR] [--print-config]\n"
-            "                          serve cuzk.v1.ProvingEngine over gRPC\n"
-            "  bench single|batch|stress|status|metrics|preload|evict ...\n"
-            "                          client of a running daemon (cuzk bench for help)\n"
-            "  bench-arith [--quick]   benchmark and self-check the CPU arithmetic\n"
-            "                          (fields, curves, pairing, MSM, NTT)\n"
-            "  bench-groth16 [-k K]    prove a synthetic 2^K-constraint circuit on the CPU\n"
-            "  bench-synth [--sector-size S]\n"
-            "                          PoRep synthesis of one partition: time and memory\n"
-            "  bench-abc --circuit-dir DIR [--sector-size S]\n"
-            "                          a/b/c from the pre-compiled circuit, CPU and GPU\n"
-            "  bench gpu [--quick]     benchmark the CUDA back-end (NTT, MSM, batch addition)\n"
-            "  r1cs info FILE          sizes, non-zeros and densities of a recorded circuit\n"
-            "  info circuit --sector-size SIZE\n"
-            "                          the PoRep circuit of a sector size (2KiB .. 64GiB):\n"
-            "                          sizes, non-zeros, densities, FFT domain\n"
-            "  version                 print the version\n"
-            "  help                    this text\n");
+    fprintf(
+        out,
+        "usage: cuzk <command> [options]      (cuzk <command> --help, or cuzk help <command>)\n"
+        "\n"
+        "PoRep C2 (the GPU proves when a CUDA device answers, else the CPU; --backend cpu|cuda\n"
+        "forces a side):\n"
+        "  demo                    end to end on a synthetic 2 KiB sector: development\n"
+        "                          parameters (made once), generate C1, prove, verify\n"
+        "  setup --sector-size S --out DIR\n"
+        "                          development parameters (NOT a trusted setup)\n"
+        "  prove --c1 FILE --params DIR --out PROOF\n"
+        "                          prove a C1 output; verified before it is written\n"
+        "  verify --c1 FILE --vk FILE --proof PROOF\n"
+        "                          check proof bytes against a C1 output\n"
+        "  gen c1 --sector-size S --out FILE\n"
+        "                          write a synthetic vanilla-valid C1 output\n"
+        "\n"
+        "Service:\n"
+        "  daemon [--config FILE] [--listen ADDR] [--print-config]\n"
+        "                          serve cuzk.v1.ProvingEngine over gRPC (for Curio)\n"
+        "  bench single|batch|stress|status|metrics|preload|evict ...\n"
+        "                          client of a running daemon\n"
+        "\n"
+        "Benchmarks and inspection:\n"
+        "  bench-arith [--quick]   CPU arithmetic (fields, curves, pairing, MSM, NTT),\n"
+        "                          self-checked\n"
+        "  bench-groth16 [--log-constraints K]\n"
+        "                          prove a synthetic 2^K-constraint circuit (GPU if present)\n"
+        "  bench-synth [--sector-size S]\n"
+        "                          PoRep synthesis of one partition: time and memory\n"
+        "  bench-abc --circuit-dir DIR [--sector-size S]\n"
+        "                          a/b/c from the pre-compiled circuit, CPU and GPU\n"
+        "  bench gpu [--quick]     the CUDA kernels (NTT, MSM, batch addition)\n"
+        "  info circuit --sector-size S\n"
+        "                          the PoRep circuit of a sector size: sizes, non-zeros,\n"
+        "                          densities, FFT domain\n"
+        "  r1cs info FILE          the same for a recorded circuit file\n"
+        "  version                 print the version\n"
+        "  help [COMMAND]          this text, or a command's\n"
+        "\n"
+        "Environment: CZ_THREADS=N worker threads (default: every core).\n");
+}
+
+typedef int (*command_fn)(int argc, char **argv);
+
+static const struct {
+    const char *name;
+    command_fn run;
+} commands[] = {
+    {"demo", cz_cmd_demo},
+    {"setup", cz_cmd_setup},
+    {"prove", cz_cmd_prove},
+    {"verify", cz_cmd_verify},
+    {"gen", cz_cmd_gen},
+    {"daemon", cz_cmd_daemon},
+    {"bench", cz_cmd_bench},
+    {"bench-arith", cz_cmd_bench_arith},
+    {"bench-groth16", cz_cmd_bench_groth16},
+    {"bench-synth", cz_cmd_bench_synth},
+    {"bench-abc", cz_cmd_bench_abc},
+    {"r1cs", cz_cmd_r1cs},
+    {"info", cz_cmd_info},
+};
+
+static command_fn find_command(const char *name) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].run;
+    return NULL;
+}
+
+int cz_cli_is_help(const char *arg) {
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
 }
 
 int main(int argc, char **argv) {
+    /* Lines reach a pipe or a log file as they are printed, in the order they
+     * were printed relative to stderr (unbuffered). */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-        usage(stdout);
-        return 0;
+    if (cz_cli_is_help(cmd)) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        /* cuzk help COMMAND [SUB]: the command's own --help */
+        command_fn run = find_command(argv[2]);
+        if (!run) {
+            fprintf(stderr, "cuzk help: unknown command '%s'\n\n", argv[2]);
+            usage(stderr);
+            return 2;
+        }
+        char *sub[4] = {argv[2], argc > 3 ? argv[3] : "--help", "--help", NULL};
+        return run(argc > 3 ? 3 : 2, sub);
     }
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("cuzk %s\n", CZ_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "demo")) return cz_cmd_demo(argc - 1, argv + 1);
-    if (!strcmp(cmd, "setup")) return cz_cmd_setup(argc - 1, argv + 1);
-    if (!strcmp(cmd, "prove")) return cz_cmd_prove(argc - 1, argv + 1);
-    if (!strcmp(cmd, "verify")) return cz_cmd_verify(argc - 1, argv + 1);
-    if (!strcmp(cmd, "gen")) return cz_cmd_gen(argc - 1, argv + 1);
-    if (!strcmp(cmd, "daemon")) return cz_cmd_daemon(argc - 1, argv + 1);
-    /* `bench gpu` first; other `bench` forms belong to the client commands */
-    if (!strcmp(cmd, "bench") && argc > 2 && !strcmp(argv[2], "gpu"))
-        return cz_cmd_bench_gpu(argc - 2, argv + 2);
-    if (!strcmp(cmd, "bench")) return cz_cmd_bench_client(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench-arith")) return cz_cmd_bench_arith(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench-groth16")) return cz_cmd_bench_groth16(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench-synth")) return cz_cmd_bench_synth(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench-abc")) return cz_cmd_bench_abc(argc - 1, argv + 1);
-    if (!strcmp(cmd, "r1cs")) return cz_cmd_r1cs(argc - 1, argv + 1);
-    if (!strcmp(cmd, "info")) return cz_cmd_info(argc - 1, argv + 1);
-    fprintf(stderr, "cuzk: unknown command '%s'\n\n", cmd);
-    usage(stderr);
-    return 2;
+    command_fn run = find_command(cmd);
+    if (!run) {
+        fprintf(stderr, "cuzk: unknown command '%s'\n\n", cmd);
+        usage(stderr);
+        return 2;
+    }
+    cz_error err = {0};
+    if (cz_thread_env_check(&err) != CZ_OK) {
+        fprintf(stderr, "cuzk %s: %s\n", cmd, err.message);
+        return 2;
+    }
+    return run(argc - 1, argv + 1);
 }

@@ -7,6 +7,7 @@
  *   verify  proof bytes against a C1 output and a verifying key, with the
  *           public inputs recomputed as Filecoin's verifier does;
  *   demo    the whole chain on a synthetic sector (the README's main job). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,14 @@ static cz_status make_dir(const char *path, cz_error *err) {
         *p = '/';
     }
     if (mkdir(buf, 0755) != 0 && !is_dir(buf))
-        return cz_error_set(err, CZ_E_IO, "cannot create directory '%s'", path);
+        return cz_error_set(err, CZ_E_IO, "cannot create directory '%s': %s", path,
+                            strerror(errno));
+
     return CZ_OK;
+}
+
+static void setup_progress(void *ctx, uint64_t done, uint64_t total) {
+    cz_cli_progress_update(ctx, done, total);
 }
 
 /* The development parameters of a sector size in dir: created when missing
@@ -66,6 +73,10 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
         printf("  parameters              cached: %s\n", params_path);
         return CZ_OK;
     }
+    /* the setup takes minutes: know first that its files can be written */
+    if (access(dir, W_OK | X_OK) != 0)
+        return cz_error_set(err, CZ_E_IO, "cannot write parameters in '%s': %s", dir,
+                            strerror(errno));
     cz_porep_geometry g;
     if ((st = cz_porep_geometry_from_sector(&g, sector, err)) != CZ_OK) return st;
     printf("  development setup for the %llu-byte sector circuit: NOT a trusted setup\n",
@@ -82,12 +93,13 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
     printf("  record circuit          %8.2f s  (%u inputs, %u aux, %llu constraints)\n",
            seconds_since(t0), r1cs.num_inputs, r1cs.num_aux,
            (unsigned long long)r1cs.num_constraints);
-    printf("  setup (minutes on a small machine) ...\n");
-    fflush(stdout);
     t0 = cz_now_ns();
     static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', '-', 'd', 'e', 'v'};
     cz_groth16_params params;
-    st = cz_groth16_dev_setup(&params, &r1cs, seed, err);
+    cz_cli_progress prog;
+    cz_cli_progress_begin(&prog, stdout, "setup");
+    st = cz_groth16_dev_setup_progress(&params, &r1cs, seed, setup_progress, &prog, err);
+    cz_cli_progress_end(&prog);
     cz_r1cs_free(&r1cs);
     if (st != CZ_OK) return st;
     printf("  setup                   %8.2f s\n", seconds_since(t0));
@@ -164,12 +176,12 @@ static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
     return st;
 }
 
-static cz_status write_file(const char *path, const uint8_t *data, size_t len, cz_error *err) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return cz_error_set(err, CZ_E_IO, "cannot create '%s'", path);
-    size_t n = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || n != len) return cz_error_set(err, CZ_E_IO, "cannot write '%s'", path);
-    return CZ_OK;
+static cz_status write_proof(cz_cli_out *out, const uint8_t *data, size_t len, cz_error *err) {
+    if (fwrite(data, 1, len, out->file) != len) {
+        cz_cli_out_abort(out);
+        return cz_error_set(err, CZ_E_IO, "cannot write '%s'", out->path);
+    }
+    return cz_cli_out_commit(out, err);
 }
 
 enum {
@@ -214,7 +226,7 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
     o->backend = "auto";
     optind = 1;
     int opt;
-    while ((opt = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
         cz_error err = {0};
         switch (opt) {
         case OPT_C1: o->c1 = optarg; break;
@@ -243,6 +255,7 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
                 return fail(cmd, &err) + 1;
             o->have_size = 1;
             break;
+        case 'h':
         case OPT_HELP: printf("%s", usage); return -1;
         default: fprintf(stderr, "%s", usage); return 2;
         }
@@ -338,7 +351,14 @@ int cz_cmd_prove(int argc, char **argv) {
     if (!o.c1) return missing("prove", "--c1", usage);
     if (!o.params) return missing("prove", "--params", usage);
     if (!o.out) return missing("prove", "--out", usage);
+    if (!cz_cli_backend_available("prove", o.backend)) return 1;
     cz_error err = {0};
+    /* the proof takes minutes: know first that it can be written */
+    cz_cli_out out;
+    if (cz_cli_out_open(&out, o.out, &err) != CZ_OK) {
+        fprintf(stderr, "cuzk prove: --out: %s\n", err.message);
+        return 1;
+    }
     cz_c1 c1 = {0};
     char dir[4096];
     uint8_t *proof = NULL, *bytes = NULL;
@@ -349,7 +369,10 @@ int cz_cmd_prove(int argc, char **argv) {
     if (st == CZ_OK) st = cz_cli_read_file(&bytes, &bytes_len, o.c1, (size_t)1 << 30, &err);
     if (st == CZ_OK)
         st = prove_c1(&proof, &proof_len, &c1, bytes, bytes_len, dir, o.backend, &o.id, &err);
-    if (st == CZ_OK) st = write_file(o.out, proof, proof_len, &err);
+    if (st == CZ_OK)
+        st = write_proof(&out, proof, proof_len, &err);
+    else
+        cz_cli_out_abort(&out);
     cz_c1_free(&c1);
     free(bytes);
     free(proof);
@@ -417,6 +440,7 @@ int cz_cmd_demo(int argc, char **argv) {
     if (rc) return rc < 0 ? 0 : rc;
     if (!o.have_size) o.sector_size = 2048;
     if (!o.params) o.params = "cuzk-params";
+    if (!cz_cli_backend_available("demo", o.backend)) return 1;
     char machine[512];
     cz_machine_describe(machine, sizeof machine);
     printf("cuzk %s demo: PoRep C2 of a %llu-byte synthetic sector\n%s\n", CZ_VERSION,

@@ -35,14 +35,41 @@ static int r1cs_info(const char *path) {
            (unsigned long long)popcount_bits(r.b_input_density, r.num_inputs), r.num_inputs);
     printf("density b_aux:        %llu of %u\n",
            (unsigned long long)popcount_bits(r.b_aux_density, r.num_aux), r.num_aux);
-    if (have_domain) printf("FFT domain:           2^%u\n", log_m);
-    else printf("FFT domain:           none (%s)\n", err.message);
+    if (have_domain)
+        printf("FFT domain:           2^%u\n", log_m);
+    else
+        printf("FFT domain:           none (%s)\n", err.message);
     cz_r1cs_free(&r);
     return 0;
 }
 
+static void r1cs_usage(FILE *out) {
+    fprintf(out, "usage: cuzk r1cs info FILE\n"
+                 "  Sizes, non-zeros, densities and FFT domain of a recorded circuit file (cuzk's\n"
+                 "  own format, e.g. from cuzk bench-groth16 --save-r1cs FILE).\n");
+}
+
 int cz_cmd_r1cs(int argc, char **argv) {
-    if (argc == 3 && !strcmp(argv[1], "info")) return r1cs_info(argv[2]);
-    fprintf(stderr, "usage: cuzk r1cs info FILE   (a circuit recorded by the record back-end)\n");
-    return (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) ? 0 : 2;
+    if (argc >= 2 && cz_cli_is_help(argv[1])) {
+        r1cs_usage(stdout);
+        return 0;
+    }
+    if (argc < 2 || strcmp(argv[1], "info")) {
+        if (argc < 2)
+            fprintf(stderr, "cuzk r1cs: which command? (info)\n");
+        else
+            fprintf(stderr, "cuzk r1cs: unknown command '%s' (only info)\n", argv[1]);
+        r1cs_usage(stderr);
+        return 2;
+    }
+    if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+        r1cs_usage(stdout);
+        return 0;
+    }
+    if (argc != 3) {
+        fprintf(stderr, "cuzk r1cs info: %s\n", argc < 3 ? "FILE is required" : "one FILE only");
+        r1cs_usage(stderr);
+        return 2;
+    }
+    return r1cs_info(argv[2]);
 }

@@ -1,11 +1,14 @@
 /* TOML-subset configuration reader (see config.h). */
 #include "daemon/config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/parallel.h"
 
 void cz_config_defaults(cz_daemon_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
@@ -312,7 +315,13 @@ static cz_status apply(cz_daemon_config *c, const char *sec, const char *key, co
         if (st == CZ_OK) c->max_batch_wait_ms = (uint64_t)v->num;
         return st;
     }
-    if (IS("synthesis", "threads")) return get_u32(&c->synthesis_threads, v, err);
+    if (IS("synthesis", "threads")) {
+        /* becomes CZ_THREADS, whose range it must respect */
+        cz_status st = get_u32(&c->synthesis_threads, v, err);
+        if (st == CZ_OK && c->synthesis_threads > CZ_THREADS_MAX)
+            return cz_error_set(err, CZ_E_RANGE, "must be 0 (every core) to %d", CZ_THREADS_MAX);
+        return st;
+    }
     if (IS("pipeline", "enabled")) {
         cz_status st = want(v, V_BOOL, err);
         if (st == CZ_OK && !v->boolean)
@@ -482,6 +491,80 @@ cz_status cz_config_load(cz_daemon_config *cfg, const char *path, FILE *warn, cz
     cz_status st = cz_config_parse(cfg, buf ? buf : "", len, path, warn, err);
     free(buf);
     return st;
+}
+
+/* ---- the listen address ---- */
+
+static int is_loopback(const char *host) {
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, host, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
+    return 0;
+}
+
+cz_status cz_listen_parse(cz_listen_addr *out, const char *l, int allow_remote, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    const char *path = NULL;
+    if (!strncmp(l, "unix://", 7))
+        path = l + 7;
+    else if (!strncmp(l, "unix:", 5))
+        path = l + 5;
+    if (path) {
+        if (!path[0] || strlen(path) >= sizeof out->path)
+            return cz_error_set(err, CZ_E_INVALID_ARG, "listen: unix socket path '%s' is %s", path,
+                                path[0] ? "too long" : "empty");
+        out->is_unix = 1;
+        snprintf(out->path, sizeof out->path, "%s", path);
+        return CZ_OK;
+    }
+    /* host:port, [v6]:port */
+    const char *colon;
+    size_t host_len;
+    const char *host_start = l;
+    if (l[0] == '[') {
+        const char *close = strchr(l, ']');
+        if (!close || close[1] != ':')
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "listen: bad address '%s' (expected [IPv6]:PORT)", l);
+        host_start = l + 1;
+        host_len = (size_t)(close - l - 1);
+        colon = close + 1;
+    } else {
+        colon = strrchr(l, ':');
+        if (!colon)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "listen: '%s' is neither unix://PATH nor IP:PORT", l);
+        host_len = (size_t)(colon - l);
+    }
+    if (host_len >= sizeof out->host)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "listen: host too long in '%s'", l);
+    memcpy(out->host, host_start, host_len);
+    out->host[host_len] = 0;
+    const char *p = colon + 1;
+    unsigned long port = 0;
+    while (*p >= '0' && *p <= '9' && port <= 65535) port = port * 10 + (unsigned long)(*p++ - '0');
+    if (colon[1] == 0 || *p || port < 1 || port > 65535)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "listen: bad port in '%s' (expected 1..65535)",
+                            l);
+    out->port = (unsigned)port;
+    if (!strcmp(out->host, "localhost")) snprintf(out->host, sizeof out->host, "127.0.0.1");
+    struct in6_addr tmp;
+    if (inet_pton(AF_INET, out->host, &tmp) != 1 && inet_pton(AF_INET6, out->host, &tmp) != 1)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "listen: '%s' is not an IP address (use an IP literal)", out->host);
+    if (!is_loopback(out->host) && !allow_remote)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "listen: %s is not a loopback address; the gRPC service has no TLS "
+                            "and no authentication, so set [daemon] allow_remote = true to "
+                            "serve other hosts",
+                            out->host);
+    return CZ_OK;
+}
+
+cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err) {
+    cz_listen_addr addr;
+    return cz_listen_parse(&addr, cfg->listen, cfg->allow_remote, err);
 }
 
 static void print_duration(FILE *out, const char *key, uint64_t ms) {

@@ -67,6 +67,25 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
                           FILE *warn, cz_error *err);
 cz_status cz_config_load(cz_daemon_config *cfg, const char *path, FILE *warn, cz_error *err);
 
+/* A listen address taken apart: a unix socket path (as written: relative
+ * paths are under the working directory) or an IP literal and a port. */
+typedef struct {
+    int is_unix;
+    char path[PATH_MAX];
+    char host[64]; /* IPv4 or IPv6 literal, no brackets; "localhost" becomes 127.0.0.1 */
+    unsigned port; /* 1..65535 */
+} cz_listen_addr;
+
+/* Parses listen: unix://PATH, unix:PATH, IP:PORT or [IPv6]:PORT. A host
+ * that is not a loopback address needs allow_remote (the gRPC service has
+ * no TLS and no authentication). Touches no file and no socket. */
+cz_status cz_listen_parse(cz_listen_addr *out, const char *listen, int allow_remote, cz_error *err);
+
+/* Checks what no single key can: the listen address against allow_remote.
+ * `cuzk daemon --print-config` and the daemon's start both run it, so a
+ * configuration that prints is one that starts (as far as its text goes). */
+cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err);
+
 /* Writes the effective configuration as TOML that cz_config_parse reads back. */
 void cz_config_print(const cz_daemon_config *cfg, FILE *out);
 

@@ -30,6 +30,7 @@
 #include "daemon/grpc_args.h"
 #include "daemon/http_metrics.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "engine/job.h"
 #include "gpu/gpu.h"
 #include "util/parallel.h"
@@ -576,23 +577,32 @@ static void *cq_loop(void *arg) {
 
 /* ---- listening address ---- */
 
-static int is_loopback(const char *host) {
-    struct in_addr a4;
-    struct in6_addr a6;
-    if (inet_pton(AF_INET, host, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
-    if (inet_pton(AF_INET6, host, &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
-    return 0;
+/* Binds a throw-away socket to the address gRPC will bind, so that a port in
+ * use or a missing socket directory is one line with the system's reason, and
+ * is known before the engine starts and parameters load (gRPC's own failure
+ * is a multi-line internal log). */
+static cz_status try_bind(const struct sockaddr *sa, socklen_t len, int family, const char *shown,
+                          cz_error *err) {
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return cz_error_set(err, CZ_E_IO, "listen: socket: %s", strerror(errno));
+    int one = 1;
+    if (family != AF_UNIX) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    int rc = bind(fd, sa, len);
+    int e = errno;
+    close(fd);
+    if (rc != 0)
+        return cz_error_set(err, CZ_E_IO, "listen: cannot bind %s: %s", shown, strerror(e));
+    if (family == AF_UNIX) unlink(((const struct sockaddr_un *)sa)->sun_path);
+    return CZ_OK;
 }
 
 /* Builds the gRPC address; for a unix socket, prepares the path. */
 static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *err) {
-    const char *l = d->cfg.listen;
-    const char *path = NULL;
-    if (!strncmp(l, "unix://", 7))
-        path = l + 7;
-    else if (!strncmp(l, "unix:", 5))
-        path = l + 5;
-    if (path) {
+    cz_listen_addr la;
+    cz_status st = cz_listen_parse(&la, d->cfg.listen, d->cfg.allow_remote, err);
+    if (st != CZ_OK) return st;
+    if (la.is_unix) {
+        const char *path = la.path;
         char abs[PATH_MAX + 2];
         if (path[0] == '/') {
             snprintf(abs, sizeof abs, "%s", path);
@@ -603,68 +613,55 @@ static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *
             if (snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= (int)sizeof abs)
                 return cz_error_set(err, CZ_E_INVALID_ARG, "listen: path too long");
         }
-        if (!path[0] || strlen(abs) >= sizeof d->socket_path)
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (strlen(abs) >= sizeof d->socket_path || strlen(abs) >= sizeof sa.sun_path)
             return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "listen: unix socket path '%s' is empty or longer than %zu bytes",
-                                abs, sizeof d->socket_path - 1);
+                                "listen: unix socket path '%s' is longer than %zu bytes", abs,
+                                sizeof sa.sun_path - 1);
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", abs);
         struct stat sb;
         if (lstat(abs, &sb) == 0) {
             if (!S_ISSOCK(sb.st_mode))
                 return cz_error_set(err, CZ_E_IO, "listen: %s exists and is not a socket", abs);
             int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            struct sockaddr_un sa = {.sun_family = AF_UNIX};
-            snprintf(sa.sun_path, sizeof sa.sun_path, "%s", abs);
             int live = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
             if (fd >= 0) close(fd);
             if (live)
                 return cz_error_set(err, CZ_E_IO, "listen: another process is serving on %s", abs);
             if (unlink(abs) != 0)
-                return cz_error_set(err, CZ_E_IO, "listen: cannot remove stale socket %s", abs);
+                return cz_error_set(err, CZ_E_IO, "listen: cannot remove stale socket %s: %s", abs,
+                                    strerror(errno));
             cz_log(CZ_LOG_INFO, "removed stale socket %s", abs);
         }
+        if ((st = try_bind((struct sockaddr *)&sa, sizeof sa, AF_UNIX, abs, err)) != CZ_OK)
+            return st;
         snprintf(d->socket_path, sizeof d->socket_path, "%s", abs);
         if (snprintf(addr, cap, "unix:%s", abs) >= (int)cap)
             return cz_error_set(err, CZ_E_INVALID_ARG, "listen: path too long");
         return CZ_OK;
     }
-    /* host:port, [v6]:port */
-    char host[256];
-    const char *colon;
-    if (l[0] == '[') {
-        const char *close = strchr(l, ']');
-        if (!close || close[1] != ':' || (size_t)(close - l - 1) >= sizeof host)
-            return cz_error_set(err, CZ_E_INVALID_ARG, "listen: bad address '%s'", l);
-        memcpy(host, l + 1, (size_t)(close - l - 1));
-        host[close - l - 1] = 0;
-        colon = close + 1;
-    } else {
-        colon = strrchr(l, ':');
-        if (!colon || (size_t)(colon - l) >= sizeof host)
-            return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "listen: '%s' is neither unix://PATH nor HOST:PORT", l);
-        memcpy(host, l, (size_t)(colon - l));
-        host[colon - l] = 0;
-    }
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    if (!colon[1] || *end || port < 1 || port > 65535)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "listen: bad port in '%s'", l);
-    if (!strcmp(host, "localhost")) snprintf(host, sizeof host, "127.0.0.1");
-    struct in6_addr tmp;
-    if (inet_pton(AF_INET, host, &tmp) != 1 && inet_pton(AF_INET6, host, &tmp) != 1)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "listen: '%s' is not an IP address (use an IP literal)", host);
-    if (!is_loopback(host) && !d->cfg.allow_remote)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "listen: %s is not a loopback address; the gRPC service has no TLS "
-                            "and no authentication, so set [daemon] allow_remote = true to "
-                            "serve other hosts",
-                            host);
-    if (strchr(host, ':'))
-        snprintf(addr, cap, "[%s]:%ld", host, port);
+    if (strchr(la.host, ':'))
+        snprintf(addr, cap, "[%s]:%u", la.host, la.port);
     else
-        snprintf(addr, cap, "%s:%ld", host, port);
-    return CZ_OK;
+        snprintf(addr, cap, "%s:%u", la.host, la.port);
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t len;
+    int family;
+    if (!strchr(la.host, ':')) {
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+        in->sin_family = AF_INET;
+        in->sin_port = htons((uint16_t)la.port);
+        inet_pton(AF_INET, la.host, &in->sin_addr);
+        len = sizeof *in, family = AF_INET;
+    } else {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)la.port);
+        inet_pton(AF_INET6, la.host, &in6->sin6_addr);
+        len = sizeof *in6, family = AF_INET6;
+    }
+    return try_bind((struct sockaddr *)&ss, len, family, addr, err);
 }
 
 /* ---- life cycle ---- */
@@ -882,8 +879,14 @@ cz_status cz_daemon_run(const cz_daemon_config *cfg, int *forced, cz_error *err)
     cz_daemon *d;
     cz_status st = cz_daemon_start(&d, cfg, NULL, err);
     if (st != CZ_OK) return st;
+    /* listening, preloads done: a service manager may start Curio now */
+    char ready[700];
+    snprintf(ready, sizeof ready, "READY=1\nSTATUS=serving on %s", cfg->listen);
+    if (cz_notify(ready) != 0)
+        cz_log(CZ_LOG_WARN, "cannot notify the service manager (NOTIFY_SOCKET)");
     int sig = 0;
     sigwait(&set, &sig);
+    cz_notify("STOPPING=1\nSTATUS=draining");
     cz_log(CZ_LOG_INFO, "signal %d: draining (a second signal exits at once)", sig);
     stopper s = {d, 0};
     pthread_t t;

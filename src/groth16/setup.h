@@ -51,4 +51,18 @@ cz_status cz_groth16_setup_with_secrets(cz_groth16_params *out, const cz_r1cs *r
 cz_status cz_groth16_dev_setup(cz_groth16_params *out, const cz_r1cs *r1cs,
                                const uint8_t seed[CZ_GROTH16_SEED_BYTES], cz_error *err);
 
+/* Progress of a setup: progress(ctx, done, total) on the calling thread
+ * after each slice of work (at most 2^16 points), done rising to total.
+ * The units are about equal in time (one G1 fixed-base multiplication; a G2
+ * one, the NTT and the column sums count by measured ratios), so
+ * done / total estimates the fraction of the time spent. total is the same
+ * from the first call on (the densities give the key's sizes). */
+typedef void (*cz_groth16_setup_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* cz_groth16_dev_setup, reporting progress when progress is not NULL. */
+cz_status cz_groth16_dev_setup_progress(cz_groth16_params *out, const cz_r1cs *r1cs,
+                                        const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                        cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                        cz_error *err);
+
 #endif

@@ -8,14 +8,36 @@
 #include <time.h>
 #include <unistd.h>
 
-unsigned cz_thread_count(void) {
+/* $CZ_THREADS: 0 when unset or empty, -1 when not a number in
+ * 1..CZ_THREADS_MAX, else the number. Digits only: no sign, no space. */
+static long threads_env(const char **text) {
     const char *env = getenv("CZ_THREADS");
-    if (env && *env) {
-        long v = strtol(env, NULL, 10);
-        if (v > 0 && v < 4096) return (unsigned)v;
+    *text = env;
+    if (!env || !*env) return 0;
+    long v = 0;
+    for (const char *p = env; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+        if (v > CZ_THREADS_MAX) return -1;
     }
+    return v >= 1 ? v : -1;
+}
+
+unsigned cz_thread_count(void) {
+    const char *text;
+    long v = threads_env(&text);
+    if (v > 0) return (unsigned)v;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1u;
+}
+
+cz_status cz_thread_env_check(cz_error *err) {
+    const char *text;
+    if (threads_env(&text) >= 0) return CZ_OK;
+    return cz_error_set(err, CZ_E_INVALID_ARG,
+                        "CZ_THREADS='%s': expected a number of threads from 1 to %d (unset it "
+                        "to use every core)",
+                        text, CZ_THREADS_MAX);
 }
 
 typedef struct {

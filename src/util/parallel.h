@@ -5,9 +5,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Worker threads to use: $CZ_THREADS when set to a positive number, else the
- * online cores. Always >= 1. */
+#include "cuzk/status.h"
+
+#define CZ_THREADS_MAX 4096
+
+/* Worker threads to use: $CZ_THREADS when it is a decimal number in
+ * 1..CZ_THREADS_MAX, else the online cores. Always >= 1. */
 unsigned cz_thread_count(void);
+
+/* CZ_OK when $CZ_THREADS is unset, empty or a decimal number in
+ * 1..CZ_THREADS_MAX; else CZ_E_INVALID_ARG with a message quoting the value.
+ * Programs call it once at start so that a mistyped value is an error, not
+ * the silent all-cores default of cz_thread_count. */
+cz_status cz_thread_env_check(cz_error *err);
 
 /* fn(ctx, begin, end, worker) is called on disjoint chunks [begin, end) that
  * together cover [0, n), each at most `grain` long (grain 0 means "split n

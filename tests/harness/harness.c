@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/parallel.h"
+
 int cz_test_failures;
 static uint64_t test_seed;
 static uint64_t rng_state[4];
@@ -22,9 +24,34 @@ static uint64_t splitmix(uint64_t *x) {
     return z ^ (z >> 31);
 }
 
+/* $name as a decimal number in [1 or 0, max]: digits only. A value that is
+ * set but malformed ends the test (exit 2): a mistyped seed must not run
+ * other cases than the ones asked for and report success. */
+static int env_number(uint64_t *out, const char *name, uint64_t min, uint64_t max) {
+    const char *env = getenv(name);
+    if (!env || !*env) return 0;
+    uint64_t v = 0;
+    int ok = 1;
+    for (const char *p = env; *p && ok; p++) {
+        ok = *p >= '0' && *p <= '9' && v <= (max - (uint64_t)(*p - '0')) / 10;
+        if (ok) v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (!ok || v < min) {
+        fprintf(stderr, "%s='%s': expected a whole number from %llu to %llu\n", name, env,
+                (unsigned long long)min, (unsigned long long)max);
+        exit(2);
+    }
+    *out = v;
+    return 1;
+}
+
 void cz_test_init(const char *name) {
-    const char *env = getenv("CZ_TEST_SEED");
-    test_seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    if (!env_number(&test_seed, "CZ_TEST_SEED", 0, UINT64_MAX)) test_seed = (uint64_t)time(NULL);
+    cz_error err = {0};
+    if (cz_thread_env_check(&err) != CZ_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        exit(2);
+    }
     uint64_t x = test_seed;
     for (int i = 0; i < 4; i++) rng_state[i] = splitmix(&x);
     printf("%s: seed %llu\n", name, (unsigned long long)test_seed);
@@ -41,12 +68,8 @@ int cz_test_finish(const char *name) {
 }
 
 unsigned cz_test_iters(unsigned dflt) {
-    const char *env = getenv("CZ_TEST_ITERS");
-    if (env && *env) {
-        long v = strtol(env, NULL, 10);
-        if (v > 0) return (unsigned)v;
-    }
-    return dflt;
+    uint64_t v;
+    return env_number(&v, "CZ_TEST_ITERS", 1, UINT32_MAX) ? (unsigned)v : dflt;
 }
 
 static uint64_t rotl(uint64_t x, int k) {

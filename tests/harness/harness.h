@@ -16,7 +16,9 @@ void cz_test_fail(const char *file, int line, const char *expr);
 /* An expression, so it can sit in a comma list. */
 #define CHECK(cond) ((cond) ? (void)0 : cz_test_fail(__FILE__, __LINE__, #cond))
 
-/* Seeds the RNG from $CZ_TEST_SEED or the clock and prints "<name>: seed N". */
+/* Seeds the RNG from $CZ_TEST_SEED or the clock and prints "<name>: seed N".
+ * A malformed CZ_TEST_SEED, CZ_TEST_ITERS or CZ_THREADS ends the process
+ * with status 2 and a message naming the variable. */
 void cz_test_init(const char *name);
 /* Prints the summary line and returns the process exit status. */
 int cz_test_finish(const char *name);
