@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
@@ -58,6 +59,13 @@ static cz_status synth_fresh(uint32_t *aux, uint64_t *constraints, synth_mode mo
     }
     cz_cs_destroy(cs);
     return st;
+}
+
+/* CPU seconds of the whole process (all threads). */
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -159,6 +167,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     for (uint64_t k = 0; st == CZ_OK && k < partitions; k++) {
         uint32_t p = (uint32_t)((partition + k) % c1.partitions);
         t0 = cz_now_ns();
+        double cpu0 = cpu_seconds();
         if (mode == MODE_PARALLEL) {
             st = cz_porep_synthesize_witness_layout(&w, &g, &layout, &c1, p, nthreads, &err);
             aux = w.num_aux, constraints = layout.num_constraints;
@@ -167,9 +176,9 @@ int cz_cmd_bench_synth(int argc, char **argv) {
         }
         times[k] = (double)(cz_now_ns() - t0) / 1e9;
         if (st == CZ_OK)
-            printf("  partition %-3u synthesis %8.3f s  (%u aux, %llu constraints%s); peak RSS "
-                   "%.1f MiB\n",
-                   p, times[k], aux, (unsigned long long)constraints,
+            printf("  partition %-3u synthesis %8.3f s, cpu %.3f s  (%u aux, %llu constraints%s); "
+                   "peak RSS %.1f MiB\n",
+                   p, times[k], cpu_seconds() - cpu0, aux, (unsigned long long)constraints,
                    mode == MODE_PROVE ? " with the input rows" : "",
                    (double)cz_peak_rss_bytes() / (1 << 20));
     }
