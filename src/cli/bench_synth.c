@@ -169,7 +169,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
         t0 = cz_now_ns();
         double cpu0 = cpu_seconds();
         if (mode == MODE_PARALLEL) {
-            st = cz_porep_synthesize_witness_layout(&w, &g, &layout, &c1, p, nthreads, &err);
+            st = cz_porep_synthesize_witnesses(&w, 1, &g, &layout, &c1, &p, nthreads, &err);
             aux = w.num_aux, constraints = layout.num_constraints;
         } else {
             st = synth_fresh(&aux, &constraints, mode, &g, &c1, p, &err);
