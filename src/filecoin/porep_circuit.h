@@ -78,8 +78,9 @@ typedef struct {
 } cz_porep_layout;
 
 /* The layout of g's circuit, counted by synthesizing the block and one
- * challenge without a witness (milliseconds even at 32 GiB); it depends on
- * g alone, so callers may compute it once per geometry. */
+ * challenge without a witness or combinations (~0.1 s at 32 GiB); it
+ * depends on g alone and is remembered per geometry (a few per process;
+ * thread-safe), so later calls return at once. */
 cz_status cz_porep_layout_make(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err);
 
 /* Partition `partition` of c1, witness only: w receives exactly the
