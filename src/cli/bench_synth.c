@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
@@ -16,13 +17,17 @@
 
 static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-synth [--sector-size SIZE] [--partition K] [--partitions N]\n"
-                 "                        [--witness-only [--threads T] | --sequential]\n"
+                 "                        [--witness-only [--threads T] [--together [--rounds R]]\n"
+                 "                         | --sequential]\n"
                  "  SIZE: 2KiB (default), 8MiB, 512MiB, 32GiB, 64GiB\n"
                  "  --partition K: the first partition (default 0); --partitions N: N partitions\n"
                  "      one after another (K, K+1, ... cycling over the sector's; default 1)\n"
                  "  default: the prove back-end (witness, a/b/c evaluations, densities)\n"
                  "  --witness-only: the witness only, the challenges on T threads (default all\n"
                  "      cores, $CZ_THREADS) into one cz_witness reused across the partitions\n"
+                 "  --together: the N partitions in one call (one pool of threads over all their\n"
+                 "      challenges, N witnesses held at once), R times (default 1) into the same\n"
+                 "      N cz_witness\n"
                  "  --sequential: the witness only, on the sequential witness back-end (one\n"
                  "      thread, fresh buffers per partition: the reference)\n");
 }
@@ -59,13 +64,44 @@ static cz_status synth_fresh(uint32_t *aux, uint64_t *constraints, synth_mode mo
     return st;
 }
 
+/* CPU seconds of the whole process (all threads). */
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --together: n partitions per call, `rounds` calls into the same n witnesses. */
+static cz_status synth_together(const cz_porep_geometry *g, const cz_porep_layout *layout,
+                                const cz_c1 *c1, uint32_t first, uint32_t n, uint32_t rounds,
+                                unsigned threads, cz_error *err) {
+    cz_witness *w = calloc(n, sizeof *w);
+    uint32_t *parts = calloc(n, sizeof *parts);
+    cz_status st = w && parts ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < n && st == CZ_OK; k++) parts[k] = (first + k) % c1->partitions;
+    for (uint32_t r = 0; r < rounds && st == CZ_OK; r++) {
+        uint64_t t0 = cz_now_ns();
+        double cpu0 = cpu_seconds();
+        st = cz_porep_synthesize_witnesses(w, n, g, layout, c1, parts, threads, err);
+        if (st == CZ_OK)
+            printf("  round %-3u %u partitions %8.3f s, cpu %.3f s  (%u aux each); peak RSS "
+                   "%.1f MiB\n",
+                   r, n, (double)(cz_now_ns() - t0) / 1e9, cpu_seconds() - cpu0, w[0].num_aux,
+                   (double)cz_peak_rss_bytes() / (1 << 20));
+    }
+    for (uint32_t k = 0; w && k < n; k++) cz_witness_free(&w[k]);
+    free(w), free(parts);
+    return st;
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 int cz_cmd_bench_synth(int argc, char **argv) {
-    uint64_t size = 2048, partition = 0, partitions = 1, threads = 0;
+    uint64_t size = 2048, partition = 0, partitions = 1, threads = 0, rounds = 1;
+    int together = 0;
     synth_mode mode = MODE_PROVE;
     for (int i = 1; i < argc; i++) {
         cz_error err = {0};
@@ -83,6 +119,10 @@ int cz_cmd_bench_synth(int argc, char **argv) {
             num = &threads;
         } else if (!strcmp(argv[i], "--witness-only")) {
             if (mode != MODE_SEQUENTIAL) mode = MODE_PARALLEL;
+        } else if (!strcmp(argv[i], "--together")) {
+            together = 1;
+        } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+            num = &rounds;
         } else if (!strcmp(argv[i], "--sequential")) {
             mode = MODE_SEQUENTIAL;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -98,12 +138,18 @@ int cz_cmd_bench_synth(int argc, char **argv) {
             return 2;
         }
     }
-    if (partitions < 1 || partitions > 1000 || threads > 4096) {
-        fprintf(stderr, "cuzk bench-synth: --partitions 1..1000, --threads 0..4096\n");
+    if (partitions < 1 || partitions > 1000 || threads > 4096 || rounds < 1 || rounds > 1000) {
+        fprintf(stderr,
+                "cuzk bench-synth: --partitions 1..1000, --threads 0..4096, --rounds 1..1000\n");
         return 2;
     }
-    if (threads && mode != MODE_PARALLEL) {
-        fprintf(stderr, "cuzk bench-synth: --threads needs --witness-only (not --sequential)\n");
+    if ((threads || together) && mode != MODE_PARALLEL) {
+        fprintf(stderr, "cuzk bench-synth: --threads and --together need --witness-only (not "
+                        "--sequential)\n");
+        return 2;
+    }
+    if (rounds > 1 && !together) {
+        fprintf(stderr, "cuzk bench-synth: --rounds needs --together\n");
         return 2;
     }
     unsigned nthreads =
@@ -114,9 +160,11 @@ int cz_cmd_bench_synth(int argc, char **argv) {
            "thread%s\n%s\n",
            CZ_VERSION, (unsigned long long)size, (unsigned long long)partition,
            (unsigned long long)partitions,
-           mode == MODE_PROVE      ? "prove back-end"
-           : mode == MODE_PARALLEL ? "witness only (parallel, one reused cz_witness)"
-                                   : "witness only (sequential witness back-end)",
+           mode == MODE_PROVE ? "prove back-end"
+           : mode == MODE_PARALLEL
+               ? (together ? "witness only (parallel, the partitions in one call)"
+                           : "witness only (parallel, one reused cz_witness)")
+               : "witness only (sequential witness back-end)",
            nthreads, nthreads == 1 ? "" : "s", machine);
     cz_error err = {0};
     cz_fc_proof_info info;
@@ -151,6 +199,18 @@ int cz_cmd_bench_synth(int argc, char **argv) {
                    (double)(cz_now_ns() - t0) / 1e9, layout.top_aux, g.challenges,
                    layout.challenge_aux, layout.top_inputs, g.challenges, layout.challenge_inputs);
     }
+    if (together) {
+        st = st == CZ_OK ? synth_together(&g, &layout, &c1, (uint32_t)partition,
+                                          (uint32_t)partitions, (uint32_t)rounds, nthreads, &err)
+                         : st;
+        cz_c1_free(&c1);
+        if (st != CZ_OK) {
+            fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
+            return 1;
+        }
+        printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
+        return 0;
+    }
     cz_witness w = {0};
     double *times = calloc(partitions, sizeof *times);
     if (!times) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
@@ -159,17 +219,18 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     for (uint64_t k = 0; st == CZ_OK && k < partitions; k++) {
         uint32_t p = (uint32_t)((partition + k) % c1.partitions);
         t0 = cz_now_ns();
+        double cpu0 = cpu_seconds();
         if (mode == MODE_PARALLEL) {
-            st = cz_porep_synthesize_witness_layout(&w, &g, &layout, &c1, p, nthreads, &err);
+            st = cz_porep_synthesize_witnesses(&w, 1, &g, &layout, &c1, &p, nthreads, &err);
             aux = w.num_aux, constraints = layout.num_constraints;
         } else {
             st = synth_fresh(&aux, &constraints, mode, &g, &c1, p, &err);
         }
         times[k] = (double)(cz_now_ns() - t0) / 1e9;
         if (st == CZ_OK)
-            printf("  partition %-3u synthesis %8.3f s  (%u aux, %llu constraints%s); peak RSS "
-                   "%.1f MiB\n",
-                   p, times[k], aux, (unsigned long long)constraints,
+            printf("  partition %-3u synthesis %8.3f s, cpu %.3f s  (%u aux, %llu constraints%s); "
+                   "peak RSS %.1f MiB\n",
+                   p, times[k], cpu_seconds() - cpu0, aux, (unsigned long long)constraints,
                    mode == MODE_PROVE ? " with the input rows" : "",
                    (double)cz_peak_rss_bytes() / (1 << 20));
     }

@@ -24,7 +24,6 @@
 typedef struct {
     cz_c1 c1;
     cz_porep_geometry geometry;
-    cz_porep_layout layout;
     int has_prover_id;
     uint8_t prover_id[32];
     uint64_t sector_id;
@@ -136,7 +135,6 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
         s->has_prover_id = 1;
     }
     if ((st = cz_porep_geometry_of_c1(&s->geometry, c1, err)) != CZ_OK) return st;
-    if ((st = cz_porep_layout_make(&s->layout, &s->geometry, err)) != CZ_OK) return st;
     const char *id = cz_srs_porep_circuit_id(c1->sector_size);
     if (!id)
         return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for sector size %" PRIu64,
@@ -164,8 +162,7 @@ static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_e
     if (!w) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
     unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
     unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
-    cz_status st =
-        cz_porep_synthesize_witness_layout(w, &s->geometry, &s->layout, &s->c1, unit, threads, err);
+    cz_status st = cz_porep_synthesize_witness(w, &s->geometry, &s->c1, unit, threads, err);
     atomic_fetch_sub(&synthesizing, 1);
     if (st != CZ_OK) {
         witness_put(s, w);

@@ -433,7 +433,53 @@ static cz_cs *window_new(cz_witness *w, uint32_t input_begin, uint32_t input_end
     return cz_cs_window_new(&win);
 }
 
+static int shape_equal(const cz_por_shape *a, const cz_por_shape *b) {
+    return a->hasher == b->hasher && a->base_arity == b->base_arity &&
+           a->base_levels == b->base_levels && a->sub_arity == b->sub_arity &&
+           a->top_arity == b->top_arity;
+}
+
+static int geometry_equal(const cz_porep_geometry *a, const cz_porep_geometry *b) {
+    return a->nodes == b->nodes && a->layers == b->layers && a->challenges == b->challenges &&
+           shape_equal(&a->tree_d, &b->tree_d) && shape_equal(&a->tree_rc, &b->tree_rc);
+}
+
+/* Layouts counted so far (a pure function of the geometry; a process sees a
+ * handful of sector sizes), so that a caller without its own copy does not
+ * pay the count (~0.1 s at 32 GiB) per partition. */
+#define LAYOUT_MEMO 16
+static struct {
+    cz_porep_geometry g;
+    cz_porep_layout layout;
+} layout_memo[LAYOUT_MEMO];
+static unsigned layout_memo_len;
+static pthread_mutex_t layout_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cz_status layout_count(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err);
+
 cz_status cz_porep_layout_make(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err) {
+    int found = 0;
+    pthread_mutex_lock(&layout_memo_lock);
+    for (unsigned i = 0; i < layout_memo_len && !found; i++)
+        if (geometry_equal(&layout_memo[i].g, g)) *out = layout_memo[i].layout, found = 1;
+    pthread_mutex_unlock(&layout_memo_lock);
+    if (found) return CZ_OK;
+    cz_status st = layout_count(out, g, err);
+    if (st != CZ_OK) return st;
+    pthread_mutex_lock(&layout_memo_lock);
+    for (unsigned i = 0; i < layout_memo_len && !found; i++)
+        found = geometry_equal(&layout_memo[i].g, g);
+    if (!found && layout_memo_len < LAYOUT_MEMO) {
+        layout_memo[layout_memo_len].g = *g;
+        layout_memo[layout_memo_len++].layout = *out;
+    }
+    pthread_mutex_unlock(&layout_memo_lock);
+    return CZ_OK;
+}
+
+/* Counts the block and one challenge on a system without values or
+ * combinations. */
+static cz_status layout_count(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err) {
     memset(out, 0, sizeof *out);
     /* no witness, no combinations: the structure alone */
     cz_cs *cs = window_new(NULL, 1, CZ_VAR_INPUT_BIT - 1, 0, CZ_VAR_INPUT_BIT - 1);
@@ -492,31 +538,44 @@ static cz_status reserve(cz_fr **buf, size_t *cap, size_t need) {
     return CZ_OK;
 }
 
+/* One partition's witness: its buffers and the block's variables that its
+ * challenges read. */
 typedef struct {
     cz_witness *w;
+    uint32_t partition;
+    cz_bool replica_id_bits[256];
+    cz_num comm_d, comm_c, comm_r_last;
+} witness_unit;
+
+/* Tasks are (unit, challenge) pairs, task t = unit t / challenges,
+ * challenge t % challenges, handed out in order. */
+typedef struct {
     const cz_porep_geometry *g;
     const cz_porep_layout *layout;
     const cz_c1 *c1;
-    uint32_t partition;
-    const synth *top; /* the block's variables every challenge reads */
-    atomic_uint next; /* next challenge to hand out */
+    witness_unit *units;
+    uint64_t tasks;
+    atomic_uint_fast64_t next; /* next task to hand out */
     atomic_int stop;
     pthread_mutex_t lock;
-    uint32_t failed_challenge; /* lowest failing challenge, UINT32_MAX: none */
+    uint64_t failed_task; /* lowest failing task */
     cz_status status;
     cz_error error;
 } witness_job;
 
-/* Synthesizes challenge i into its window (job->layout's numbering). */
-static cz_status witness_challenge(witness_job *job, synth *s, uint32_t i, cz_error *err) {
+/* Synthesizes challenge i of unit u into its window (the layout's numbering). */
+static cz_status witness_challenge(witness_job *job, synth *s, const witness_unit *u, uint32_t i,
+                                   cz_error *err) {
     const cz_porep_layout *L = job->layout;
     uint32_t in0 = L->top_inputs + i * L->challenge_inputs;
     uint32_t aux0 = L->top_aux + i * L->challenge_aux;
-    cz_cs *cs = window_new(job->w, in0, in0 + L->challenge_inputs, aux0, aux0 + L->challenge_aux);
+    cz_cs *cs = window_new(u->w, in0, in0 + L->challenge_inputs, aux0, aux0 + L->challenge_aux);
     if (!cs) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    memcpy(s->replica_id_bits, u->replica_id_bits, sizeof s->replica_id_bits);
+    s->comm_d = u->comm_d, s->comm_c = u->comm_c, s->comm_r_last = u->comm_r_last;
     s->cs = cs;
     s->status = CZ_OK;
-    challenge_circuit(s, job->partition, i);
+    challenge_circuit(s, u->partition, i);
     cz_status st = s->status;
     if (st == CZ_OK && (st = cz_cs_status(cs)) != CZ_OK && err) *err = cs->error;
     if (st == CZ_OK &&
@@ -533,36 +592,38 @@ static cz_status witness_challenge(witness_job *job, synth *s, uint32_t i, cz_er
     return st;
 }
 
+static void job_fail(witness_job *job, uint64_t task, cz_status st, const cz_error *err) {
+    pthread_mutex_lock(&job->lock);
+    /* keep the lowest failing task, whatever the thread timing */
+    if (job->status == CZ_OK || task < job->failed_task) {
+        job->status = st;
+        job->error = *err;
+        job->failed_task = task;
+    }
+    pthread_mutex_unlock(&job->lock);
+    atomic_store(&job->stop, 1);
+}
+
 static void *witness_worker(void *arg) {
     witness_job *job = arg;
-    synth *s = malloc(sizeof *s);
     cz_error err = {0};
+    synth *s = calloc(1, sizeof *s);
     if (!s) {
-        pthread_mutex_lock(&job->lock);
-        if (job->status == CZ_OK) {
-            job->status = cz_error_set(&job->error, CZ_E_NOMEM, "porep witness: out of memory");
-            job->failed_challenge = 0;
-        }
-        pthread_mutex_unlock(&job->lock);
-        atomic_store(&job->stop, 1);
+        cz_error_set(&err, CZ_E_NOMEM, "out of memory");
+        job_fail(job, atomic_load(&job->next), CZ_E_NOMEM, &err);
         return NULL;
     }
-    memcpy(s, job->top, sizeof *s); /* replica_id bits, comm_d, comm_c, comm_r_last */
+    s->g = job->g;
+    s->c1 = job->c1;
     s->err = &err;
+    uint32_t per_unit = job->layout->challenges;
     while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
-        uint32_t i = atomic_fetch_add(&job->next, 1);
-        if (i >= job->layout->challenges) break;
-        cz_status st = witness_challenge(job, s, i, &err);
+        uint64_t t = atomic_fetch_add(&job->next, 1);
+        if (t >= job->tasks) break;
+        cz_status st =
+            witness_challenge(job, s, &job->units[t / per_unit], (uint32_t)(t % per_unit), &err);
         if (st != CZ_OK) {
-            pthread_mutex_lock(&job->lock);
-            /* the lowest failing challenge, whatever the thread timing */
-            if (job->status == CZ_OK || i < job->failed_challenge) {
-                job->status = st;
-                job->error = err;
-                job->failed_challenge = i;
-            }
-            pthread_mutex_unlock(&job->lock);
-            atomic_store(&job->stop, 1);
+            job_fail(job, t, st, &err);
             break;
         }
     }
@@ -570,12 +631,41 @@ static void *witness_worker(void *arg) {
     return NULL;
 }
 
-cz_status cz_porep_synthesize_witness_layout(cz_witness *w, const cz_porep_geometry *g,
-                                             const cz_porep_layout *layout, const cz_c1 *c1,
-                                             uint32_t partition, unsigned threads, cz_error *err) {
-    w->num_inputs = w->num_aux = 0;
-    if (!c1)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "porep witness: needs a witness (a C1 output)");
+/* The block of unit u on this thread, into its window. */
+static cz_status witness_top(witness_unit *u, const cz_porep_geometry *g,
+                             const cz_porep_layout *layout, const cz_c1 *c1, cz_error *err) {
+    synth *top = calloc(1, sizeof *top);
+    cz_cs *cs = window_new(u->w, 1, layout->top_inputs, 0, layout->top_aux);
+    if (!top || !cs) {
+        free(top);
+        cz_cs_destroy(cs);
+        return cz_error_set(err, CZ_E_NOMEM, "porep witness: out of memory");
+    }
+    top->cs = cs;
+    top->g = g;
+    top->c1 = c1;
+    top->err = err;
+    top->status = CZ_OK;
+    top_circuit(top, u->partition);
+    cz_status st = top->status;
+    if (st == CZ_OK && (st = cz_cs_status(cs)) != CZ_OK && err) *err = cs->error;
+    if (st == CZ_OK && (cs->num_inputs != layout->top_inputs || cs->num_aux != layout->top_aux ||
+                        cs->num_constraints != layout->top_constraints))
+        st = cz_error_set(err, CZ_E_INTERNAL,
+                          "porep witness: the block allocated %u inputs, %u aux and %llu "
+                          "constraints, the layout says %u, %u and %llu",
+                          cs->num_inputs, cs->num_aux, (unsigned long long)cs->num_constraints,
+                          layout->top_inputs, layout->top_aux,
+                          (unsigned long long)layout->top_constraints);
+    memcpy(u->replica_id_bits, top->replica_id_bits, sizeof u->replica_id_bits);
+    u->comm_d = top->comm_d, u->comm_c = top->comm_c, u->comm_r_last = top->comm_r_last;
+    cz_cs_destroy(cs);
+    free(top);
+    return st;
+}
+
+static cz_status check_layout(const cz_porep_layout *layout, const cz_porep_geometry *g,
+                              cz_error *err) {
     if (layout->challenges != g->challenges)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "porep witness: layout of %u challenges, circuit of %u",
@@ -587,59 +677,62 @@ cz_status cz_porep_synthesize_witness_layout(cz_witness *w, const cz_porep_geome
             (uint64_t)layout->top_aux + (uint64_t)layout->challenge_aux * g->challenges ||
         (uint64_t)layout->num_inputs + layout->num_aux >= CZ_VAR_INPUT_BIT)
         return cz_error_set(err, CZ_E_INVALID_ARG, "porep witness: inconsistent layout");
-    cz_status st = check_c1(g, c1, partition, err);
-    if (st != CZ_OK) return st;
-    if (reserve(&w->input, &w->input_cap, layout->num_inputs) != CZ_OK ||
-        reserve(&w->aux, &w->aux_cap, layout->num_aux) != CZ_OK)
-        return cz_error_set(err, CZ_E_NOMEM,
-                            "porep witness: out of memory for %u inputs and %u aux (%.1f GiB)",
-                            layout->num_inputs, layout->num_aux,
-                            (double)layout->num_aux * sizeof(cz_fr) / (1u << 30));
-    w->input[0] = cz_fr_one;
+    return CZ_OK;
+}
 
-    /* the block, on this thread */
-    synth *top = calloc(1, sizeof *top);
-    cz_cs *cs = window_new(w, 1, layout->top_inputs, 0, layout->top_aux);
-    if (!top || !cs) {
-        free(top);
-        cz_cs_destroy(cs);
-        return cz_error_set(err, CZ_E_NOMEM, "porep witness: out of memory");
+cz_status cz_porep_synthesize_witnesses(cz_witness *w, uint32_t n, const cz_porep_geometry *g,
+                                        const cz_porep_layout *layout, const cz_c1 *c1,
+                                        const uint32_t *partitions, unsigned threads,
+                                        cz_error *err) {
+    for (uint32_t k = 0; k < n; k++) w[k].num_inputs = w[k].num_aux = 0;
+    if (!c1)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "porep witness: needs a witness (a C1 output)");
+    cz_porep_layout counted;
+    cz_status st;
+    if (!layout) {
+        if ((st = cz_porep_layout_make(&counted, g, err)) != CZ_OK) return st;
+        layout = &counted;
     }
-    top->cs = cs;
-    top->g = g;
-    top->c1 = c1;
-    top->err = err;
-    top->status = CZ_OK;
-    top_circuit(top, partition);
-    st = top->status;
-    if (st == CZ_OK && (st = cz_cs_status(cs)) != CZ_OK && err) *err = cs->error;
-    if (st == CZ_OK && (cs->num_inputs != layout->top_inputs || cs->num_aux != layout->top_aux ||
-                        cs->num_constraints != layout->top_constraints))
-        st = cz_error_set(err, CZ_E_INTERNAL,
-                          "porep witness: the block allocated %u inputs and %u aux, the layout "
-                          "says %u and %u",
-                          cs->num_inputs, cs->num_aux, layout->top_inputs, layout->top_aux);
-    cz_cs_destroy(cs);
-    top->cs = NULL;
+    if ((st = check_layout(layout, g, err)) != CZ_OK) return st;
+    for (uint32_t k = 0; k < n; k++)
+        if ((st = check_c1(g, c1, partitions[k], err)) != CZ_OK) return st;
+    witness_unit *units = calloc(n ? n : 1, sizeof *units);
+    if (!units) return cz_error_set(err, CZ_E_NOMEM, "porep witness: out of memory");
+
+    /* buffers, then the blocks, on this thread */
+    for (uint32_t k = 0; k < n && st == CZ_OK; k++) {
+        units[k].w = &w[k];
+        units[k].partition = partitions[k];
+        if (reserve(&w[k].input, &w[k].input_cap, layout->num_inputs) != CZ_OK ||
+            reserve(&w[k].aux, &w[k].aux_cap, layout->num_aux) != CZ_OK)
+            st = cz_error_set(err, CZ_E_NOMEM,
+                              "porep witness: out of memory for %u inputs and %u aux (%.1f GiB)",
+                              layout->num_inputs, layout->num_aux,
+                              (double)layout->num_aux * sizeof(cz_fr) / (1u << 30));
+        if (st == CZ_OK) {
+            w[k].input[0] = cz_fr_one;
+            st = witness_top(&units[k], g, layout, c1, err);
+            if (st != CZ_OK) cz_error_prefix(err, "partition %u", partitions[k]);
+        }
+    }
     if (st != CZ_OK) {
-        free(top);
+        free(units);
         return st;
     }
 
-    /* the challenges, on up to `threads` threads (this one included) */
-    witness_job job = {.w = w,
-                       .g = g,
+    /* the challenges of every unit, on up to `threads` threads (this one included) */
+    witness_job job = {.g = g,
                        .layout = layout,
                        .c1 = c1,
-                       .partition = partition,
-                       .top = top,
-                       .failed_challenge = UINT32_MAX,
+                       .units = units,
+                       .tasks = (uint64_t)n * layout->challenges,
+                       .failed_task = UINT64_MAX,
                        .status = CZ_OK};
     atomic_init(&job.next, 0);
     atomic_init(&job.stop, 0);
     pthread_mutex_init(&job.lock, NULL);
     if (threads == 0) threads = cz_thread_count();
-    if (threads > layout->challenges) threads = layout->challenges;
+    if (threads > job.tasks) threads = (unsigned)job.tasks;
     if (threads > 256) threads = 256;
     pthread_t tids[256];
     unsigned started = 0;
@@ -651,25 +744,24 @@ cz_status cz_porep_synthesize_witness_layout(cz_witness *w, const cz_porep_geome
     witness_worker(&job);
     for (unsigned t = 0; t < started; t++) pthread_join(tids[t], NULL);
     pthread_mutex_destroy(&job.lock);
-    free(top);
+    free(units);
     if (job.status != CZ_OK) {
         if (err) {
             *err = job.error;
-            cz_error_prefix(err, "porep witness: partition %u challenge %u", partition,
-                            job.failed_challenge);
+            cz_error_prefix(err, "porep witness: partition %u challenge %u",
+                            partitions[job.failed_task / layout->challenges],
+                            (uint32_t)(job.failed_task % layout->challenges));
         }
         return job.status;
     }
-    w->num_inputs = layout->num_inputs;
-    w->num_aux = layout->num_aux;
+    for (uint32_t k = 0; k < n; k++) {
+        w[k].num_inputs = layout->num_inputs;
+        w[k].num_aux = layout->num_aux;
+    }
     return CZ_OK;
 }
 
 cz_status cz_porep_synthesize_witness(cz_witness *w, const cz_porep_geometry *g, const cz_c1 *c1,
                                       uint32_t partition, unsigned threads, cz_error *err) {
-    cz_porep_layout layout;
-    w->num_inputs = w->num_aux = 0;
-    cz_status st = cz_porep_layout_make(&layout, g, err);
-    if (st != CZ_OK) return st;
-    return cz_porep_synthesize_witness_layout(w, g, &layout, c1, partition, threads, err);
+    return cz_porep_synthesize_witnesses(w, 1, g, NULL, c1, &partition, threads, err);
 }

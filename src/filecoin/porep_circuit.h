@@ -78,8 +78,9 @@ typedef struct {
 } cz_porep_layout;
 
 /* The layout of g's circuit, counted by synthesizing the block and one
- * challenge without a witness (milliseconds even at 32 GiB); it depends on
- * g alone, so callers may compute it once per geometry. */
+ * challenge without a witness or combinations (~0.1 s at 32 GiB); it
+ * depends on g alone and is remembered per geometry (a few per process;
+ * thread-safe), so later calls return at once. */
 cz_status cz_porep_layout_make(cz_porep_layout *out, const cz_porep_geometry *g, cz_error *err);
 
 /* Partition `partition` of c1, witness only: w receives exactly the
@@ -94,15 +95,19 @@ cz_status cz_porep_layout_make(cz_porep_layout *out, const cz_porep_geometry *g,
  * written exactly once per call. Fails, never shifts the witness, when a
  * challenge allocates other than its window: an overrun stops at the
  * window's end (CZ_E_RANGE), a shortfall is found afterwards (CZ_E_INTERNAL),
- * both naming the challenge. On failure w's sizes are 0 and its contents
- * undefined (the buffers stay for reuse). */
+ * both naming the partition and challenge. On failure w's sizes are 0 and
+ * its contents undefined (the buffers stay for reuse). */
 cz_status cz_porep_synthesize_witness(cz_witness *w, const cz_porep_geometry *g, const cz_c1 *c1,
                                       uint32_t partition, unsigned threads, cz_error *err);
-/* The same with a layout from cz_porep_layout_make (or, in tests, a wrong
- * one, which must be refused). */
-cz_status cz_porep_synthesize_witness_layout(cz_witness *w, const cz_porep_geometry *g,
-                                             const cz_porep_layout *layout, const cz_c1 *c1,
-                                             uint32_t partition, unsigned threads, cz_error *err);
+/* n partitions at once, w[k] receiving partitions[k]: the n x challenges
+ * sub-circuits share one pool of threads (better balance than n calls when
+ * a partition has few challenges per thread, e.g. 18 on 16 cores; the n
+ * witnesses are held together). layout: from cz_porep_layout_make (NULL:
+ * counted here; a wrong one must be refused, which the tests check). */
+cz_status cz_porep_synthesize_witnesses(cz_witness *w, uint32_t n, const cz_porep_geometry *g,
+                                        const cz_porep_layout *layout, const cz_c1 *c1,
+                                        const uint32_t *partitions, unsigned threads,
+                                        cz_error *err);
 
 /* The public inputs without ONE (cz_porep_num_inputs(g) - 1 values) as
  * Filecoin's verifier derives them (spec §3.4): replica_id, comm_d, comm_r,

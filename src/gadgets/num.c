@@ -25,7 +25,8 @@ static void enforce_small(cz_cs *cs, small_lc *a, small_lc *b, small_lc *c) {
 static void num_alloc(cz_cs *cs, cz_num *out, const cz_fr *value, int is_input) {
     int w = cz_cs_has_witness(cs);
     out->value = w && value ? *value : cz_fr_zero;
-    out->var = cs->ops->alloc(cs, w ? &out->value : NULL, is_input);
+    const cz_fr *v = w ? &out->value : NULL;
+    out->var = is_input ? cz_cs_alloc_input(cs, v) : cz_cs_alloc(cs, v);
 }
 
 void cz_num_alloc(cz_cs *cs, cz_num *out, const cz_fr *value) {

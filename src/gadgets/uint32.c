@@ -78,8 +78,13 @@ void cz_u32_addmany(cz_multieq *m, cz_u32 *out, const cz_u32 *ops, size_t n) {
     uint64_t sum = 0;
     int all_constants = 1;
     for (size_t k = 0; k < n; k++) {
-        sum += cz_u32_value(&ops[k]);
-        for (int i = 0; i < 32; i++) all_constants &= ops[k].bits[i].kind == CZ_BOOL_CONST;
+        uint32_t v = 0;
+        for (int i = 0; i < 32; i++) {
+            cz_bool b = ops[k].bits[i];
+            v |= (uint32_t)(b.value ^ (b.kind == CZ_BOOL_NOT)) << i;
+            all_constants &= b.kind == CZ_BOOL_CONST;
+        }
+        sum += v;
     }
     if (all_constants) {
         cz_u32_const(out, (uint32_t)sum);

@@ -18,7 +18,7 @@
  * cz_cs_has_witness() tells synthesis code whether values must be computed.
  * Likewise back-ends that never look at the linear combinations (witness)
  * say so with cz_cs_ignores_lcs(): synthesis code may then pass empty ones
- * to enforce, which still counts the constraint. Allocation order and the
+ * to enforce, which only counts the constraint. Allocation order and the
  * number of constraints must not depend on either flag.
  *
  * Errors are sticky: an allocation failure or a broken invariant inside a
@@ -65,7 +65,15 @@ typedef struct {
 struct cz_cs {
     const cz_cs_ops *ops;
     int has_witness;
-    int ignores_lcs;     /* enforce looks at nothing but the call (0 unless a back-end sets it) */
+    /* Set by back-ends whose enforce only counts the constraint (while the
+     * status is clean): cz_cs_enforce then counts inline, and synthesis
+     * code may skip building the combinations (0 unless a back-end sets it). */
+    int ignores_lcs;
+    /* Optional in-place store of aux values (witness back-ends): while
+     * num_aux < direct_aux_end, cz_cs_alloc writes aux v's value to
+     * direct_aux[v] inline instead of calling ops->alloc. NULL: none. */
+    cz_fr *direct_aux;
+    uint32_t direct_aux_end;
     uint32_t num_inputs; /* including ONE */
     uint32_t num_aux;
     uint64_t num_constraints;
@@ -88,6 +96,12 @@ cz_status cz_lc_add_lc(cz_lc *lc, const cz_lc *other, const cz_fr *coeff);
 
 /* ---- the system ---- */
 static inline cz_var cz_cs_alloc(cz_cs *cs, const cz_fr *value) {
+    uint32_t v = cs->num_aux;
+    if (cs->direct_aux && v < cs->direct_aux_end && value && cs->status == CZ_OK) {
+        cs->direct_aux[v] = *value;
+        cs->num_aux = v + 1;
+        return v;
+    }
     return cs->ops->alloc(cs, value, 0);
 }
 static inline cz_var cz_cs_alloc_input(cz_cs *cs, const cz_fr *value) {
@@ -96,6 +110,10 @@ static inline cz_var cz_cs_alloc_input(cz_cs *cs, const cz_fr *value) {
 /* a, b or c may be NULL for the empty (zero) combination. Every term must
  * name an allocated variable (checked; a violation fails cs). */
 static inline void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
+    if (cs->ignores_lcs) {
+        cs->num_constraints += cs->status == CZ_OK;
+        return;
+    }
     cs->ops->enforce(cs, a, b, c);
 }
 static inline int cz_cs_has_witness(const cz_cs *cs) {

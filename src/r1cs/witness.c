@@ -125,6 +125,8 @@ cz_cs *cz_cs_window_new(const cz_witness_window *win) {
     w->base.ignores_lcs = 1;
     w->base.num_inputs = win->input_begin;
     w->base.num_aux = win->aux_begin;
+    w->base.direct_aux = win->aux; /* aux_end bounds the inline store too */
+    w->base.direct_aux_end = win->aux_end;
     w->win = *win;
     return &w->base;
 }

@@ -775,6 +775,7 @@ static void test_parallel_refusals(void) {
     /* wrong layouts: a challenge window one aux short (overrun), one too
      * long (shortfall), inputs one short, the block one aux long */
     cz_porep_layout good, bad;
+    const uint32_t zero = 0;
     CHECK(cz_porep_layout_make(&good, &s.g, &err) == CZ_OK);
     CHECK(good.num_aux == ref.num_aux && good.num_inputs == ref.num_inputs);
     CHECK(good.challenge_inputs == 18 && good.top_inputs == 4);
@@ -795,7 +796,7 @@ static void test_parallel_refusals(void) {
         bad.challenge_inputs = (uint32_t)(bad.challenge_inputs + cases[i].d_ch_inputs);
         bad.num_aux = bad.top_aux + bad.challenge_aux * bad.challenges;
         bad.num_inputs = bad.top_inputs + bad.challenge_inputs * bad.challenges;
-        cz_status st = cz_porep_synthesize_witness_layout(&w, &s.g, &bad, &c1, 0, 2, &err);
+        cz_status st = cz_porep_synthesize_witnesses(&w, 1, &s.g, &bad, &c1, &zero, 2, &err);
         printf("  %s: %s (%s)\n", cases[i].what, cz_status_name(st), err.message);
         CHECK(st == cases[i].want);
         CHECK(w.num_aux == 0 && w.num_inputs == 0);
@@ -803,7 +804,8 @@ static void test_parallel_refusals(void) {
     }
     bad = good;
     bad.num_aux++; /* sizes that do not add up */
-    CHECK(cz_porep_synthesize_witness_layout(&w, &s.g, &bad, &c1, 0, 2, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_porep_synthesize_witnesses(&w, 1, &s.g, &bad, &c1, &zero, 2, &err) ==
+          CZ_E_INVALID_ARG);
 
     /* a tampered C1: a non-canonical tree-R sibling in challenge 2 (its
      * window fails, named), and a sibling missing (refused before
@@ -833,6 +835,48 @@ static void test_parallel_refusals(void) {
     cz_c1_free(&small_c1);
     cz_c1_free(&c1);
     sector_free(&small);
+    sector_free(&s);
+}
+
+/* Several partitions in one call (one pool of threads over all their
+ * challenges): a hand-built sector of 6 challenges cut into 3 partitions
+ * of 2, each against the sequential back-end, also in a stale, reversed
+ * order; one partition's failure is reported as that partition's. */
+static void test_parallel_batch(void) {
+    sector s;
+    sector_init(&s, 64, 8, 0, 0, 6);
+    cz_c1 c1;
+    make_c1(&c1, &s);
+    c1.partitions = 3;
+    c1.challenges_per_partition = 2;
+    cz_porep_geometry g;
+    CHECK(cz_porep_geometry_make(&g, 64, 2, 2, 8, 0, 0, NULL) == CZ_OK);
+    cz_error err = {0};
+    cz_witness ref[3], w[3];
+    memset(w, 0, sizeof w);
+    for (uint32_t k = 0; k < 3; k++) reference_witness(&ref[k], &g, &c1, k, 0);
+    const uint32_t order[2][3] = {{0, 1, 2}, {2, 1, 0}};
+    for (int o = 0; o < 2; o++) {
+        for (int k = 0; k < 3; k++) scribble(&w[k]);
+        CHECK(cz_porep_synthesize_witnesses(w, 3, &g, NULL, &c1, order[o], 4, &err) == CZ_OK);
+        int equal = 1;
+        for (int k = 0; k < 3; k++) equal &= witness_equal(&w[k], &ref[order[o][k]]);
+        printf("parallel witness, partitions %u %u %u in one call on 4 threads: %s\n", order[o][0],
+               order[o][1], order[o][2], equal ? "equal" : "DIFFERENT");
+        CHECK(equal);
+    }
+    /* the partitions differ (else the comparison above proves little) */
+    CHECK(memcmp(ref[0].aux, ref[1].aux, (size_t)ref[0].num_aux * sizeof(cz_fr)) != 0);
+    /* a non-canonical data leaf in partition 1's second challenge */
+    uint8_t *leaf = c1.challenges[3].comm_d_proof.leaf, saved = leaf[31];
+    leaf[31] = 0xff;
+    cz_status st = cz_porep_synthesize_witnesses(w, 3, &g, NULL, &c1, order[0], 4, &err);
+    printf("  tampered partition 1: %s (%s)\n", cz_status_name(st), err.message);
+    CHECK(st == CZ_E_RANGE && strstr(err.message, "partition 1 challenge 1") != NULL);
+    CHECK(w[0].num_aux == 0 && w[2].num_aux == 0);
+    leaf[31] = saved;
+    for (int k = 0; k < 3; k++) cz_witness_free(&w[k]), cz_witness_free(&ref[k]);
+    cz_c1_free(&c1);
     sector_free(&s);
 }
 
@@ -886,6 +930,7 @@ int main(void) {
     test_parallel_generated(6, 1, 0);
     test_parallel_generated(7, -1, 0);
     test_parallel_refusals();
+    test_parallel_batch();
     test_large_sizes();
     test_parallel_32g();
     return cz_test_finish("porep_circuit");

@@ -195,4 +195,32 @@ static inline int lc_is(cz_cs *cs, uint64_t k, int m, const exp_term *want, uint
           (uint32_t)(sizeof((const exp_term[]){__VA_ARGS__}) / sizeof(exp_term)))
 #define LC_EMPTY(cs, k, m) lc_is((cs), (k), (m), NULL, 0)
 
+/* Synthesis on the witness back-end, which ignores linear combinations
+ * (the gadgets build none and may take other paths: Poseidon's direct
+ * synthesis instead of the template), against the prove back-end, which
+ * builds and evaluates every one: 1 when both give the same counts and the
+ * same inputs and aux, value for value. fn must synthesize the same thing
+ * on every call. */
+typedef void (*gadget_synth_fn)(cz_cs *cs, void *ctx);
+static inline int witness_matches_prove(gadget_synth_fn fn, void *ctx) {
+    cz_cs *w = cz_cs_witness_new(), *p = cz_cs_prove_new();
+    fn(w, ctx);
+    fn(p, ctx);
+    uint64_t w_constraints = w->num_constraints, p_constraints = p->num_constraints;
+    cz_fr *inputs = NULL, *aux = NULL;
+    uint32_t n_inputs = 0, n_aux = 0;
+    cz_prove_data pd;
+    int ok = cz_witness_finish(w, &inputs, &n_inputs, &aux, &n_aux, NULL) == CZ_OK &&
+             cz_prove_finish(p, &pd, NULL) == CZ_OK;
+    if (ok) {
+        ok = w_constraints == p_constraints && n_inputs == pd.num_inputs && n_aux == pd.num_aux &&
+             !memcmp(inputs, pd.input_assignment, (size_t)n_inputs * sizeof(cz_fr)) &&
+             (!n_aux || !memcmp(aux, pd.aux_assignment, (size_t)n_aux * sizeof(cz_fr)));
+        cz_prove_data_free(&pd);
+    }
+    free(inputs), free(aux);
+    cz_cs_destroy(w), cz_cs_destroy(p);
+    return ok;
+}
+
 #endif
