@@ -91,44 +91,6 @@ cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geome
     return st;
 }
 
-cz_status cz_porep_prove(uint8_t *out, size_t out_len, const cz_c1 *c1,
-                         const cz_groth16_params *params, cz_porep_prove_start_fn start,
-                         void *start_ctx, cz_porep_timings *timings, FILE *progress,
-                         cz_error *err) {
-    if (out_len != (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "proof buffer of %zu bytes, need %u x %d",
-                            out_len, c1->partitions, CZ_GROTH16_PROOF_BYTES);
-    if (timings) *timings = (cz_porep_timings){0};
-    cz_porep_geometry g;
-    cz_status st = cz_porep_geometry_of_c1(&g, c1, err);
-    for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++) {
-        cz_prove_data pd;
-        uint64_t t0 = cz_now_ns();
-        st = cz_porep_synthesize_partition(&pd, &g, c1, k, err);
-        double synth_s = (double)(cz_now_ns() - t0) / 1e9;
-        if (st == CZ_OK) st = cz_groth16_check_shapes(params, &pd, err);
-        cz_groth16_proof proof;
-        t0 = cz_now_ns();
-        cz_groth16_msm_results sums;
-        if (st == CZ_OK)
-            st = start ? start(start_ctx, &sums, params, &pd, err)
-                       : cz_groth16_prove_start(&sums, params, &pd, err);
-        if (st == CZ_OK)
-            st = cz_groth16_prove_finalize(&proof, &params->vk, &sums, NULL, NULL, err);
-        double prove_s = (double)(cz_now_ns() - t0) / 1e9;
-        if (timings) timings->synthesis_s += synth_s, timings->prove_s += prove_s;
-        if (st == CZ_OK && progress) {
-            fprintf(progress, "  partition %u/%u: synthesis %.2f s, prove %.2f s\n", k + 1,
-                    c1->partitions, synth_s, prove_s);
-            fflush(progress);
-        }
-        if (st == CZ_OK) cz_groth16_proof_encode(out + (size_t)k * CZ_GROTH16_PROOF_BYTES, &proof);
-        cz_prove_data_free(&pd);
-        if (st != CZ_OK) cz_error_prefix(err, "partition %u", k);
-    }
-    return st;
-}
-
 cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
                           const uint8_t *proof, size_t proof_len, const uint8_t *prover_id,
                           uint64_t sector_id, cz_error *err) {

@@ -45,25 +45,6 @@ cz_status cz_porep_geometry_of_c1(cz_porep_geometry *out, const cz_c1 *c1, cz_er
 cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geometry *g,
                                         const cz_c1 *c1, uint32_t partition, cz_error *err);
 
-/* Seconds spent, summed over partitions. */
-typedef struct {
-    double synthesis_s, prove_s;
-} cz_porep_timings;
-
-/* The heavy half of a Groth16 proof (cz_groth16_prove_start's contract):
- * the CPU's, or another back-end's (the GPU's, with its context). */
-typedef cz_status (*cz_porep_prove_start_fn)(void *ctx, cz_groth16_msm_results *out,
-                                             const cz_groth16_params *params,
-                                             const cz_prove_data *pd, cz_error *err);
-
-/* All partitions, one after the other: synthesis, start (NULL: the CPU's
- * cz_groth16_prove_start), then randomization with r, s fresh from the OS.
- * out receives partitions * 192 bytes (A || B || C compressed per
- * partition). timings and progress (a line per partition) may be NULL. */
-cz_status cz_porep_prove(uint8_t *out, size_t out_len, const cz_c1 *c1,
-                         const cz_groth16_params *params, cz_porep_prove_start_fn start,
-                         void *start_ctx, cz_porep_timings *timings, FILE *progress, cz_error *err);
-
 /* Verifies proof bytes (partitions * 192) for c1's sector: public inputs
  * recomputed from replica_id, comm_d, comm_r and the challenges derived
  * from replica_id and seed (cz_fc_porep_challenges), never from the vanilla

@@ -79,7 +79,16 @@ int main(void) {
 
     uint8_t proof[CZ_GROTH16_PROOF_BYTES];
     CHECK(c1.partitions == 1);
-    CHECK(cz_porep_prove(proof, sizeof proof, &c1, &params, NULL, NULL, NULL, NULL, &err) == CZ_OK);
+    {
+        cz_porep_geometry g;
+        cz_prove_data pd;
+        cz_groth16_proof gp;
+        CHECK(cz_porep_geometry_of_c1(&g, &c1, &err) == CZ_OK);
+        CHECK(cz_porep_synthesize_partition(&pd, &g, &c1, 0, &err) == CZ_OK);
+        CHECK(cz_groth16_prove(&gp, &params, &pd, NULL, NULL, &err) == CZ_OK);
+        cz_groth16_proof_encode(proof, &gp);
+        cz_prove_data_free(&pd);
+    }
     CHECK(verify_bytes(&c1, proof, sizeof proof, prover_id));
     CHECK(verify_bytes(&c1, proof, sizeof proof, NULL));
 
