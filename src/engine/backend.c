@@ -56,6 +56,15 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     return st;
 }
 
+cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                          const cz_circuit *circuit, cz_error *err) {
+    if (!b->ops->hold) return CZ_OK;
+    pthread_mutex_lock(&b->run_lock);
+    cz_status st = b->ops->hold(b, circuit_id, params, circuit, err);
+    pthread_mutex_unlock(&b->run_lock);
+    return st;
+}
+
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id) {
     if (!b->ops->release) return 0;
     pthread_mutex_lock(&b->run_lock);
@@ -112,7 +121,7 @@ static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     return st;
 }
 
-static const cz_backend_ops cpu_ops = {"cpu", cpu_prove_start, NULL, NULL};
+static const cz_backend_ops cpu_ops = {"cpu", cpu_prove_start, NULL, NULL, NULL};
 
 cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
     *out = calloc(1, sizeof **out);
@@ -167,50 +176,60 @@ static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
     return bytes;
 }
 
-static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
-                                  const cz_backend_unit *u, cz_error *err) {
+/* Makes circuit_id's key (and its pre-compiled circuit, when given)
+ * resident, replacing what the context held; a no-op when they are. */
+static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                           const cz_circuit *circuit, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st = cz_gpu_set_device(c->device, err);
     if (st != CZ_OK) return cz_error_prefix(err, "%s", b->info.name);
     srs_key key;
-    srs_key_of(&key, u->params);
-    const char *id = u->circuit_id ? u->circuit_id : "";
-    if (!c->srs || memcmp(&key, &c->key, sizeof key) != 0 || strcmp(id, c->circuit) != 0 ||
-        (u->circuit && !c->gc)) {
-        cuda_release(b, NULL); /* the context holds one circuit at a time */
-        uint64_t t0 = cz_now_ns();
-        /* The circuit first: the key may stream when both do not fit. */
-        if (u->circuit && (st = cz_gpu_circuit_create(&c->gc, u->circuit, err)) != CZ_OK)
-            return cz_error_prefix(err, "%s: %s: pre-compiled circuit", b->info.name, id);
-        size_t gc_bytes = cz_gpu_circuit_bytes(c->gc);
-        size_t budget = c->budget > gc_bytes ? (size_t)(c->budget - gc_bytes) : 0;
-        if (c->budget && !budget) {
-            st = cz_error_set(err, CZ_E_NOMEM,
-                              "%s: %s: the pre-compiled circuit (%.0f MiB) fills the context's "
-                              "device budget (%.0f MiB)",
-                              b->info.name, id, MIB(gc_bytes), MIB(c->budget));
-            cuda_release(b, NULL);
-            return st;
-        }
-        st = cz_gpu_srs_create_budget(&c->srs, u->params, budget, err);
-        if (st != CZ_OK) {
-            cuda_release(b, NULL);
-            return cz_error_prefix(err, "%s: %s", b->info.name, id);
-        }
-        c->key = key;
-        snprintf(c->circuit, sizeof c->circuit, "%s", id);
-        cz_backend_note_resident(b, id, cz_gpu_srs_bytes(c->srs) + gc_bytes,
-                                 cz_gpu_srs_streaming(c->srs, NULL, 0));
-        char why[256];
-        if (cz_gpu_srs_streaming(c->srs, why, sizeof why))
-            fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
-        else
-            fprintf(stderr,
-                    "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded "
-                    "in %.2f s\n",
-                    b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes),
-                    (double)(cz_now_ns() - t0) / 1e9);
+    srs_key_of(&key, params);
+    const char *id = circuit_id ? circuit_id : "";
+    if (c->srs && !memcmp(&key, &c->key, sizeof key) && !strcmp(id, c->circuit) &&
+        (!circuit || c->gc))
+        return CZ_OK;
+    cuda_release(b, NULL); /* the context holds one circuit at a time */
+    uint64_t t0 = cz_now_ns();
+    /* The circuit first: the key may stream when both do not fit. */
+    if (circuit && (st = cz_gpu_circuit_create(&c->gc, circuit, err)) != CZ_OK)
+        return cz_error_prefix(err, "%s: %s: pre-compiled circuit", b->info.name, id);
+    size_t gc_bytes = cz_gpu_circuit_bytes(c->gc);
+    size_t budget = c->budget > gc_bytes ? (size_t)(c->budget - gc_bytes) : 0;
+    if (c->budget && !budget) {
+        st = cz_error_set(err, CZ_E_NOMEM,
+                          "%s: %s: the pre-compiled circuit (%.0f MiB) fills the context's "
+                          "device budget (%.0f MiB)",
+                          b->info.name, id, MIB(gc_bytes), MIB(c->budget));
+        cuda_release(b, NULL);
+        return st;
     }
+    st = cz_gpu_srs_create_budget(&c->srs, params, budget, err);
+    if (st != CZ_OK) {
+        cuda_release(b, NULL);
+        return cz_error_prefix(err, "%s: %s", b->info.name, id);
+    }
+    c->key = key;
+    snprintf(c->circuit, sizeof c->circuit, "%s", id);
+    cz_backend_note_resident(b, id, cz_gpu_srs_bytes(c->srs) + gc_bytes,
+                             cz_gpu_srs_streaming(c->srs, NULL, 0));
+    char why[256];
+    if (cz_gpu_srs_streaming(c->srs, why, sizeof why))
+        fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
+    else
+        fprintf(stderr,
+                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded in "
+                "%.2f s\n",
+                b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes),
+                (double)(cz_now_ns() - t0) / 1e9);
+    return CZ_OK;
+}
+
+static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
+                                  const cz_backend_unit *u, cz_error *err) {
+    cuda_ctx *c = b->impl;
+    cz_status st = cuda_hold(b, u->circuit_id, u->params, u->pd ? NULL : u->circuit, err);
+    if (st != CZ_OK) return st;
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, err);
     } else {
@@ -228,7 +247,8 @@ static void cuda_destroy(cz_backend *b) {
     free(b->impl);
 }
 
-static const cz_backend_ops cuda_ops = {"cuda", cuda_prove_start, cuda_release, cuda_destroy};
+static const cz_backend_ops cuda_ops = {"cuda", cuda_prove_start, cuda_hold, cuda_release,
+                                        cuda_destroy};
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
                                  const char *name, cz_error *err) {

@@ -43,6 +43,12 @@ typedef struct {
     const char *kind; /* "cpu", "cuda", or a test's name */
     cz_status (*prove_start)(cz_backend *b, cz_groth16_msm_results *out, const cz_backend_unit *u,
                              cz_error *err);
+    /* Makes circuit_id's key (and circuit, when not NULL) resident ahead of
+     * its units, so the upload overlaps their synthesis; fails when they
+     * cannot be held even streaming. NULL: nothing is kept (the CPU).
+     * Called under the run lock. */
+    cz_status (*hold)(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                      const cz_circuit *circuit, cz_error *err);
     /* Frees what is resident for circuit_id (every circuit when NULL);
      * returns the device bytes freed. Called under the run lock. */
     uint64_t (*release)(cz_backend *b, const char *circuit_id);
@@ -73,6 +79,8 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
 /* Runs one unit under the context's lock, counting busy time and units. */
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
+cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                          const cz_circuit *circuit, cz_error *err);
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
 void cz_backend_get_info(cz_backend *b, cz_backend_info *out);
 void cz_backend_destroy(cz_backend *b); /* NULL is fine */

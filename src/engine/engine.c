@@ -648,6 +648,38 @@ static int admissible(cz_engine *e, const job *j) {
     return pinned + j->srs_bytes + unit <= total;
 }
 
+/* Puts a job's key and circuit on a back-end context ahead of its units, so
+ * that the upload (~1 GB at 2 KiB, ~50 GB at 32 GiB) overlaps their
+ * synthesis: nothing when a context holds them already, else the first idle
+ * context that keeps anything (never the CPU; all busy: the first unit does
+ * it). A job that no context can hold, not even streaming, fails now, not
+ * after its partitions are synthesized. Called without e->lock, j held. */
+static void hold_for_job(cz_engine *e, job *j) {
+    if (!j->plan.circuit_id[0] || !j->srs.params) return;
+    int idle = -1;
+    for (uint32_t i = 0; i < e->n_backends; i++) {
+        cz_backend *b = e->slots[i].backend;
+        cz_backend_info bi;
+        cz_backend_get_info(b, &bi);
+        if (!strcmp(bi.resident_circuit, j->plan.circuit_id)) return;
+        if (idle < 0 && !bi.busy && b->ops->hold) idle = (int)i;
+    }
+    if (idle < 0) return;
+    cz_backend *b = e->slots[idle].backend;
+    timeline(e, "GPU_HOLD_START", j, "%s backend=%s", j->plan.circuit_id, b->info.name);
+    cz_error herr = {0};
+    cz_status st = cz_backend_hold(b, j->plan.circuit_id, j->srs.params, j->srs.circuit, &herr);
+    timeline(e, "GPU_HOLD_END", j, "%s", st == CZ_OK ? "ok" : "failed");
+    if (st == CZ_OK) return;
+    pthread_mutex_lock(&e->lock);
+    if (!j->failed && !j->cancel) {
+        j->failed = 1;
+        snprintf(j->error, sizeof j->error, "%s", herr.message);
+    }
+    pthread_cond_broadcast(&e->prove_room); /* its queued units drop at once */
+    pthread_mutex_unlock(&e->lock);
+}
+
 /* The end of a job's preparation (its SRS held when it has one): queue its
  * units, or end it. */
 static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
@@ -678,12 +710,16 @@ static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
             }
             j->refs++;
         }
-        if (j->units_left == 0) {
+        int queued = j->units_left > 0;
+        if (!queued) {
             pthread_mutex_unlock(&e->lock);
             finish_job(e, j);
             pthread_mutex_lock(&e->lock);
         }
         pthread_cond_broadcast(&e->work);
+        pthread_mutex_unlock(&e->lock);
+        if (queued) hold_for_job(e, j);
+        return;
     }
     pthread_mutex_unlock(&e->lock);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cuzk/engine.h"
+#include "engine/backend.h"
 #include "engine/job.h"
 #include "filecoin/porep.h"
 #include "filecoin/registry.h"
@@ -272,6 +273,71 @@ static void run_interleaving(cz_engine *e) {
     CHECK(await_status(e, "c2", 20000) == CZ_JOB_COMPLETED);
 }
 
+/* A back-end context that keeps keys (a GPU's way): hold is asked once per
+ * job ahead of its units, unless the context holds that circuit already;
+ * when it fails (the device cannot hold the key), the job fails at once
+ * with its message and no unit is proven. */
+static int holds, hold_fails;
+static char held[32];
+
+static cz_status hold_start(cz_backend *b, cz_groth16_msm_results *out, const cz_backend_unit *u,
+                            cz_error *err) {
+    (void)b, (void)out, (void)u, (void)err;
+    return CZ_OK;
+}
+
+static cz_status hold_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                           const cz_circuit *circuit, cz_error *err) {
+    (void)circuit;
+    CHECK(params != NULL && params->vk.n_ic == 2);
+    pthread_mutex_lock(&lock);
+    holds++;
+    int fail = hold_fails;
+    pthread_mutex_unlock(&lock);
+    if (fail) return cz_error_set(err, CZ_E_NOMEM, "fake device: too small for %s", circuit_id);
+    snprintf(held, sizeof held, "%s", circuit_id);
+    cz_backend_note_resident(b, circuit_id, 1000, 0);
+    return CZ_OK;
+}
+
+static const cz_backend_ops hold_ops = {
+    .kind = "fake-gpu", .prove_start = hold_start, .hold = hold_hold};
+
+static void test_hold(const char *dir) {
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = 1 << 30;
+    cfg.synthesis_workers = 1;
+    cfg.prove_workers = 1;
+    cfg.param_cache = dir;
+    cfg.result_retention_ms = 60000;
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cz_backend *b = calloc(1, sizeof *b);
+    cz_backend_init(b, &hold_ops, NULL, "fake-gpu:0");
+    cfg.backends[0] = b;
+    cfg.n_backends = 1;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    CHECK(submit(e, "h1", CZ_PRIORITY_NORMAL, "porep-2k 2 1 0") == CZ_OK);
+    CHECK(await_status(e, "h1", 30000) == CZ_JOB_COMPLETED);
+    CHECK(submit(e, "h2", CZ_PRIORITY_NORMAL, "porep-2k 2 1 0") == CZ_OK);
+    CHECK(await_status(e, "h2", 30000) == CZ_JOB_COMPLETED);
+    CHECK(holds == 1 && !strcmp(held, "porep-2k")); /* the second job found it resident */
+    pthread_mutex_lock(&lock);
+    hold_fails = 1;
+    pthread_mutex_unlock(&lock);
+    CHECK(submit(e, "h3", CZ_PRIORITY_NORMAL, "porep-8m 3 1 0") == CZ_OK);
+    cz_engine_result r;
+    CHECK(cz_engine_await(e, "h3", 30000, NULL, NULL, &r, &err) == CZ_OK);
+    printf("hold failure: %s\n", r.error_message);
+    CHECK(r.status == CZ_JOB_FAILED && strstr(r.error_message, "too small for porep-8m"));
+    cz_engine_result_free(&r);
+    CHECK(holds == 2);
+    cz_engine_destroy(e);
+    hold_fails = 0;
+}
+
 int main(void) {
     cz_test_init("engine/engine_srs");
     char dir[] = "/tmp/cz_engine_srs_XXXXXX";
@@ -322,6 +388,8 @@ int main(void) {
     cz_engine_get_status(e, &s);
     CHECK(s.memory_used_bytes == 0);
     cz_engine_destroy(e);
+
+    test_hold(dir);
 
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
