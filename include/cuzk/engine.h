@@ -24,6 +24,7 @@
 #define CUZK_ENGINE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "cuzk/status.h"
@@ -135,6 +136,13 @@ typedef struct {
     uint64_t result_retention_ms;
     uint64_t srs_eviction_min_idle_ms; /* an unused hot SRS may be evicted after this */
     int timeline;                      /* TIMELINE lines on stderr */
+    /* Chrome trace-event JSON of every unit's spans (synthesis, prove queue,
+     * prove and its GPU steps, finalize; preparation, SRS loads, verify),
+     * written to trace_path by cz_engine_destroy; NULL = none. */
+    const char *trace_path;
+    /* A line per proven partition ("job X: partition 3 of 10 proven on
+     * cuda:0 in 1.21 s (0.40 s queued)"); NULL = none. */
+    FILE *progress;
     /* Same-circuit runs on the prove back-end (which keeps one circuit's
      * parameters resident; a switch re-uploads them). Among the ready units
      * of the highest priority present, a prove worker prefers units of the
@@ -205,6 +213,13 @@ typedef struct {
     uint32_t pending, in_progress; /* jobs waiting / with partitions started */
 } cz_engine_queue_info;
 
+/* One step of the GPU prover ("H MSM", "B tail MSM", ...), over all units. */
+#define CZ_ENGINE_MAX_STEPS 24
+typedef struct {
+    char name[40];
+    uint64_t count, total_ns;
+} cz_engine_step;
+
 typedef struct {
     uint64_t uptime_seconds, completed, failed, cancelled;
     uint64_t memory_used_bytes, memory_total_bytes;
@@ -215,6 +230,8 @@ typedef struct {
     const char *backend_name;                   /* kind of the contexts: "cpu", "cuda" */
     uint32_t n_backends;
     cz_engine_backend_info backends[CZ_ENGINE_MAX_BACKENDS];
+    size_t n_steps;
+    cz_engine_step steps[CZ_ENGINE_MAX_STEPS];
     /* Prove units whose circuit differed from the one proven before them
      * (counted when a worker takes the unit; the first unit is not one). */
     uint64_t gpu_circuit_switches;

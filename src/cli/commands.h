@@ -87,6 +87,7 @@ int cz_cmd_info(int argc, char **argv);
 int cz_cmd_bench_groth16(int argc, char **argv);
 int cz_cmd_bench_synth(int argc, char **argv);
 int cz_cmd_bench_abc(int argc, char **argv);
+int cz_cmd_bench_porep(int argc, char **argv);
 int cz_cmd_demo(int argc, char **argv);
 int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);

@@ -87,6 +87,9 @@ static void usage(FILE *out) {
         "                          prove a synthetic 2^K-constraint circuit (GPU if present)\n"
         "  bench-synth [--sector-size S]\n"
         "                          PoRep synthesis of one partition: time and memory\n"
+        "  bench-porep --c1 FILE --params DIR [--proofs N] [--trace FILE]\n"
+        "                          PoRep C2 through an in-process engine: latency,\n"
+        "                          steady state, GPU steps, peak memory, timeline\n"
         "  bench-abc --circuit-dir DIR [--sector-size S]\n"
         "                          a/b/c from the pre-compiled circuit, CPU and GPU\n"
         "  bench gpu [--quick]     the CUDA kernels (NTT, MSM, batch addition)\n"
@@ -117,6 +120,7 @@ static const struct {
     {"bench-groth16", cz_cmd_bench_groth16},
     {"bench-synth", cz_cmd_bench_synth},
     {"bench-abc", cz_cmd_bench_abc},
+    {"bench-porep", cz_cmd_bench_porep},
     {"r1cs", cz_cmd_r1cs},
     {"info", cz_cmd_info},
 };

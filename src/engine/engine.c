@@ -15,6 +15,7 @@
  *                unit other than the top to stay on one circuit;
  *   finish FIFO  units after prove_start, for the finalizer. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@
 #include "engine/budget.h"
 #include "engine/job.h"
 #include "engine/srs.h"
+#include "engine/trace.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 #define PREPARE_UNIT      UINT32_MAX
@@ -134,7 +137,57 @@ struct cz_engine {
     uint32_t prove_busy;
 
     kind_counters counters[CZ_PROOF_KIND_COUNT];
+
+    /* cz_engine_config.trace_path / progress */
+    int tracing;
+    cz_trace trace;
+    char trace_path[4096];
+    FILE *progress;
+    atomic_uint synth_lanes; /* synthesis workers that took a lane */
+    pthread_mutex_t steps_lock;
+    cz_engine_step steps[CZ_ENGINE_MAX_STEPS];
+    size_t n_steps;
 };
+
+/* The trace lane of the calling worker thread. */
+static _Thread_local uint32_t worker_lane;
+
+/* A span on the calling thread's lane. */
+static void span(cz_engine *e, const char *name, const job *j, int32_t unit, uint64_t t0,
+                 uint64_t t1) {
+    if (e->tracing) cz_trace_add(&e->trace, name, j ? j->id : NULL, unit, worker_lane, t0, t1);
+}
+
+/* The GPU steps of one prove_start: summed by name (the part before " (",
+ * so "B tail MSM (2 of 43)" counts as "B tail MSM") for status and
+ * metrics, and nested in the unit's span when tracing. */
+typedef struct {
+    cz_engine *e;
+    const job *j;
+    int32_t unit;
+} step_ctx;
+
+static void gpu_step(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
+    step_ctx *sc = ctx;
+    cz_engine *e = sc->e;
+    span(e, step, sc->j, sc->unit, t0, t1);
+    size_t len = strcspn(step, "(");
+    while (len && step[len - 1] == ' ') len--;
+    pthread_mutex_lock(&e->steps_lock);
+    size_t i = 0;
+    while (i < e->n_steps &&
+           (strlen(e->steps[i].name) != len || strncmp(e->steps[i].name, step, len) != 0))
+        i++;
+    if (i == e->n_steps && i < CZ_ENGINE_MAX_STEPS) {
+        snprintf(e->steps[i].name, sizeof e->steps[i].name, "%.*s", (int)len, step);
+        e->n_steps++;
+    }
+    if (i < e->n_steps) {
+        e->steps[i].count++;
+        e->steps[i].total_ns += t1 - t0;
+    }
+    pthread_mutex_unlock(&e->steps_lock);
+}
 
 /* ------------------------------------------------------------------ */
 
@@ -616,8 +669,10 @@ static void finish_job(cz_engine *e, job *j) {
     } else if (!failed) {
         size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
         timeline(e, "VERIFY_START", j, NULL);
+        uint64_t t_verify = cz_now_ns();
         cz_status vs =
             j->ops->verify(j->state, j->proof, len, j->plan.circuit_id[0] ? &j->srs : NULL, &verr);
+        span(e, "self-verify", j, -1, t_verify, cz_now_ns());
         timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
         if (vs != CZ_OK) {
             st = CZ_JOB_FAILED;
@@ -668,7 +723,9 @@ static void hold_for_job(cz_engine *e, job *j) {
     cz_backend *b = e->slots[idle].backend;
     timeline(e, "GPU_HOLD_START", j, "%s backend=%s", j->plan.circuit_id, b->info.name);
     cz_error herr = {0};
+    uint64_t t0 = cz_now_ns();
     cz_status st = cz_backend_hold(b, j->plan.circuit_id, j->srs.params, j->srs.circuit, &herr);
+    span(e, "key and circuit to the device", j, -1, t0, cz_now_ns());
     timeline(e, "GPU_HOLD_END", j, "%s", st == CZ_OK ? "ok" : "failed");
     if (st == CZ_OK) return;
     pthread_mutex_lock(&e->lock);
@@ -740,7 +797,9 @@ static void run_prepare(cz_engine *e, job *j) {
     timeline(e, "PREPARE_START", j, NULL);
 
     j->plan.host_evaluation = e->host_evaluation;
+    uint64_t t_prep = cz_now_ns();
     cz_status st = j->ops->prepare(&j->state, &j->plan, &j->req, e->srs.dir, &perr);
+    span(e, "prepare", j, -1, t_prep, cz_now_ns());
     if (st == CZ_OK && (j->plan.units == 0 || j->plan.unit_bytes_after > j->plan.unit_bytes))
         st = cz_error_set(&perr, CZ_E_INTERNAL, "%s: bad plan", j->ops->name);
     if (st == CZ_OK && j->plan.circuit_id[0]) {
@@ -794,6 +853,7 @@ static void run_prepare(cz_engine *e, job *j) {
 /* The SRS loader: one job at a time, by priority then arrival. */
 static void *srs_loader(void *arg) {
     cz_engine *e = arg;
+    worker_lane = CZ_TRACE_LANE_JOBS;
     pthread_mutex_lock(&e->lock);
     for (;;) {
         while (!e->stop && e->load.n == 0) pthread_cond_wait(&e->load_work, &e->lock);
@@ -817,10 +877,12 @@ static void *srs_loader(void *arg) {
             int cancelled = j->cancel || e->stop;
             pthread_mutex_unlock(&e->lock);
             cz_error perr = {0};
+            uint64_t t_load = cz_now_ns();
             cz_status st = cancelled
                                ? cz_error_set(&perr, CZ_E_IO, "cancelled")
                                : cz_srs_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit,
                                                 &j->srs, &j->srs_load_ms, &j->cancel, &perr);
+            span(e, "SRS load", j, -1, t_load, cz_now_ns());
             if (st == CZ_OK) {
                 pthread_mutex_lock(&e->lock);
                 j->srs_held = 1;
@@ -894,6 +956,7 @@ static void run_synthesis(cz_engine *e, item it) {
         uint64_t t0 = cz_now_ns();
         st = j->ops->synthesize(j->state, it.unit, &synth, &uerr);
         uint64_t dt = cz_now_ns() - t0;
+        span(e, "synthesis", j, (int32_t)it.unit, t0, t0 + dt);
         timeline(e, "SYNTH_END", j, "%u", it.unit);
         pthread_mutex_lock(&e->lock);
         j->synth_ns += dt;
@@ -950,6 +1013,14 @@ static void run_synthesis(cz_engine *e, item it) {
 
 static void *synthesis_worker(void *arg) {
     cz_engine *e = arg;
+    unsigned k = atomic_fetch_add(&e->synth_lanes, 1);
+    worker_lane =
+        CZ_TRACE_LANE_SYNTH + k < CZ_TRACE_LANES ? CZ_TRACE_LANE_SYNTH + k : CZ_TRACE_LANES - 1;
+    if (e->tracing) {
+        char name[32];
+        snprintf(name, sizeof name, "synthesis %u", k);
+        cz_trace_name_lane(&e->trace, worker_lane, name);
+    }
     pthread_mutex_lock(&e->lock);
     for (;;) {
         while (!e->stop && e->synth.n == 0) pthread_cond_wait(&e->work, &e->lock);
@@ -1049,6 +1120,13 @@ static void *prove_worker(void *arg) {
     uint32_t w = pa->index;
     backend_slot *slot = &e->slots[pa->slot];
     free(pa);
+    worker_lane = CZ_TRACE_LANE_PROVE + w < CZ_TRACE_LANE_SYNTH ? CZ_TRACE_LANE_PROVE + w
+                                                                : CZ_TRACE_LANE_SYNTH - 1;
+    if (e->tracing) {
+        char name[48];
+        snprintf(name, sizeof name, "prove %u (%s)", w, slot->backend->info.name);
+        cz_trace_name_lane(&e->trace, worker_lane, name);
+    }
     cz_parallel_set_thread_limit(e->prove_thread_limit);
     pthread_mutex_lock(&e->lock);
     for (;;) {
@@ -1070,9 +1148,21 @@ static void *prove_worker(void *arg) {
                      slot->backend->info.name);
             uint64_t t0 = cz_now_ns();
             cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
+            step_ctx sc = {e, j, (int32_t)it.unit};
+            cz_gpu_set_step_hook(gpu_step, &sc);
             st = j->ops->prove_start(j->state, it.unit, it.data,
                                      j->plan.circuit_id[0] ? &j->srs : NULL, &pc, &pending, &uerr);
+            cz_gpu_set_step_hook(NULL, NULL);
             uint64_t dt = cz_now_ns() - t0;
+            span(e, "prove", j, (int32_t)it.unit, t0, t0 + dt);
+            if (e->tracing)
+                cz_trace_add(&e->trace, "prove queue", j->id, (int32_t)it.unit, CZ_TRACE_LANE_QUEUE,
+                             it.t_ready, t0);
+            if (e->progress && st == CZ_OK)
+                fprintf(e->progress,
+                        "job %s: partition %u of %u proven on %s in %.2f s (%.2f s queued)\n",
+                        j->id, it.unit + 1, j->plan.units, slot->backend->info.name,
+                        (double)dt / 1e9, (double)(t0 - it.t_ready) / 1e9);
             it.data = NULL; /* consumed by prove_start */
             timeline(e, "GPU_END", j, "%u", it.unit);
             pthread_mutex_lock(&e->lock);
@@ -1108,6 +1198,7 @@ static void *prove_worker(void *arg) {
 
 static void *finish_worker(void *arg) {
     cz_engine *e = arg;
+    worker_lane = CZ_TRACE_LANE_FINALIZER;
     pthread_mutex_lock(&e->lock);
     for (;;) {
         while (!e->stop && e->finish.n == 0) pthread_cond_wait(&e->finish_work, &e->lock);
@@ -1126,6 +1217,7 @@ static void *finish_worker(void *arg) {
                                       j->plan.circuit_id[0] ? &j->srs : NULL,
                                       j->proof + (size_t)it.unit * j->plan.unit_proof_bytes, &uerr);
             uint64_t dt = cz_now_ns() - t0;
+            span(e, "finalize", j, (int32_t)it.unit, t0, t0 + dt);
             timeline(e, "FINALIZE_END", j, "%u", it.unit);
             pthread_mutex_lock(&e->lock);
             j->prove_ns += dt;
@@ -1170,6 +1262,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     cz_engine *e = calloc(1, sizeof *e);
     if (!e) return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     pthread_mutex_init(&e->lock, NULL);
+    pthread_mutex_init(&e->steps_lock, NULL);
     pthread_cond_init(&e->work, NULL);
     pthread_cond_init(&e->prove_work, NULL);
     pthread_cond_init(&e->prove_room, NULL);
@@ -1191,6 +1284,15 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++)
         if (cfg->ops[k]) e->ops[k] = cfg->ops[k];
     e->prove_thread_limit = cfg->prove_threads;
+    e->progress = cfg->progress;
+    cz_trace_init(&e->trace);
+    if (cfg->trace_path && *cfg->trace_path) {
+        e->tracing = 1;
+        snprintf(e->trace_path, sizeof e->trace_path, "%s", cfg->trace_path);
+        cz_trace_name_lane(&e->trace, CZ_TRACE_LANE_JOBS, "SRS loader");
+        cz_trace_name_lane(&e->trace, CZ_TRACE_LANE_FINALIZER, "finalize, verify");
+        cz_trace_name_lane(&e->trace, CZ_TRACE_LANE_QUEUE, "prove queue");
+    }
     e->retention_ns = cfg->result_retention_ms * 1000000ull;
     e->timeline = cfg->timeline;
     e->n_synth = cfg->synthesis_workers ? cfg->synthesis_workers : 1;
@@ -1260,6 +1362,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         for (uint32_t i = 0; i + 1 < started_s; i++) pthread_join(e->synth_threads[i], NULL);
         for (uint32_t i = 0; i + 1 < started_p; i++) pthread_join(e->prove_threads[i], NULL);
         if (finish_started) pthread_join(e->finish_thread, NULL);
+        cz_trace_free(&e->trace);
         if (janitor_started) pthread_join(e->janitor_thread, NULL);
         free(e->synth_threads);
         free(e->prove_threads);
@@ -1356,6 +1459,15 @@ void cz_engine_destroy(cz_engine *e) {
     free(e->synth_threads);
     free(e->prove_threads);
     for (uint32_t i = 0; i < e->n_backends; i++) cz_backend_destroy(e->slots[i].backend);
+    if (e->tracing) {
+        cz_error terr = {0};
+        if (cz_trace_write(&e->trace, e->trace_path, &terr) == CZ_OK)
+            fprintf(stderr, "engine: trace of %zu spans written to %s\n", e->trace.n,
+                    e->trace_path);
+        else
+            fprintf(stderr, "engine: %s\n", terr.message);
+    }
+    cz_trace_free(&e->trace);
     cz_srs_destroy(&e->srs);
     cz_budget_destroy(&e->budget);
     pthread_mutex_destroy(&e->lock);
@@ -1390,6 +1502,10 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
         cz_backend_get_info(e->slots[i].backend, &out->backends[i]);
     cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
     out->n_srs = cz_srs_list(&e->srs, out->srs, sizeof out->srs / sizeof out->srs[0]);
+    pthread_mutex_lock(&e->steps_lock);
+    out->n_steps = e->n_steps;
+    memcpy(out->steps, e->steps, e->n_steps * sizeof e->steps[0]);
+    pthread_mutex_unlock(&e->steps_lock);
 }
 
 typedef struct {
@@ -1510,6 +1626,11 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
         if (s.backends[i].resident_circuit[0])
             sb_printf(&b, "cuzk_backend_resident_circuit{backend=\"%s\",circuit_id=\"%s\"} 1\n",
                       s.backends[i].name, s.backends[i].resident_circuit);
+    sb_printf(&b, "# HELP cuzk_gpu_step_seconds_total Time in each step of the GPU prover, all "
+                  "units.\n# TYPE cuzk_gpu_step_seconds_total counter\n");
+    for (size_t i = 0; i < s.n_steps; i++)
+        sb_printf(&b, "cuzk_gpu_step_seconds_total{step=\"%s\"} %.3f\n", s.steps[i].name,
+                  (double)s.steps[i].total_ns / 1e9);
     sb_printf(&b,
               "# HELP cuzk_gpu_circuit_switches_total Prove units whose circuit differed from "
               "the previous unit's (a GPU re-uploads its parameters).\n"

@@ -264,6 +264,12 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
                                      const cz_prove_data *pd, cz_error *err);
 
+/* Each step of cz_gpu_groth16_prove_start on the calling thread ("H MSM",
+ * "B tail MSM (2 of 43)", ...) is reported to fn with its start and end
+ * (cz_now_ns); NULL removes the hook. The name is valid during the call. */
+typedef void (*cz_gpu_step_fn)(void *ctx, const char *step, uint64_t t0_ns, uint64_t t1_ns);
+void cz_gpu_set_step_hook(cz_gpu_step_fn fn, void *ctx);
+
 /* Benchmark helpers (device data without host round trips):
  * fill_random_fr: n pseudo-random field elements from seed (uniform below
  *   2^254, Montgomery form is irrelevant for random data);

@@ -335,15 +335,25 @@ static void bufs_free(bufs *b) {
     memset(b, 0, sizeof *b);
 }
 
-/* The profile (CZ_GPU_PROVE_PROFILE=1): milliseconds per step on stderr. */
+/* The steps of a proof: to the calling thread's hook (cz_gpu_set_step_hook)
+ * and, with CZ_GPU_PROVE_PROFILE=1, milliseconds per step on stderr. Every
+ * step ends with the device idle, so host time is device time. */
+static _Thread_local cz_gpu_step_fn step_hook;
+static _Thread_local void *step_hook_ctx;
+
+void cz_gpu_set_step_hook(cz_gpu_step_fn fn, void *ctx) {
+    step_hook = fn;
+    step_hook_ctx = ctx;
+}
+
 typedef struct {
     int on;
     uint64_t t;
 } prof;
 static void prof_step(prof *p, const char *what) {
-    if (!p->on) return;
     uint64_t now = cz_now_ns();
-    fprintf(stderr, "gpu prove: %-28s %8.2f ms\n", what, (double)(now - p->t) / 1e6);
+    if (step_hook) step_hook(step_hook_ctx, what, p->t, now);
+    if (p->on) fprintf(stderr, "gpu prove: %-28s %8.2f ms\n", what, (double)(now - p->t) / 1e6);
     p->t = now;
 }
 

@@ -1,0 +1,234 @@
+/* cuzk bench-porep: PoRep C2 through an engine in this process, as a storage
+ * provider runs it: one proof alone (cold: SRS load and key upload included),
+ * then N proofs submitted together (steady state). Reports latency, seconds
+ * per proof, the back-end contexts' busy fraction, the GPU prover's steps per
+ * partition, peak host memory and peak device memory, with a line per proven
+ * partition; --trace writes every unit's timeline as Chrome trace-event JSON
+ * (Perfetto, chrome://tracing). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "filecoin/c1.h"
+#include "gpu/gpu.h"
+#include "util/parallel.h"
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: cuzk bench-porep --c1 FILE --params DIR [--proofs N] [--miner-id N]\n"
+                 "                        [--backend auto|cpu|cuda] [--trace FILE]\n"
+                 "  Proves the C1 output once alone (cold), then N times together (default 3),\n"
+                 "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
+                 "  back-end busy fraction, GPU steps per partition, peak host and device memory.\n"
+                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n");
+}
+
+static double since(uint64_t t0) {
+    return (double)(cz_now_ns() - t0) / 1e9;
+}
+
+/* Device memory in use (total - free of device 0), sampled every 20 ms. */
+typedef struct {
+    atomic_int stop;
+    uint64_t peak;
+    pthread_t thread;
+    int running;
+} device_sampler;
+
+static void *sample_device(void *arg) {
+    device_sampler *d = arg;
+    cz_error err = {0};
+    if (cz_gpu_set_device(0, &err) != CZ_OK) return NULL;
+    while (!atomic_load(&d->stop)) {
+        size_t free_b = 0, total_b = 0;
+        if (cz_gpu_mem_info(&free_b, &total_b, &err) == CZ_OK && total_b - free_b > d->peak)
+            d->peak = total_b - free_b;
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static cz_status submit_one(cz_engine *e, const char *id, const uint8_t *c1, size_t len,
+                            uint64_t miner, cz_error *err) {
+    cz_engine_request r;
+    memset(&r, 0, sizeof r);
+    r.request_id = id;
+    r.kind = CZ_PROOF_POREP;
+    r.vanilla_proof = c1;
+    r.vanilla_proof_len = len;
+    r.miner_id = miner;
+    cz_engine_submit_info info;
+    return cz_engine_submit(e, &r, &info, err);
+}
+
+static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_error *err) {
+    cz_engine_result r;
+    cz_status st = cz_engine_await(e, id, 0, NULL, NULL, &r, err);
+    if (st == CZ_OK && r.status != CZ_JOB_COMPLETED)
+        st = cz_error_set(err, CZ_E_INTERNAL, "%s: %s", id, r.error_message);
+    if (st == CZ_OK) *total_s = (double)r.total_ms / 1e3;
+    cz_engine_result_free(&r);
+    return st;
+}
+
+static uint64_t busy_ns(cz_engine *e, uint64_t *units) {
+    cz_engine_status *s = malloc(sizeof *s);
+    uint64_t sum = 0;
+    *units = 0;
+    if (!s) return 0;
+    cz_engine_get_status(e, s);
+    for (uint32_t i = 0; i < s->n_backends; i++)
+        sum += s->backends[i].busy_ns, *units += s->backends[i].units;
+    free(s);
+    return sum;
+}
+
+int cz_cmd_bench_porep(int argc, char **argv) {
+    const char *c1_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
+    uint64_t proofs = 3, miner = 0;
+    static const struct option opts[] = {
+        {"c1", required_argument, NULL, 'c'},      {"params", required_argument, NULL, 'p'},
+        {"proofs", required_argument, NULL, 'n'},  {"miner-id", required_argument, NULL, 'm'},
+        {"backend", required_argument, NULL, 'b'}, {"trace", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': c1_path = optarg; break;
+        case 'p': params = optarg; break;
+        case 't': trace = optarg; break;
+        case 'n':
+        case 'm':
+            if (!cz_cli_parse_u64(optarg, opt == 'n' ? &proofs : &miner) ||
+                (opt == 'n' && (proofs < 1 || proofs > 64))) {
+                fprintf(stderr, "cuzk bench-porep: --%s: '%s' is not %s\n",
+                        opt == 'n' ? "proofs" : "miner-id", optarg,
+                        opt == 'n' ? "a count from 1 to 64" : "a number");
+                return 2;
+            }
+            break;
+        case 'b':
+            if (!cz_cli_backend_valid("bench-porep", optarg)) return 2;
+            backend = optarg;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!c1_path || !params || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (!cz_cli_backend_available("bench-porep", backend)) return 1;
+    cz_error err = {0};
+    uint8_t *c1 = NULL;
+    size_t c1_len = 0;
+    cz_status st = cz_cli_read_file(&c1, &c1_len, c1_path, (size_t)1 << 30, &err);
+    cz_c1 parsed = {0};
+    if (st == CZ_OK) st = cz_c1_parse(&parsed, c1, c1_len, &err);
+    if (st != CZ_OK) {
+        fprintf(stderr, "cuzk bench-porep: %s: %s\n", c1_path, err.message);
+        free(c1);
+        return 1;
+    }
+    char machine[512];
+    cz_machine_describe(machine, sizeof machine);
+    printf("cuzk bench-porep: %s, %u partition(s), %llu proof(s) together after one alone\n%s\n",
+           parsed.registered_proof_name, parsed.partitions, (unsigned long long)proofs, machine);
+    unsigned partitions = parsed.partitions;
+    cz_c1_free(&parsed);
+
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.backend = backend;
+    cfg.param_cache = params;
+    cfg.result_retention_ms = 600000;
+    cfg.max_batch_size = 1;
+    cfg.trace_path = trace;
+    cfg.progress = stdout;
+    uint32_t n = 0;
+    cz_backend *probe[1];
+    if ((st = cz_backends_create(probe, &n, 1, &cfg, &err)) != CZ_OK) {
+        fprintf(stderr, "cuzk bench-porep: --backend %s: %s\n", backend, err.message);
+        free(c1);
+        return 1;
+    }
+    int cpu = !strcmp(probe[0]->ops->kind, "cpu");
+    printf("  back-end                %s: %s\n", probe[0]->info.name, probe[0]->info.description);
+    cfg.backends[0] = probe[0];
+    cfg.n_backends = 1;
+    cfg.synthesis_workers = cpu ? 2 : cz_thread_count();
+    cfg.prove_workers = cpu ? 1 : 2;
+    device_sampler ds = {0};
+    if (!cpu && pthread_create(&ds.thread, NULL, sample_device, &ds) == 0) ds.running = 1;
+    cz_engine *e = NULL;
+    if ((st = cz_engine_create(&e, &cfg, &err)) != CZ_OK) {
+        fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
+        free(c1);
+        return 1;
+    }
+
+    double cold = 0, warm = 0, first_end = 0, last_end = 0;
+    uint64_t t0 = cz_now_ns();
+    st = submit_one(e, "bench-cold", c1, c1_len, miner, &err);
+    if (st == CZ_OK) st = await_one(e, "bench-cold", &cold, &err);
+    if (st == CZ_OK)
+        printf("  latency, first proof    %8.2f s  (cold: SRS load, key upload)\n", cold);
+    uint64_t units0 = 0, busy0 = busy_ns(e, &units0);
+    uint64_t t1 = cz_now_ns();
+    char ids[64][32];
+    for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
+        snprintf(ids[i], sizeof ids[i], "bench-%llu", (unsigned long long)i);
+        st = submit_one(e, ids[i], c1, c1_len, miner, &err);
+    }
+    for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
+        double total = 0;
+        st = await_one(e, ids[i], &total, &err);
+        if (i == 0) warm = total, first_end = since(t1);
+        last_end = since(t1);
+    }
+    double wall = since(t1);
+    uint64_t units1 = 0, busy1 = busy_ns(e, &units1);
+    cz_engine_status *s = malloc(sizeof *s);
+    if (st == CZ_OK && s) {
+        cz_engine_get_status(e, s);
+        printf("  latency, first of %-3llu  %8.2f s  (all submitted at once)\n",
+               (unsigned long long)proofs, warm);
+        if (proofs > 1)
+            printf("  steady state            %8.2f s/proof  (%.2f s from the first result to "
+                   "the last, %llu proofs)\n",
+                   (last_end - first_end) / (double)(proofs - 1), last_end - first_end,
+                   (unsigned long long)proofs);
+        printf("  batch wall              %8.2f s  (%.2f s/proof)\n", wall, wall / (double)proofs);
+        printf("  back-end busy           %8.1f %%  (%llu units)\n",
+               100.0 * (double)(busy1 - busy0) / ((double)wall * 1e9 * s->n_backends),
+               (unsigned long long)(units1 - units0));
+        uint64_t all_units = units1 ? units1 : 1;
+        for (size_t i = 0; i < s->n_steps; i++)
+            printf("  GPU step %-26s %8.1f ms per partition (%llu calls)\n", s->steps[i].name,
+                   (double)s->steps[i].total_ns / 1e6 / (double)all_units,
+                   (unsigned long long)s->steps[i].count);
+        printf("  total                   %8.2f s  (%llu proofs, %u partitions each)\n", since(t0),
+               (unsigned long long)proofs + 1, partitions);
+    }
+    free(s);
+    cz_engine_destroy(e);
+    if (ds.running) {
+        atomic_store(&ds.stop, 1);
+        pthread_join(ds.thread, NULL);
+        printf("  peak device memory      %8.1f GiB\n", (double)ds.peak / (1u << 30));
+    }
+    printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
+    free(c1);
+    if (st != CZ_OK) {
+        fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
