@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A PoRep C2 of a full-size sector on a bare GPU machine, every step timed,
+# in one go (about 10 minutes for 32 GiB on an H200):
+#   1. development parameters made on the GPU (`cuzk setup --backend cuda`,
+#      NOT a trusted setup) and the pre-compiled circuit next to them;
+#   2. a sparse synthetic C1 output (`cuzk gen c1`);
+#   3. `cuzk bench-porep`: one proof alone (cold: SRS load, key to the
+#      device), then N together (steady state), every proof self-verified,
+#      GPU steps per partition, peak host and device memory, the timeline as
+#      Chrome trace-event JSON;
+#   4. `cuzk prove` once more and `cuzk verify` of its proof;
+#   5. the daemon with the CUDA back-end: `cuzk bench single` and `cuzk
+#      verify` of its proof (CZ_SKIP_DAEMON=1 skips it).
+# Binaries come from scripts/gpu-carry.sh (run on the build machine).
+#
+#   scripts/gpu-porep-full.sh DIR [SIZE]   DIR = the folder gpu-carry.sh filled,
+#                                          SIZE = 32GiB (default), 512MiB, 2KiB ...
+#
+# Environment: WORK (default /tmp/cuzk-full: parameters ~53 GB at 32 GiB),
+# CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out).
+set -u
+dir=$(cd "${1:?usage: gpu-porep-full.sh DIR [SIZE]}" && pwd)
+size=${2:-32GiB}
+out=${OUT:-$dir/out}
+work=${WORK:-/tmp/cuzk-full}
+mkdir -p "$out" "$work"
+export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cz=$dir/cuzk
+fails=0
+step() { echo "== $(date -u +%H:%M:%S) $*"; }
+fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
+
+{
+    nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv 2>&1
+    df -h "$work" | tail -1
+    step "setup $size on the GPU"
+    timed setup "$cz" setup --sector-size "$size" --backend cuda --out "$work/p" || fail setup
+    ls -l "$work/p"
+    step "gen c1 $size"
+    timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
+        --out "$work/c1.json" || fail "gen c1"
+    step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone)"
+    timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+        --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace.json" || fail bench-porep
+    step "prove + verify"
+    timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+        --backend cuda --out "$work/proof.bin" || fail prove
+    "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" --miner-id 1000 ||
+        fail verify
+    if [ "${CZ_SKIP_DAEMON:-0}" != 1 ]; then
+        step "daemon (cuda) + bench single + verify"
+        mkdir -p "$work/d"
+        printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s/p"\n' \
+            "$work/d" "$work" >"$work/d/cuzk.toml"
+        "$cz" daemon --config "$work/d/cuzk.toml" >"$out/daemon.log" 2>&1 &
+        dpid=$!
+        for _ in $(seq 100); do [ -S "$work/d/cuzk.sock" ] && break; sleep 0.2; done
+        a="unix://$work/d/cuzk.sock"
+        timed "bench single" "$cz" bench single -a "$a" --c1 "$work/c1.json" --miner-id 1000 \
+            -o "$work/proof.daemon" || fail "bench single"
+        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.daemon" \
+            --miner-id 1000 || fail "verify daemon"
+        "$cz" bench status -a "$a"
+        kill -TERM $dpid
+        wait $dpid
+        echo "daemon exit: $?"
+    fi
+    echo "gpu-porep-full: $fails failure(s)"
+} 2>&1 | tee "$out/porep-full.txt"
+grep -q "gpu-porep-full: 0 failure" "$out/porep-full.txt"
