@@ -59,6 +59,7 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
     cfg.param_cache = param_dir;
     cfg.result_retention_ms = 60000;
     cfg.max_batch_size = 1;
+    cfg.progress = stdout; /* a line per proven partition */
     /* With a GPU every core synthesizes partitions for it (the memory
      * budget bounds how many are in flight); the CPU back-end uses every
      * core per proof, so one more worker prepares the next partition. */
