@@ -116,6 +116,7 @@ typedef struct {
     char resident_circuit[32];            /* "" when nothing is resident */
     int streaming;                        /* the resident key streams from host memory */
     int busy;
+    int out_of_service; /* a device error took it out of service (engine status only) */
     char current_job[CZ_JOB_ID_MAX + 1]; /* job of the unit in progress ("" idle) */
     cz_proof_kind current_kind;
     uint64_t busy_ns, units, failures;

@@ -90,6 +90,7 @@ typedef struct {
 /* A back-end context and what the scheduler remembers of it. */
 typedef struct {
     cz_backend *backend;
+    int out_of_service; /* its device failed: its workers stopped (under e->lock) */
     int have_last;
     cz_proof_kind last_kind;
     char last_circuit[32];
@@ -714,6 +715,10 @@ static void hold_for_job(cz_engine *e, job *j) {
     int idle = -1;
     for (uint32_t i = 0; i < e->n_backends; i++) {
         cz_backend *b = e->slots[i].backend;
+        pthread_mutex_lock(&e->lock);
+        int out = e->slots[i].out_of_service;
+        pthread_mutex_unlock(&e->lock);
+        if (out) continue;
         cz_backend_info bi;
         cz_backend_get_info(b, &bi);
         if (!strcmp(bi.resident_circuit, j->plan.circuit_id)) return;
@@ -1114,6 +1119,31 @@ static void note_circuit(cz_engine *e, backend_slot *b, const job *j) {
     b->run_len++;
 }
 
+/* A device error (CZ_E_CUDA) on a context while another context is in
+ * service: the failing one is taken out of service (its workers stop, with
+ * one log line) and the unit goes back to synthesis (its witness was
+ * consumed), to be proven elsewhere. Under e->lock; returns 1 when it did
+ * (the caller's worker then stops), 0 to fail the unit as usual. */
+static int take_out_of_service(cz_engine *e, backend_slot *slot, job *j, item it,
+                               const cz_error *uerr) {
+    int others = 0;
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        if (&e->slots[i] != slot && !e->slots[i].out_of_service) others = 1;
+    if (!others || j->cancel || j->failed) return 0;
+    if (!heap_push(&e->synth, (item){j, it.unit, NULL, 0, 0})) return 0;
+    slot->out_of_service = 1;
+    fprintf(stderr,
+            "engine: back-end %s taken out of service after a device error (%s); partition %u "
+            "of %.64s goes to the other contexts\n",
+            slot->backend->info.name, uerr->message, it.unit, j->id);
+    pthread_cond_broadcast(&e->work);
+    pthread_cond_broadcast(&e->prove_work); /* its other workers see it and stop */
+    pthread_mutex_unlock(&e->lock);
+    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+    pthread_mutex_lock(&e->lock);
+    return 1;
+}
+
 static void *prove_worker(void *arg) {
     prove_worker_arg *pa = arg;
     cz_engine *e = pa->e;
@@ -1130,8 +1160,9 @@ static void *prove_worker(void *arg) {
     cz_parallel_set_thread_limit(e->prove_thread_limit);
     pthread_mutex_lock(&e->lock);
     for (;;) {
-        while (!e->stop && e->prove.n == 0) pthread_cond_wait(&e->prove_work, &e->lock);
-        if (e->stop) break;
+        while (!e->stop && !slot->out_of_service && e->prove.n == 0)
+            pthread_cond_wait(&e->prove_work, &e->lock);
+        if (e->stop || slot->out_of_service) break;
         item it = heap_take(&e->prove, prove_pick(e, slot));
         pthread_cond_broadcast(&e->prove_room);
         job *j = it.j;
@@ -1180,6 +1211,7 @@ static void *prove_worker(void *arg) {
         }
         pthread_mutex_lock(&e->lock);
         e->prove_busy--;
+        if (!drop && st == CZ_E_CUDA && take_out_of_service(e, slot, j, it, &uerr)) break;
         if (!drop && st == CZ_OK) {
             it.data = pending;
             if (fifo_push(&e->finish, it)) {
@@ -1500,6 +1532,10 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     pthread_mutex_unlock(&e->lock);
     for (uint32_t i = 0; i < e->n_backends; i++)
         cz_backend_get_info(e->slots[i].backend, &out->backends[i]);
+    pthread_mutex_lock(&e->lock);
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        out->backends[i].out_of_service = e->slots[i].out_of_service;
+    pthread_mutex_unlock(&e->lock);
     cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
     out->n_srs = cz_srs_list(&e->srs, out->srs, sizeof out->srs / sizeof out->srs[0]);
     pthread_mutex_lock(&e->steps_lock);
@@ -1604,6 +1640,11 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     for (uint32_t i = 0; i < s.n_backends; i++)
         sb_printf(&b, "cuzk_backend_units_total{backend=\"%s\"} %" PRIu64 "\n", s.backends[i].name,
                   s.backends[i].units);
+    sb_printf(&b, "# HELP cuzk_backend_in_service 0 once a device error took the context out of "
+                  "service.\n# TYPE cuzk_backend_in_service gauge\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        sb_printf(&b, "cuzk_backend_in_service{backend=\"%s\"} %d\n", s.backends[i].name,
+                  !s.backends[i].out_of_service);
     sb_printf(&b, "# TYPE cuzk_backend_failures_total counter\n");
     for (uint32_t i = 0; i < s.n_backends; i++)
         sb_printf(&b, "cuzk_backend_failures_total{backend=\"%s\"} %" PRIu64 "\n",

@@ -139,14 +139,18 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
  * counted per context name and waits a little, so that both get work. */
 static int fake_backend_units[2];
 static int fake_backend_released[2];
+static int fake_backend_fail; /* 1 + the context that fails its next unit with a device error */
 
 static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
                                     const cz_backend_unit *u, cz_error *err) {
-    (void)out, (void)u, (void)err;
+    (void)out, (void)u;
     int which = *(int *)b->impl;
     pthread_mutex_lock(&log_lock);
-    fake_backend_units[which]++;
+    int fail = fake_backend_fail == which + 1;
+    if (fail) fake_backend_fail = 0;
+    if (!fail) fake_backend_units[which]++;
     pthread_mutex_unlock(&log_lock);
+    if (fail) return cz_error_set(err, CZ_E_CUDA, "fake: device %d lost", which);
     sleep_ms(15);
     return CZ_OK;
 }
@@ -167,7 +171,14 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
     if (!strcmp(where->backend->ops->kind, "fake")) {
         cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL, NULL};
         cz_groth16_msm_results msm;
-        CHECK(cz_backend_prove_start(where->backend, &msm, &u, err) == CZ_OK);
+        cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
+        if (st != CZ_OK) { /* prove_start consumes synth either way */
+            free(synth);
+            pthread_mutex_lock(&log_lock);
+            in_flight--;
+            pthread_mutex_unlock(&log_lock);
+            return st;
+        }
     }
     pthread_mutex_lock(&log_lock);
     if (n_prove < sizeof prove_order - 1) prove_order[n_prove++] = s->tag;
@@ -859,6 +870,30 @@ static void test_two_contexts(void) {
      * contexts are asked to drop theirs all the same. */
     CHECK(cz_engine_evict(e, "porep-2k", &was, &freed, &err) == CZ_OK);
     CHECK(fake_backend_released[0] == 1 && fake_backend_released[1] == 1);
+
+    /* Context 0 loses its device on its next unit: it goes out of service,
+     * that unit is synthesized again and proven on context 1, and the job
+     * completes; the next job runs on context 1 alone. */
+    pthread_mutex_lock(&log_lock);
+    memset(fake_backend_units, 0, sizeof fake_backend_units);
+    fake_backend_fail = 1;
+    pthread_mutex_unlock(&log_lock);
+    CHECK(submit(e, "two-c", 0, "units=8 ms=1 bytes=1000 tag=c", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "two-c", 0, NULL) == CZ_JOB_COMPLETED);
+    CHECK(submit(e, "two-d", 0, "units=4 ms=1 bytes=1000 tag=d", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "two-d", 0, NULL) == CZ_JOB_COMPLETED);
+    pthread_mutex_lock(&log_lock);
+    u0 = fake_backend_units[0], u1 = fake_backend_units[1];
+    int failed_pending = fake_backend_fail;
+    pthread_mutex_unlock(&log_lock);
+    printf("after the device error: %d + %d units\n", u0, u1);
+    CHECK(failed_pending == 0 && u0 + u1 == 12 && u1 >= 4);
+    cz_engine_get_status(e, &st);
+    CHECK(st.backends[0].out_of_service && !st.backends[1].out_of_service);
+    CHECK(st.backends[0].failures == 1);
+    CHECK(cz_engine_metrics(e, &text, &err) == CZ_OK);
+    CHECK(strstr(text, "cuzk_backend_in_service{backend=\"fake:0\"} 0") != NULL);
+    free(text);
     cz_engine_destroy(e);
 }
 
