@@ -125,7 +125,7 @@ typedef struct {
 typedef struct {
     /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
     uint64_t memory_budget_bytes;
-    uint64_t safety_margin_bytes;
+    uint64_t safety_margin_bytes; /* 0 = 5 GiB; more than half the memory: half is the budget */
     uint32_t synthesis_workers; /* 0 = 1 */
     uint32_t prove_workers;     /* per back-end context ("GPU workers per device"); 0 = 1 */
     /* Synthesized partitions waiting to prove beyond which a synthesis

@@ -1307,7 +1307,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     if (!total) {
         uint64_t phys = cz_physical_memory_bytes();
         if (!phys) phys = 16ull << 30;
-        total = phys > cfg->safety_margin_bytes ? phys - cfg->safety_margin_bytes : phys / 2;
+        /* What the engine's estimates do not see (the process's own code and
+         * buffers, page cache of mapped files, the system) needs room. */
+        uint64_t margin = cfg->safety_margin_bytes ? cfg->safety_margin_bytes : 5ull << 30;
+        total = phys > 2 * margin ? phys - margin : phys / 2;
     }
     cz_budget_init(&e->budget, total);
     cz_srs_init(&e->srs, &e->budget, cfg->param_cache ? cfg->param_cache : ".",
