@@ -6,7 +6,8 @@
  * GPU). Each context owns what it keeps resident: a CUDA context the
  * proving key of the circuit it proved last (keyed by circuit id and the
  * key's identity, so a reloaded key hits and another setup's key does not)
- * within its device-memory budget. Nothing about a device lives in
+ * within its device-memory budget, loaded from the host points or straight
+ * from the .params file (make_resident). Nothing about a device lives in
  * process-global state. The engine creates the contexts from a
  * cz_backend_choice and owns them; the daemon and the CLI only choose.
  *
@@ -35,6 +36,11 @@ typedef struct {
     const cz_prove_data *pd;
     const cz_circuit *circuit;
     const cz_witness *witness;
+    /* The mapped .params file params came from, or NULL. When the SRS
+     * manager keeps no host points (params has the vk and the counts, its
+     * point arrays NULL: the key lives on the devices, see srs.h), a context
+     * that lost its resident copy loads it again from here. */
+    const cz_groth16_params_file *params_file;
 } cz_backend_unit;
 
 typedef cz_engine_backend_info cz_backend_info;
@@ -47,6 +53,18 @@ typedef struct {
      * returns the device bytes freed. Called under the run lock. */
     uint64_t (*release)(cz_backend *b, const char *circuit_id);
     void (*destroy)(cz_backend *b);
+    /* Makes the key of circuit_id resident from its mapped .params file
+     * (with the pre-compiled circuit when not NULL), as prove_start would
+     * for its first unit, but needing no host points afterwards: CZ_OK when
+     * it is resident (loaded now, or held already); CZ_E_UNSUPPORTED when
+     * this context cannot hold it that way (the device is too small, so the
+     * points would stream from host memory): the caller decodes the points
+     * on the host and passes them with the units. Other failures are the
+     * file's (a damaged point, a digest mismatch) or the device's. NULL: a
+     * context that never can (the CPU). Called under the run lock. */
+    cz_status (*make_resident)(cz_backend *b, const char *circuit_id,
+                               const cz_groth16_params_file *file, const cz_circuit *circuit,
+                               cz_error *err);
 } cz_backend_ops;
 
 struct cz_backend {
@@ -74,6 +92,11 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
+/* ops->make_resident under the context's lock; CZ_E_UNSUPPORTED when the
+ * context has none. */
+cz_status cz_backend_make_resident(cz_backend *b, const char *circuit_id,
+                                   const cz_groth16_params_file *file, const cz_circuit *circuit,
+                                   cz_error *err);
 void cz_backend_get_info(cz_backend *b, cz_backend_info *out);
 void cz_backend_destroy(cz_backend *b); /* NULL is fine */
 

@@ -158,14 +158,15 @@ static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
 }
 
 static const cz_backend_ops fake_backend_ops = {"fake", fake_backend_start, fake_backend_release,
-                                                NULL};
+                                                NULL, NULL};
 
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
     (void)srs, (void)err, (void)unit;
     fake_state *s = state;
     if (!strcmp(where->backend->ops->kind, "fake")) {
-        cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL, NULL};
+        cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL,
+                             NULL,          NULL};
         cz_groth16_msm_results msm;
         CHECK(cz_backend_prove_start(where->backend, &msm, &u, err) == CZ_OK);
     }
