@@ -591,8 +591,11 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
         if (tag < CZ_GROTH16_VECTORS && index < L->count[tag] &&
             cz_groth16_params_check_point(NULL, f->data, L, (cz_groth16_vector)tag, index, mode,
                                           &perr) != CZ_OK) {
-            if (err) *err = perr;
-            st = cz_error_prefix(err, "%s", f->path);
+            st = perr.status;
+            if (err) {
+                *err = perr;
+                cz_error_prefix(err, "%s", f->path);
+            }
         } else {
             st = cz_error_set(err, CZ_E_INTERNAL,
                               "%s: the device refused params %s[%llu] (%s), which the host "

@@ -463,7 +463,8 @@ cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path
     f->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     if ((st = cz_groth16_params_layout_read(&f->layout, f->data, f->len, err)) != CZ_OK) {
         cz_groth16_params_file_unmap(f);
-        return cz_error_prefix(err, "%s", path);
+        cz_error_prefix(err, "%s", path);
+        return st;
     }
     return CZ_OK;
 }
