@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "groth16/groth16.h"
 #include "r1cs/xxh64.h"
 #include "util/parallel.h"
 
@@ -113,5 +114,17 @@ cz_status cz_params_digest_save(const char *params_path, uint64_t digest, uint64
         st = cz_error_set(err, CZ_E_IO, "%s: cannot write: %s", path, strerror(errno));
         remove(tmp);
     }
+    return st;
+}
+
+cz_status cz_params_digest_record_file(uint64_t *digest, const char *params_path, cz_error *err) {
+    cz_groth16_params_file f;
+    cz_status st = cz_groth16_params_file_map(&f, params_path, err);
+    if (st != CZ_OK) return st;
+    uint64_t d = 0;
+    st = cz_params_digest(&d, f.data, f.len, err);
+    if (st == CZ_OK) st = cz_params_digest_save(f.path, d, f.len, f.mtime_ns, err);
+    cz_groth16_params_file_unmap(&f);
+    if (st == CZ_OK && digest) *digest = d;
     return st;
 }

@@ -42,6 +42,11 @@ cz_status cz_params_digest_lookup(uint64_t *digest, int *known, const char *para
 /* Writes PATH.xxh64 (through a temporary file renamed into place). */
 cz_status cz_params_digest_save(const char *params_path, uint64_t digest, uint64_t file_bytes,
                                 int64_t mtime_ns, cz_error *err);
+/* Maps params_path, computes its digest over all cores and writes its
+ * record: for a writer that knows its points are valid (the development
+ * setup computed them), so that the first load is already trusted.
+ * *digest (may be NULL) receives the digest. */
+cz_status cz_params_digest_record_file(uint64_t *digest, const char *params_path, cz_error *err);
 /* Path of the record: params_path + ".xxh64". CZ_E_INVALID_ARG when too long. */
 cz_status cz_params_digest_path(char *out, size_t out_size, const char *params_path, cz_error *err);
 

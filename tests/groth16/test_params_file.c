@@ -271,6 +271,19 @@ static void test_file_map(const char *dir) {
     CHECK(f.data == NULL);
     cz_groth16_params_file_unmap(&f); /* twice is harmless */
 
+    /* a writer's record: the digest of the file, for its size and time */
+    uint64_t d = 0, want = 0, got = 0;
+    int known = 0;
+    CHECK(cz_params_digest_record_file(&d, path, &err) == CZ_OK);
+    CHECK(cz_params_digest(&want, bytes, len, &err) == CZ_OK && d == want);
+    CHECK(cz_params_digest_lookup(&got, &known, path, len,
+                                  (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec,
+                                  &err) == CZ_OK &&
+          known && got == want);
+    char record[600];
+    CHECK(cz_params_digest_path(record, sizeof record, path, &err) == CZ_OK);
+    unlink(record);
+
     char missing[600];
     snprintf(missing, sizeof missing, "%s/none.params", dir);
     CHECK(cz_groth16_params_file_map(&f, missing, &err) == CZ_E_IO);
