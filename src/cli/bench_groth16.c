@@ -170,8 +170,8 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
 
     cz_backend *be = NULL;
     if (cz_cli_backend_open(&be, backend, &err) != CZ_OK) return fail("back-end", &err);
-    cz_backend_unit unit = {"bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL,
-                            NULL};
+    cz_backend_unit unit = {
+        "bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL, NULL, NULL};
     int gpu = strcmp(be->ops->kind, "cpu") != 0;
     double times[15];
     cz_groth16_proof proof;

@@ -219,3 +219,36 @@ cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_ci
     (void)a, (void)b, (void)c, (void)gc, (void)input, (void)aux;
     return NO_GPU(err);
 }
+cz_status cz_gpu_keyload_create(cz_gpu_keyload **out, size_t chunk_bytes, cz_error *err) {
+    (void)chunk_bytes;
+    *out = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_keyload_destroy(cz_gpu_keyload *k) {
+    (void)k;
+}
+cz_status cz_gpu_keyload_stage(cz_gpu_keyload *k, uint8_t **host, cz_error *err) {
+    (void)k;
+    *host = NULL;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_copy(cz_gpu_keyload *k, void *dev, size_t offset, size_t bytes,
+                              cz_error *err) {
+    (void)k, (void)dev, (void)offset, (void)bytes;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_commit(cz_gpu_keyload *k, cz_error *err) {
+    (void)k;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t n, int g2, int check_curve,
+                                 unsigned tag, cz_error *err) {
+    (void)k, (void)dev, (void)n, (void)g2, (void)check_curve, (void)tag;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, uint64_t *index,
+                                unsigned *reason, cz_error *err) {
+    (void)k;
+    *fault = 0, *tag = 0, *index = 0, *reason = 0;
+    return NO_GPU(err);
+}

@@ -2,8 +2,9 @@
  * proofs, G1/G2 point encodings, recorded-circuit files, the C1 output JSON
  * (raw or in Curio's envelope), base64 and the daemon's TOML configuration.
  * The first byte picks the decoder (low 3 bits, plus 8 when bit 4 is set)
- * and the check mode (bit 3); the rest is the input. Built and run by scripts/fuzz.sh, not by ctest. Any crash, leak or
- * sanitizer report is a bug; a clean CZ_E_* status is the expected outcome. */
+ * and the check mode (bit 3); the rest is the input. Built and run by scripts/fuzz.sh, not by
+ * ctest. Any crash, leak or sanitizer report is a bug; a clean CZ_E_* status is the expected
+ * outcome. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,8 +32,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     }
     case 1: {
-        cz_groth16_params p;
-        if (cz_groth16_params_decode(&p, in, len, mode, &err) == CZ_OK) cz_groth16_params_free(&p);
+        /* and the loaders that leave the points encoded (the GPU key load):
+         * the layout reads exactly when the full decoder's lengths do */
+        cz_groth16_params p, head;
+        cz_groth16_params_layout lay;
+        cz_status full = cz_groth16_params_decode(&p, in, len, mode, &err);
+        if (full == CZ_OK) cz_groth16_params_free(&p);
+        cz_status ls = cz_groth16_params_layout_read(&lay, in, len, &err);
+        if (full == CZ_OK && ls != CZ_OK) __builtin_trap();
+        if (ls == CZ_OK) {
+            for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+                if (lay.count[v]) {
+                    cz_groth16_params_check_point(NULL, in, &lay, v, 0, mode, &err);
+                    cz_groth16_params_check_point(NULL, in, &lay, v, lay.count[v] - 1, mode, &err);
+                }
+            if (cz_groth16_params_decode_header(&head, NULL, in, len, mode, &err) == CZ_OK)
+                cz_groth16_params_free(&head);
+        }
         break;
     }
     case 2: {
