@@ -7,16 +7,17 @@
  * circuits are synthesized here from a private xorshift stream,
  * independent of the test harness' generator, so a change to either cannot
  * move them; each goes through the compile back-end and through the record
- * back-end and cz_circuit_from_r1cs, which must give the same key. test_prove.c checks the same construction
- * point by point against the secrets; this file only holds the bytes still.
- * The 2 KiB PoRep key (cuzk setup) has its digest in tests/CMakeLists.txt
- * (cli/setup-2k-digest). */
+ * back-end and cz_circuit_from_r1cs, which must give the same key. test_prove.c checks the same
+ * construction point by point against the secrets; this file only holds the bytes still. The 2 KiB
+ * PoRep key (cuzk setup) has its digest in tests/CMakeLists.txt (cli/setup-2k-digest). The
+ * streaming writer (params_writer.h) is held to cz_groth16_params_write's bytes here too. */
 #include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "groth16/groth16.h"
+#include "groth16/params_writer.h"
 #include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
@@ -175,6 +176,68 @@ static cz_status build(cz_circuit **out, const vector *v, int compile, cz_error 
     return st;
 }
 
+/* params through the streaming writer, in chunks of 1..7 points, encoded
+ * here with the ec layer's encoder: the same file as cz_groth16_params_write. */
+static cz_status stream_write(const cz_groth16_params *p, const char *path, cz_error *err) {
+    const uint64_t counts[CZ_GROTH16_PARAMS_VECTORS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1,
+                                                        p->n_b_g2};
+    const cz_g1_affine *g1[4] = {p->h, p->l, p->a, p->b_g1};
+    cz_groth16_params_writer *w = NULL;
+    cz_status st = cz_groth16_params_writer_open(&w, path, &p->vk, counts, err);
+    if (st != CZ_OK) return st;
+    uint8_t buf[7 * CZ_G2_UNCOMPRESSED_BYTES];
+    for (unsigned v = 0; v < CZ_GROTH16_PARAMS_VECTORS && st == CZ_OK; v++) {
+        for (uint64_t at = 0; at < counts[v] && st == CZ_OK;) {
+            uint64_t n = 1 + xs_next() % 7;
+            if (n > counts[v] - at) n = counts[v] - at;
+            for (uint64_t k = 0; k < n; k++)
+                if (v == 4)
+                    cz_g2_affine_to_uncompressed(buf + k * CZ_G2_UNCOMPRESSED_BYTES,
+                                                 &p->b_g2[at + k]);
+                else
+                    cz_g1_affine_to_uncompressed(buf + k * CZ_G1_UNCOMPRESSED_BYTES,
+                                                 &g1[v][at + k]);
+            st = cz_groth16_params_writer_put(w, v, buf, n, err);
+            at += n;
+        }
+    }
+    return cz_groth16_params_writer_close(w, st, err);
+}
+
+/* The writer's refusals: points of the wrong vector or too many, a file
+ * closed before its last point (removed, never renamed into place). */
+static void stream_refusals(const cz_groth16_params *p, const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/refused.params", dir);
+    const uint64_t counts[CZ_GROTH16_PARAMS_VECTORS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1,
+                                                        p->n_b_g2};
+    uint8_t buf[CZ_G1_UNCOMPRESSED_BYTES] = {0};
+    cz_error err = {0};
+    cz_groth16_params_writer *w = NULL;
+    CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, counts, &err) == CZ_OK);
+    CHECK(cz_groth16_params_writer_put(w, 1, buf, 1, &err) == CZ_E_INVALID_ARG &&
+          strstr(err.message, "points of l given while writing h"));
+    CHECK(cz_groth16_params_writer_put(w, 0, buf, p->n_h + 1, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_groth16_params_writer_put(w, 0, buf, 1, &err) == CZ_OK);
+    CHECK(cz_groth16_params_writer_close(w, CZ_OK, &err) == CZ_E_INVALID_ARG &&
+          strstr(err.message, "incomplete: 1 of"));
+    CHECK(access(path, F_OK) != 0);
+    CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, counts, &err) == CZ_OK);
+    CHECK(cz_groth16_params_writer_close(w, CZ_E_CUDA, &err) == CZ_E_CUDA);
+    CHECK(access(path, F_OK) != 0);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    CHECK(access(tmp, F_OK) != 0);
+    /* more than the disk holds: refused before anything is written */
+    uint64_t huge[CZ_GROTH16_PARAMS_VECTORS] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                                                UINT32_MAX};
+    if (cz_groth16_params_writer_bytes(&p->vk, huge) > ((uint64_t)1 << 40)) {
+        CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, huge, &err) == CZ_E_IO &&
+              strstr(err.message, "free"));
+        CHECK(access(tmp, F_OK) != 0);
+    }
+}
+
 static void run(const vector *v, int compile, const char *dir) {
     cz_error err = {0};
     cz_circuit *c = NULL;
@@ -197,6 +260,12 @@ static void run(const vector *v, int compile, const char *dir) {
     CHECK(cz_groth16_params_write(&params, pp, &err) == CZ_OK);
     CHECK(cz_groth16_vk_write(&params.vk, vp, &err) == CZ_OK);
     CHECK(file_digest(pd, pp) && file_digest(vd, vp));
+    char sp[512], sd[65];
+    snprintf(sp, sizeof sp, "%s/%s-stream.params", dir, v->name);
+    CHECK(stream_write(&params, sp, &err) == CZ_OK);
+    CHECK(file_digest(sd, sp) && strcmp(sd, pd) == 0);
+    remove(sp);
+    if (!strcmp(v->name, "random-small") && compile) stream_refusals(&params, dir);
     printf("%s (%s): %llu constraints, %u coefficients (u%u), |a| %zu |b| %zu\n  params %s\n"
            "  vk     %s\n",
            v->name, compile ? "compiled" : "recorded, converted",
