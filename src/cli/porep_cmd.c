@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "filecoin/porep.h"
 #include "filecoin/vanilla.h"
+#include "gpu/gpu.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"
 
@@ -87,16 +88,35 @@ static void setup_progress_fn(void *ctx, const char *stage, uint64_t done, uint6
     cz_cli_progress_update(&p->bar, done, total);
 }
 
-/* The development key of circuit c on all cores, then written. *vk: the
- * verifying key. */
-static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_circuit *c,
+/* Whether the setup runs on the GPU: cuda (a device was checked before),
+ * auto when a device answers, never for cpu. desc: the device. */
+static int setup_on_gpu(const char *backend, char *desc, size_t desc_size) {
+    if (!strcmp(backend, "cpu")) return 0;
+    cz_error gerr = {0};
+    return cz_gpu_probe(desc, desc_size, &gerr) == CZ_OK;
+}
+
+/* The development key of circuit c: on the GPU straight into the file (the
+ * host never holds the key: 47 GB at 32 GiB), else on all cores and then
+ * written. *vk: the verifying key. */
+static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_circuit *c, int gpu,
                            cz_error *err) {
     static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', '-', 'd', 'e', 'v'};
     setup_progress prog = {0};
     cz_cli_progress_begin(&prog.bar, stdout, "setup");
     uint64_t t0 = cz_now_ns();
+    cz_status st;
+    if (gpu) {
+        st =
+            cz_gpu_groth16_dev_setup_write(vk, params_path, c, seed, setup_progress_fn, &prog, err);
+        if (st == CZ_OK) setup_stage_done(&prog);
+        cz_cli_progress_end(&prog.bar);
+        if (st == CZ_OK)
+            printf("  setup and write         %8.2f s  %s\n", seconds_since(t0), params_path);
+        return st;
+    }
     cz_groth16_params params;
-    cz_status st = cz_groth16_dev_setup_progress(&params, c, seed, setup_progress_fn, &prog, err);
+    st = cz_groth16_dev_setup_progress(&params, c, seed, setup_progress_fn, &prog, err);
     if (st == CZ_OK) setup_stage_done(&prog);
     cz_cli_progress_end(&prog.bar);
     if (st != CZ_OK) return st;
@@ -116,7 +136,8 @@ static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_
  * (or always with force), then left on disk for later runs, with the
  * pre-compiled circuit they were made from (which the prover reads too). */
 static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector, int force,
-                               char *params_path, char *vk_path, size_t cap, cz_error *err) {
+                               const char *backend, char *params_path, char *vk_path, size_t cap,
+                               cz_error *err) {
     cz_status st = make_dir(dir, err);
     char circuit_path[4096];
     if (st == CZ_OK) st = cz_porep_param_paths(params_path, vk_path, cap, dir, sector, err);
@@ -138,8 +159,11 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
         unlink(params_path);
     }
     unlink(vk_path);
-    printf("  development setup for the %llu-byte sector circuit: NOT a trusted setup\n",
-           (unsigned long long)sector->sector_size);
+    char desc[256] = "";
+    int gpu = setup_on_gpu(backend, desc, sizeof desc);
+    printf("  development setup for the %llu-byte sector circuit on the %s%s: NOT a trusted "
+           "setup\n",
+           (unsigned long long)sector->sector_size, gpu ? "GPU, " : "CPU", gpu ? desc : "");
     fflush(stdout);
     uint64_t t0 = cz_now_ns();
     cz_circuit *c = NULL;
@@ -151,7 +175,11 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
            built ? "built" : "read");
     cz_groth16_vk vk;
     memset(&vk, 0, sizeof vk);
-    st = run_setup(&vk, params_path, c, err);
+    st = run_setup(&vk, params_path, c, gpu, err);
+    if ((st == CZ_E_CUDA || st == CZ_E_NOMEM) && gpu && !strcmp(backend, "auto")) {
+        printf("  the GPU setup failed (%s): on the CPU instead\n", err->message);
+        st = run_setup(&vk, params_path, c, 0, err);
+    }
     cz_circuit_free(c);
     if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
     cz_groth16_vk_free(&vk);
@@ -320,22 +348,25 @@ static int missing(const char *cmd, const char *flag, const char *usage) {
 
 int cz_cmd_setup(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk setup --sector-size SIZE --out DIR [--force]\n"
+        "usage: cuzk setup --sector-size SIZE --out DIR [--force] [--backend auto|cpu|cuda]\n"
         "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the PoRep\n"
         "  circuit of SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB), and its pre-compiled circuit\n"
         "  (.czc) beside them. NOT a trusted setup: anyone who knows the fixed seed can forge\n"
-        "  proofs. Existing files are kept unless --force (which removes them first).\n";
+        "  proofs. On the GPU when one answers (auto), else on the CPU; the GPU writes the key\n"
+        "  as it computes it (47 GB at 32GiB: that much free disk, never that much memory).\n"
+        "  Existing files are kept unless --force (which removes them first).\n";
     options o;
     int rc = parse_options(&o, "setup", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
     if (!o.have_size) return missing("setup", "--sector-size", usage);
     if (!o.out) return missing("setup", "--out", usage);
+    if (!cz_cli_backend_available("setup", o.backend)) return 1;
     cz_error err = {0};
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
     if (cz_fc_sector_lookup(&sector, o.sector_size, &err) != CZ_OK ||
-        ensure_params(o.out, &sector, o.force, params_path, vk_path, sizeof params_path, &err) !=
-            CZ_OK)
+        ensure_params(o.out, &sector, o.force, o.backend, params_path, vk_path, sizeof params_path,
+                      &err) != CZ_OK)
         return fail("setup", &err);
     printf("  verifying key           %s\n", vk_path);
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
@@ -498,8 +529,8 @@ int cz_cmd_demo(int argc, char **argv) {
     cz_status st = cz_fc_proof_lookup_by_size(&info, o.sector_size, CZ_FC_API_V1_1_0, 0, &err);
     char params_path[4096], vk_path[4096];
     if (st == CZ_OK)
-        st = ensure_params(o.params, &info.sector, 0, params_path, vk_path, sizeof params_path,
-                           &err);
+        st = ensure_params(o.params, &info.sector, 0, o.backend, params_path, vk_path,
+                           sizeof params_path, &err);
     if (st != CZ_OK) return fail("demo", &err);
 
     uint64_t t0 = cz_now_ns();
