@@ -291,8 +291,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
  * (one G1 point; a G2 point counts 3). Device memory: the circuit
  * (cz_gpu_circuit_create), u, v, w (96 bytes per variable), the domain
  * (32 bytes per element, twice while the NTT runs), one matrix's sort
- * (about 24 bytes per entry) and the chunk buffers: about 40 GB at 32 GiB
- * PoRep. $CZ_GPU_SETUP_CHUNK (points per chunk, default 2^22) and
+ * (about 24 bytes per entry) and the chunk buffers: about 37 GB at its peak
+ * for the 32 GiB PoRep circuit. $CZ_GPU_SETUP_PROFILE=1 prints each stage's
+ * time and where the host waited. $CZ_GPU_SETUP_CHUNK (points per chunk, default 2^22) and
  * $CZ_GPU_SETUP_WINDOW (fixed-base window bits, 8..16, default 12) are for
  * tests and measurements; neither changes the result. */
 #include "groth16/setup.h"
