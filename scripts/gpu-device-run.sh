@@ -28,8 +28,12 @@ if [ "${CZ_SKIP_CHECK:-0}" != 1 ]; then
 fi
 
 {
-    step "setup 2KiB"
-    /usr/bin/time -f "setup: %e s, peak %M KiB" "$cz" setup --sector-size 2KiB --out "$work/p"
+    step "setup 2KiB (on the GPU: the same bytes as the CPU's, tests/CMakeLists.txt)"
+    CZ_GPU_SETUP_PROFILE=1 /usr/bin/time -f "setup: %e s, peak %M KiB" "$cz" setup \
+        --sector-size 2KiB --out "$work/p" --backend cuda || fail "setup --backend cuda"
+    sha256sum "$work"/p/*.params "$work"/p/*.vk | grep -q \
+        "^d085712a54ab21b84a1c8b8cf59ff08784650371169f98afae0a3db20fa05b0a " ||
+        fail "setup 2KiB: the .params is not the recorded one"
     "$cz" gen c1 --sector-size 2KiB --seed 5 --miner-id 1000 --sector-num 9 --out "$work/c1.json"
     # the key from its file to the device: the same points as the host decoder's, then timed
     # (checked and recorded, then trusted; the old host decode + upload beside it)

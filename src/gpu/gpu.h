@@ -343,6 +343,18 @@ typedef struct {
 } cz_gpu_circuit_info;
 void cz_gpu_circuit_get_info(cz_gpu_circuit_info *out, const cz_gpu_circuit *gc);
 
+/* The device arrays of matrix `which` (0 = A, 1 = B, 2 = C) and the
+ * coefficient table, for kernels outside circuit.cu (the setup's column
+ * sums); valid while gc lives, checked at creation as described above. */
+typedef struct {
+    uint64_t nnz;
+    uint32_t rows, coef_bytes, num_coeffs;
+    const uint32_t *row_start, *col; /* [rows + 1], [nnz] */
+    const void *coef;                /* [nnz] indices of coef_bytes each */
+    const cz_fr *table;              /* [num_coeffs] */
+} cz_gpu_circuit_matrix;
+void cz_gpu_circuit_get_matrix(cz_gpu_circuit_matrix *out, const cz_gpu_circuit *gc, int which);
+
 /* dev_a[j] = <A_j, z>, dev_b[j] = <B_j, z>, dev_c[j] = <C_j, z> for every row
  * j < num_constraints (any output may be NULL: that matrix is skipped;
  * rows past num_constraints are not written), dev_z = inputs then aux
@@ -387,6 +399,45 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
  * (cz_now_ns); NULL removes the hook. The name is valid during the call. */
 typedef void (*cz_gpu_step_fn)(void *ctx, const char *step, uint64_t t0_ns, uint64_t t1_ns);
 void cz_gpu_set_step_hook(cz_gpu_step_fn fn, void *ctx);
+
+/* ---- the development setup on the device (setup.cu) ----
+ * cz_groth16_dev_setup (groth16/setup.h: NOT a trusted setup) computed on
+ * the current device: the powers of tau and their inverse NTT (the Lagrange
+ * basis at tau), the column sums A^T L, B^T L, C^T L of the circuit's
+ * matrices (a sort of each matrix by column and a reduction by key: no
+ * atomics), the key scalars, every fixed-base multiplication (G1 and G2
+ * from precomputed window tables of the generators) and the affine
+ * conversion (one inversion per block of points). The result is the CPU
+ * setup's, byte for byte, for the same circuit and seed (the same plan,
+ * checks and messages: groth16/setup.h); a refusal (unconstrained aux,
+ * density mismatch, entries out of range) fails the same way.
+ * progress as in groth16/setup.h, with units of about equal device time
+ * (one G1 point; a G2 point counts 3). Device memory: the circuit
+ * (cz_gpu_circuit_create), u, v, w (96 bytes per variable), the domain
+ * (32 bytes per element, twice while the NTT runs), one matrix's sort
+ * (about 24 bytes per entry) and the chunk buffers: about 37 GB at its peak
+ * for the 32 GiB PoRep circuit. $CZ_GPU_SETUP_PROFILE=1 prints each stage's
+ * time and where the host waited. $CZ_GPU_SETUP_CHUNK (points per chunk, default 2^22) and
+ * $CZ_GPU_SETUP_WINDOW (fixed-base window bits, 8..16, default 12) are for
+ * tests and measurements; neither changes the result. */
+#include "groth16/setup.h"
+
+/* Into host memory (*out, freed with cz_groth16_params_free). */
+cz_status cz_gpu_groth16_dev_setup(cz_groth16_params *out, const struct cz_circuit *c,
+                                   const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                   cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                   cz_error *err);
+/* Straight into the .params file params_path (groth16/params_writer.h:
+ * the free space is checked first, the file appears complete or not at
+ * all), the points encoded on the device and written chunk by chunk while
+ * the device computes the next, so the host holds two chunk buffers, never
+ * the key. *vk_out: the verifying key (for the .vk file; free it with
+ * cz_groth16_vk_free). */
+cz_status cz_gpu_groth16_dev_setup_write(cz_groth16_vk *vk_out, const char *params_path,
+                                         const struct cz_circuit *c,
+                                         const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                         cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                         cz_error *err);
 
 /* Benchmark helpers (device data without host round trips):
  * fill_random_fr: n pseudo-random field elements from seed (uniform below

@@ -29,6 +29,7 @@
 #include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
+#include "r1cs/circuit.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -264,7 +265,7 @@ static const cz_job_ops job_ops = {"keyload",        job_prepare, job_synthesize
  * porep-2k's file names: a file of a few hundred KiB, so that its size and
  * the vk's differ by far. */
 static uint64_t write_params(const char *dir) {
-    cz_cs *cs = cz_cs_record_new();
+    cz_cs *cs = cz_cs_compile_new();
     cz_var x = cz_cs_alloc_input(cs, NULL), v = x;
     cz_lc a, b, c;
     cz_lc_init(&a), cz_lc_init(&b), cz_lc_init(&c);
@@ -278,13 +279,13 @@ static uint64_t write_params(const char *dir) {
         v = w;
     }
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
-    cz_r1cs r;
+    cz_circuit *r = NULL;
     cz_error err = {0};
-    CHECK(cz_record_finish(cs, &r, &err) == CZ_OK);
+    CHECK(cz_compile_finish(cs, &r, &err) == CZ_OK);
     cz_cs_destroy(cs);
     uint8_t seed[32] = {9};
     cz_groth16_params p;
-    CHECK(cz_groth16_dev_setup(&p, &r, seed, &err) == CZ_OK);
+    CHECK(cz_groth16_dev_setup(&p, r, seed, &err) == CZ_OK);
     cz_fc_sector_info sector;
     char pp[4096], vp[4096];
     CHECK(cz_fc_sector_lookup(&sector, 2048, &err) == CZ_OK);
@@ -292,7 +293,7 @@ static uint64_t write_params(const char *dir) {
     CHECK(cz_groth16_params_write(&p, pp, &err) == CZ_OK);
     CHECK(cz_groth16_vk_write(&p.vk, vp, &err) == CZ_OK);
     cz_groth16_params_free(&p);
-    cz_r1cs_free(&r);
+    cz_circuit_free(r);
     CHECK(cz_groth16_params_read(&reference, pp, CZ_GROTH16_CHECKED, &err) == CZ_OK);
     struct stat sb;
     CHECK(stat(pp, &sb) == 0);

@@ -26,6 +26,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "r1cs/backends.h"
+#include "r1cs/circuit.h"
 
 static char dir[] = "/tmp/cz_gpu_keyload_XXXXXX";
 
@@ -348,16 +349,16 @@ static void chain(cz_cs *cs, size_t n) {
 static void check_prove(void) {
     cz_error err = {0};
     const size_t n = 2000;
-    cz_cs *rec = cz_cs_record_new();
+    cz_cs *rec = cz_cs_compile_new();
     chain(rec, n);
-    cz_r1cs r1cs;
-    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
+    cz_circuit *circ = NULL;
+    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
     cz_cs_destroy(rec);
     uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
     cz_test_rand_bytes(seed, sizeof seed);
     cz_groth16_params params;
-    CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
-    cz_r1cs_free(&r1cs);
+    CHECK(cz_groth16_dev_setup(&params, circ, seed, &err) == CZ_OK);
+    cz_circuit_free(circ);
     char path[600];
     snprintf(path, sizeof path, "%s/prove.params", dir);
     CHECK(cz_groth16_params_write(&params, path, &err) == CZ_OK);
