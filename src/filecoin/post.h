@@ -225,4 +225,43 @@ cz_status cz_post_gen(cz_post_sector_proof **out, uint32_t *n, uint32_t *winning
  * level). */
 cz_status cz_post_default_root(cz_fr *out, const cz_post_config *cfg, const cz_fr *leaf);
 
+/* ---- request files (post_request.c) ----
+ * What `cuzk gen post` writes and `cuzk prove` / `cuzk verify` read: the
+ * fields of a Prove request for one PoSt proof (cuzk.v1 SubmitProofRequest)
+ * as one JSON object:
+ *   {"kind": "window-post", "registered_proof": 13, "sector_size": 34359738368,
+ *    "miner_id": 1000, "partition_index": 0, "randomness": "<64 hex digits>",
+ *    "vanilla_proofs": ["<standard base64 of the bincode bytes>", ...]}
+ * "kind" ("winning-post" / "window-post") and "sector_size" must agree with
+ * the registered proof. */
+typedef struct {
+    uint32_t registered_proof;
+    cz_post_kind kind;
+    uint64_t sector_size, miner_id;
+    uint32_t partition_index;
+    uint8_t randomness[32];
+    uint32_t n_proofs;
+    uint8_t **proofs; /* n_proofs buffers (owned) */
+    size_t *proof_lens;
+} cz_post_request;
+
+cz_status cz_post_request_write_json(FILE *out, const cz_post_request *req, cz_error *err);
+/* Parses the document (len bytes); CZ_E_PARSE naming the key for a
+ * malformed or missing field. Free with cz_post_request_free. */
+cz_status cz_post_request_parse_json(cz_post_request *out, const uint8_t *data, size_t len,
+                                     cz_error *err);
+void cz_post_request_free(cz_post_request *req);
+
+/* Decodes and checks the vanilla proofs of a request against its
+ * registered proof (CZ_E_INVALID_ARG / CZ_E_PARSE naming vanilla_proofs[i]
+ * and the field): the config, the api version and the decoded proofs
+ * (*proofs, *n; free each and the array). verify: also
+ * cz_post_vanilla_verify. */
+cz_status cz_post_request_decode(cz_post_config *cfg, cz_fc_api_version *api,
+                                 cz_post_sector_proof **proofs, uint32_t *n,
+                                 uint32_t registered_proof, uint64_t sector_size,
+                                 const uint8_t *const *bytes, const size_t *lens, uint32_t count,
+                                 const uint8_t *randomness, size_t randomness_len,
+                                 uint32_t partition_index, int verify, cz_error *err);
+
 #endif

@@ -423,10 +423,149 @@ static void test_generated(void) {
     CHECK(cz_post_gen(&p, &n, NULL, r, &o, &err) == CZ_E_UNSUPPORTED);
 }
 
+/* ---------------------------------------------------- request files */
+
+/* A request (as `cuzk gen post` writes it) round-trips through JSON, and
+ * cz_post_request_decode refuses what a daemon must answer
+ * INVALID_ARGUMENT to, with the field named. */
+static void test_request(void) {
+    printf("request files and request checks\n");
+    cz_post_gen_opts o = {.registered_proof = 10, .sectors = 2, .seed = 5, .first_sector = 40};
+    cz_post_sector_proof *p;
+    uint32_t n;
+    uint8_t r[32];
+    cz_error err = {0};
+    CHECK(cz_post_gen(&p, &n, NULL, r, &o, &err) == CZ_OK && n == 2);
+    cz_post_config cfg;
+    CHECK(cz_post_config_from_sector(&cfg, CZ_POST_WINDOW, 2048, &err) == CZ_OK);
+    cz_post_request req = {.registered_proof = 10,
+                           .kind = CZ_POST_WINDOW,
+                           .sector_size = 2048,
+                           .miner_id = 1234,
+                           .partition_index = 0,
+                           .n_proofs = 2};
+    memcpy(req.randomness, r, 32);
+    uint8_t *bytes[2];
+    size_t lens[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(cz_post_encode(&bytes[i], &lens[i], &cfg, &p[i], &err) == CZ_OK);
+    req.proofs = bytes;
+    req.proof_lens = lens;
+    char *doc = NULL;
+    size_t doc_len = 0;
+    FILE *f = open_memstream(&doc, &doc_len);
+    CHECK(cz_post_request_write_json(f, &req, &err) == CZ_OK);
+    fclose(f);
+    cz_post_request back;
+    CHECK(cz_post_request_parse_json(&back, (const uint8_t *)doc, doc_len, &err) == CZ_OK);
+    CHECK(back.registered_proof == 10 && back.kind == CZ_POST_WINDOW && back.sector_size == 2048 &&
+          back.miner_id == 1234 && back.n_proofs == 2 && !memcmp(back.randomness, r, 32));
+    for (int i = 0; i < 2; i++)
+        CHECK(back.proof_lens[i] == lens[i] && !memcmp(back.proofs[i], bytes[i], lens[i]));
+    cz_post_request_free(&back);
+    /* malformed documents */
+    static const struct {
+        const char *json, *want;
+    } bad[] = {
+        {"[1]", "expected a JSON object"},
+        {"{\"registered_proof\": 10}", "\"sector_size\" is missing"},
+        {"{\"registered_proof\": 99, \"sector_size\": 2048, \"miner_id\": 1, \"partition_index\": "
+         "0}",
+         "\"registered_proof\": registered PoSt proof 99 is unknown"},
+        {"{\"registered_proof\": 10, \"sector_size\": 2048, \"miner_id\": 1, \"partition_index\": "
+         "0, "
+         "\"kind\": \"winning-post\"}",
+         "\"kind\" must be \"window-post\""},
+        {"{\"registered_proof\": 10, \"sector_size\": 2048, \"miner_id\": -1, \"partition_index\": "
+         "0}",
+         "\"miner_id\" must be an integer"},
+        {"{\"registered_proof\": 10, \"sector_size\": 2048, \"miner_id\": 1, \"partition_index\": "
+         "0, "
+         "\"kind\": \"window-post\", \"randomness\": \"00\"}",
+         "\"randomness\" must be 64 hex digits"},
+        {"{\"registered_proof\": 10, \"sector_size\": 2048, \"miner_id\": 1, \"partition_index\": "
+         "0, "
+         "\"kind\": \"window-post\", \"randomness\": "
+         "\"000000000000000000000000000000000000000000000000000000000000000x\", "
+         "\"vanilla_proofs\": [\"AA==\"]}",
+         "not a hex digit at character 63"},
+        {"{\"registered_proof\": 10, \"sector_size\": 2048, \"miner_id\": 1, \"partition_index\": "
+         "0, "
+         "\"kind\": \"window-post\", \"randomness\": "
+         "\"0000000000000000000000000000000000000000000000000000000000000000\", "
+         "\"vanilla_proofs\": [\"AA==\", 7]}",
+         "vanilla_proofs[1]: not a string"},
+        {"{\"registered_proof\": 10, \"sector_size\": 2048, \"miner_id\": 1, \"partition_index\": "
+         "0, "
+         "\"kind\": \"window-post\", \"randomness\": "
+         "\"0000000000000000000000000000000000000000000000000000000000000000\", "
+         "\"vanilla_proofs\": []}",
+         "\"vanilla_proofs\" must be an array of 1 or more"},
+        {"{\"a\": ", "not JSON"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(cz_post_request_parse_json(&back, (const uint8_t *)bad[i].json, strlen(bad[i].json),
+                                         &err) == CZ_E_PARSE);
+        if (!strstr(err.message, bad[i].want))
+            printf("  got '%s', want '%s'\n", err.message, bad[i].want);
+        CHECK(strstr(err.message, bad[i].want) != NULL);
+    }
+    free(doc);
+
+    /* the request checks a daemon answers INVALID_ARGUMENT with */
+    const uint8_t *const cb[2] = {bytes[0], bytes[1]};
+    cz_post_config c2;
+    cz_fc_api_version api;
+    cz_post_sector_proof *d;
+    uint32_t dn;
+    CHECK(cz_post_request_decode(&c2, &api, &d, &dn, 10, 2048, cb, lens, 2, r, 32, 0, 1, &err) ==
+          CZ_OK);
+    CHECK(dn == 2 && api == CZ_FC_API_V1_2_0 && d[1].sector_id == 41);
+    proofs_free(d, dn);
+    static const struct {
+        uint32_t id;
+        uint64_t size;
+        uint32_t count;
+        size_t rlen, cut;
+        uint32_t partition;
+        int swap;
+        const char *want;
+    } rq[] = {
+        {10, 8 << 20, 2, 32, 0, 0, 0,
+         "is for 2048-byte sectors, the request says sector_size 8388608"},
+        {11, 8 << 20, 2, 32, 0, 0, 0,
+         "vanilla_proofs[0] (5680 bytes, a StackedDrgWindow8MiBV1_1 proof has 15280)"},
+        {0, 2048, 2, 32, 0, 0, 0, "2 vanilla proofs: StackedDrgWinning2KiBV1 takes exactly 1"},
+        {10, 2048, 2, 31, 0, 0, 0, "randomness must be exactly 32 bytes, got 31"},
+        {10, 2048, 2, 32, 0, 3000, 0, "partition_index 3000 is out of range"},
+        {10, 2048, 2, 32, 100, 0, 0,
+         "vanilla_proofs[1] (5580 bytes, a StackedDrgWindow2KiBV1_1 proof has 5680): "
+         "vanilla_proof.sectors[0].inclusion_proofs[9]"},
+        {10, 2048, 2, 32, 0, 0, 1, "vanilla_proofs[1]: sector 40 after sector 41"},
+        {5, 2048, 2, 32, 0, 1, 0, "vanilla_proofs[0] (sector 40): inclusion_proofs[0] proves leaf"},
+        {99, 2048, 2, 32, 0, 0, 0, "registered PoSt proof 99 is unknown"},
+    };
+    for (size_t i = 0; i < sizeof rq / sizeof rq[0]; i++) {
+        const uint8_t *b2[2] = {rq[i].swap ? bytes[1] : bytes[0], rq[i].swap ? bytes[0] : bytes[1]};
+        size_t l2[2] = {lens[0], lens[1] - rq[i].cut};
+        cz_status st = cz_post_request_decode(&c2, &api, &d, &dn, rq[i].id, rq[i].size, b2, l2,
+                                              rq[i].count, r, rq[i].rlen, rq[i].partition, 1, &err);
+        CHECK(st == CZ_E_INVALID_ARG);
+        CHECK(err.status == CZ_E_INVALID_ARG);
+        if (!strstr(err.message, rq[i].want))
+            printf("  got '%s', want '%s'\n", err.message, rq[i].want);
+        CHECK(strstr(err.message, rq[i].want) != NULL);
+        if (st == CZ_OK) proofs_free(d, dn);
+    }
+    for (int i = 0; i < 2; i++) free(bytes[i]);
+    proofs_free(p, n);
+}
+
 int main(void) {
     cz_test_init("test_post_vanilla");
     test_known_values();
     test_golden();
     test_generated();
+    test_request();
     return cz_test_finish("test_post_vanilla");
 }
