@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
+#include "filecoin/post.h"
 #include "filecoin/vanilla.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"
@@ -41,7 +42,7 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static cz_status make_dir(const char *path, cz_error *err) {
+cz_status cz_cli_make_dir(const char *path, cz_error *err) {
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return cz_error_set(err, CZ_E_INVALID_ARG, "directory name too long");
@@ -62,13 +63,10 @@ static void setup_progress(void *ctx, uint64_t done, uint64_t total) {
     cz_cli_progress_update(ctx, done, total);
 }
 
-/* The development parameters of a sector size in dir: created when missing
- * (or always with force), then left on disk for later runs. */
-static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector, int force,
-                               char *params_path, char *vk_path, size_t cap, cz_error *err) {
-    cz_status st = make_dir(dir, err);
-    if (st == CZ_OK) st = cz_porep_param_paths(params_path, vk_path, cap, dir, sector, err);
-    if (st != CZ_OK) return st;
+cz_status cz_cli_dev_setup(const char *dir, int force, const char *params_path, const char *vk_path,
+                           const char *what, cz_cli_synth_fn synthesize, const void *ctx,
+                           cz_error *err) {
+    cz_status st;
     if (!force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0) {
         printf("  parameters              cached: %s\n", params_path);
         return CZ_OK;
@@ -77,15 +75,12 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
     if (access(dir, W_OK | X_OK) != 0)
         return cz_error_set(err, CZ_E_IO, "cannot write parameters in '%s': %s", dir,
                             strerror(errno));
-    cz_porep_geometry g;
-    if ((st = cz_porep_geometry_from_sector(&g, sector, err)) != CZ_OK) return st;
-    printf("  development setup for the %llu-byte sector circuit: NOT a trusted setup\n",
-           (unsigned long long)sector->sector_size);
+    printf("  development setup for the %s: NOT a trusted setup\n", what);
     fflush(stdout);
     uint64_t t0 = cz_now_ns();
     cz_cs *rec = cz_cs_record_new();
     if (!rec) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
-    st = cz_porep_synthesize(rec, &g, NULL, 0, err);
+    st = synthesize(rec, ctx, err);
     cz_r1cs r1cs;
     if (st == CZ_OK) st = cz_record_finish(rec, &r1cs, err);
     cz_cs_destroy(rec);
@@ -110,6 +105,25 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
     if (st == CZ_OK)
         printf("  write                   %8.2f s  %s\n", seconds_since(t0), params_path);
     return st;
+}
+
+static cz_status porep_blank(cz_cs *cs, const void *ctx, cz_error *err) {
+    return cz_porep_synthesize(cs, ctx, NULL, 0, err);
+}
+
+/* The development parameters of a sector size in dir: created when missing
+ * (or always with force), then left on disk for later runs. */
+static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector, int force,
+                               char *params_path, char *vk_path, size_t cap, cz_error *err) {
+    cz_status st = cz_cli_make_dir(dir, err);
+    if (st == CZ_OK) st = cz_porep_param_paths(params_path, vk_path, cap, dir, sector, err);
+    if (st != CZ_OK) return st;
+    cz_porep_geometry g;
+    if ((st = cz_porep_geometry_from_sector(&g, sector, err)) != CZ_OK) return st;
+    char what[96];
+    snprintf(what, sizeof what, "%llu-byte sector circuit",
+             (unsigned long long)sector->sector_size);
+    return cz_cli_dev_setup(dir, force, params_path, vk_path, what, porep_blank, &g, err);
 }
 
 /* Parses and checks a C1 output; prints what it is. */
@@ -196,6 +210,8 @@ enum {
     OPT_FORCE,
     OPT_SEED,
     OPT_BACKEND,
+    OPT_KIND,
+    OPT_POST,
     OPT_HELP
 };
 static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1},
@@ -210,11 +226,14 @@ static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1
                                           {"seed", required_argument, NULL, OPT_SEED},
                                           {"params-dir", required_argument, NULL, OPT_PARAMS},
                                           {"backend", required_argument, NULL, OPT_BACKEND},
+                                          {"kind", required_argument, NULL, OPT_KIND},
+                                          {"post", required_argument, NULL, OPT_POST},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
 
 typedef struct {
-    const char *c1, *params, *out, *vk, *proof, *backend;
+    const char *c1, *params, *out, *vk, *proof, *backend, *post;
+    int post_kind; /* --kind: -1 porep (default), else a cz_post_kind */
     uint64_t sector_size, seed;
     int have_size, force;
     identity id;
@@ -224,6 +243,7 @@ typedef struct {
 static int parse_options(options *o, const char *cmd, const char *usage, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->backend = "auto";
+    o->post_kind = -1;
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
@@ -235,6 +255,21 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_VK: o->vk = optarg; break;
         case OPT_PROOF: o->proof = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_POST: o->post = optarg; break;
+        case OPT_KIND:
+            if (!strcmp(optarg, "porep"))
+                o->post_kind = -1;
+            else if (!strcmp(optarg, "winning-post") || !strcmp(optarg, "winning"))
+                o->post_kind = CZ_POST_WINNING;
+            else if (!strcmp(optarg, "window-post") || !strcmp(optarg, "window"))
+                o->post_kind = CZ_POST_WINDOW;
+            else {
+                fprintf(stderr,
+                        "cuzk %s: --kind '%s': expected porep, winning-post or window-post\n", cmd,
+                        optarg);
+                return 2;
+            }
+            break;
         case OPT_BACKEND:
             if (!cz_cli_backend_valid(cmd, optarg)) return 2;
             o->backend = optarg;
@@ -274,15 +309,18 @@ static int missing(const char *cmd, const char *flag, const char *usage) {
 
 int cz_cmd_setup(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk setup --sector-size SIZE --out DIR [--force]\n"
-        "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the PoRep\n"
-        "  circuit of SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB). NOT a trusted setup: anyone\n"
-        "  who knows the fixed seed can forge proofs. Existing files are kept unless --force.\n";
+        "usage: cuzk setup [--kind porep|winning-post|window-post] --sector-size SIZE --out DIR\n"
+        "                  [--force]\n"
+        "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the circuit\n"
+        "  of a kind (default porep) and SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB). NOT a\n"
+        "  trusted setup: anyone who knows the fixed seed can forge proofs. Existing files are\n"
+        "  kept unless --force.\n";
     options o;
     int rc = parse_options(&o, "setup", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
     if (!o.have_size) return missing("setup", "--sector-size", usage);
     if (!o.out) return missing("setup", "--out", usage);
+    if (o.post_kind >= 0) return cz_cli_post_setup(o.post_kind, o.sector_size, o.out, o.force);
     cz_error err = {0};
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
@@ -341,13 +379,21 @@ int cz_cmd_prove(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
         "                  [--sector-num N] [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --post REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
         "  Proves a PoRep C1 output (Curio envelope or raw JSON) and writes the proof bytes\n"
         "  (192 per partition) after verifying them; on the GPU when one answers (auto), else\n"
         "  on the CPU. --miner-id (and --sector-num unless the envelope has SectorNum) also\n"
-        "  recompute and check replica_id.\n";
+        "  recompute and check replica_id. --post: a WinningPoSt or WindowPoSt partition\n"
+        "  request (`cuzk gen post`), one 192-byte proof.\n";
     options o;
     int rc = parse_options(&o, "prove", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
+    if (o.post) {
+        if (!o.params) return missing("prove", "--params", usage);
+        if (!o.out) return missing("prove", "--out", usage);
+        if (!cz_cli_backend_available("prove", o.backend)) return 1;
+        return cz_cli_post_prove(o.post, o.params, o.out, o.backend);
+    }
     if (!o.c1) return missing("prove", "--c1", usage);
     if (!o.params) return missing("prove", "--params", usage);
     if (!o.out) return missing("prove", "--out", usage);
@@ -386,13 +432,20 @@ int cz_cmd_prove(int argc, char **argv) {
 int cz_cmd_verify(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk verify --c1 FILE --vk FILE|DIR --proof PROOF [--miner-id N] [--sector-num N]\n"
+        "       cuzk verify --post REQUEST --vk FILE|DIR --proof PROOF\n"
         "  Checks PoRep proof bytes with the public inputs recomputed from the C1 output's\n"
         "  replica_id, comm_d, comm_r and seed (challenges derived, not read from the vanilla\n"
         "  proofs). With --miner-id, replica_id itself is recomputed too. Exit 0 = valid,\n"
-        "  1 = invalid or error.\n";
+        "  1 = invalid or error. --post: a PoSt proof, public inputs from the request's\n"
+        "  randomness, partition and sectors (ids and comm_r).\n";
     options o;
     int rc = parse_options(&o, "verify", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
+    if (o.post) {
+        if (!o.vk) return missing("verify", "--vk", usage);
+        if (!o.proof) return missing("verify", "--proof", usage);
+        return cz_cli_post_verify(o.post, o.vk, o.proof);
+    }
     if (!o.c1) return missing("verify", "--c1", usage);
     if (!o.vk) return missing("verify", "--vk", usage);
     if (!o.proof) return missing("verify", "--proof", usage);

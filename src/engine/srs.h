@@ -28,6 +28,7 @@
 typedef struct {
     char id[32];
     uint64_t sector_size;
+    int post_kind; /* -1: PoRep; else the cz_post_kind of a PoSt circuit */
     char params_path[PATH_MAX], vk_path[PATH_MAX];
     cz_srs_tier tier;
     int loading; /* a thread is loading it; others wait on the manager's cond */
@@ -58,6 +59,9 @@ void cz_srs_destroy(cz_srs_manager *m);
 
 /* The circuit id of a PoRep sector size ("porep-2k"); NULL when none. */
 const char *cz_srs_porep_circuit_id(uint64_t sector_size);
+/* The circuit id of a PoSt kind (cz_post_kind) and sector size
+ * ("window-post-32g"); NULL when none. */
+const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size);
 
 /* Bytes the entry needs when hot (the .params file size). */
 cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, cz_error *err);
