@@ -57,9 +57,9 @@ build() {
     local libs="-L$(dirname "$NVCC")/../lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm"
     ar rcs "$dir/libgpucheck.a" "${objs[@]}"
     for t in "$root"/tests/gpu/test_*.c; do
-        # the PoRep test needs the filecoin layer (OpenSSL, yajl): run the
-        # CMake build's binary instead (src/gpu/README.md)
-        [ "$(basename "$t")" = test_gpu_porep.c ] && continue
+        # the PoRep tests need the filecoin layer (OpenSSL, yajl): run the
+        # CMake build's binaries instead (src/gpu/README.md)
+        case "$(basename "$t")" in test_gpu_porep.c | test_gpu_setup_porep.c) continue ;; esac
         gcc $cflags "$t" "$dir/libgpucheck.a" $libs -o "$dir/$(basename "$t" .c)" || return 1
     done
     gcc $cflags -DCZ_BENCH_GPU_MAIN "$root/src/cli/bench_gpu.c" "$dir/libgpucheck.a" $libs \
@@ -92,6 +92,7 @@ run() {
         for tool in memcheck racecheck; do
             tests="$dir/${pre}test_gpu_arith $dir/${pre}test_gpu_ntt $dir/${pre}test_gpu_msm"
             tests="$tests $dir/${pre}test_gpu_groth16 $dir/${pre}test_circuit_gpu"
+            tests="$tests $dir/${pre}test_gpu_setup"
             [ $tool = racecheck ] && tests="$dir/${pre}test_gpu_ntt" # shared memory: NTT only
             for t in $tests; do
                 echo "== compute-sanitizer --tool $tool $(basename "$t") (small sizes)"

@@ -2,8 +2,9 @@
 # On a GPU machine, from the repository root, everything the CUDA back-end
 # is checked with: scripts/gpu-check.sh run on the CMake build's binaries
 # (GPU tests, compute-sanitizer at small sizes, `cuzk bench gpu`), then the
-# `cuzk` command end to end on the 2 KiB PoRep (CUDA back-end, resident and
-# streaming parameters, against the CPU), then the daemon with one CUDA
+# `cuzk` command end to end on the 2 KiB PoRep (the key loaded from its file
+# to the device and timed, CUDA back-end with the points on the device only
+# and streaming from host points, against the CPU), then the daemon with one CUDA
 # back-end context and with two on device 0 under `cuzk bench`. Binaries
 # come from scripts/gpu-carry.sh.
 #
@@ -27,9 +28,20 @@ if [ "${CZ_SKIP_CHECK:-0}" != 1 ]; then
 fi
 
 {
-    step "setup 2KiB"
-    /usr/bin/time -f "setup: %e s, peak %M KiB" "$cz" setup --sector-size 2KiB --out "$work/p"
+    step "setup 2KiB (on the GPU: the same bytes as the CPU's, tests/CMakeLists.txt)"
+    CZ_GPU_SETUP_PROFILE=1 /usr/bin/time -f "setup: %e s, peak %M KiB" "$cz" setup \
+        --sector-size 2KiB --out "$work/p" --backend cuda || fail "setup --backend cuda"
+    sha256sum "$work"/p/*.params "$work"/p/*.vk | grep -q \
+        "^d085712a54ab21b84a1c8b8cf59ff08784650371169f98afae0a3db20fa05b0a " ||
+        fail "setup 2KiB: the .params is not the recorded one"
     "$cz" gen c1 --sector-size 2KiB --seed 5 --miner-id 1000 --sector-num 9 --out "$work/c1.json"
+    # the key from its file to the device: the same points as the host decoder's, then timed
+    # (checked and recorded, then trusted; the old host decode + upload beside it)
+    params=$(ls "$work"/p/*.params)
+    step "keyload: test on the 2 KiB key, bench"
+    CZ_KEYLOAD_PARAMS=$params "$dir/gpu_test_gpu_keyload" || fail "gpu_test_gpu_keyload (2 KiB key)"
+    "$cz" bench gpu --only keyload --params "$params" --host || fail "bench keyload"
+    rm -f "$params.xxh64" # the prove below loads checked again
     for b in cuda cpu; do
         step "prove --backend $b"
         /usr/bin/time -f "prove $b: %e s, peak %M KiB" "$cz" prove --c1 "$work/c1.json" \

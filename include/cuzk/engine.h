@@ -125,7 +125,7 @@ typedef struct {
 typedef struct {
     /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
     uint64_t memory_budget_bytes;
-    uint64_t safety_margin_bytes;
+    uint64_t safety_margin_bytes; /* 0 = 5 GiB; more than half the memory: half is the budget */
     uint32_t synthesis_workers; /* 0 = 1 */
     uint32_t prove_workers;     /* per back-end context ("GPU workers per device"); 0 = 1 */
     /* Synthesized partitions waiting to prove beyond which a synthesis
@@ -206,8 +206,10 @@ typedef enum { CZ_SRS_HOT = 0, CZ_SRS_WARM = 1, CZ_SRS_COLD = 2 } cz_srs_tier;
 typedef struct {
     char circuit_id[32];
     cz_srs_tier tier;
-    uint64_t size_bytes;
+    uint64_t size_bytes; /* of the .params file (0 when cold) */
     uint32_t ref_count;
+    uint64_t host_bytes;  /* memory budget it holds (hot) */
+    int points_on_device; /* hot with the points on the GPUs only, no host copy */
 } cz_engine_srs_info;
 
 typedef struct {

@@ -7,14 +7,18 @@
  * device; MSM bases are 2^16 distinct random points repeated (the cost of an
  * addition does not depend on which valid point it adds). Correctness is the
  * job of tests/gpu; this command only measures. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "ec/point.h"
 #include "gpu/gpu.h"
+#include "groth16/digest.h"
 #include "r1cs/circuit.h"
 #include "util/parallel.h"
 
@@ -25,6 +29,13 @@ typedef struct {
     int runs;
     const char *only;
     unsigned abc_log; /* rows of the a / b / c circuit: 2^abc_log */
+    /* keyload */
+    const char *params; /* the .params file */
+    unsigned synthetic; /* write a synthetic key of domain 2^synthetic there first */
+    const char *check;  /* auto, checked or trusted */
+    int cold;           /* drop the file's page cache before each run */
+    int host;           /* also time the host decode and upload */
+    unsigned chunk_mib; /* staging buffer size (0: the default) */
 } gb_opts;
 
 static int cmp_double(const void *a, const void *b) {
@@ -358,24 +369,249 @@ static int bench_abc(const gb_opts *o, unsigned lg) {
     return 0;
 }
 
+/* ---- keyload: a .params file to a resident key ---- */
+
+/* Peak RSS from now on: VmHWM is reset by writing 5 to clear_refs. */
+static void reset_peak_rss(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+static void put_be32(FILE *f, uint32_t v) {
+    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    fwrite(b, 1, 4, f);
+}
+
+/* A key with 32 GiB PoRep's proportions (n_h = 2^lg - 1, l and a about
+ * 0.97 of it, b_g1 and b_g2 a quarter; 328 inputs) made of NBASE valid
+ * points repeated: a file of 47.4 GB at lg 27, 11.8 GB at 25. For load
+ * timings only (it proves nothing). */
+static int write_synthetic_key(const char *path, unsigned lg) {
+    const uint64_t m = (uint64_t)1 << lg;
+    const uint64_t counts[5] = {m - 1, m / 32 * 31, m / 32 * 31, m / 4, m / 4};
+    const size_t n_ic = 328, nb2 = 4096;
+    cz_g1_affine *b1 = malloc(NBASE * sizeof *b1);
+    cz_g2_affine *b2 = malloc(nb2 * sizeof *b2);
+    uint8_t *e1 = malloc((size_t)NBASE * CZ_G1_UNCOMPRESSED_BYTES);
+    uint8_t *e2 = malloc(nb2 * CZ_G2_UNCOMPRESSED_BYTES);
+    host_bases_g1(b1, NBASE);
+    host_bases_g2(b2, nb2);
+    for (size_t i = 0; i < NBASE; i++)
+        cz_g1_affine_to_uncompressed(e1 + i * CZ_G1_UNCOMPRESSED_BYTES, &b1[i]);
+    for (size_t i = 0; i < nb2; i++)
+        cz_g2_affine_to_uncompressed(e2 + i * CZ_G2_UNCOMPRESSED_BYTES, &b2[i]);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "bench gpu: cannot create %s\n", path);
+        free(b1), free(b2), free(e1), free(e2);
+        return 1;
+    }
+    uint64_t t0 = cz_now_ns();
+    /* vk: alpha, beta (G1), beta, gamma (G2), delta (G1), delta (G2), ic */
+    fwrite(e1, 1, 2 * CZ_G1_UNCOMPRESSED_BYTES, f);
+    fwrite(e2, 1, 2 * CZ_G2_UNCOMPRESSED_BYTES, f);
+    fwrite(e1 + 2 * CZ_G1_UNCOMPRESSED_BYTES, 1, CZ_G1_UNCOMPRESSED_BYTES, f);
+    fwrite(e2 + 2 * CZ_G2_UNCOMPRESSED_BYTES, 1, CZ_G2_UNCOMPRESSED_BYTES, f);
+    put_be32(f, (uint32_t)n_ic);
+    fwrite(e1, 1, n_ic * CZ_G1_UNCOMPRESSED_BYTES, f);
+    for (int v = 0; v < 5; v++) {
+        put_be32(f, (uint32_t)counts[v]);
+        const uint8_t *src = v == 4 ? e2 : e1;
+        const uint64_t per = v == 4 ? nb2 : NBASE;
+        const size_t size = v == 4 ? CZ_G2_UNCOMPRESSED_BYTES : CZ_G1_UNCOMPRESSED_BYTES;
+        for (uint64_t at = 0; at < counts[v]; at += per) {
+            uint64_t k = counts[v] - at < per ? counts[v] - at : per;
+            fwrite(src, size, (size_t)k, f);
+        }
+    }
+    int bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    free(b1), free(b2), free(e1), free(e2);
+    if (bad) {
+        fprintf(stderr, "bench gpu: writing %s failed\n", path);
+        return 1;
+    }
+    struct stat sb;
+    stat(path, &sb);
+    printf("keyload: wrote a synthetic key of domain 2^%u to %s: %.2f GB in %.1f s\n", lg, path,
+           (double)sb.st_size / 1e9, (double)(cz_now_ns() - t0) / 1e9);
+    return 0;
+}
+
+/* The file's pages out of the page cache (clean pages only: the file was
+ * written and synced before, or only read). */
+static void drop_page_cache(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+}
+
+static int bench_keyload(const gb_opts *o) {
+    cz_error err = {0};
+    if (o->synthetic && write_synthetic_key(o->params, o->synthetic)) return 1;
+    cz_gpu_key_options opt = {CZ_GPU_KEY_AUTO, 0, 0, (size_t)o->chunk_mib << 20};
+    if (o->check && !strcmp(o->check, "checked")) opt.check = CZ_GPU_KEY_CHECKED;
+    if (o->check && !strcmp(o->check, "trusted")) {
+        /* the record's digest, as AUTO would find it */
+        cz_groth16_params_file f;
+        int known = 0;
+        if (cz_groth16_params_file_map(&f, o->params, &err) != CZ_OK) return fail("keyload", &err);
+        cz_status st =
+            cz_params_digest_lookup(&opt.trusted_digest, &known, f.path, f.len, f.mtime_ns, &err);
+        cz_groth16_params_file_unmap(&f);
+        if (st != CZ_OK) return fail("keyload", &err);
+        if (!known) {
+            fprintf(stderr,
+                    "bench gpu: --key-check trusted: %s has no digest record (a checked "
+                    "or auto run writes it)\n",
+                    o->params);
+            return 1;
+        }
+        opt.check = CZ_GPU_KEY_TRUSTED;
+    }
+    char machine[256];
+    cz_machine_describe(machine, sizeof machine);
+    printf("keyload: %s; machine: %s\n", o->params, machine);
+    double t[2][64];
+    int n[2] = {0, 0};
+    double gbs = 0;
+    for (int r = 0; r < o->runs; r++) {
+        if (o->cold) drop_page_cache(o->params);
+        reset_peak_rss();
+        uint64_t t0 = cz_now_ns();
+        cz_groth16_params_file f;
+        cz_gpu_srs *srs = NULL;
+        cz_gpu_key_report rep;
+        memset(&rep, 0, sizeof rep);
+        cz_status st = cz_groth16_params_file_map(&f, o->params, &err);
+        if (st == CZ_OK) {
+            if (r == 0)
+                printf("keyload: %.2f GB (%.1f GiB): h %llu, l %llu, a %llu, b_g1 %llu, b_g2 %llu "
+                       "points; %s page cache\n",
+                       (double)f.len / 1e9, (double)f.len / (1u << 30),
+                       (unsigned long long)f.layout.count[0], (unsigned long long)f.layout.count[1],
+                       (unsigned long long)f.layout.count[2], (unsigned long long)f.layout.count[3],
+                       (unsigned long long)f.layout.count[4], o->cold ? "cold" : "warm");
+            st = cz_gpu_srs_load(&srs, &f, 0, &opt, &rep, &err);
+        }
+        double s = (double)(cz_now_ns() - t0) / 1e9;
+        cz_groth16_params_file_unmap(&f);
+        if (st != CZ_OK) return fail("keyload", &err);
+        gbs = (double)rep.file_bytes / s / 1e9;
+        printf("keyload: run %d: %.2f s file -> resident, %.2f GB/s (fill + hash %.2f s, waits "
+               "%.2f s, chunk %zu MiB), %s, digest %016llx%s; peak RSS %.0f MiB\n",
+               r + 1, s, gbs, rep.fill_seconds, rep.wait_seconds, rep.chunk_bytes >> 20,
+               rep.checked ? "checked" : "trusted", (unsigned long long)rep.digest,
+               rep.recorded ? " (recorded)" : "", (double)cz_peak_rss_bytes() / (1 << 20));
+        if (r == 0) printf("keyload: %s\n", rep.note);
+        t[rep.checked][n[rep.checked]++] = s;
+        cz_gpu_srs_destroy(srs);
+    }
+    for (int c = 1; c >= 0; c--)
+        if (n[c]) {
+            double med = median(t[c], n[c]);
+            printf("keyload: %s: median of %d: %.2f s file -> resident (target at 32 GiB: <= 30 "
+                   "s)\n",
+                   c ? "checked" : "trusted", n[c], med);
+        }
+    if (o->host) {
+        /* today's path before this one: the whole key decoded on the host,
+         * then uploaded */
+        if (o->cold) drop_page_cache(o->params);
+        reset_peak_rss();
+        uint64_t t0 = cz_now_ns();
+        cz_groth16_params p;
+        cz_gpu_srs *srs = NULL;
+        cz_status st = cz_groth16_params_read(&p, o->params, CZ_GROTH16_UNCHECKED, &err);
+        double dec = (double)(cz_now_ns() - t0) / 1e9;
+        if (st == CZ_OK) st = cz_gpu_srs_create(&srs, &p, &err);
+        double s = (double)(cz_now_ns() - t0) / 1e9;
+        if (st != CZ_OK) return fail("keyload host path", &err);
+        printf("keyload: host path: %.2f s file -> resident (decode %.2f s, upload %.2f s), peak "
+               "RSS %.0f MiB\n",
+               s, dec, s - dec, (double)cz_peak_rss_bytes() / (1 << 20));
+        cz_gpu_srs_destroy(srs);
+        cz_groth16_params_free(&p);
+    }
+    return 0;
+}
+
 int cz_cmd_bench_gpu(int argc, char **argv) {
-    gb_opts o = {0, 5, NULL, 0};
+    gb_opts o = {0, 5, NULL, 0, NULL, 0, NULL, 0, 0, 0};
+    int runs_given = 0;
+    enum { OPT_PARAMS = 256, OPT_SYNTHETIC, OPT_KEY_CHECK, OPT_COLD, OPT_HOST, OPT_CHUNK };
     static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
                                              {"runs", required_argument, NULL, 'r'},
                                              {"only", required_argument, NULL, 'o'},
                                              {"log", required_argument, NULL, 'l'},
+                                             {"params", required_argument, NULL, OPT_PARAMS},
+                                             {"synthetic", required_argument, NULL, OPT_SYNTHETIC},
+                                             {"key-check", required_argument, NULL, OPT_KEY_CHECK},
+                                             {"cold", no_argument, NULL, OPT_COLD},
+                                             {"host", no_argument, NULL, OPT_HOST},
+                                             {"chunk-mib", required_argument, NULL, OPT_CHUNK},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     static const char usage[] =
-        "usage: cuzk bench gpu [--quick] [--runs N] [--only field|ntt|msm|g2|batch|abc]\n"
-        "                      [--log N]\n"
+        "usage: cuzk bench gpu [--quick] [--runs N] [--only field|ntt|msm|g2|batch|abc|keyload]\n"
+        "                      [--log N] [--params FILE [--synthetic N] [--key-check MODE]\n"
+        "                      [--cold] [--host] [--chunk-mib N]]\n"
         "  Benchmarks the CUDA kernels (field, NTT, G1/G2 MSM, batch addition, a/b/c from a\n"
         "  PoRep-shaped pre-compiled circuit) on device 0; prints \"skipped\" without a CUDA\n"
         "  device. --quick: small sizes, at most 3 runs; --runs N: 1..64 runs per size,\n"
-        "  median reported (default 5); --log N: a/b/c rows 2^N (10..29, default 27).\n";
+        "  median reported (default 5); --log N: a/b/c rows 2^N (10..29, default 27).\n"
+        "  keyload (with --params FILE): the .params FILE to a resident key on the device, as\n"
+        "  the engine loads it (file -> pinned staging -> device, converted and checked there):\n"
+        "  time, GB/s and host peak RSS per run (default 3 runs). --key-check auto (default:\n"
+        "  checked the first time, which records the digest in FILE.xxh64, trusted after),\n"
+        "  checked or trusted; --cold: drop FILE from the page cache before each run; --host:\n"
+        "  also the host decode + upload for comparison; --chunk-mib N: staging buffers;\n"
+        "  --synthetic N: first write a synthetic key of 32 GiB PoRep's proportions and domain\n"
+        "  2^N (10..27; 27 is 47.4 GB) to FILE.\n";
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qr:o:l:h", longopts, NULL)) != -1) {
+        if (c == OPT_PARAMS) {
+            o.params = optarg;
+            continue;
+        }
+        if (c == OPT_SYNTHETIC || c == OPT_CHUNK) {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            int ok = end != optarg && !*end &&
+                     (c == OPT_SYNTHETIC ? v >= 10 && v <= 27 : v >= 1 && v <= 4096);
+            if (!ok) {
+                fprintf(stderr, "cuzk bench gpu: %s: expected %s, got '%s'\n",
+                        c == OPT_SYNTHETIC ? "--synthetic" : "--chunk-mib",
+                        c == OPT_SYNTHETIC ? "10..27" : "1..4096", optarg);
+                return 2;
+            }
+            if (c == OPT_SYNTHETIC)
+                o.synthetic = (unsigned)v;
+            else
+                o.chunk_mib = (unsigned)v;
+            continue;
+        }
+        if (c == OPT_KEY_CHECK) {
+            if (strcmp(optarg, "auto") && strcmp(optarg, "checked") && strcmp(optarg, "trusted")) {
+                fprintf(stderr,
+                        "cuzk bench gpu: --key-check: expected auto, checked or trusted, got "
+                        "'%s'\n",
+                        optarg);
+                return 2;
+            }
+            o.check = optarg;
+            continue;
+        }
+        if (c == OPT_COLD || c == OPT_HOST) {
+            *(c == OPT_COLD ? &o.cold : &o.host) = 1;
+            continue;
+        }
         if (c == 'q')
             o.quick = 1;
         else if (c == 'r') {
@@ -386,12 +622,14 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
                 return 2;
             }
             o.runs = (int)runs;
+            runs_given = 1;
         } else if (c == 'o') {
             if (strcmp(optarg, "field") && strcmp(optarg, "ntt") && strcmp(optarg, "msm") &&
-                strcmp(optarg, "g2") && strcmp(optarg, "batch") && strcmp(optarg, "abc")) {
+                strcmp(optarg, "g2") && strcmp(optarg, "batch") && strcmp(optarg, "abc") &&
+                strcmp(optarg, "keyload")) {
                 fprintf(stderr,
-                        "cuzk bench gpu: --only: expected field, ntt, msm, g2, batch or abc, "
-                        "got '%s'\n",
+                        "cuzk bench gpu: --only: expected field, ntt, msm, g2, batch, abc or "
+                        "keyload, got '%s'\n",
                         optarg);
                 return 2;
             }
@@ -417,6 +655,12 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         return 2;
     }
     if (o.quick && o.runs > 3) o.runs = 3;
+    const int keyload_only = o.only && !strcmp(o.only, "keyload");
+    if (keyload_only && !o.params) {
+        fprintf(stderr, "cuzk bench gpu: --only keyload: --params FILE is required\n%s", usage);
+        return 2;
+    }
+    if (o.params && !runs_given) o.runs = 3;
     char desc[256];
     cz_error err = {0};
     if (cz_gpu_probe(desc, sizeof desc, &err) != CZ_OK) {
@@ -426,6 +670,10 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
     printf("device: %s\n", desc);
     printf("median of %d runs (after one warm-up); floors from spec gpu-prover.md §8\n", o.runs);
     int rc = 0;
+    if (o.params && want(&o, "keyload")) {
+        rc |= bench_keyload(&o);
+        if (keyload_only) return rc;
+    }
     if (want(&o, "field")) rc |= bench_field();
     if (want(&o, "ntt")) {
         rc |= bench_ntt(&o, o.quick ? 20 : 24);

@@ -70,7 +70,8 @@ static int fail(const char *what, const cz_error *err) {
     return 1;
 }
 
-static void setup_progress(void *ctx, uint64_t done, uint64_t total) {
+static void setup_progress(void *ctx, const char *stage, uint64_t done, uint64_t total) {
+    (void)stage;
     cz_cli_progress_update(ctx, done, total);
 }
 
@@ -148,8 +149,11 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
         printf("  development setup (NOT a trusted setup)\n");
         cz_cli_progress prog;
         cz_cli_progress_begin(&prog, stdout, "setup");
-        cz_status st =
-            cz_groth16_dev_setup_progress(&params, &r1cs, seed, setup_progress, &prog, &err);
+        cz_circuit *circ = NULL;
+        cz_status st = cz_circuit_from_r1cs(&circ, &r1cs, &err);
+        if (st == CZ_OK)
+            st = cz_groth16_dev_setup_progress(&params, circ, seed, setup_progress, &prog, &err);
+        cz_circuit_free(circ);
         cz_cli_progress_end(&prog);
         if (st != CZ_OK) return fail("setup", &err);
         printf("  development setup       %8.2f s\n", seconds_since(t0));
@@ -170,8 +174,8 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
 
     cz_backend *be = NULL;
     if (cz_cli_backend_open(&be, backend, &err) != CZ_OK) return fail("back-end", &err);
-    cz_backend_unit unit = {"bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL,
-                            NULL};
+    cz_backend_unit unit = {
+        "bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL, NULL, NULL};
     int gpu = strcmp(be->ops->kind, "cpu") != 0;
     double times[15];
     cz_groth16_proof proof;

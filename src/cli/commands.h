@@ -11,7 +11,7 @@
 #include "cuzk/engine.h"
 #include "engine/backend.h"
 #include "groth16/groth16.h"
-#include "r1cs/cs.h"
+#include "r1cs/circuit.h"
 
 /* A decimal u64 option value: digits only, no sign, no overflow. Returns 0
  * when text is not one. */
@@ -84,17 +84,22 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
 cz_status cz_cli_make_dir(const char *path, cz_error *err);
 
 /* Development Groth16 parameters (NOT a trusted setup; fixed seed) written
- * to params_path / vk_path in dir, for the circuit synthesize(cs, ctx)
- * records without a witness; kept when both files exist, unless force.
- * what names the circuit in the lines printed. */
-typedef cz_status (*cz_cli_synth_fn)(cz_cs *cs, const void *ctx, cz_error *err);
-cz_status cz_cli_dev_setup(const char *dir, int force, const char *params_path, const char *vk_path,
-                           const char *what, cz_cli_synth_fn synthesize, const void *ctx,
-                           cz_error *err);
+ * to params_path / vk_path in dir, from the pre-compiled circuit that
+ * load(out, built, circuit_path, ctx, progress, err) reads or builds at
+ * circuit_path; on the GPU when backend allows and one answers (falling
+ * back to the CPU for auto), else on all cores. Kept when both files exist,
+ * unless force (the old files are removed first). what names the circuit in
+ * the lines printed. */
+typedef cz_status (*cz_cli_circuit_fn)(cz_circuit **out, int *built, const char *path,
+                                       const void *ctx, FILE *progress, cz_error *err);
+cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
+                           const char *vk_path, const char *circuit_path, const char *what,
+                           cz_cli_circuit_fn load, const void *ctx, cz_error *err);
 
 /* PoSt forms of setup / prove / verify (src/cli/post_cmd.c): the kind
  * (cz_post_kind) and size; a request file (`cuzk gen post`). */
-int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force);
+int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force,
+                      const char *backend);
 int cz_cli_post_prove(const char *request, const char *params, const char *out,
                       const char *backend);
 int cz_cli_post_verify(const char *request, const char *vk, const char *proof);

@@ -19,6 +19,7 @@
 #include "filecoin/porep.h"
 #include "filecoin/post.h"
 #include "filecoin/vanilla.h"
+#include "gpu/gpu.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"
 
@@ -59,13 +60,82 @@ cz_status cz_cli_make_dir(const char *path, cz_error *err) {
     return CZ_OK;
 }
 
-static void setup_progress(void *ctx, uint64_t done, uint64_t total) {
-    cz_cli_progress_update(ctx, done, total);
+/* The setup's progress: the redrawn (or every-10-s) line for the whole
+ * setup with its estimate of the time left, and one line per finished
+ * stage (the Lagrange basis, the column sums, each key vector) with its
+ * time. */
+typedef struct {
+    cz_cli_progress bar;
+    const char *stage;
+    uint64_t stage_ns;
+} setup_progress;
+
+static void setup_stage_done(setup_progress *p) {
+    if (!p->stage || !p->stage[0]) return;
+    cz_cli_progress_end(&p->bar);
+    char label[64];
+    snprintf(label, sizeof label, "  %s", p->stage);
+    printf("  %-23s %8.2f s\n", label, seconds_since(p->stage_ns));
+    fflush(stdout);
 }
 
-cz_status cz_cli_dev_setup(const char *dir, int force, const char *params_path, const char *vk_path,
-                           const char *what, cz_cli_synth_fn synthesize, const void *ctx,
+static void setup_progress_fn(void *ctx, const char *stage, uint64_t done, uint64_t total) {
+    setup_progress *p = ctx;
+    if (!p->stage || strcmp(stage, p->stage) != 0) {
+        setup_stage_done(p);
+        p->stage = stage;
+        p->stage_ns = cz_now_ns();
+    }
+    cz_cli_progress_update(&p->bar, done, total);
+}
+
+/* Whether the setup runs on the GPU: cuda (a device was checked before),
+ * auto when a device answers, never for cpu. desc: the device. */
+static int setup_on_gpu(const char *backend, char *desc, size_t desc_size) {
+    if (!strcmp(backend, "cpu")) return 0;
+    cz_error gerr = {0};
+    return cz_gpu_probe(desc, desc_size, &gerr) == CZ_OK;
+}
+
+/* The development key of circuit c: on the GPU straight into the file (the
+ * host never holds the key: 47 GB at 32 GiB), else on all cores and then
+ * written. *vk: the verifying key. */
+static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_circuit *c, int gpu,
                            cz_error *err) {
+    static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', '-', 'd', 'e', 'v'};
+    setup_progress prog = {0};
+    cz_cli_progress_begin(&prog.bar, stdout, "setup");
+    uint64_t t0 = cz_now_ns();
+    cz_status st;
+    if (gpu) {
+        st =
+            cz_gpu_groth16_dev_setup_write(vk, params_path, c, seed, setup_progress_fn, &prog, err);
+        if (st == CZ_OK) setup_stage_done(&prog);
+        cz_cli_progress_end(&prog.bar);
+        if (st == CZ_OK)
+            printf("  setup and write         %8.2f s  %s\n", seconds_since(t0), params_path);
+        return st;
+    }
+    cz_groth16_params params;
+    st = cz_groth16_dev_setup_progress(&params, c, seed, setup_progress_fn, &prog, err);
+    if (st == CZ_OK) setup_stage_done(&prog);
+    cz_cli_progress_end(&prog.bar);
+    if (st != CZ_OK) return st;
+    printf("  setup                   %8.2f s\n", seconds_since(t0));
+    t0 = cz_now_ns();
+    st = cz_groth16_params_write(&params, params_path, err);
+    if (st == CZ_OK) {
+        printf("  write                   %8.2f s  %s\n", seconds_since(t0), params_path);
+        *vk = params.vk; /* moved out: params' other arrays are freed below */
+        memset(&params.vk, 0, sizeof params.vk);
+    }
+    cz_groth16_params_free(&params);
+    return st;
+}
+
+cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
+                           const char *vk_path, const char *circuit_path, const char *what,
+                           cz_cli_circuit_fn load, const void *ctx, cz_error *err) {
     cz_status st;
     if (!force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0) {
         printf("  parameters              cached: %s\n", params_path);
@@ -75,55 +145,61 @@ cz_status cz_cli_dev_setup(const char *dir, int force, const char *params_path, 
     if (access(dir, W_OK | X_OK) != 0)
         return cz_error_set(err, CZ_E_IO, "cannot write parameters in '%s': %s", dir,
                             strerror(errno));
-    printf("  development setup for the %s: NOT a trusted setup\n", what);
+    /* a 32 GiB key (47 GB) and its replacement's temporary do not both fit
+     * a 64 GiB disk: the old files go first */
+    if (access(params_path, F_OK) == 0) {
+        printf("  removing the old key    %s\n", params_path);
+        unlink(params_path);
+    }
+    unlink(vk_path);
+    char desc[256] = "";
+    int gpu = setup_on_gpu(backend, desc, sizeof desc);
+    printf("  development setup for the %s on the %s%s: NOT a trusted setup\n", what,
+           gpu ? "GPU, " : "CPU", gpu ? desc : "");
     fflush(stdout);
     uint64_t t0 = cz_now_ns();
-    cz_cs *rec = cz_cs_record_new();
-    if (!rec) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
-    st = synthesize(rec, ctx, err);
-    cz_r1cs r1cs;
-    if (st == CZ_OK) st = cz_record_finish(rec, &r1cs, err);
-    cz_cs_destroy(rec);
+    cz_circuit *c = NULL;
+    int built = 0;
+    st = load(&c, &built, circuit_path, ctx, stdout, err);
     if (st != CZ_OK) return st;
-    printf("  record circuit          %8.2f s  (%u inputs, %u aux, %llu constraints)\n",
-           seconds_since(t0), r1cs.num_inputs, r1cs.num_aux,
-           (unsigned long long)r1cs.num_constraints);
-    t0 = cz_now_ns();
-    static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', '-', 'd', 'e', 'v'};
-    cz_groth16_params params;
-    cz_cli_progress prog;
-    cz_cli_progress_begin(&prog, stdout, "setup");
-    st = cz_groth16_dev_setup_progress(&params, &r1cs, seed, setup_progress, &prog, err);
-    cz_cli_progress_end(&prog);
-    cz_r1cs_free(&r1cs);
-    if (st != CZ_OK) return st;
-    printf("  setup                   %8.2f s\n", seconds_since(t0));
-    t0 = cz_now_ns();
-    st = cz_groth16_params_write(&params, params_path, err);
-    if (st == CZ_OK) st = cz_groth16_vk_write(&params.vk, vk_path, err);
-    cz_groth16_params_free(&params);
-    if (st == CZ_OK)
-        printf("  write                   %8.2f s  %s\n", seconds_since(t0), params_path);
+    printf("  circuit                 %8.2f s  (%u inputs, %u aux, %llu constraints; %s)\n",
+           seconds_since(t0), c->num_inputs, c->num_aux, (unsigned long long)c->num_constraints,
+           built ? "built" : "read");
+    cz_groth16_vk vk;
+    memset(&vk, 0, sizeof vk);
+    st = run_setup(&vk, params_path, c, gpu, err);
+    if ((st == CZ_E_CUDA || st == CZ_E_NOMEM) && gpu && !strcmp(backend, "auto")) {
+        printf("  the GPU setup failed (%s): on the CPU instead\n", err->message);
+        st = run_setup(&vk, params_path, c, 0, err);
+    }
+    cz_circuit_free(c);
+    if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
+    cz_groth16_vk_free(&vk);
     return st;
 }
 
-static cz_status porep_blank(cz_cs *cs, const void *ctx, cz_error *err) {
-    return cz_porep_synthesize(cs, ctx, NULL, 0, err);
+static cz_status porep_circuit(cz_circuit **out, int *built, const char *path, const void *ctx,
+                               FILE *progress, cz_error *err) {
+    return cz_porep_circuit_load(out, built, path, ctx, progress, err);
 }
 
 /* The development parameters of a sector size in dir: created when missing
- * (or always with force), then left on disk for later runs. */
+ * (or always with force), then left on disk for later runs, with the
+ * pre-compiled circuit they were made from (which the prover reads too). */
 static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector, int force,
-                               char *params_path, char *vk_path, size_t cap, cz_error *err) {
+                               const char *backend, char *params_path, char *vk_path, size_t cap,
+                               cz_error *err) {
     cz_status st = cz_cli_make_dir(dir, err);
+    char circuit_path[4096];
     if (st == CZ_OK) st = cz_porep_param_paths(params_path, vk_path, cap, dir, sector, err);
+    if (st == CZ_OK)
+        st = cz_porep_circuit_path(circuit_path, sizeof circuit_path, dir, sector, err);
     if (st != CZ_OK) return st;
-    cz_porep_geometry g;
-    if ((st = cz_porep_geometry_from_sector(&g, sector, err)) != CZ_OK) return st;
     char what[96];
     snprintf(what, sizeof what, "%llu-byte sector circuit",
              (unsigned long long)sector->sector_size);
-    return cz_cli_dev_setup(dir, force, params_path, vk_path, what, porep_blank, &g, err);
+    return cz_cli_dev_setup(dir, force, backend, params_path, vk_path, circuit_path, what,
+                            porep_circuit, sector, err);
 }
 
 /* Parses and checks a C1 output; prints what it is. */
@@ -310,25 +386,31 @@ static int missing(const char *cmd, const char *flag, const char *usage) {
 int cz_cmd_setup(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk setup [--kind porep|winning-post|window-post] --sector-size SIZE --out DIR\n"
-        "                  [--force]\n"
+        "                  [--force] [--backend auto|cpu|cuda]\n"
         "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the circuit\n"
-        "  of a kind (default porep) and SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB). NOT a\n"
-        "  trusted setup: anyone who knows the fixed seed can forge proofs. Existing files are\n"
-        "  kept unless --force.\n";
+        "  of a kind (default porep) and SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB), and its\n"
+        "  pre-compiled circuit (.czc) beside them. NOT a trusted setup: anyone who knows the "
+        "fixed seed can forge\n"
+        "  proofs. On the GPU when one answers (auto), else on the CPU; the GPU writes the key\n"
+        "  as it computes it (47 GB at 32GiB: that much free disk, never that much memory).\n"
+        "  Existing files are kept unless --force (which removes them first).\n";
     options o;
     int rc = parse_options(&o, "setup", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
     if (!o.have_size) return missing("setup", "--sector-size", usage);
     if (!o.out) return missing("setup", "--out", usage);
-    if (o.post_kind >= 0) return cz_cli_post_setup(o.post_kind, o.sector_size, o.out, o.force);
+    if (!cz_cli_backend_available("setup", o.backend)) return 1;
+    if (o.post_kind >= 0)
+        return cz_cli_post_setup(o.post_kind, o.sector_size, o.out, o.force, o.backend);
     cz_error err = {0};
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
     if (cz_fc_sector_lookup(&sector, o.sector_size, &err) != CZ_OK ||
-        ensure_params(o.out, &sector, o.force, params_path, vk_path, sizeof params_path, &err) !=
-            CZ_OK)
+        ensure_params(o.out, &sector, o.force, o.backend, params_path, vk_path, sizeof params_path,
+                      &err) != CZ_OK)
         return fail("setup", &err);
     printf("  verifying key           %s\n", vk_path);
+    printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     return 0;
 }
 
@@ -503,8 +585,8 @@ int cz_cmd_demo(int argc, char **argv) {
     cz_status st = cz_fc_proof_lookup_by_size(&info, o.sector_size, CZ_FC_API_V1_1_0, 0, &err);
     char params_path[4096], vk_path[4096];
     if (st == CZ_OK)
-        st = ensure_params(o.params, &info.sector, 0, params_path, vk_path, sizeof params_path,
-                           &err);
+        st = ensure_params(o.params, &info.sector, 0, o.backend, params_path, vk_path,
+                           sizeof params_path, &err);
     if (st != CZ_OK) return fail("demo", &err);
 
     uint64_t t0 = cz_now_ns();

@@ -31,23 +31,27 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static cz_status post_blank(cz_cs *cs, const void *ctx, cz_error *err) {
-    return cz_post_synthesize(cs, ctx, NULL, 0, NULL, NULL, err);
+static cz_status post_circuit(cz_circuit **out, int *built, const char *path, const void *ctx,
+                              FILE *progress, cz_error *err) {
+    return cz_post_circuit_load(out, built, path, ctx, progress, err);
 }
 
-int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force) {
+int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force,
+                      const char *backend) {
     cz_error err = {0};
     cz_post_config cfg;
-    char params_path[4096], vk_path[4096];
+    char params_path[4096], vk_path[4096], circuit_path[4096];
     if (cz_post_config_from_sector(&cfg, (cz_post_kind)kind, sector_size, &err) != CZ_OK ||
         cz_cli_make_dir(dir, &err) != CZ_OK ||
-        cz_post_param_paths(params_path, vk_path, sizeof params_path, dir, &cfg, &err) != CZ_OK)
+        cz_post_param_paths(params_path, vk_path, sizeof params_path, dir, &cfg, &err) != CZ_OK ||
+        cz_post_circuit_path(circuit_path, sizeof circuit_path, dir, &cfg, &err) != CZ_OK)
         return fail("setup", &err);
     char what[128];
     snprintf(what, sizeof what, "%sPoSt circuit of %llu-byte sectors (%u x %u)",
              kind == CZ_POST_WINNING ? "Winning" : "Window", (unsigned long long)sector_size,
              cfg.sector_count, cfg.challenge_count);
-    if (cz_cli_dev_setup(dir, force, params_path, vk_path, what, post_blank, &cfg, &err) != CZ_OK)
+    if (cz_cli_dev_setup(dir, force, backend, params_path, vk_path, circuit_path, what,
+                         post_circuit, &cfg, &err) != CZ_OK)
         return fail("setup", &err);
     printf("  verifying key           %s\n", vk_path);
     return 0;

@@ -57,10 +57,12 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
 }
 
 cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
-                          const cz_circuit *circuit, cz_error *err) {
-    if (!b->ops->hold) return CZ_OK;
+                          const cz_groth16_params_file *file, const cz_circuit *circuit,
+                          cz_error *err) {
+    if (!b->ops->hold)
+        return cz_error_set(err, CZ_E_UNSUPPORTED, "%s: keeps no key resident", b->info.name);
     pthread_mutex_lock(&b->run_lock);
-    cz_status st = b->ops->hold(b, circuit_id, params, circuit, err);
+    cz_status st = b->ops->hold(b, circuit_id, params, file, circuit, err);
     pthread_mutex_unlock(&b->run_lock);
     return st;
 }
@@ -112,6 +114,8 @@ static void host_evaluation_free(cz_prove_data *view) {
 static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     (void)b;
+    if (u->params->n_h && !u->params->h) /* the engine decodes on the host for a CPU context */
+        return cz_error_set(err, CZ_E_INTERNAL, "cpu: the parameters have no host points");
     if (u->pd) return cz_groth16_prove_start(out, u->params, u->pd, err);
     cz_prove_data view;
     cz_status st = host_evaluate(&view, u, err);
@@ -136,7 +140,9 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
  * The key of the circuit proven last stays resident (cz_gpu_srs), keyed by
  * the circuit id and the key's sizes, delta and first H point (copied), so
  * host parameters that were evicted and reloaded at another address still
- * hit, and another circuit's or another setup's key never does. */
+ * hit, and another circuit's or another setup's key never does. The key
+ * comes from the host points when the unit has them, else straight from the
+ * mapped .params file (cz_gpu_srs_load: no host copy, resident only). */
 
 typedef struct {
     size_t n_ic, n_h, n_l, n_a, n_b_g1, n_b_g2;
@@ -152,12 +158,40 @@ typedef struct {
     char circuit[32];
 } cuda_ctx;
 
-static void srs_key_of(srs_key *k, const cz_groth16_params *p) {
+static int has_host_points(const cz_groth16_params *p) {
+    return p && p->h != NULL;
+}
+
+/* The key's identity from the host points, or else from the file (delta_g1
+ * and h[0] decoded there: the same values, since decoding is exact). */
+static cz_status srs_key_of(srs_key *k, const cz_groth16_params *p, const cz_groth16_params_file *f,
+                            cz_error *err) {
     memset(k, 0, sizeof *k);
-    k->n_ic = p->vk.n_ic, k->n_h = p->n_h, k->n_l = p->n_l, k->n_a = p->n_a;
-    k->n_b_g1 = p->n_b_g1, k->n_b_g2 = p->n_b_g2;
-    k->delta_g1 = p->vk.delta_g1;
-    if (p->n_h) k->h0 = p->h[0];
+    if (has_host_points(p)) {
+        k->n_ic = p->vk.n_ic, k->n_h = p->n_h, k->n_l = p->n_l, k->n_a = p->n_a;
+        k->n_b_g1 = p->n_b_g1, k->n_b_g2 = p->n_b_g2;
+        k->delta_g1 = p->vk.delta_g1;
+        if (p->n_h) k->h0 = p->h[0];
+        return CZ_OK;
+    }
+    if (!f || !f->data)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "the unit has neither host points nor a parameter file");
+    const cz_groth16_params_layout *L = &f->layout;
+    k->n_ic = (size_t)L->n_ic, k->n_h = (size_t)L->count[CZ_GROTH16_H];
+    k->n_l = (size_t)L->count[CZ_GROTH16_L], k->n_a = (size_t)L->count[CZ_GROTH16_A];
+    k->n_b_g1 = (size_t)L->count[CZ_GROTH16_B_G1], k->n_b_g2 = (size_t)L->count[CZ_GROTH16_B_G2];
+    /* vk: alpha_g1, beta_g1 (G1), beta_g2, gamma_g2 (G2), then delta_g1 */
+    const size_t delta_at = 2 * CZ_G1_UNCOMPRESSED_BYTES + 2 * CZ_G2_UNCOMPRESSED_BYTES;
+    cz_error e;
+    cz_status st = cz_g1_affine_from_uncompressed(
+        &k->delta_g1, f->data + delta_at, CZ_DECODE_SKIP_CURVE | CZ_DECODE_REJECT_INFINITY, &e);
+    if (st != CZ_OK)
+        return cz_error_set(err, st, "%s: params: vk.delta_g1: %s", f->path, e.message);
+    if (k->n_h && (st = cz_groth16_params_check_point(&k->h0, f->data, L, CZ_GROTH16_H, 0,
+                                                      CZ_GROTH16_TRUSTED, err)) != CZ_OK)
+        return cz_error_prefix(err, "%s", f->path);
+    return CZ_OK;
 }
 
 static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
@@ -176,18 +210,21 @@ static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
     return bytes;
 }
 
-/* Makes circuit_id's key (and its pre-compiled circuit, when given)
- * resident, replacing what the context held; a no-op when they are. */
-static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
-                           const cz_circuit *circuit, cz_error *err) {
+/* Makes the key of id (and its circuit, when given) resident, from the
+ * host points when params has them, else from the file; with no host
+ * points a key that would stream is CZ_E_UNSUPPORTED. */
+static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_params *params,
+                             const cz_groth16_params_file *file, const cz_circuit *circuit,
+                             cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st = cz_gpu_set_device(c->device, err);
     if (st != CZ_OK) return cz_error_prefix(err, "%s", b->info.name);
     srs_key key;
-    srs_key_of(&key, params);
-    const char *id = circuit_id ? circuit_id : "";
+    if ((st = srs_key_of(&key, params, file, err)) != CZ_OK)
+        return cz_error_prefix(err, "%s: %s", b->info.name, id);
+    const int host = has_host_points(params);
     if (c->srs && !memcmp(&key, &c->key, sizeof key) && !strcmp(id, c->circuit) &&
-        (!circuit || c->gc))
+        (!circuit || c->gc) && (host || !cz_gpu_srs_streaming(c->srs, NULL, 0)))
         return CZ_OK;
     cuda_release(b, NULL); /* the context holds one circuit at a time */
     uint64_t t0 = cz_now_ns();
@@ -204,7 +241,23 @@ static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth
         cuda_release(b, NULL);
         return st;
     }
-    st = cz_gpu_srs_create_budget(&c->srs, params, budget, err);
+    cz_gpu_key_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (host) {
+        st = cz_gpu_srs_create_budget(&c->srs, params, budget, err);
+    } else {
+        cz_groth16_params shape;
+        memset(&shape, 0, sizeof shape);
+        shape.vk.n_ic = key.n_ic, shape.n_h = key.n_h, shape.n_l = key.n_l;
+        shape.n_a = key.n_a, shape.n_b_g1 = key.n_b_g1, shape.n_b_g2 = key.n_b_g2;
+        int resident = 0;
+        char why[256] = "";
+        st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
+        if (st == CZ_OK && !resident)
+            st = cz_error_set(err, CZ_E_UNSUPPORTED,
+                              "the key %s; streaming it needs its points in host memory", why);
+        if (st == CZ_OK) st = cz_gpu_srs_load(&c->srs, file, budget, NULL, &rep, err);
+    }
     if (st != CZ_OK) {
         cuda_release(b, NULL);
         return cz_error_prefix(err, "%s: %s", b->info.name, id);
@@ -214,21 +267,41 @@ static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth
     cz_backend_note_resident(b, id, cz_gpu_srs_bytes(c->srs) + gc_bytes,
                              cz_gpu_srs_streaming(c->srs, NULL, 0));
     char why[256];
+    const double dt = (double)(cz_now_ns() - t0) / 1e9;
     if (cz_gpu_srs_streaming(c->srs, why, sizeof why))
         fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
+    else if (!host)
+        fprintf(stderr,
+                "%s: %s: parameters (%.0f MiB) loaded from %s in %.2f s (%.2f GB/s, %s) and "
+                "circuit (%.0f MiB) resident, in %.2f s\n",
+                b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), file->path, rep.seconds,
+                rep.seconds > 0 ? (double)rep.file_bytes / rep.seconds / 1e9 : 0.0,
+                rep.checked ? "points checked on the device" : "trusted by digest", MIB(gc_bytes),
+                dt);
     else
         fprintf(stderr,
-                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded in "
-                "%.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes),
-                (double)(cz_now_ns() - t0) / 1e9);
+                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded "
+                "in %.2f s\n",
+                b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes), dt);
     return CZ_OK;
+}
+
+static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                           const cz_groth16_params_file *file, const cz_circuit *circuit,
+                           cz_error *err) {
+    return cuda_ensure(b, circuit_id ? circuit_id : "", params, file, circuit, err);
 }
 
 static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                   const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
-    cz_status st = cuda_hold(b, u->circuit_id, u->params, u->pd ? NULL : u->circuit, err);
+    const char *id = u->circuit_id ? u->circuit_id : "";
+    cz_status st = cuda_ensure(b, id, u->params, u->params_file, u->circuit, err);
+    if (st == CZ_E_UNSUPPORTED)
+        /* the key was resident when the SRS was loaded, and the device has
+         * less room now */
+        return cz_error_prefix(err, "the key no longer fits the device and the engine holds no "
+                                    "host copy (evict the SRS to load it on the host)");
     if (st != CZ_OK) return st;
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, err);

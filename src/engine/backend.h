@@ -6,7 +6,8 @@
  * GPU). Each context owns what it keeps resident: a CUDA context the
  * proving key of the circuit it proved last (keyed by circuit id and the
  * key's identity, so a reloaded key hits and another setup's key does not)
- * within its device-memory budget. Nothing about a device lives in
+ * within its device-memory budget, loaded from the host points or straight
+ * from the .params file (hold). Nothing about a device lives in
  * process-global state. The engine creates the contexts from a
  * cz_backend_choice and owns them; the daemon and the CLI only choose.
  *
@@ -35,6 +36,11 @@ typedef struct {
     const cz_prove_data *pd;
     const cz_circuit *circuit;
     const cz_witness *witness;
+    /* The mapped .params file params came from, or NULL. When the SRS
+     * manager keeps no host points (params has the vk and the counts, its
+     * point arrays NULL: the key lives on the devices, see srs.h), a context
+     * that lost its resident copy loads it again from here. */
+    const cz_groth16_params_file *params_file;
 } cz_backend_unit;
 
 typedef cz_engine_backend_info cz_backend_info;
@@ -43,12 +49,20 @@ typedef struct {
     const char *kind; /* "cpu", "cuda", or a test's name */
     cz_status (*prove_start)(cz_backend *b, cz_groth16_msm_results *out, const cz_backend_unit *u,
                              cz_error *err);
-    /* Makes circuit_id's key (and circuit, when not NULL) resident ahead of
-     * its units, so the upload overlaps their synthesis; fails when they
-     * cannot be held even streaming. NULL: nothing is kept (the CPU).
-     * Called under the run lock. */
+    /* Makes circuit_id's key (and its pre-compiled circuit, when not NULL)
+     * resident: from params' host points when it has them, else straight
+     * from the mapped .params file (file), needing no host points
+     * afterwards. CZ_OK when it is resident (loaded now, or held already);
+     * CZ_E_UNSUPPORTED when params has no host points and this context
+     * cannot hold the key that way (the device is too small, so the points
+     * would stream from host memory): the caller decodes the points on the
+     * host and passes them with the units. Other failures are the file's (a
+     * damaged point, a digest mismatch) or the device's. The engine calls it
+     * when an SRS loads (on every context, from the file) and when a job is
+     * admitted (on an idle context, so the upload overlaps synthesis). NULL:
+     * a context that keeps nothing (the CPU). Called under the run lock. */
     cz_status (*hold)(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
-                      const cz_circuit *circuit, cz_error *err);
+                      const cz_groth16_params_file *file, const cz_circuit *circuit, cz_error *err);
     /* Frees what is resident for circuit_id (every circuit when NULL);
      * returns the device bytes freed. Called under the run lock. */
     uint64_t (*release)(cz_backend *b, const char *circuit_id);
@@ -79,8 +93,10 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
 /* Runs one unit under the context's lock, counting busy time and units. */
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
+/* ops->hold under the context's lock; CZ_E_UNSUPPORTED when it has none. */
 cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
-                          const cz_circuit *circuit, cz_error *err);
+                          const cz_groth16_params_file *file, const cz_circuit *circuit,
+                          cz_error *err);
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
 void cz_backend_get_info(cz_backend *b, cz_backend_info *out);
 void cz_backend_destroy(cz_backend *b); /* NULL is fine */

@@ -729,7 +729,8 @@ static void hold_for_job(cz_engine *e, job *j) {
     timeline(e, "GPU_HOLD_START", j, "%s backend=%s", j->plan.circuit_id, b->info.name);
     cz_error herr = {0};
     uint64_t t0 = cz_now_ns();
-    cz_status st = cz_backend_hold(b, j->plan.circuit_id, j->srs.params, j->srs.circuit, &herr);
+    cz_status st = cz_backend_hold(b, j->plan.circuit_id, j->srs.params, j->srs.params_file,
+                                   j->srs.circuit, &herr);
     span(e, "key and circuit to the device", j, -1, t0, cz_now_ns());
     timeline(e, "GPU_HOLD_END", j, "%s", st == CZ_OK ? "ok" : "failed");
     if (st == CZ_OK) return;
@@ -853,6 +854,56 @@ static void run_prepare(cz_engine *e, job *j) {
                               j->plan.unit_bytes, total);
     }
     prepare_finish(e, j, st, &perr);
+}
+
+/* The SRS manager's device loader (installed when every context has
+ * hold): the key from the mapped file onto every context's device,
+ * one thread per context. Any context that would need host points makes
+ * the whole entry decode on the host (CZ_E_UNSUPPORTED); the contexts that
+ * loaded keep their copy (their key identity matches the host points'). */
+typedef struct {
+    cz_backend *backend;
+    const char *id;
+    const cz_groth16_params_file *file;
+    const cz_circuit *circuit;
+    cz_status st;
+    cz_error err;
+} resident_job;
+
+static void *resident_run(void *arg) {
+    resident_job *r = arg;
+    r->st = cz_backend_hold(r->backend, r->id, NULL, r->file, r->circuit, &r->err);
+    return NULL;
+}
+
+static cz_status device_load(void *ctx, const char *id, const cz_groth16_params_file *file,
+                             const cz_circuit *circuit, cz_error *err) {
+    cz_engine *e = ctx;
+    resident_job jobs[CZ_ENGINE_MAX_BACKENDS];
+    pthread_t threads[CZ_ENGINE_MAX_BACKENDS];
+    int started[CZ_ENGINE_MAX_BACKENDS] = {0};
+    for (uint32_t i = 0; i < e->n_backends; i++) {
+        jobs[i] = (resident_job){e->slots[i].backend, id, file, circuit, CZ_OK, {0}};
+        if (e->n_backends > 1)
+            started[i] = pthread_create(&threads[i], NULL, resident_run, &jobs[i]) == 0;
+        if (!started[i]) resident_run(&jobs[i]);
+    }
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        if (started[i]) pthread_join(threads[i], NULL);
+    const resident_job *unsupported = NULL;
+    for (uint32_t i = 0; i < e->n_backends; i++) {
+        if (jobs[i].st == CZ_E_UNSUPPORTED) {
+            if (!unsupported) unsupported = &jobs[i];
+        } else if (jobs[i].st != CZ_OK) {
+            if (err) *err = jobs[i].err;
+            return jobs[i].st;
+        }
+    }
+    if (unsupported) {
+        if (err) *err = unsupported->err;
+        return CZ_E_UNSUPPORTED;
+    }
+    return CZ_OK;
 }
 
 /* The SRS loader: one job at a time, by priority then arrival. */
@@ -1307,7 +1358,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     if (!total) {
         uint64_t phys = cz_physical_memory_bytes();
         if (!phys) phys = 16ull << 30;
-        total = phys > cfg->safety_margin_bytes ? phys - cfg->safety_margin_bytes : phys / 2;
+        /* What the engine's estimates do not see (the process's own code and
+         * buffers, page cache of mapped files, the system) needs room. */
+        uint64_t margin = cfg->safety_margin_bytes ? cfg->safety_margin_bytes : 5ull << 30;
+        total = phys > 2 * margin ? phys - margin : phys / 2;
     }
     cz_budget_init(&e->budget, total);
     cz_srs_init(&e->srs, &e->budget, cfg->param_cache ? cfg->param_cache : ".",
@@ -1348,6 +1402,14 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     }
     for (uint32_t i = 0; i < e->n_backends; i++)
         if (!strcmp(e->slots[i].backend->ops->kind, "cpu")) e->host_evaluation = 1;
+    /* Keys straight from the file to the devices when every context can
+     * hold one (CZ_SRS_HOST_POINTS=1 keeps the host decode, to compare). */
+    int all_resident = e->n_backends > 0;
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        if (!e->slots[i].backend->ops->hold) all_resident = 0;
+    const char *host_points = getenv("CZ_SRS_HOST_POINTS");
+    if (all_resident && !(host_points && !strcmp(host_points, "1")))
+        cz_srs_set_device_loader(&e->srs, device_load, e);
     uint32_t per = cfg->prove_workers ? cfg->prove_workers : 1;
     if (per * e->n_backends > MAX_PROVE_WORKERS) per = MAX_PROVE_WORKERS / e->n_backends;
     e->n_prove = per * e->n_backends;

@@ -38,9 +38,12 @@ typedef struct {
 
 /* A loaded SRS as the ops see it; NULL when plan.circuit_id is empty. */
 typedef struct {
+    /* the vk and the counts always; the point arrays NULL when the points
+     * live on the devices only (srs.h) */
     const cz_groth16_params *params;
     const cz_groth16_vk *vk;
-    const cz_circuit *circuit; /* when the plan asked for it */
+    const cz_circuit *circuit;                 /* when the plan asked for it */
+    const cz_groth16_params_file *params_file; /* the mapped .params file */
 } cz_srs_handle;
 
 typedef struct {

@@ -61,6 +61,22 @@ void cz_srs_init(cz_srs_manager *m, cz_budget *budget, const char *dir, uint64_t
     m->min_idle_ns = min_idle_ms * 1000000ull;
 }
 
+void cz_srs_set_device_loader(cz_srs_manager *m, cz_srs_device_load_fn fn, void *ctx) {
+    m->device_load = fn;
+    m->device_ctx = ctx;
+}
+
+/* Host bytes of a hot entry whose points are on the devices: the vk of the
+ * parameters and the one from the .vk file. */
+static uint64_t device_hot_bytes(uint64_t n_ic) {
+    return 2 * ((uint64_t)sizeof(cz_groth16_vk) + n_ic * sizeof(cz_g1_affine));
+}
+
+/* Whether e's next load will keep its points on the devices. */
+static int goes_to_device(const cz_srs_manager *m, const cz_srs_entry *e) {
+    return m->device_load && !e->needs_host_points;
+}
+
 /* Drops everything above cold; the caller holds no reference. */
 static uint64_t entry_to_cold(cz_srs_entry *e) {
     uint64_t freed = e->hot_bytes;
@@ -68,10 +84,11 @@ static uint64_t entry_to_cold(cz_srs_entry *e) {
     cz_groth16_vk_free(&e->vk);
     cz_circuit_free(e->circuit);
     e->circuit = NULL;
-    if (e->map) munmap(e->map, e->map_len);
-    e->map = NULL;
-    e->map_len = 0;
+    cz_groth16_params_file_unmap(&e->file);
     e->hot_bytes = 0;
+    e->points_on_device = 0;
+    /* an explicit eviction starts afresh: the next load tries the devices */
+    e->needs_host_points = 0;
     e->tier = CZ_SRS_COLD;
     return freed;
 }
@@ -141,59 +158,35 @@ cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, c
     cz_srs_entry *e;
     cz_status st = find_entry(m, id, &e, err);
     char path[PATH_MAX];
-    if (st == CZ_OK) snprintf(path, sizeof path, "%s", e->params_path);
+    int device = 0;
+    if (st == CZ_OK) {
+        snprintf(path, sizeof path, "%s", e->params_path);
+        device = goes_to_device(m, e);
+    }
     pthread_mutex_unlock(&m->lock);
     if (st != CZ_OK) return st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (stat(path, &sb) != 0)
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        if (fd >= 0) close(fd);
         return cz_error_set(err, CZ_E_IO,
                             "srs %s: parameters %s not found (run `cuzk setup` or set [srs] "
                             "param_cache)",
                             id, path);
+    }
     *bytes = (uint64_t)sb.st_size;
-    return CZ_OK;
-}
-
-/* Loads e (marked loading by the caller, m->lock not held). */
-static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, const volatile int *abort_flag,
-                            cz_error *err) {
-    uint64_t t0 = cz_now_ns();
-    if (!e->map) {
-        int fd = open(e->params_path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return cz_error_set(err, CZ_E_IO, "srs %s: cannot open %s", e->id, e->params_path);
-        struct stat sb;
-        if (fstat(fd, &sb) != 0 || sb.st_size == 0) {
-            close(fd);
-            return cz_error_set(err, CZ_E_IO, "srs %s: %s is empty", e->id, e->params_path);
-        }
-        void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (map == MAP_FAILED)
-            return cz_error_set(err, CZ_E_IO, "srs %s: cannot map %s", e->id, e->params_path);
-        madvise(map, (size_t)sb.st_size, MADV_WILLNEED);
-        e->map = map;
-        e->map_len = (size_t)sb.st_size;
-        pthread_mutex_lock(&m->lock);
-        e->tier = CZ_SRS_WARM;
-        pthread_mutex_unlock(&m->lock);
+    if (device) {
+        /* n_ic: the u32 just before the vk's ic points */
+        uint8_t b[4];
+        uint64_t n_ic = 0;
+        if (pread(fd, b, 4, CZ_GROTH16_VK_FIXED_BYTES - 4) == 4)
+            n_ic = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+        *bytes = device_hot_bytes(n_ic);
     }
-    char what[64];
-    snprintf(what, sizeof what, "SRS %s", e->id);
-    cz_status st =
-        cz_budget_acquire(m->budget, e->map_len, what, 1, cz_srs_evict_idle, m, abort_flag, err);
-    if (st != CZ_OK) return st;
-    /* Points are checked on the curve; a wrong subgroup would only give
-     * proofs that fail the self-verification, which is always done. */
-    st = cz_groth16_params_decode(&e->params, e->map, e->map_len, CZ_GROTH16_UNCHECKED, err);
-    if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
-    if (st != CZ_OK) {
-        cz_groth16_params_free(&e->params);
-        cz_budget_release(m->budget, e->map_len);
-        return cz_error_prefix(err, "srs %s", e->id);
-    }
-    e->hot_bytes = e->map_len;
-    e->load_ms = (cz_now_ns() - t0) / 1000000;
+    close(fd);
+    pthread_mutex_lock(&m->lock);
+    e->expect_bytes = *bytes;
+    pthread_mutex_unlock(&m->lock);
     return CZ_OK;
 }
 
@@ -227,6 +220,90 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
     return CZ_OK;
 }
 
+/* Hot with the points on the devices (e mapped and marked loading, m->lock
+ * not held): the vk and counts on the host, the circuit when asked, then
+ * the device loader. CZ_E_UNSUPPORTED: a back-end needs host points. */
+static cz_status load_to_devices(cz_srs_manager *m, cz_srs_entry *e, int want_circuit,
+                                 const volatile int *abort_flag, cz_error *err) {
+    const uint64_t bytes = device_hot_bytes(e->file.layout.n_ic);
+    char what[64];
+    snprintf(what, sizeof what, "SRS %s (vk)", e->id);
+    cz_status st =
+        cz_budget_acquire(m->budget, bytes, what, 1, cz_srs_evict_idle, m, abort_flag, err);
+    if (st != CZ_OK) return st;
+    st = cz_groth16_params_decode_header(&e->params, NULL, e->file.data, e->file.len,
+                                         CZ_GROTH16_UNCHECKED, err);
+    if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
+    if (st == CZ_OK && want_circuit && !e->circuit) st = load_circuit(e, err);
+    if (st == CZ_OK) {
+        uint64_t t0 = cz_now_ns();
+        st = m->device_load(m->device_ctx, e->id, &e->file, e->circuit, err);
+        if (st == CZ_OK)
+            fprintf(stderr, "srs: %s: points on the device(s) in %.2f s, no host copy\n", e->id,
+                    (double)(cz_now_ns() - t0) / 1e9);
+    }
+    if (st != CZ_OK) {
+        cz_groth16_params_free(&e->params);
+        cz_groth16_vk_free(&e->vk);
+        cz_budget_release(m->budget, bytes);
+        return st;
+    }
+    e->hot_bytes = bytes;
+    e->points_on_device = 1;
+    return CZ_OK;
+}
+
+/* Loads e (marked loading by the caller, m->lock not held). */
+static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit,
+                            const volatile int *abort_flag, cz_error *err) {
+    uint64_t t0 = cz_now_ns();
+    if (!e->file.data) {
+        cz_groth16_params_file file;
+        cz_status st = cz_groth16_params_file_map(&file, e->params_path, err);
+        if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+        madvise((void *)file.data, file.len, MADV_WILLNEED);
+        pthread_mutex_lock(&m->lock);
+        e->file = file;
+        e->tier = CZ_SRS_WARM;
+        pthread_mutex_unlock(&m->lock);
+    }
+    pthread_mutex_lock(&m->lock);
+    int device = goes_to_device(m, e);
+    pthread_mutex_unlock(&m->lock);
+    if (device) {
+        cz_status st = load_to_devices(m, e, want_circuit, abort_flag, err);
+        if (st != CZ_E_UNSUPPORTED) {
+            if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+            e->load_ms = (cz_now_ns() - t0) / 1000000;
+            return CZ_OK;
+        }
+        fprintf(stderr, "srs: %s: %s; decoding the points on the host\n", e->id,
+                err ? err->message : "a back-end needs host points");
+        pthread_mutex_lock(&m->lock);
+        e->needs_host_points = 1;
+        e->expect_bytes = e->file.len;
+        pthread_mutex_unlock(&m->lock);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "SRS %s", e->id);
+    cz_status st =
+        cz_budget_acquire(m->budget, e->file.len, what, 1, cz_srs_evict_idle, m, abort_flag, err);
+    if (st != CZ_OK) return st;
+    /* Points are checked on the curve; a wrong subgroup would only give
+     * proofs that fail the self-verification, which is always done. */
+    st = cz_groth16_params_decode(&e->params, e->file.data, e->file.len, CZ_GROTH16_UNCHECKED, err);
+    if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
+    if (st != CZ_OK) {
+        cz_groth16_params_free(&e->params);
+        cz_budget_release(m->budget, e->file.len);
+        return cz_error_prefix(err, "srs %s", e->id);
+    }
+    e->hot_bytes = e->file.len;
+    e->points_on_device = 0;
+    e->load_ms = (cz_now_ns() - t0) / 1000000;
+    return CZ_OK;
+}
+
 /* Makes e hot (with its circuit when want_circuit), with m->lock held on
  * entry and exit; *loaded = 1 when this call did loading. */
 static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit, int *loaded,
@@ -238,7 +315,7 @@ static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
     int was_hot = e->tier == CZ_SRS_HOT;
     uint64_t t0 = cz_now_ns();
     pthread_mutex_unlock(&m->lock);
-    cz_status st = was_hot ? CZ_OK : load_entry(m, e, abort_flag, err);
+    cz_status st = was_hot ? CZ_OK : load_entry(m, e, want_circuit, abort_flag, err);
     /* e->circuit is written only by the thread that set e->loading. */
     if (st == CZ_OK && want_circuit && !e->circuit && (st = load_circuit(e, err)) != CZ_OK &&
         !was_hot) {
@@ -274,6 +351,7 @@ cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz
             h->params = &e->params;
             h->vk = &e->vk;
             h->circuit = e->circuit;
+            h->params_file = &e->file;
             *load_ms = loaded ? e->load_ms : 0;
         }
     }
@@ -293,6 +371,7 @@ int cz_srs_try_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_s
         h->params = &e->params;
         h->vk = &e->vk;
         h->circuit = e->circuit;
+        h->params_file = &e->file;
         got = 1;
     }
     pthread_mutex_unlock(&m->lock);
@@ -360,7 +439,9 @@ uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
         cz_srs_entry *lru = NULL;
         for (size_t i = 0; i < m->n; i++) {
             cz_srs_entry *e = &m->entries[i];
-            if (e->tier != CZ_SRS_HOT || e->refs || e->loading) continue;
+            /* an entry whose points are on the devices holds a few KiB here:
+             * demoting it would free nothing worth having */
+            if (e->tier != CZ_SRS_HOT || e->refs || e->loading || e->points_on_device) continue;
             if (now - e->last_used_ns < m->min_idle_ns) continue;
             if (!lru || e->last_used_ns < lru->last_used_ns) lru = e;
         }
@@ -383,7 +464,9 @@ uint64_t cz_srs_pinned_bytes(cz_srs_manager *m, const char *except_id) {
     pthread_mutex_lock(&m->lock);
     for (size_t i = 0; i < m->n; i++)
         if (m->entries[i].refs && strcmp(m->entries[i].id, except_id))
-            sum += m->entries[i].hot_bytes ? m->entries[i].hot_bytes : m->entries[i].map_len;
+            sum += m->entries[i].hot_bytes      ? m->entries[i].hot_bytes
+                   : m->entries[i].expect_bytes ? m->entries[i].expect_bytes
+                                                : m->entries[i].file.len;
     pthread_mutex_unlock(&m->lock);
     return sum;
 }
@@ -395,8 +478,10 @@ size_t cz_srs_list(cz_srs_manager *m, cz_engine_srs_info *out, size_t cap) {
         const cz_srs_entry *e = &m->entries[i];
         snprintf(out[n].circuit_id, sizeof out[n].circuit_id, "%s", e->id);
         out[n].tier = e->tier;
-        out[n].size_bytes = e->tier == CZ_SRS_COLD ? 0 : e->map_len;
+        out[n].size_bytes = e->tier == CZ_SRS_COLD ? 0 : e->file.len;
         out[n].ref_count = e->refs;
+        out[n].host_bytes = e->tier == CZ_SRS_HOT ? e->hot_bytes : 0;
+        out[n].points_on_device = e->tier == CZ_SRS_HOT && e->points_on_device;
     }
     pthread_mutex_unlock(&m->lock);
     return n;

@@ -3,9 +3,19 @@
  *   cold  on disk only;
  *   warm  the .params file is mapped (its pages in the page cache), nothing
  *         decoded; not counted in the budget (the kernel may drop the pages);
- *   hot   decoded into memory, ready for proving; counted in the budget
- *         (the file size, which equals the decoded size: 96 bytes per G1
- *         and 192 per G2 point both ways).
+ *   hot   ready for proving, in one of two forms:
+ *         - host points: decoded into memory; counted in the budget (the
+ *           file size, which equals the decoded size: 96 bytes per G1 and
+ *           192 per G2 point both ways);
+ *         - points on the devices: when a device loader is set (the engine
+ *           sets one when every back-end context can hold keys resident,
+ *           i.e. every one is a CUDA context), each context loads the key
+ *           straight from the mapping onto its device (hold, from the file), and
+ *           the host keeps what a warm entry keeps plus the vk and the
+ *           counts (the parameters' point arrays are NULL); counted in the
+ *           budget as those few KiB. When a context declines (its device is
+ *           too small: the points would stream from host memory), the entry
+ *           decodes the points on the host instead, and keeps doing so.
  *
  * A job holds a reference on its circuit's entry from prepare to the end;
  * a referenced entry is never evicted. Under budget pressure the evictor
@@ -31,18 +41,28 @@ typedef struct {
     int post_kind; /* -1: PoRep; else the cz_post_kind of a PoSt circuit */
     char params_path[PATH_MAX], vk_path[PATH_MAX];
     cz_srs_tier tier;
-    int loading; /* a thread is loading it; others wait on the manager's cond */
-    void *map;   /* warm and hot: the mapped .params file */
-    size_t map_len;
-    cz_groth16_params params; /* hot */
-    cz_groth16_vk vk;         /* hot: from the .vk file, used to self-verify */
+    int loading;                 /* a thread is loading it; others wait on the manager's cond */
+    cz_groth16_params_file file; /* warm and hot: the mapped .params file (data NULL when cold) */
+    /* hot: decoded, or only the vk and the counts when points_on_device */
+    cz_groth16_params params;
+    int points_on_device;  /* hot with the points on the back-ends' devices only */
+    int needs_host_points; /* a back-end declined the file load: decode on the host */
+    cz_groth16_vk vk;      /* hot: from the .vk file, used to self-verify */
     char circuit_path[PATH_MAX];
-    cz_circuit *circuit; /* hot, when a job asked for it: the pre-compiled circuit (mapped) */
-    uint64_t hot_bytes;  /* budget held while hot */
+    cz_circuit *circuit;   /* hot, when a job asked for it: the pre-compiled circuit (mapped) */
+    uint64_t hot_bytes;    /* budget held while hot */
+    uint64_t expect_bytes; /* what cz_srs_hot_bytes said it will hold */
     uint32_t refs;
     uint64_t last_used_ns;
     uint64_t load_ms; /* of the last load */
 } cz_srs_entry;
+
+/* Makes the key resident from the mapped file on every back-end (and the
+ * circuit, when not NULL): CZ_OK, CZ_E_UNSUPPORTED when a back-end cannot
+ * hold it without host points, or the failure (the file's, a device's). */
+typedef cz_status (*cz_srs_device_load_fn)(void *ctx, const char *id,
+                                           const cz_groth16_params_file *file,
+                                           const cz_circuit *circuit, cz_error *err);
 
 typedef struct {
     pthread_mutex_t lock;
@@ -52,9 +72,13 @@ typedef struct {
     cz_budget *budget;
     char dir[PATH_MAX];
     uint64_t min_idle_ns;
+    cz_srs_device_load_fn device_load; /* NULL: hot means host points */
+    void *device_ctx;
 } cz_srs_manager;
 
 void cz_srs_init(cz_srs_manager *m, cz_budget *budget, const char *dir, uint64_t min_idle_ms);
+/* Sets the device loader (before any acquire). */
+void cz_srs_set_device_loader(cz_srs_manager *m, cz_srs_device_load_fn fn, void *ctx);
 void cz_srs_destroy(cz_srs_manager *m);
 
 /* The circuit id of a PoRep sector size ("porep-2k"); NULL when none. */
@@ -63,7 +87,8 @@ const char *cz_srs_porep_circuit_id(uint64_t sector_size);
  * ("window-post-32g"); NULL when none. */
 const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size);
 
-/* Bytes the entry needs when hot (the .params file size). */
+/* Bytes of host memory the entry needs when hot: the .params file size, or
+ * a few KiB (the vk twice) when its points go to the devices. */
 cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, cz_error *err);
 
 /* Takes a reference and makes the entry hot, with its pre-compiled circuit
@@ -86,7 +111,7 @@ cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint6
 uint64_t cz_srs_evict_idle(void *m, uint64_t need);
 
 /* Bytes of the referenced entries (which cannot be evicted), except_id left
- * out. A referenced entry still loading counts its file size. */
+ * out. A referenced entry still loading counts what cz_srs_hot_bytes said. */
 uint64_t cz_srs_pinned_bytes(cz_srs_manager *m, const char *except_id);
 
 size_t cz_srs_list(cz_srs_manager *m, cz_engine_srs_info *out, size_t cap);

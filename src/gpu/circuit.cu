@@ -372,6 +372,15 @@ extern "C" void cz_gpu_circuit_get_info(cz_gpu_circuit_info *out, const cz_gpu_c
     out->table_in_shared = gc->shared;
 }
 
+extern "C" void cz_gpu_circuit_get_matrix(cz_gpu_circuit_matrix *out, const cz_gpu_circuit *gc,
+                                          int which) {
+    const gpu_matrix *m = &gc->m[which];
+    out->nnz = m->nnz;
+    out->rows = gc->rows, out->coef_bytes = gc->coef_bytes, out->num_coeffs = gc->num_coeffs;
+    out->row_start = m->row_start, out->col = m->col, out->coef = m->coef;
+    out->table = (const cz_fr *)gc->table;
+}
+
 static size_t words64(uint64_t bits) {
     return (size_t)((bits + 63) / 64);
 }

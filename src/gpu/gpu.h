@@ -34,6 +34,7 @@ extern "C" {
 #include "ec/point.h"
 #include "ff/fp2.h"
 #include "ff/fr.h"
+#include "groth16/groth16.h"
 #include "groth16/prover.h"
 #include "poly/ntt.h"
 
@@ -183,6 +184,123 @@ size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);
  * why (device bytes needed and available) in why[why_size] when not NULL. */
 int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
 
+/* ---- the proving key from its .params file (keyload.cu, groth16.c) ----
+ * cz_gpu_srs_load makes an SRS resident straight from the mapped .params
+ * file, without host point arrays: the file's point bytes (uncompressed,
+ * big-endian, groth16.h) go through two pinned staging buffers to the device
+ * as they are, and a kernel converts them there, in place (an encoded point
+ * and a cz_g?_affine have the same size), to Montgomery form, checking each
+ * point as the host decoder does: flags, coordinates < p, not (0, 0) (the
+ * identity is refused in a key), and in checked mode y^2 = x^3 + b. No
+ * subgroup check: see cz_gpu_srs_load. */
+
+/* The staging and conversion primitives (keyload.cu), for cz_gpu_srs_load:
+ *   stage:   the next free staging buffer of chunk_bytes (waits until the
+ *            device has finished copying from it);
+ *   copy:    queue host[offset, offset + bytes) of the staged buffer to dev;
+ *   commit:  the staged buffer's copies are all queued;
+ *   convert: after every copy queued so far, convert n points at dev in
+ *            place (G2 when g2), the curve equation checked when
+ *            check_curve; a failing point is left as it was and recorded
+ *            with tag (0..15, its vector);
+ *   finish:  waits for all of it; *fault = 1 with the lowest (tag, index)
+ *            failing and the reason (CZ_GPU_KEY_FAULT_*), else 0.
+ * Copies and conversions run on streams of the object's own; one thread
+ * uses it at a time. */
+typedef struct cz_gpu_keyload cz_gpu_keyload;
+enum {
+    CZ_GPU_KEY_FAULT_FLAGS = 1, /* a flag bit set in byte 0 */
+    CZ_GPU_KEY_FAULT_RANGE,     /* a coordinate >= p */
+    CZ_GPU_KEY_FAULT_ZERO,      /* (0, 0) without the infinity flag */
+    CZ_GPU_KEY_FAULT_CURVE      /* y^2 != x^3 + b */
+};
+cz_status cz_gpu_keyload_create(cz_gpu_keyload **out, size_t chunk_bytes, cz_error *err);
+void cz_gpu_keyload_destroy(cz_gpu_keyload *k); /* NULL is fine */
+cz_status cz_gpu_keyload_stage(cz_gpu_keyload *k, uint8_t **host, cz_error *err);
+cz_status cz_gpu_keyload_copy(cz_gpu_keyload *k, void *dev, size_t offset, size_t bytes,
+                              cz_error *err);
+cz_status cz_gpu_keyload_commit(cz_gpu_keyload *k, cz_error *err);
+cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t n, int g2, int check_curve,
+                                 unsigned tag, cz_error *err);
+cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, uint64_t *index,
+                                unsigned *reason, cz_error *err);
+
+/* How cz_gpu_srs_load checks the points. */
+typedef enum {
+    /* trusted when the file's digest record (groth16/digest.h: PATH.xxh64)
+     * names this file's size and modification time, else checked */
+    CZ_GPU_KEY_AUTO = 0,
+    CZ_GPU_KEY_CHECKED, /* the curve equation of every point, on the device */
+    /* no curve equation; the digest must equal trusted_digest (the record's
+     * in AUTO mode), verified before the load succeeds */
+    CZ_GPU_KEY_TRUSTED
+} cz_gpu_key_check;
+
+typedef struct {
+    cz_gpu_key_check check;
+    uint64_t trusted_digest; /* CZ_GPU_KEY_TRUSTED */
+    int no_record;           /* a checked load does not write the digest record */
+    /* bytes per staging buffer (0: 128 MiB, or $CZ_GPU_KEYLOAD_CHUNK_MIB);
+     * rounded down to a multiple of CZ_PARAMS_DIGEST_BLOCK (1 MiB), at
+     * least one block */
+    size_t chunk_bytes;
+} cz_gpu_key_options;
+
+typedef struct {
+    int checked;         /* 1: the curve equation was checked; 0: trusted by digest */
+    uint64_t digest;     /* of the whole file, computed during the load */
+    int recorded;        /* the digest record was written */
+    uint64_t file_bytes; /* read from the mapping */
+    size_t chunk_bytes;  /* per staging buffer */
+    double seconds;      /* file mapping to resident points (NTT tables included) */
+    double fill_seconds; /* of which the CPU copied the mapping into pinned memory and hashed */
+    double wait_seconds; /* of which it waited for free staging buffers and the device's end */
+    char note[320];      /* how it was checked and why; a record that could not be written */
+} cz_gpu_key_report;
+
+/* Whether the key of shape (counts only are read, as in cz_gpu_srs's
+ * planning) fits resident within budget_bytes of the current device (0: its
+ * free memory; $CZ_GPU_MEM_LIMIT caps it as for creation): *resident = 1 or
+ * 0, the figures in why[why_size] (may be NULL). $CZ_GPU_STREAM_CHUNK forces
+ * 0. Device errors as cz_gpu_mem_info. */
+cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
+                          char *why, size_t why_size, cz_error *err);
+
+/* A resident SRS (points and NTT domain, as cz_gpu_srs_create_budget makes
+ * it) from a mapped .params file (groth16.h: cz_groth16_params_file_map),
+ * within budget_bytes of the current device (0: its free memory). The file
+ * is read once, in order, in chunks of opt->chunk_bytes: each 1 MiB block
+ * copied into pinned memory by all cores and hashed there for the digest
+ * (groth16/digest.h), the chunk's pages of the mapping dropped from this
+ * process (MADV_DONTNEED; the page cache keeps them) and the next chunk's
+ * read ahead (MADV_WILLNEED); the point vectors' bytes copied to their
+ * device arrays and converted there as each vector completes. So the host
+ * holds two staging buffers and no point array.
+ * Checks (opt NULL = AUTO): flags, ranges, (0, 0) and the identity always,
+ * the curve equation in checked mode, which then writes the digest record
+ * (best effort; rep->note says when it could not); trusted mode skips the
+ * curve equation and refuses the file (CZ_E_PARSE) when its digest is not
+ * the trusted one. No subgroup check in either mode: key points only ever
+ * become parts of proofs, every proof cuzk returns is verified first against
+ * a vk read with full checks, and a point outside the subgroup can only make
+ * that verification fail; the cost would be a scalar multiplication per
+ * point (seconds of device time at 32 GiB) for no safety gained. The curve
+ * equation costs a few products per point and names a damaged point
+ * precisely. A refused point's message is the host decoder's for it
+ * ("PATH: params: l[17]: G1 uncompressed: (x, y) is not on the curve: ...").
+ * Never streams: CZ_E_NOMEM with the figures when the key does not fit
+ * resident (cz_gpu_srs_plan says so first; streaming needs host points,
+ * cz_gpu_srs_create_budget). rep may be NULL. Nothing stays allocated on
+ * failure. */
+cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *file, size_t budget_bytes,
+                          const cz_gpu_key_options *opt, cz_gpu_key_report *rep, cz_error *err);
+
+/* A resident SRS's device array of vector v (a cz_groth16_vector: h, l, a,
+ * b_g1, b_g2) and its count (tests compare it with the host decoder's);
+ * CZ_E_INVALID_ARG for a streaming SRS. */
+cz_status cz_gpu_srs_vector(const void **dev, size_t *n, const cz_gpu_srs *srs, int v,
+                            cz_error *err);
+
 /* ---- the pre-compiled circuit on the device (circuit.cu) ----
  * A cz_circuit's (r1cs/circuit.h) three compact matrices, its coefficient
  * table and its density bitmaps resident in device memory, so that a proof
@@ -224,6 +342,18 @@ typedef struct {
     int table_in_shared;              /* the kernels copy the table to shared memory */
 } cz_gpu_circuit_info;
 void cz_gpu_circuit_get_info(cz_gpu_circuit_info *out, const cz_gpu_circuit *gc);
+
+/* The device arrays of matrix `which` (0 = A, 1 = B, 2 = C) and the
+ * coefficient table, for kernels outside circuit.cu (the setup's column
+ * sums); valid while gc lives, checked at creation as described above. */
+typedef struct {
+    uint64_t nnz;
+    uint32_t rows, coef_bytes, num_coeffs;
+    const uint32_t *row_start, *col; /* [rows + 1], [nnz] */
+    const void *coef;                /* [nnz] indices of coef_bytes each */
+    const cz_fr *table;              /* [num_coeffs] */
+} cz_gpu_circuit_matrix;
+void cz_gpu_circuit_get_matrix(cz_gpu_circuit_matrix *out, const cz_gpu_circuit *gc, int which);
 
 /* dev_a[j] = <A_j, z>, dev_b[j] = <B_j, z>, dev_c[j] = <C_j, z> for every row
  * j < num_constraints (any output may be NULL: that matrix is skipped;
@@ -269,6 +399,45 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
  * (cz_now_ns); NULL removes the hook. The name is valid during the call. */
 typedef void (*cz_gpu_step_fn)(void *ctx, const char *step, uint64_t t0_ns, uint64_t t1_ns);
 void cz_gpu_set_step_hook(cz_gpu_step_fn fn, void *ctx);
+
+/* ---- the development setup on the device (setup.cu) ----
+ * cz_groth16_dev_setup (groth16/setup.h: NOT a trusted setup) computed on
+ * the current device: the powers of tau and their inverse NTT (the Lagrange
+ * basis at tau), the column sums A^T L, B^T L, C^T L of the circuit's
+ * matrices (a sort of each matrix by column and a reduction by key: no
+ * atomics), the key scalars, every fixed-base multiplication (G1 and G2
+ * from precomputed window tables of the generators) and the affine
+ * conversion (one inversion per block of points). The result is the CPU
+ * setup's, byte for byte, for the same circuit and seed (the same plan,
+ * checks and messages: groth16/setup.h); a refusal (unconstrained aux,
+ * density mismatch, entries out of range) fails the same way.
+ * progress as in groth16/setup.h, with units of about equal device time
+ * (one G1 point; a G2 point counts 3). Device memory: the circuit
+ * (cz_gpu_circuit_create), u, v, w (96 bytes per variable), the domain
+ * (32 bytes per element, twice while the NTT runs), one matrix's sort
+ * (about 24 bytes per entry) and the chunk buffers: about 37 GB at its peak
+ * for the 32 GiB PoRep circuit. $CZ_GPU_SETUP_PROFILE=1 prints each stage's
+ * time and where the host waited. $CZ_GPU_SETUP_CHUNK (points per chunk, default 2^22) and
+ * $CZ_GPU_SETUP_WINDOW (fixed-base window bits, 8..16, default 12) are for
+ * tests and measurements; neither changes the result. */
+#include "groth16/setup.h"
+
+/* Into host memory (*out, freed with cz_groth16_params_free). */
+cz_status cz_gpu_groth16_dev_setup(cz_groth16_params *out, const struct cz_circuit *c,
+                                   const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                   cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                   cz_error *err);
+/* Straight into the .params file params_path (groth16/params_writer.h:
+ * the free space is checked first, the file appears complete or not at
+ * all), the points encoded on the device and written chunk by chunk while
+ * the device computes the next, so the host holds two chunk buffers, never
+ * the key. *vk_out: the verifying key (for the .vk file; free it with
+ * cz_groth16_vk_free). */
+cz_status cz_gpu_groth16_dev_setup_write(cz_groth16_vk *vk_out, const char *params_path,
+                                         const struct cz_circuit *c,
+                                         const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                         cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                         cz_error *err);
 
 /* Benchmark helpers (device data without host round trips):
  * fill_random_fr: n pseudo-random field elements from seed (uniform below

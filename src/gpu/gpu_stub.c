@@ -108,6 +108,27 @@ cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones
     *tail_count = 0;
     return NO_GPU(err);
 }
+void cz_gpu_circuit_get_matrix(cz_gpu_circuit_matrix *out, const cz_gpu_circuit *gc, int which) {
+    (void)gc, (void)which;
+    memset(out, 0, sizeof *out);
+}
+cz_status cz_gpu_groth16_dev_setup(cz_groth16_params *out, const struct cz_circuit *c,
+                                   const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                   cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                   cz_error *err) {
+    (void)c, (void)seed, (void)progress, (void)progress_ctx;
+    memset(out, 0, sizeof *out);
+    return NO_GPU(err);
+}
+cz_status cz_gpu_groth16_dev_setup_write(cz_groth16_vk *vk_out, const char *params_path,
+                                         const struct cz_circuit *c,
+                                         const uint8_t seed[CZ_GROTH16_SEED_BYTES],
+                                         cz_groth16_setup_progress_fn progress, void *progress_ctx,
+                                         cz_error *err) {
+    (void)params_path, (void)c, (void)seed, (void)progress, (void)progress_ctx;
+    memset(vk_out, 0, sizeof *vk_out);
+    return NO_GPU(err);
+}
 cz_status cz_gpu_fill_random_fr(cz_fr *dev, size_t n, uint64_t seed, cz_error *err) {
     (void)dev, (void)n, (void)seed;
     return NO_GPU(err);
@@ -217,5 +238,38 @@ cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const cz
 cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_circuit *gc,
                                    const cz_fr *input, const cz_fr *aux, cz_error *err) {
     (void)a, (void)b, (void)c, (void)gc, (void)input, (void)aux;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_create(cz_gpu_keyload **out, size_t chunk_bytes, cz_error *err) {
+    (void)chunk_bytes;
+    *out = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_keyload_destroy(cz_gpu_keyload *k) {
+    (void)k;
+}
+cz_status cz_gpu_keyload_stage(cz_gpu_keyload *k, uint8_t **host, cz_error *err) {
+    (void)k;
+    *host = NULL;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_copy(cz_gpu_keyload *k, void *dev, size_t offset, size_t bytes,
+                              cz_error *err) {
+    (void)k, (void)dev, (void)offset, (void)bytes;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_commit(cz_gpu_keyload *k, cz_error *err) {
+    (void)k;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t n, int g2, int check_curve,
+                                 unsigned tag, cz_error *err) {
+    (void)k, (void)dev, (void)n, (void)g2, (void)check_curve, (void)tag;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, uint64_t *index,
+                                unsigned *reason, cz_error *err) {
+    (void)k;
+    *fault = 0, *tag = 0, *index = 0, *reason = 0;
     return NO_GPU(err);
 }

@@ -100,6 +100,72 @@ cz_status cz_groth16_params_write(const cz_groth16_params *params, const char *p
 cz_status cz_groth16_params_read(cz_groth16_params *out, const char *path, cz_groth16_check check,
                                  cz_error *err);
 
+/* ---- a .params file without its points decoded ----
+ * For loaders that convert the points elsewhere (the GPU back-end copies the
+ * file's bytes to the device and converts them there): the layout of the
+ * file, its vk and counts, and the host decoder's verdict on one point. */
+
+typedef enum {
+    CZ_GROTH16_H = 0,
+    CZ_GROTH16_L,
+    CZ_GROTH16_A,
+    CZ_GROTH16_B_G1,
+    CZ_GROTH16_B_G2,
+    CZ_GROTH16_VECTORS
+} cz_groth16_vector;
+
+/* "h", "l", "a", "b_g1", "b_g2"; the bytes of one encoded point (96, or 192
+ * for b_g2), which are also the bytes of one decoded cz_g?_affine. */
+const char *cz_groth16_vector_name(cz_groth16_vector v);
+size_t cz_groth16_vector_point_bytes(cz_groth16_vector v);
+
+typedef struct {
+    uint64_t file_bytes;
+    uint64_t n_ic;
+    /* per vector: the file offset of its first point (just past its u32
+     * length) and its point count; offset + count * point_bytes is the next
+     * vector's length word, or file_bytes for b_g2 */
+    uint64_t offset[CZ_GROTH16_VECTORS];
+    uint64_t count[CZ_GROTH16_VECTORS];
+} cz_groth16_params_layout;
+
+/* The layout of a .params image from its lengths alone (no point is read):
+ * the same length checks and messages as cz_groth16_params_decode
+ * (truncation, a length beyond the end, trailing bytes, an empty ic). */
+cz_status cz_groth16_params_layout_read(cz_groth16_params_layout *out, const uint8_t *in,
+                                        size_t len, cz_error *err);
+/* The vk (decoded with check) and the counts of a .params image, its point
+ * arrays left NULL (cz_groth16_params_free is still the way to free it), and
+ * its layout (may be NULL). What a loader that keeps the points elsewhere
+ * needs on the host: the vk for the proof's finalization, the counts for the
+ * shape checks. On failure *out is zeroed. */
+cz_status cz_groth16_params_decode_header(cz_groth16_params *out, cz_groth16_params_layout *layout,
+                                          const uint8_t *in, size_t len, cz_groth16_check check,
+                                          cz_error *err);
+/* Decodes point `index` of vector v of the image `in` with check's checks
+ * (the identity refused, as everywhere in a key) into out_point (a
+ * cz_g1_affine, or cz_g2_affine for b_g2; may be NULL): CZ_OK, or the status
+ * and the message cz_groth16_params_decode gives for that point
+ * ("params: l[17]: G1 uncompressed: (x, y) is not on the curve: ..."). */
+cz_status cz_groth16_params_check_point(void *out_point, const uint8_t *in,
+                                        const cz_groth16_params_layout *layout, cz_groth16_vector v,
+                                        uint64_t index, cz_groth16_check check, cz_error *err);
+
+/* A .params file mapped read-only (MAP_PRIVATE, MADV_SEQUENTIAL) with its
+ * layout read; nothing decoded. The mapping is file-backed: its pages are
+ * the page cache's, shared with every other reader of the file. */
+typedef struct {
+    char path[4096];
+    const uint8_t *data; /* NULL when not mapped */
+    size_t len;
+    int64_t mtime_ns; /* of the file that was mapped (st_mtim) */
+    cz_groth16_params_layout layout;
+} cz_groth16_params_file;
+
+/* Messages start with the path. On failure nothing stays mapped. */
+cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path, cz_error *err);
+void cz_groth16_params_file_unmap(cz_groth16_params_file *f); /* harmless when not mapped */
+
 #define CZ_GROTH16_PROOF_BYTES 192
 
 void cz_groth16_proof_encode(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_proof *proof);

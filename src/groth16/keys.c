@@ -301,6 +301,181 @@ cz_status cz_groth16_params_read(cz_groth16_params *out, const char *path, cz_gr
     return st;
 }
 
+/* ---- a .params file without its points decoded ---- */
+
+static const char *const vector_names[CZ_GROTH16_VECTORS] = {"h", "l", "a", "b_g1", "b_g2"};
+
+const char *cz_groth16_vector_name(cz_groth16_vector v) {
+    return (unsigned)v < CZ_GROTH16_VECTORS ? vector_names[v] : "?";
+}
+
+size_t cz_groth16_vector_point_bytes(cz_groth16_vector v) {
+    return v == CZ_GROTH16_B_G2 ? CZ_G2_UNCOMPRESSED_BYTES : CZ_G1_UNCOMPRESSED_BYTES;
+}
+
+/* A u32 length and that many points, skipped: read_vector's checks and
+ * messages without decoding. *offset: the first point's offset from base. */
+static cz_status skip_vector(reader *r, const uint8_t *base, uint64_t *offset, uint64_t *n_out,
+                             int g2, const char *name, cz_error *err) {
+    size_t point_bytes = g2 ? CZ_G2_UNCOMPRESSED_BYTES : CZ_G1_UNCOMPRESSED_BYTES;
+    if (r->left < 4)
+        return cz_error_set(err, CZ_E_PARSE, "%s: truncated at the length of %s%s: %zu bytes left",
+                            r->file, r->vk_prefix, name, r->left);
+    uint32_t n = get_u32_be(r->p);
+    r->p += 4, r->left -= 4;
+    uint64_t bytes = (uint64_t)n * point_bytes;
+    if (bytes > r->left)
+        return cz_error_set(err, CZ_E_PARSE,
+                            "%s: %s%s: length %u needs %llu bytes, only %zu left (truncated file "
+                            "or corrupt length)",
+                            r->file, r->vk_prefix, name, n, (unsigned long long)bytes, r->left);
+    *offset = (uint64_t)(r->p - base);
+    *n_out = n;
+    r->p += bytes, r->left -= (size_t)bytes;
+    return CZ_OK;
+}
+
+/* The vk's points and ic skipped, with read_vk's messages. */
+static cz_status skip_vk(reader *r, const uint8_t *base, uint64_t *n_ic, cz_error *err) {
+    static const struct {
+        const char *name;
+        size_t bytes;
+    } fixed[] = {
+        {"alpha_g1", CZ_G1_UNCOMPRESSED_BYTES}, {"beta_g1", CZ_G1_UNCOMPRESSED_BYTES},
+        {"beta_g2", CZ_G2_UNCOMPRESSED_BYTES},  {"gamma_g2", CZ_G2_UNCOMPRESSED_BYTES},
+        {"delta_g1", CZ_G1_UNCOMPRESSED_BYTES}, {"delta_g2", CZ_G2_UNCOMPRESSED_BYTES},
+    };
+    cz_status st;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        if ((st = need(r, fixed[i].bytes, fixed[i].name, err)) != CZ_OK) return st;
+        r->p += fixed[i].bytes, r->left -= fixed[i].bytes;
+    }
+    uint64_t offset;
+    if ((st = skip_vector(r, base, &offset, n_ic, 0, "ic", err)) != CZ_OK) return st;
+    if (*n_ic == 0)
+        return cz_error_set(err, CZ_E_PARSE,
+                            "%s: %sic is empty (a key has one point per input, ONE included)",
+                            r->file, r->vk_prefix);
+    return CZ_OK;
+}
+
+/* The layout of in[len]; the vk decoded into *vk when not NULL (else
+ * skipped). */
+static cz_status walk_params(cz_groth16_params_layout *lay, cz_groth16_vk *vk, const uint8_t *in,
+                             size_t len, cz_groth16_check check, cz_error *err) {
+    memset(lay, 0, sizeof *lay);
+    lay->file_bytes = len;
+    reader r = {in, len, "params", "vk.", decode_flags(check), 0};
+    cz_status st;
+    if (vk) {
+        st = read_vk(&r, vk, err);
+        lay->n_ic = vk->n_ic;
+    } else {
+        st = skip_vk(&r, in, &lay->n_ic, err);
+    }
+    r.vk_prefix = "";
+    for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++)
+        st = skip_vector(&r, in, &lay->offset[v], &lay->count[v], v == CZ_GROTH16_B_G2,
+                         vector_names[v], err);
+    if (st == CZ_OK && r.left != 0)
+        st = cz_error_set(err, CZ_E_PARSE,
+                          "params: %zu trailing bytes after the end (b_g2 has %llu points)", r.left,
+                          (unsigned long long)lay->count[CZ_GROTH16_B_G2]);
+    return st;
+}
+
+cz_status cz_groth16_params_layout_read(cz_groth16_params_layout *out, const uint8_t *in,
+                                        size_t len, cz_error *err) {
+    cz_status st = walk_params(out, NULL, in, len, CZ_GROTH16_TRUSTED, err);
+    if (st != CZ_OK) memset(out, 0, sizeof *out);
+    return st;
+}
+
+cz_status cz_groth16_params_decode_header(cz_groth16_params *out, cz_groth16_params_layout *layout,
+                                          const uint8_t *in, size_t len, cz_groth16_check check,
+                                          cz_error *err) {
+    memset(out, 0, sizeof *out);
+    cz_groth16_params_layout lay;
+    cz_status st = walk_params(&lay, &out->vk, in, len, check, err);
+    if (st != CZ_OK) {
+        cz_groth16_params_free(out);
+        if (layout) memset(layout, 0, sizeof *layout);
+        return st;
+    }
+    out->n_h = (size_t)lay.count[CZ_GROTH16_H];
+    out->n_l = (size_t)lay.count[CZ_GROTH16_L];
+    out->n_a = (size_t)lay.count[CZ_GROTH16_A];
+    out->n_b_g1 = (size_t)lay.count[CZ_GROTH16_B_G1];
+    out->n_b_g2 = (size_t)lay.count[CZ_GROTH16_B_G2];
+    if (layout) *layout = lay;
+    return CZ_OK;
+}
+
+cz_status cz_groth16_params_check_point(void *out_point, const uint8_t *in,
+                                        const cz_groth16_params_layout *layout, cz_groth16_vector v,
+                                        uint64_t index, cz_groth16_check check, cz_error *err) {
+    if ((unsigned)v >= CZ_GROTH16_VECTORS || index >= layout->count[v])
+        return cz_error_set(err, CZ_E_INVALID_ARG, "params: no point %s[%llu]",
+                            cz_groth16_vector_name(v), (unsigned long long)index);
+    const uint8_t *p = in + layout->offset[v] + index * cz_groth16_vector_point_bytes(v);
+    cz_g1_affine g1;
+    cz_g2_affine g2;
+    cz_error e;
+    cz_status st = v == CZ_GROTH16_B_G2
+                       ? cz_g2_affine_from_uncompressed(&g2, p, decode_flags(check), &e)
+                       : cz_g1_affine_from_uncompressed(&g1, p, decode_flags(check), &e);
+    if (st != CZ_OK)
+        return cz_error_set(err, st, "params: %s[%llu]: %s", vector_names[v],
+                            (unsigned long long)index, e.message);
+    if (out_point) {
+        if (v == CZ_GROTH16_B_G2)
+            memcpy(out_point, &g2, sizeof g2);
+        else
+            memcpy(out_point, &g1, sizeof g1);
+    }
+    return CZ_OK;
+}
+
+cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path, cz_error *err) {
+    memset(f, 0, sizeof *f);
+    if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "%s: path too long", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    cz_status st = CZ_OK;
+    if (fstat(fd, &sb) != 0)
+        st = cz_error_set(err, CZ_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+    else if (!S_ISREG(sb.st_mode))
+        st = cz_error_set(err, CZ_E_IO, "%s: not a regular file", path);
+    if (st == CZ_OK && sb.st_size > 0) {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            st = cz_error_set(err, CZ_E_IO, "%s: cannot map: %s", path, strerror(errno));
+        } else {
+            madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
+            f->data = p;
+            f->len = (size_t)sb.st_size;
+        }
+    }
+    close(fd);
+    if (st != CZ_OK) return st;
+    f->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    if ((st = cz_groth16_params_layout_read(&f->layout, f->data, f->len, err)) != CZ_OK) {
+        cz_groth16_params_file_unmap(f);
+        cz_error_prefix(err, "%s", path);
+        return st;
+    }
+    return CZ_OK;
+}
+
+void cz_groth16_params_file_unmap(cz_groth16_params_file *f) {
+    if (!f) return;
+    if (f->data) munmap((void *)f->data, f->len);
+    f->data = NULL;
+    f->len = 0;
+}
+
 /* Writes go to a temporary file next to path, renamed over it when complete,
  * so that a reader never sees half a key. */
 typedef struct {

@@ -1,4 +1,6 @@
-/* Development setup (bellperson's generate_parameters); see setup.h. */
+/* Development setup (bellperson's generate_parameters) on the CPU from the
+ * pre-compiled circuit; see setup.h. The GPU setup (src/gpu/setup.cu)
+ * shares the plan, the vk's fixed points and the checks defined here. */
 #include "groth16/setup.h"
 
 #include <stdlib.h>
@@ -22,11 +24,109 @@ void cz_groth16_dev_secrets(cz_groth16_secrets *out, const uint8_t seed[CZ_GROTH
     memset(&stream, 0, sizeof stream);
 }
 
-/* ---- tau^i for i < m ---- */
+/* ---- what both setups share ---- */
+
+cz_status cz_groth16_setup_plan_init(cz_groth16_setup_plan *plan, const cz_circuit *c,
+                                     const cz_groth16_secrets *s, cz_error *err) {
+    memset(plan, 0, sizeof *plan);
+    if (c->num_inputs == 0)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: no inputs (input 0 is ONE)");
+    if ((c->num_aux && (!c->a_aux_density || !c->b_aux_density)) || !c->b_input_density)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: the circuit has no density bitmaps");
+    if (cz_fr_is_zero(&s->tau) || cz_fr_is_zero(&s->alpha) || cz_fr_is_zero(&s->beta) ||
+        cz_fr_is_zero(&s->gamma) || cz_fr_is_zero(&s->delta))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: a secret is zero");
+    unsigned k = 0;
+    cz_status st = cz_groth16_domain_log_size(&k, c->num_constraints, err);
+    if (st != CZ_OK) return st;
+    plan->log_m = k;
+    plan->m = (uint64_t)1 << k;
+    plan->num_inputs = c->num_inputs;
+    plan->num_aux = c->num_aux;
+    plan->n_h = plan->m - 1;
+    /* inputs are dense in A (checked per variable) */
+    plan->n_a = c->num_inputs + cz_density_popcount(c->a_aux_density, c->num_aux);
+    plan->n_b = cz_density_popcount(c->b_input_density, c->num_inputs) +
+                cz_density_popcount(c->b_aux_density, c->num_aux);
+    cz_fr z_tau, one = cz_fr_one;
+    uint64_t m = plan->m;
+    cz_fr_pow(&z_tau, &s->tau, &m, 1);
+    cz_fr_sub(&z_tau, &z_tau, &one);
+    if (cz_fr_is_zero(&z_tau))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: tau lies in the domain (tau^m = 1)");
+    cz_fr_inv_var(&plan->gamma_inv, &s->gamma);
+    cz_fr_inv_var(&plan->delta_inv, &s->delta);
+    cz_fr_mul(&plan->h_factor, &z_tau, &plan->delta_inv);
+    return CZ_OK;
+}
+
+void cz_groth16_setup_vk_points(cz_groth16_vk *vk, const cz_groth16_secrets *s) {
+    cz_g1 g1, p1;
+    cz_g2 g2, p2;
+    cz_g1_generator(&g1);
+    cz_g2_generator(&g2);
+    cz_g1_mul_var(&p1, &g1, &s->alpha), cz_g1_to_affine(&vk->alpha_g1, &p1);
+    cz_g1_mul_var(&p1, &g1, &s->beta), cz_g1_to_affine(&vk->beta_g1, &p1);
+    cz_g1_mul_var(&p1, &g1, &s->delta), cz_g1_to_affine(&vk->delta_g1, &p1);
+    cz_g2_mul_var(&p2, &g2, &s->beta), cz_g2_to_affine(&vk->beta_g2, &p2);
+    cz_g2_mul_var(&p2, &g2, &s->gamma), cz_g2_to_affine(&vk->gamma_g2, &p2);
+    cz_g2_mul_var(&p2, &g2, &s->delta), cz_g2_to_affine(&vk->delta_g2, &p2);
+}
+
+/* Every non-zero evaluation must match a density bit and vice versa, since
+ * the prover consumes key points by the densities (spec §5.3). Inputs are
+ * always dense in A. */
+cz_status cz_groth16_setup_check_variable(const cz_circuit *c, uint64_t i, const cz_fr *u_i,
+                                          const cz_fr *v_i, cz_error *err) {
+    static const char hint[] = "(tau hit a root of this polynomial, or the densities are wrong; "
+                               "try another seed)";
+    const uint64_t ni = c->num_inputs;
+    if (i < ni) {
+        if (cz_fr_is_zero(u_i))
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "setup: input %llu: A evaluates to 0 at tau, every input must be "
+                                "dense in A %s",
+                                (unsigned long long)i, hint);
+        int bit = cz_density_get(c->b_input_density, i);
+        if ((!cz_fr_is_zero(v_i)) != bit)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "setup: input %llu: B(tau) %s 0 but b_input_density says %d %s",
+                                (unsigned long long)i, cz_fr_is_zero(v_i) ? "=" : "!=", bit, hint);
+        return CZ_OK;
+    }
+    const uint64_t k = i - ni;
+    int bit = cz_density_get(c->a_aux_density, k);
+    if ((!cz_fr_is_zero(u_i)) != bit)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "setup: aux %llu: A(tau) %s 0 but a_aux_density says %d %s",
+                            (unsigned long long)k, cz_fr_is_zero(u_i) ? "=" : "!=", bit, hint);
+    bit = cz_density_get(c->b_aux_density, k);
+    if ((!cz_fr_is_zero(v_i)) != bit)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "setup: aux %llu: B(tau) %s 0 but b_aux_density says %d %s",
+                            (unsigned long long)k, cz_fr_is_zero(v_i) ? "=" : "!=", bit, hint);
+    return CZ_OK;
+}
+
+cz_status cz_groth16_setup_check_scalar(const cz_circuit *c, uint64_t i, const cz_fr *s_i,
+                                        cz_error *err) {
+    if (!cz_fr_is_zero(s_i)) return CZ_OK;
+    if (i < c->num_inputs)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "setup: ic[%llu] would be the identity (try another seed)",
+                            (unsigned long long)i);
+    const unsigned long long k = i - c->num_inputs;
+    return cz_error_set(err, CZ_E_INVALID_ARG,
+                        "setup: aux %llu is unconstrained: it occurs in no constraint, so l[%llu] "
+                        "would be the identity",
+                        k, k);
+}
+
+/* ---- b * f^i for i < n (the powers of tau, and h's scalars) ---- */
 
 typedef struct {
     cz_fr *out;
-    const cz_fr *base;
+    const cz_fr *base, *factor;
 } powers_job;
 
 static void powers_task(void *ctx, size_t begin, size_t end, unsigned worker) {
@@ -35,6 +135,7 @@ static void powers_task(void *ctx, size_t begin, size_t end, unsigned worker) {
     uint64_t e = begin;
     cz_fr cur;
     cz_fr_pow(&cur, job->base, &e, 1);
+    if (job->factor) cz_fr_mul(&cur, &cur, job->factor);
     for (size_t i = begin; i < end; i++) {
         job->out[i] = cur;
         cz_fr_mul(&cur, &cur, job->base);
@@ -42,16 +143,16 @@ static void powers_task(void *ctx, size_t begin, size_t end, unsigned worker) {
 }
 
 /* ---- column evaluations u_i(tau) = sum_j M[j][i] L_j(tau) ----
- * The CSR matrix is transposed (a counting sort by column that records, for
- * each entry, its row and its position in the CSR arrays) so that the sums
- * can run over all cores without sharing an accumulator. */
+ * The compact CSR matrix is transposed (a counting sort by column that
+ * records, for each entry, its row and its coefficient index) so that the
+ * sums can run over all cores without sharing an accumulator. Field
+ * addition is exact, so the order of a column's terms does not matter. */
 
 typedef struct {
     cz_fr *out;
-    const uint64_t *col_start; /* [ncols + 1] into rows/pos */
-    const uint32_t *rows;
-    const uint64_t *pos;
-    const cz_fr *val;
+    const uint64_t *col_start; /* [ncols + 1] into rows / coef */
+    const uint32_t *rows, *coef;
+    const cz_fr *coeffs;
     const cz_fr *lagrange;
 } column_job;
 
@@ -61,32 +162,50 @@ static void column_task(void *ctx, size_t begin, size_t end, unsigned worker) {
     for (size_t c = begin; c < end; c++) {
         cz_fr acc = cz_fr_zero, t;
         for (uint64_t p = job->col_start[c]; p < job->col_start[c + 1]; p++) {
-            cz_fr_mul(&t, &job->val[job->pos[p]], &job->lagrange[job->rows[p]]);
-            cz_fr_add(&acc, &acc, &t);
+            const cz_fr *l = &job->lagrange[job->rows[p]];
+            const uint32_t ci = job->coef[p];
+            if (ci == CZ_CIRCUIT_COEF_ONE) {
+                cz_fr_add(&acc, &acc, l);
+            } else if (ci == CZ_CIRCUIT_COEF_MINUS_ONE) {
+                cz_fr_sub(&acc, &acc, l);
+            } else {
+                cz_fr_mul(&t, &job->coeffs[ci], l);
+                cz_fr_add(&acc, &acc, &t);
+            }
         }
         job->out[c] = acc;
     }
 }
 
-static cz_status column_eval(cz_fr *out, size_t ncols, const cz_csr *m, uint64_t rows,
-                             const cz_fr *lagrange, const char *name, cz_error *err) {
-    if (m->rows != rows)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: matrix %s has %llu rows, expected %llu",
-                            name, (unsigned long long)m->rows, (unsigned long long)rows);
-    if (m->row_start[0] != 0)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: matrix %s: row_start[0] != 0", name);
+static uint32_t coef_index(const cz_circuit *c, const cz_circuit_matrix *m, uint64_t e) {
+    return c->coef_bytes == 2 ? ((const uint16_t *)m->coef)[e] : ((const uint32_t *)m->coef)[e];
+}
+
+static cz_status column_eval(cz_fr *out, const cz_circuit *c, int which, const cz_fr *lagrange,
+                             cz_error *err) {
+    const char *name = which == 0 ? "A" : which == 1 ? "B" : "C";
+    const cz_circuit_matrix *m = &c->m[which];
+    const size_t ncols = (size_t)c->num_inputs + c->num_aux;
+    const uint64_t rows = c->num_constraints;
+    if (c->coef_bytes != 2 && c->coef_bytes != 4)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: coefficient indices of %u bytes",
+                            c->coef_bytes);
+    if (m->row_start[0] != 0 || m->row_start[rows] != m->nnz)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "setup: matrix %s: row offsets do not run from 0 to nnz = %llu", name,
+                            (unsigned long long)m->nnz);
     for (uint64_t j = 0; j < rows; j++)
         if (m->row_start[j + 1] < m->row_start[j])
             return cz_error_set(err, CZ_E_INVALID_ARG,
                                 "setup: matrix %s: row_start decreases at row %llu", name,
                                 (unsigned long long)j);
-    uint64_t nnz = m->row_start[rows];
+    const uint64_t nnz = m->nnz;
     uint64_t *col_start = calloc(ncols + 1, sizeof *col_start);
     uint64_t *next = malloc((ncols + 1) * sizeof *next);
     uint32_t *row_of = malloc((nnz ? nnz : 1) * sizeof *row_of);
-    uint64_t *pos = malloc((nnz ? nnz : 1) * sizeof *pos);
+    uint32_t *coef_of = malloc((nnz ? nnz : 1) * sizeof *coef_of);
     cz_status st = CZ_OK;
-    if (!col_start || !next || !row_of || !pos) {
+    if (!col_start || !next || !row_of || !coef_of) {
         st = cz_error_set(err, CZ_E_NOMEM, "setup: matrix %s: out of memory (%llu entries)", name,
                           (unsigned long long)nnz);
         goto done;
@@ -98,23 +217,30 @@ static cz_status column_eval(cz_fr *out, size_t ncols, const cz_csr *m, uint64_t
                               name, (unsigned long long)e, m->col[e], ncols);
             goto done;
         }
+        if (coef_index(c, m, e) >= c->num_coeffs) {
+            st = cz_error_set(err, CZ_E_INVALID_ARG,
+                              "setup: matrix %s: entry %llu has coefficient index %u, only %u "
+                              "coefficients",
+                              name, (unsigned long long)e, coef_index(c, m, e), c->num_coeffs);
+            goto done;
+        }
         col_start[m->col[e] + 1]++;
     }
-    for (size_t c = 0; c < ncols; c++) col_start[c + 1] += col_start[c];
+    for (size_t col = 0; col < ncols; col++) col_start[col + 1] += col_start[col];
     memcpy(next, col_start, (ncols + 1) * sizeof *next);
     for (uint64_t j = 0; j < rows; j++) /* rows <= m <= 2^31, so j fits a u32 */
         for (uint64_t e = m->row_start[j]; e < m->row_start[j + 1]; e++) {
             uint64_t p = next[m->col[e]]++;
             row_of[p] = (uint32_t)j;
-            pos[p] = e;
+            coef_of[p] = coef_index(c, m, e);
         }
-    column_job job = {out, col_start, row_of, pos, m->val, lagrange};
+    column_job job = {out, col_start, row_of, coef_of, c->coeffs, lagrange};
     cz_parallel_for(ncols, 1024, column_task, &job);
 done:
     free(col_start);
     free(next);
     free(row_of);
-    free(pos);
+    free(coef_of);
     return st;
 }
 
@@ -140,50 +266,6 @@ static void ext_task(void *ctx, size_t begin, size_t end, unsigned worker) {
     }
 }
 
-typedef struct {
-    cz_fr *out;
-    const cz_fr *tau_powers;
-    const cz_fr *factor;
-} h_job;
-
-static void h_task(void *ctx, size_t begin, size_t end, unsigned worker) {
-    (void)worker;
-    h_job *job = ctx;
-    for (size_t i = begin; i < end; i++) cz_fr_mul(&job->out[i], &job->tau_powers[i], job->factor);
-}
-
-/* Every non-zero evaluation must match a density bit and vice versa, since
- * the prover consumes key points by the densities (spec §5.3). Inputs are
- * always dense in A. */
-static cz_status check_densities(const cz_r1cs *r, const cz_fr *u, const cz_fr *v, cz_error *err) {
-    static const char hint[] = "(tau hit a root of this polynomial, or the densities are wrong; "
-                               "try another seed)";
-    uint32_t ni = r->num_inputs;
-    for (uint32_t i = 0; i < ni; i++) {
-        if (cz_fr_is_zero(&u[i]))
-            return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "setup: input %u: A evaluates to 0 at tau, every input must be "
-                                "dense in A %s",
-                                i, hint);
-        if ((!cz_fr_is_zero(&v[i])) != cz_density_get(r->b_input_density, i))
-            return cz_error_set(
-                err, CZ_E_INVALID_ARG,
-                "setup: input %u: B(tau) %s 0 but b_input_density says %d %s", i,
-                cz_fr_is_zero(&v[i]) ? "=" : "!=", cz_density_get(r->b_input_density, i), hint);
-    }
-    for (uint32_t k = 0; k < r->num_aux; k++) {
-        if ((!cz_fr_is_zero(&u[ni + k])) != cz_density_get(r->a_aux_density, k))
-            return cz_error_set(
-                err, CZ_E_INVALID_ARG, "setup: aux %u: A(tau) %s 0 but a_aux_density says %d %s", k,
-                cz_fr_is_zero(&u[ni + k]) ? "=" : "!=", cz_density_get(r->a_aux_density, k), hint);
-        if ((!cz_fr_is_zero(&v[ni + k])) != cz_density_get(r->b_aux_density, k))
-            return cz_error_set(
-                err, CZ_E_INVALID_ARG, "setup: aux %u: B(tau) %s 0 but b_aux_density says %d %s", k,
-                cz_fr_is_zero(&v[ni + k]) ? "=" : "!=", cz_density_get(r->b_aux_density, k), hint);
-    }
-    return CZ_OK;
-}
-
 /* Copies the non-zero entries of in[0..n) to out; returns their count. */
 static size_t compact_nonzero(cz_fr *out, const cz_fr *in, size_t n) {
     size_t k = 0;
@@ -207,31 +289,27 @@ static size_t compact_nonzero(cz_fr *out, const cz_fr *in, size_t n) {
 typedef struct {
     cz_groth16_setup_progress_fn fn;
     void *ctx;
+    const char *stage;
     uint64_t done, total;
 } progress;
 
 static void progress_add(progress *p, uint64_t units) {
     p->done += units;
     if (p->done > p->total) p->done = p->total;
-    if (p->fn) p->fn(p->ctx, p->done, p->total);
+    if (p->fn) p->fn(p->ctx, p->stage, p->done, p->total);
 }
 
-static uint64_t popcount_bits(const uint64_t *bits, uint64_t n) {
-    uint64_t total = 0;
-    for (uint64_t i = 0; i < n / 64; i++) total += (uint64_t)__builtin_popcountll(bits[i]);
-    if (n % 64) total += (uint64_t)__builtin_popcountll(bits[n / 64] & ((1ull << (n % 64)) - 1));
-    return total;
+static void progress_stage(progress *p, const char *stage) {
+    p->stage = stage;
+    progress_add(p, 0);
 }
 
-/* The whole setup in units: h, ic + l, a (inputs are dense in A), b_g1 and
- * b_g2 (the densities give the counts, check_densities holds them to it). */
-static uint64_t progress_total(const cz_r1cs *r, size_t m) {
-    uint64_t ni = r->num_inputs, na = r->num_aux;
-    uint64_t n_a = ni + popcount_bits(r->a_aux_density, na);
-    uint64_t n_b = popcount_bits(r->b_input_density, ni) + popcount_bits(r->b_aux_density, na);
-    uint64_t nnz =
-        r->a.row_start[r->a.rows] + r->b.row_start[r->b.rows] + r->c.row_start[r->c.rows];
-    return NTT_UNITS(m) + COLUMN_UNITS(nnz) + (m - 1) + ni + na + n_a + n_b + G2_UNITS * n_b;
+/* The whole setup in units: h, ic + l, a, b_g1 and b_g2 (the densities
+ * give the counts, the checks hold the evaluations to them). */
+static uint64_t progress_total(const cz_circuit *c, const cz_groth16_setup_plan *plan) {
+    uint64_t nnz = c->m[0].nnz + c->m[1].nnz + c->m[2].nnz;
+    return NTT_UNITS(plan->m) + COLUMN_UNITS(nnz) + plan->n_h + plan->num_inputs + plan->num_aux +
+           plan->n_a + plan->n_b + G2_UNITS * plan->n_b;
 }
 
 static void g1_mul(cz_g1_affine *out, const cz_g1_fixed_base *table, const cz_fr *scalars, size_t n,
@@ -256,39 +334,31 @@ static void *alloc_points(size_t n, size_t size) {
     return malloc((n ? n : 1) * size);
 }
 
-static cz_status setup(cz_groth16_params *out, const cz_r1cs *r1cs, const cz_groth16_secrets *s,
+static cz_status setup(cz_groth16_params *out, const cz_circuit *c, const cz_groth16_secrets *s,
                        progress *prog, cz_error *err) {
     memset(out, 0, sizeof *out);
-    if (r1cs->num_inputs == 0)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: no inputs (input 0 is ONE)");
-    if (!r1cs->a_aux_density || !r1cs->b_input_density || !r1cs->b_aux_density)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: the r1cs has no density bitmaps");
-    if (cz_fr_is_zero(&s->tau) || cz_fr_is_zero(&s->alpha) || cz_fr_is_zero(&s->beta) ||
-        cz_fr_is_zero(&s->gamma) || cz_fr_is_zero(&s->delta))
-        return cz_error_set(err, CZ_E_INVALID_ARG, "setup: a secret is zero");
-    uint64_t n = r1cs->num_constraints;
-    unsigned k = 0;
-    cz_status st = cz_groth16_domain_log_size(&k, n, err);
+    cz_groth16_setup_plan plan;
+    cz_status st = cz_groth16_setup_plan_init(&plan, c, s, err);
     if (st != CZ_OK) return st;
-    size_t m = (size_t)1 << k;
-    size_t ni = r1cs->num_inputs, na = r1cs->num_aux, nv = ni + na;
+    const size_t m = (size_t)plan.m;
+    const size_t ni = c->num_inputs, na = c->num_aux, nv = ni + na;
 
-    prog->total = progress_total(r1cs, m);
-    progress_add(prog, 0);
+    prog->total = progress_total(c, &plan);
+    progress_stage(prog, "Lagrange basis");
 
     cz_ntt_domain domain;
     memset(&domain, 0, sizeof domain);
-    cz_fr *tau_powers = malloc(m * sizeof *tau_powers);
+    cz_fr *lagrange = malloc(m * sizeof *lagrange);
     cz_fr *scalars = malloc((m > nv ? m : nv) * sizeof *scalars);
     cz_fr *u = malloc(nv * sizeof *u), *v = malloc(nv * sizeof *v), *w = malloc(nv * sizeof *w);
     cz_g1_fixed_base *g1_table = malloc(sizeof *g1_table);
     cz_g2_fixed_base *g2_table = malloc(sizeof *g2_table);
-    if (!tau_powers || !scalars || !u || !v || !w || !g1_table || !g2_table) {
-        st = cz_error_set(err, CZ_E_NOMEM, "setup: out of memory (domain 2^%u, %zu variables)", k,
-                          nv);
+    if (!lagrange || !scalars || !u || !v || !w || !g1_table || !g2_table) {
+        st = cz_error_set(err, CZ_E_NOMEM, "setup: out of memory (domain 2^%u, %zu variables)",
+                          plan.log_m, nv);
         goto done;
     }
-    if ((st = cz_ntt_domain_init(&domain, k, err)) != CZ_OK) goto done;
+    if ((st = cz_ntt_domain_init(&domain, plan.log_m, err)) != CZ_OK) goto done;
     cz_g1 g1;
     cz_g2 g2;
     cz_g1_generator(&g1);
@@ -299,55 +369,28 @@ static cz_status setup(cz_groth16_params *out, const cz_r1cs *r1cs, const cz_gro
         goto done;
     }
 
-    cz_fr gamma_inv, delta_inv, z_tau, one = cz_fr_one;
-    cz_fr_inv_var(&gamma_inv, &s->gamma);
-    cz_fr_inv_var(&delta_inv, &s->delta);
-
-    /* h[i] = tau^i Z(tau) / delta, i < m - 1, with Z(tau) = tau^m - 1 */
-    powers_job pj = {tau_powers, &s->tau};
-    cz_parallel_for(m, 4096, powers_task, &pj);
-    cz_fr_mul(&z_tau, &tau_powers[m - 1], &s->tau);
-    cz_fr_sub(&z_tau, &z_tau, &one);
-    if (cz_fr_is_zero(&z_tau)) {
-        st = cz_error_set(err, CZ_E_INVALID_ARG, "setup: tau lies in the domain (tau^m = 1)");
-        goto done;
-    }
-    cz_fr h_factor;
-    cz_fr_mul(&h_factor, &z_tau, &delta_inv);
-    out->n_h = m - 1;
-    out->h = alloc_points(out->n_h, sizeof *out->h);
-    if (!out->h) {
-        st = cz_error_set(err, CZ_E_NOMEM, "setup: out of memory for h");
-        goto done;
-    }
-    h_job hj = {scalars, tau_powers, &h_factor};
-    cz_parallel_for(out->n_h, 4096, h_task, &hj);
-    progress_add(prog, NTT_UNITS(m) / 2);
-    g1_mul(out->h, g1_table, scalars, out->n_h, prog);
-
     /* Lagrange basis at tau: L_j(tau) = m^-1 sum_i tau^i omega^(-ij), the
      * inverse transform of the powers of tau */
-    if ((st = cz_ntt_inverse(&domain, tau_powers, err)) != CZ_OK) goto done;
+    powers_job pj = {lagrange, &s->tau, NULL};
+    cz_parallel_for(m, 4096, powers_task, &pj);
+    progress_add(prog, NTT_UNITS(m) / 2);
+    if ((st = cz_ntt_inverse(&domain, lagrange, err)) != CZ_OK) goto done;
     progress_add(prog, NTT_UNITS(m) - NTT_UNITS(m) / 2);
-    if ((st = column_eval(u, nv, &r1cs->a, n, tau_powers, "A", err)) != CZ_OK) goto done;
-    progress_add(prog, COLUMN_UNITS(r1cs->a.row_start[n]));
-    if ((st = column_eval(v, nv, &r1cs->b, n, tau_powers, "B", err)) != CZ_OK) goto done;
-    progress_add(prog, COLUMN_UNITS(r1cs->b.row_start[n]));
-    if ((st = column_eval(w, nv, &r1cs->c, n, tau_powers, "C", err)) != CZ_OK) goto done;
-    progress_add(prog, COLUMN_UNITS(r1cs->c.row_start[n]));
-    free(tau_powers);
-    tau_powers = NULL;
-    if ((st = check_densities(r1cs, u, v, err)) != CZ_OK) goto done;
+    cz_ntt_domain_free(&domain);
+
+    progress_stage(prog, "column sums");
+    cz_fr *evals[3] = {u, v, w};
+    for (int k = 0; k < 3; k++) {
+        if ((st = column_eval(evals[k], c, k, lagrange, err)) != CZ_OK) goto done;
+        progress_add(prog, COLUMN_UNITS(c->m[k].nnz));
+    }
+    free(lagrange);
+    lagrange = NULL;
+    for (size_t i = 0; i < nv; i++)
+        if ((st = cz_groth16_setup_check_variable(c, i, &u[i], &v[i], err)) != CZ_OK) goto done;
 
     /* vk */
-    cz_fr vk_g1_scalars[3] = {s->alpha, s->beta, s->delta};
-    cz_fr vk_g2_scalars[3] = {s->beta, s->gamma, s->delta};
-    cz_g1_affine vk_g1[3];
-    cz_g2_affine vk_g2[3];
-    cz_g1_fixed_base_mul(vk_g1, g1_table, vk_g1_scalars, 3);
-    cz_g2_fixed_base_mul(vk_g2, g2_table, vk_g2_scalars, 3);
-    out->vk.alpha_g1 = vk_g1[0], out->vk.beta_g1 = vk_g1[1], out->vk.delta_g1 = vk_g1[2];
-    out->vk.beta_g2 = vk_g2[0], out->vk.gamma_g2 = vk_g2[1], out->vk.delta_g2 = vk_g2[2];
+    cz_groth16_setup_vk_points(&out->vk, s);
 
     /* ic (inputs, / gamma) and l (aux, / delta) */
     out->vk.n_ic = ni;
@@ -358,26 +401,31 @@ static cz_status setup(cz_groth16_params *out, const cz_r1cs *r1cs, const cz_gro
         st = cz_error_set(err, CZ_E_NOMEM, "setup: out of memory for ic / l");
         goto done;
     }
-    ext_job ej = {scalars, u, v, w, &s->alpha, &s->beta, &gamma_inv};
+    ext_job ej = {scalars, u, v, w, &s->alpha, &s->beta, &plan.gamma_inv};
     cz_parallel_for(ni, 1024, ext_task, &ej);
-    ej = (ext_job){scalars + ni, u + ni, v + ni, w + ni, &s->alpha, &s->beta, &delta_inv};
+    ej = (ext_job){scalars + ni, u + ni, v + ni, w + ni, &s->alpha, &s->beta, &plan.delta_inv};
     cz_parallel_for(na, 1024, ext_task, &ej);
     for (size_t i = 0; i < nv; i++)
-        if (cz_fr_is_zero(&scalars[i])) {
-            if (i < ni)
-                st = cz_error_set(err, CZ_E_INVALID_ARG,
-                                  "setup: ic[%zu] would be the identity (try another seed)", i);
-            else
-                st = cz_error_set(err, CZ_E_INVALID_ARG,
-                                  "setup: aux %zu is unconstrained: it occurs in no constraint, so "
-                                  "l[%zu] would be the identity",
-                                  i - ni, i - ni);
-            goto done;
-        }
+        if ((st = cz_groth16_setup_check_scalar(c, i, &scalars[i], err)) != CZ_OK) goto done;
+    progress_stage(prog, "ic");
     g1_mul(out->vk.ic, g1_table, scalars, ni, prog);
+    progress_stage(prog, "l");
     g1_mul(out->l, g1_table, scalars + ni, na, prog);
 
+    /* h[i] = tau^i Z(tau) / delta, i < m - 1 */
+    progress_stage(prog, "h");
+    out->n_h = plan.n_h;
+    out->h = alloc_points(out->n_h, sizeof *out->h);
+    if (!out->h) {
+        st = cz_error_set(err, CZ_E_NOMEM, "setup: out of memory for h");
+        goto done;
+    }
+    pj = (powers_job){scalars, &s->tau, &plan.h_factor};
+    cz_parallel_for(out->n_h, 4096, powers_task, &pj);
+    g1_mul(out->h, g1_table, scalars, out->n_h, prog);
+
     /* a: non-zero u_i, inputs then aux */
+    progress_stage(prog, "a");
     out->n_a = compact_nonzero(scalars, u, nv);
     out->a = alloc_points(out->n_a, sizeof *out->a);
     if (!out->a) {
@@ -394,14 +442,16 @@ static cz_status setup(cz_groth16_params *out, const cz_r1cs *r1cs, const cz_gro
         st = cz_error_set(err, CZ_E_NOMEM, "setup: out of memory for b_g1 / b_g2");
         goto done;
     }
+    progress_stage(prog, "b_g1");
     g1_mul(out->b_g1, g1_table, scalars, out->n_b_g1, prog);
+    progress_stage(prog, "b_g2");
     g2_mul(out->b_g2, g2_table, scalars, out->n_b_g2, prog);
     progress_add(prog, prog->total - prog->done);
     st = CZ_OK;
 
 done:
     cz_ntt_domain_free(&domain);
-    free(tau_powers);
+    free(lagrange);
     free(scalars);
     free(u);
     free(v);
@@ -412,25 +462,25 @@ done:
     return st;
 }
 
-cz_status cz_groth16_setup_with_secrets(cz_groth16_params *out, const cz_r1cs *r1cs,
+cz_status cz_groth16_setup_with_secrets(cz_groth16_params *out, const cz_circuit *c,
                                         const cz_groth16_secrets *secrets, cz_error *err) {
     progress prog = {0};
-    return setup(out, r1cs, secrets, &prog, err);
+    return setup(out, c, secrets, &prog, err);
 }
 
-cz_status cz_groth16_dev_setup_progress(cz_groth16_params *out, const cz_r1cs *r1cs,
+cz_status cz_groth16_dev_setup_progress(cz_groth16_params *out, const cz_circuit *c,
                                         const uint8_t seed[CZ_GROTH16_SEED_BYTES],
                                         cz_groth16_setup_progress_fn progress_fn,
                                         void *progress_ctx, cz_error *err) {
     cz_groth16_secrets secrets;
     cz_groth16_dev_secrets(&secrets, seed);
-    progress prog = {progress_fn, progress_ctx, 0, 0};
-    cz_status st = setup(out, r1cs, &secrets, &prog, err);
+    progress prog = {progress_fn, progress_ctx, "", 0, 0};
+    cz_status st = setup(out, c, &secrets, &prog, err);
     memset(&secrets, 0, sizeof secrets);
     return st;
 }
 
-cz_status cz_groth16_dev_setup(cz_groth16_params *out, const cz_r1cs *r1cs,
+cz_status cz_groth16_dev_setup(cz_groth16_params *out, const cz_circuit *c,
                                const uint8_t seed[CZ_GROTH16_SEED_BYTES], cz_error *err) {
-    return cz_groth16_dev_setup_progress(out, r1cs, seed, NULL, NULL, err);
+    return cz_groth16_dev_setup_progress(out, c, seed, NULL, NULL, err);
 }

@@ -12,6 +12,7 @@
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
 #include "r1cs/cs.h"
+#include "r1cs/xxh64.h" /* seed 0 in the record file format */
 
 /* Sort key of a variable inside a linear combination: inputs (top bit set)
  * map below every aux, so ascending keys list inputs by index, then aux by
@@ -177,19 +178,6 @@ void cz_recorder_free(cz_recorder *r);
 /* realloc to bytes (at least 1), keeping the old block when that fails:
  * gives back the slack of doubled arrays. */
 void *cz_shrink(void *buf, size_t bytes);
-
-/* XXH64 (xxHash, 64-bit variant, seed 0 in the file format): the record
- * file's checksum. Streaming form. */
-typedef struct {
-    uint64_t v[4];
-    uint64_t total;
-    uint8_t buf[32];
-    size_t buf_len;
-} cz_xxh64_state;
-void cz_xxh64_init(cz_xxh64_state *s, uint64_t seed);
-void cz_xxh64_update(cz_xxh64_state *s, const void *data, size_t len);
-uint64_t cz_xxh64_digest(const cz_xxh64_state *s);
-uint64_t cz_xxh64(const void *data, size_t len, uint64_t seed);
 
 /* ---- what a cz_circuit's storage points to (circuit.c, circuit_file.c) ---- */
 

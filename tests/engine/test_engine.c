@@ -169,7 +169,8 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
     (void)srs, (void)err, (void)unit;
     fake_state *s = state;
     if (!strcmp(where->backend->ops->kind, "fake")) {
-        cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL, NULL};
+        cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL,
+                             NULL,          NULL};
         cz_groth16_msm_results msm;
         cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
         if (st != CZ_OK) { /* prove_start consumes synth either way */

@@ -36,8 +36,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     }
     case 1: {
-        cz_groth16_params p;
-        if (cz_groth16_params_decode(&p, in, len, mode, &err) == CZ_OK) cz_groth16_params_free(&p);
+        /* and the loaders that leave the points encoded (the GPU key load):
+         * the layout reads exactly when the full decoder's lengths do */
+        cz_groth16_params p, head;
+        cz_groth16_params_layout lay;
+        cz_status full = cz_groth16_params_decode(&p, in, len, mode, &err);
+        if (full == CZ_OK) cz_groth16_params_free(&p);
+        cz_status ls = cz_groth16_params_layout_read(&lay, in, len, &err);
+        if (full == CZ_OK && ls != CZ_OK) __builtin_trap();
+        if (ls == CZ_OK) {
+            for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+                if (lay.count[v]) {
+                    cz_groth16_params_check_point(NULL, in, &lay, v, 0, mode, &err);
+                    cz_groth16_params_check_point(NULL, in, &lay, v, lay.count[v] - 1, mode, &err);
+                }
+            if (cz_groth16_params_decode_header(&head, NULL, in, len, mode, &err) == CZ_OK)
+                cz_groth16_params_free(&head);
+        }
         break;
     }
     case 2: {

@@ -310,7 +310,7 @@ static void check_refusals(void) {
 
     uint32_t saved = o.col[1][17];
     o.col[1][17] = c->num_inputs + c->num_aux; /* one past the last variable */
-    gc = (cz_gpu_circuit *)&o;                    /* must be reset */
+    gc = (cz_gpu_circuit *)&o;                 /* must be reset */
     CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
     CHECK(strstr(err.message, "B row") && strstr(err.message, "entry 17") &&
           strstr(err.message, "column"));
@@ -508,7 +508,10 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
     uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
     cz_test_rand_bytes(seed, sizeof seed);
     cz_groth16_params params;
-    CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
+    cz_circuit *circ = NULL;
+    CHECK(cz_circuit_from_r1cs(&circ, &r1cs, &err) == CZ_OK);
+    CHECK(circ && cz_groth16_dev_setup(&params, circ, seed, &err) == CZ_OK);
+    cz_circuit_free(circ);
     cz_r1cs_free(&r1cs);
 
     cz_gpu_srs *srs = NULL;

@@ -75,16 +75,16 @@ static void synth(cz_cs *cs, uint64_t n, int bad) {
  * streaming one (CZ_GPU_STREAM_CHUNK). */
 static void check(uint64_t n, const char *stream_chunk) {
     cz_error err = {0};
-    cz_cs *rec = cz_cs_record_new();
+    cz_cs *rec = cz_cs_compile_new();
     synth(rec, n, 0);
-    cz_r1cs r1cs;
-    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
+    cz_circuit *circ = NULL;
+    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
     cz_cs_destroy(rec);
     uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
     cz_test_rand_bytes(seed, sizeof seed);
     cz_groth16_params params;
-    CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
-    cz_r1cs_free(&r1cs);
+    CHECK(circ && cz_groth16_dev_setup(&params, circ, seed, &err) == CZ_OK);
+    cz_circuit_free(circ);
     cz_gpu_srs *srs = NULL;
     if (stream_chunk) setenv("CZ_GPU_STREAM_CHUNK", stream_chunk, 1);
     cz_status sc0 = cz_gpu_srs_create(&srs, &params, &err);
@@ -149,13 +149,13 @@ static void check(uint64_t n, const char *stream_chunk) {
 static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
     cz_error err = {0};
     uint8_t seed[CZ_GROTH16_SEED_BYTES] = {seed0};
-    cz_cs *rec = cz_cs_record_new();
+    cz_cs *rec = cz_cs_compile_new();
     synth(rec, n, 0);
-    cz_r1cs r1cs;
-    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
+    cz_circuit *circ = NULL;
+    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
     cz_cs_destroy(rec);
-    CHECK(cz_groth16_dev_setup(params, &r1cs, seed, &err) == CZ_OK);
-    cz_r1cs_free(&r1cs);
+    CHECK(circ && cz_groth16_dev_setup(params, circ, seed, &err) == CZ_OK);
+    cz_circuit_free(circ);
 }
 
 static void small_witness(cz_prove_data *pd, uint64_t n) {

@@ -57,23 +57,25 @@ int main(void) {
     printf("c1 generated: %.0f ms\n", ms_since(t0));
 
     t0 = cz_now_ns();
-    cz_cs *rec = cz_cs_record_new();
+    cz_cs *rec = cz_cs_compile_new();
     CHECK(cz_porep_synthesize(rec, &g, NULL, 0, &err) == CZ_OK);
-    cz_r1cs r1cs;
-    CHECK(cz_record_finish(rec, &r1cs, &err) == CZ_OK);
+    cz_circuit *circ = NULL;
+    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
     cz_cs_destroy(rec);
-    printf("circuit recorded: %llu constraints, %u inputs, %u aux: %.0f ms\n",
-           (unsigned long long)r1cs.num_constraints, r1cs.num_inputs, r1cs.num_aux, ms_since(t0));
+    if (!circ) return 1;
+    printf("circuit compiled: %llu constraints, %u inputs, %u aux: %.0f ms\n",
+           (unsigned long long)circ->num_constraints, circ->num_inputs, circ->num_aux,
+           ms_since(t0));
 
     t0 = cz_now_ns();
     uint8_t seed[CZ_GROTH16_SEED_BYTES];
     for (size_t i = 0; i < sizeof seed; i++) seed[i] = (uint8_t)(0xc0 + i); /* fixed */
     cz_groth16_params params;
-    if (cz_groth16_dev_setup(&params, &r1cs, seed, &err) != CZ_OK) {
+    if (cz_groth16_dev_setup(&params, circ, seed, &err) != CZ_OK) {
         fprintf(stderr, "dev setup: %s\n", err.message);
         return 1;
     }
-    cz_r1cs_free(&r1cs);
+    cz_circuit_free(circ);
     printf("development setup: %.0f ms\n", ms_since(t0));
 
     t0 = cz_now_ns();

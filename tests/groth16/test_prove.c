@@ -116,20 +116,35 @@ static void densities(const circuit *cs, uint64_t **a_aux, uint64_t **b_in, uint
     }
 }
 
+static int term_by_col(const void *x, const void *y) {
+    const term *a = x, *b = y;
+    return (a->col > b->col) - (a->col < b->col);
+}
+
+/* CSR as the record back-end stores it: columns ascending within a row,
+ * zero coefficients dropped (the rows here may hold both). */
 static void to_csr(cz_csr *m, const row *rows, size_t n) {
     m->rows = n;
     m->row_start = malloc((n + 1) * sizeof *m->row_start);
-    size_t nnz = 0;
-    for (size_t j = 0; j < n; j++) nnz += rows[j].n;
+    size_t nnz = 0, widest = 1;
+    for (size_t j = 0; j < n; j++) {
+        nnz += rows[j].n;
+        if (rows[j].n > widest) widest = rows[j].n;
+    }
     m->col = malloc((nnz ? nnz : 1) * sizeof *m->col);
     m->val = malloc((nnz ? nnz : 1) * sizeof *m->val);
+    term *sorted = malloc(widest * sizeof *sorted);
     size_t e = 0;
     for (size_t j = 0; j < n; j++) {
         m->row_start[j] = e;
-        for (size_t k = 0; k < rows[j].n; k++, e++)
-            m->col[e] = rows[j].t[k].col, m->val[e] = rows[j].t[k].coeff;
+        size_t k = 0;
+        for (size_t q = 0; q < rows[j].n; q++)
+            if (!cz_fr_is_zero(&rows[j].t[q].coeff)) sorted[k++] = rows[j].t[q];
+        qsort(sorted, k, sizeof *sorted, term_by_col);
+        for (size_t q = 0; q < k; q++, e++) m->col[e] = sorted[q].col, m->val[e] = sorted[q].coeff;
     }
     m->row_start[n] = e;
+    free(sorted);
 }
 
 static void to_r1cs(cz_r1cs *r, const circuit *cs) {
@@ -565,6 +580,17 @@ static void seed_bytes(uint8_t seed[32], uint8_t tag) {
     cz_test_rand_bytes(seed + 1, 31);
 }
 
+/* The setup takes the pre-compiled circuit: the hand-built systems go
+ * through cz_circuit_from_r1cs. */
+static cz_status dev_setup(cz_groth16_params *out, const cz_r1cs *r,
+                           const uint8_t seed[CZ_GROTH16_SEED_BYTES], cz_error *err) {
+    cz_circuit *c = NULL;
+    cz_status st = cz_circuit_from_r1cs(&c, r, err);
+    if (st == CZ_OK) st = cz_groth16_dev_setup(out, c, seed, err);
+    cz_circuit_free(c);
+    return st;
+}
+
 /* setup (+ parameter check), prove with injected r, s (+ proof check),
  * verify, and the rejection cases. */
 static void round_trip(const circuit *cs, size_t stride, int thorough, const char *name) {
@@ -576,7 +602,7 @@ static void round_trip(const circuit *cs, size_t stride, int thorough, const cha
     to_r1cs(&r1cs, cs);
     cz_groth16_params params;
     cz_error err = {0};
-    cz_status st = cz_groth16_dev_setup(&params, &r1cs, seed, &err);
+    cz_status st = dev_setup(&params, &r1cs, seed, &err);
     CHECK(st == CZ_OK);
     if (st != CZ_OK) {
         fprintf(stderr, "%s: setup: %s\n", name, err.message);
@@ -679,7 +705,7 @@ static void round_trip(const circuit *cs, size_t stride, int thorough, const cha
         uint8_t seed2[32];
         seed_bytes(seed2, 2);
         cz_groth16_params other;
-        CHECK(cz_groth16_dev_setup(&other, &r1cs, seed2, &err) == CZ_OK);
+        CHECK(dev_setup(&other, &r1cs, seed2, &err) == CZ_OK);
         CHECK(!verifies(&other.vk, &proof, inputs, n_in));
         cz_groth16_proof proof_other;
         CHECK(cz_groth16_prove(&proof_other, &other, &pd, NULL, NULL, &err) == CZ_OK);
@@ -740,7 +766,7 @@ static void batch_different_inputs(void) {
         if (j == 0) {
             cz_r1cs r1cs;
             to_r1cs(&r1cs, &cs[0]);
-            CHECK(cz_groth16_dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
+            CHECK(dev_setup(&params, &r1cs, seed, &err) == CZ_OK);
             r1cs_free(&r1cs);
         }
         cz_prove_data pd;
@@ -792,7 +818,9 @@ static void batch_different_inputs(void) {
 }
 
 /* The setup refuses an unconstrained aux variable (bellperson's
- * UnconstrainedVariable) and densities that disagree with the matrices. */
+ * UnconstrainedVariable), densities that disagree with the matrices and
+ * entries out of range (a cz_circuit's arrays edited in place: the
+ * conversion from a cz_r1cs would refuse them itself). */
 static void setup_refusals(void) {
     circuit cs;
     cubic_circuit(&cs, 7);
@@ -807,18 +835,30 @@ static void setup_refusals(void) {
     r1cs.a_aux_density = calloc(1, 8), r1cs.b_aux_density = calloc(1, 8);
     r1cs.a_aux_density[0] = 0x7; /* x, x^2, x^3 occur in A */
     r1cs.b_aux_density[0] = 0x1;
-    CHECK(cz_groth16_dev_setup(&p, &r1cs, seed, &err) == CZ_E_INVALID_ARG &&
+    CHECK(dev_setup(&p, &r1cs, seed, &err) == CZ_E_INVALID_ARG &&
           strstr(err.message, "aux 3 is unconstrained") && p.h == NULL);
     r1cs.num_aux = 3;
-    r1cs.b_aux_density[0] = 0x3; /* claims x^2 occurs in B: it does not */
-    CHECK(cz_groth16_dev_setup(&p, &r1cs, seed, &err) == CZ_E_INVALID_ARG &&
+    cz_circuit *c = NULL;
+    CHECK(cz_circuit_from_r1cs(&c, &r1cs, &err) == CZ_OK);
+    if (!c) return;
+    uint64_t *b_aux = (uint64_t *)c->b_aux_density; /* the circuit's own heap copy */
+    b_aux[0] = 0x3;                                 /* claims x^2 occurs in B: it does not */
+    CHECK(cz_groth16_dev_setup(&p, c, seed, &err) == CZ_E_INVALID_ARG &&
           strstr(err.message, "aux 1: B(tau) = 0 but b_aux_density says 1"));
-    r1cs.b_aux_density[0] = 0x1;
-    CHECK(cz_groth16_dev_setup(&p, &r1cs, seed, &err) == CZ_OK);
+    b_aux[0] = 0x1;
+    CHECK(cz_groth16_dev_setup(&p, c, seed, &err) == CZ_OK);
     cz_groth16_params_free(&p);
-    r1cs.c.col[0] = 9; /* out of range */
-    CHECK(cz_groth16_dev_setup(&p, &r1cs, seed, &err) == CZ_E_INVALID_ARG &&
-          strstr(err.message, "matrix C"));
+    uint32_t *c_col = (uint32_t *)c->m[2].col;
+    c_col[0] = 9; /* out of range */
+    CHECK(cz_groth16_dev_setup(&p, c, seed, &err) == CZ_E_INVALID_ARG &&
+          strstr(err.message, "matrix C: entry 0 has column 9"));
+    c_col[0] = r1cs.c.col[0];
+    uint16_t *b_coef = (uint16_t *)c->m[1].coef;
+    CHECK(c->coef_bytes == 2);
+    b_coef[0] = (uint16_t)c->num_coeffs; /* past the table */
+    CHECK(cz_groth16_dev_setup(&p, c, seed, &err) == CZ_E_INVALID_ARG &&
+          strstr(err.message, "matrix B: entry 0 has coefficient index"));
+    cz_circuit_free(c);
     r1cs_free(&r1cs);
     circuit_free(&cs);
 }
@@ -912,8 +952,8 @@ static void through_backends(void) {
     cz_r1cs hand_r1cs;
     to_r1cs(&hand_r1cs, &hand);
     cz_groth16_params p1, p2;
-    CHECK(cz_groth16_dev_setup(&p1, &r1cs, seed, &err) == CZ_OK);
-    CHECK(cz_groth16_dev_setup(&p2, &hand_r1cs, seed, &err) == CZ_OK);
+    CHECK(dev_setup(&p1, &r1cs, seed, &err) == CZ_OK);
+    CHECK(dev_setup(&p2, &hand_r1cs, seed, &err) == CZ_OK);
     CHECK(params_equal(&p1, &p2));
     cz_cs *pcs = cz_cs_prove_new();
     synth_cubic(pcs, 11);
@@ -937,7 +977,7 @@ static void through_backends(void) {
     CHECK(cz_cs_status(rec) == CZ_OK && cz_record_finish(rec, &r1cs, &err) == CZ_OK);
     cz_cs_destroy(rec);
     cz_groth16_params params;
-    cz_status st = cz_groth16_dev_setup(&params, &r1cs, seed, &err);
+    cz_status st = dev_setup(&params, &r1cs, seed, &err);
     CHECK(st == CZ_OK);
     if (st != CZ_OK) fprintf(stderr, "chain setup: %s\n", err.message);
     cz_groth16_proof proofs[2];

@@ -319,7 +319,10 @@ static int build_and_prove(run_state *s) {
 
     uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
     memcpy(seed, d->name, strlen(d->name));
-    st = cz_groth16_dev_setup(&s->params, &s->r1cs, seed, &err);
+    cz_circuit *circ = NULL;
+    st = cz_circuit_from_r1cs(&circ, &s->r1cs, &err);
+    if (st == CZ_OK) st = cz_groth16_dev_setup(&s->params, circ, seed, &err);
+    cz_circuit_free(circ);
     if (st != CZ_OK) {
         fprintf(stderr, "%s: setup: %s\n", d->name, err.message);
         CHECK(0);
