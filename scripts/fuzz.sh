@@ -37,6 +37,16 @@ rm -rf "$seeddir"
 { printf '\x18'; cat tests/vectors/c1_small.json; } >"$out/corpus/c1raw8"
 { printf '\x10'; cat tests/vectors/c1_small_envelope.json; } >"$out/corpus/c1env"
 { printf '\x11'; printf 'Zm9vYmE='; } >"$out/corpus/b64"
+# PoSt: a 2 KiB WindowPoSt vanilla proof (0x13), the real 32 GiB one when
+# ../shared/realdata has it (0x1b), a request file (0x14).
+postdir=$(mktemp -d)
+build/cuzk gen post --kind window --sector-size 2KiB --out "$postdir/req.json" \
+  --vproof-dir "$postdir" >/dev/null 2>&1
+{ printf '\x13'; cat "$postdir/sector-1.vproof"; } >"$out/corpus/post2k"
+{ printf '\x14'; cat "$postdir/req.json"; } >"$out/corpus/postreq"
+golden=../shared/realdata/curio-testgolden/post.vproof
+[ -f "$golden" ] && { printf '\x1b'; cat "$golden"; } >"$out/corpus/post32g"
+rm -rf "$postdir"
 # Daemon configuration (selector 0x12; 0x1a also prints and re-parses it).
 build/cuzk daemon --print-config >"$seeddir.toml"
 { printf '\x12'; cat "$seeddir.toml"; } >"$out/corpus/toml"

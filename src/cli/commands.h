@@ -11,6 +11,7 @@
 #include "cuzk/engine.h"
 #include "engine/backend.h"
 #include "groth16/groth16.h"
+#include "r1cs/circuit.h"
 
 /* A decimal u64 option value: digits only, no sign, no overflow. Returns 0
  * when text is not one. */
@@ -78,6 +79,30 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
  * cz_engine_result_free); the job's error otherwise. */
 cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
                               const char *param_dir, const char *backend, cz_error *err);
+
+/* mkdir -p. */
+cz_status cz_cli_make_dir(const char *path, cz_error *err);
+
+/* Development Groth16 parameters (NOT a trusted setup; fixed seed) written
+ * to params_path / vk_path in dir, from the pre-compiled circuit that
+ * load(out, built, circuit_path, ctx, progress, err) reads or builds at
+ * circuit_path; on the GPU when backend allows and one answers (falling
+ * back to the CPU for auto), else on all cores. Kept when both files exist,
+ * unless force (the old files are removed first). what names the circuit in
+ * the lines printed. */
+typedef cz_status (*cz_cli_circuit_fn)(cz_circuit **out, int *built, const char *path,
+                                       const void *ctx, FILE *progress, cz_error *err);
+cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
+                           const char *vk_path, const char *circuit_path, const char *what,
+                           cz_cli_circuit_fn load, const void *ctx, cz_error *err);
+
+/* PoSt forms of setup / prove / verify (src/cli/post_cmd.c): the kind
+ * (cz_post_kind) and size; a request file (`cuzk gen post`). */
+int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force,
+                      const char *backend);
+int cz_cli_post_prove(const char *request, const char *params, const char *out,
+                      const char *backend);
+int cz_cli_post_verify(const char *request, const char *vk, const char *proof);
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);

@@ -1,4 +1,5 @@
-/* cuzk info circuit --sector-size SIZE: the PoRep circuit of a sector size
+/* cuzk info circuit [--kind porep|winning-post|window-post] --sector-size
+ * SIZE: the circuit of a kind and sector size (PoRep by default)
  * synthesized without a witness on the stats back-end (sizes, non-zeros,
  * densities, FFT domain), as the Groth16 parameters of that size expect.
  * With --compile FILE the compile back-end builds the pre-compiled circuit
@@ -9,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "filecoin/porep_circuit.h"
+#include "filecoin/post_circuit.h"
 #include "filecoin/registry.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
@@ -16,7 +18,9 @@
 #include "util/parallel.h"
 
 static void info_usage(FILE *out) {
-    fprintf(out, "usage: cuzk info circuit --sector-size SIZE [--count | --compile FILE]\n"
+    fprintf(out, "usage: cuzk info circuit [--kind KIND] --sector-size SIZE [--count | --compile "
+                 "FILE]\n"
+                 "  KIND: porep (default), winning-post or window-post\n"
                  "  SIZE: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or a byte count\n"
                  "  --count: sizes only (faster; no non-zeros or densities)\n"
                  "  --compile FILE: build the pre-compiled circuit and write it to FILE\n");
@@ -45,12 +49,25 @@ static void stats_of_circuit(cz_r1cs_stats *st, const cz_circuit *c, uint64_t sy
     st->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
 }
 
-static int info_circuit(uint64_t sector_size, int count_only, const char *compile_path) {
+/* --kind: PoRep, or a PoSt kind (post >= 0). */
+typedef struct {
+    int post; /* -1: PoRep; else the cz_post_kind */
+} circuit_kind;
+
+static void post_progress(void *ctx, uint32_t done, uint32_t total) {
+    cz_cli_progress_update(ctx, done, total);
+}
+
+static int info_circuit(uint64_t sector_size, circuit_kind kind, int count_only,
+                        const char *compile_path) {
     cz_error err = {0};
     cz_fc_sector_info sector;
     cz_porep_geometry g;
+    cz_post_config post;
     if (cz_fc_sector_lookup(&sector, sector_size, &err) != CZ_OK ||
-        cz_porep_geometry_from_sector(&g, &sector, &err) != CZ_OK) {
+        (kind.post < 0 ? cz_porep_geometry_from_sector(&g, &sector, &err)
+                       : cz_post_config_from_sector(&post, (cz_post_kind)kind.post, sector_size,
+                                                    &err)) != CZ_OK) {
         fprintf(stderr, "cuzk info circuit: %s\n", err.message);
         return 1;
     }
@@ -64,10 +81,12 @@ static int info_circuit(uint64_t sector_size, int count_only, const char *compil
     /* progress (on stderr) only where synthesis takes seconds */
     cz_cli_progress prog;
     cz_cli_progress_begin(&prog, stderr, "synthesis");
-    int show = g.nodes >= ((uint64_t)1 << 30);
+    int show = sector.nodes >= ((uint64_t)1 << 30);
     uint64_t t0 = cz_now_ns();
     cz_status st =
-        cz_porep_synthesize_progress(cs, &g, NULL, 0, show ? progress : NULL, &prog, &err);
+        kind.post < 0
+            ? cz_porep_synthesize_progress(cs, &g, NULL, 0, show ? progress : NULL, &prog, &err)
+            : cz_post_synthesize(cs, &post, NULL, 0, show ? post_progress : NULL, &prog, &err);
     cz_cli_progress_end(&prog);
     uint64_t t1 = cz_now_ns();
     cz_r1cs_stats stats;
@@ -100,12 +119,25 @@ static int info_circuit(uint64_t sector_size, int count_only, const char *compil
     }
     char name[32];
     size_name(name, sizeof name, sector_size);
-    printf("circuit:              StackedDRG PoRep, %s sector (one partition of %u)\n", name,
-           sector.partitions);
-    printf("geometry:             %llu nodes, %u layers, %u challenges, tree R/C %u-%u-%u, "
-           "tree D depth %u\n",
-           (unsigned long long)g.nodes, g.layers, g.challenges, sector.tree_base_arity,
-           sector.tree_sub_arity, sector.tree_top_arity, sector.tree_d_depth);
+    if (kind.post < 0) {
+        printf("circuit:              StackedDRG PoRep, %s sector (one partition of %u)\n", name,
+               sector.partitions);
+        printf("geometry:             %llu nodes, %u layers, %u challenges, tree R/C %u-%u-%u, "
+               "tree D depth %u\n",
+               (unsigned long long)g.nodes, g.layers, g.challenges, sector.tree_base_arity,
+               sector.tree_sub_arity, sector.tree_top_arity, sector.tree_d_depth);
+    } else {
+        char stem[256] = "";
+        cz_post_param_file_stem(stem, sizeof stem, &post, NULL);
+        printf("circuit:              Fallback PoSt (%sPoSt), %s sector%s\n",
+               kind.post == CZ_POST_WINNING ? "Winning" : "Window", name,
+               kind.post == CZ_POST_WINDOW ? " (one partition)" : "");
+        printf("geometry:             %llu nodes, tree R %u-%u-%u, %u sector slots x %u "
+               "challenges\n",
+               (unsigned long long)post.nodes, post.tree.base_arity, post.tree.sub_arity,
+               post.tree.top_arity, post.sector_count, post.challenge_count);
+        printf("parameters:           %s.params\n", stem);
+    }
     printf("inputs (with ONE):    %u\n", stats.num_inputs);
     printf("aux:                  %u\n", stats.num_aux);
     printf("constraints:          %llu synthesized, %llu with the %u input constraints\n",
@@ -162,6 +194,7 @@ int cz_cmd_info(int argc, char **argv) {
     }
     uint64_t size = 0;
     int have_size = 0, count_only = 0;
+    circuit_kind kind = {-1};
     const char *compile_path = NULL;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
@@ -171,6 +204,21 @@ int cz_cmd_info(int argc, char **argv) {
                 return 2;
             }
             have_size = 1;
+        } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+            const char *k = argv[++i];
+            if (!strcmp(k, "porep"))
+                kind.post = -1;
+            else if (!strcmp(k, "winning-post") || !strcmp(k, "winning"))
+                kind.post = CZ_POST_WINNING;
+            else if (!strcmp(k, "window-post") || !strcmp(k, "window"))
+                kind.post = CZ_POST_WINDOW;
+            else {
+                fprintf(stderr,
+                        "cuzk info circuit: --kind '%s': expected porep, winning-post or "
+                        "window-post\n",
+                        k);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--count")) {
             count_only = 1;
         } else if (!strcmp(argv[i], "--compile") && i + 1 < argc) {
@@ -194,5 +242,5 @@ int cz_cmd_info(int argc, char **argv) {
         info_usage(stderr);
         return 2;
     }
-    return info_circuit(size, count_only, compile_path);
+    return info_circuit(size, kind, count_only, compile_path);
 }

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
+#include "filecoin/post.h"
 #include "filecoin/vanilla.h"
 #include "gpu/gpu.h"
 #include "groth16/setup.h"
@@ -42,7 +43,7 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static cz_status make_dir(const char *path, cz_error *err) {
+cz_status cz_cli_make_dir(const char *path, cz_error *err) {
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return cz_error_set(err, CZ_E_INVALID_ARG, "directory name too long");
@@ -132,18 +133,10 @@ static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_
     return st;
 }
 
-/* The development parameters of a sector size in dir: created when missing
- * (or always with force), then left on disk for later runs, with the
- * pre-compiled circuit they were made from (which the prover reads too). */
-static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector, int force,
-                               const char *backend, char *params_path, char *vk_path, size_t cap,
-                               cz_error *err) {
-    cz_status st = make_dir(dir, err);
-    char circuit_path[4096];
-    if (st == CZ_OK) st = cz_porep_param_paths(params_path, vk_path, cap, dir, sector, err);
-    if (st == CZ_OK)
-        st = cz_porep_circuit_path(circuit_path, sizeof circuit_path, dir, sector, err);
-    if (st != CZ_OK) return st;
+cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
+                           const char *vk_path, const char *circuit_path, const char *what,
+                           cz_cli_circuit_fn load, const void *ctx, cz_error *err) {
+    cz_status st;
     if (!force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0) {
         printf("  parameters              cached: %s\n", params_path);
         return CZ_OK;
@@ -161,14 +154,13 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
     unlink(vk_path);
     char desc[256] = "";
     int gpu = setup_on_gpu(backend, desc, sizeof desc);
-    printf("  development setup for the %llu-byte sector circuit on the %s%s: NOT a trusted "
-           "setup\n",
-           (unsigned long long)sector->sector_size, gpu ? "GPU, " : "CPU", gpu ? desc : "");
+    printf("  development setup for the %s on the %s%s: NOT a trusted setup\n", what,
+           gpu ? "GPU, " : "CPU", gpu ? desc : "");
     fflush(stdout);
     uint64_t t0 = cz_now_ns();
     cz_circuit *c = NULL;
     int built = 0;
-    st = cz_porep_circuit_load(&c, &built, circuit_path, sector, stdout, err);
+    st = load(&c, &built, circuit_path, ctx, stdout, err);
     if (st != CZ_OK) return st;
     printf("  circuit                 %8.2f s  (%u inputs, %u aux, %llu constraints; %s)\n",
            seconds_since(t0), c->num_inputs, c->num_aux, (unsigned long long)c->num_constraints,
@@ -184,6 +176,30 @@ static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector,
     if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
     cz_groth16_vk_free(&vk);
     return st;
+}
+
+static cz_status porep_circuit(cz_circuit **out, int *built, const char *path, const void *ctx,
+                               FILE *progress, cz_error *err) {
+    return cz_porep_circuit_load(out, built, path, ctx, progress, err);
+}
+
+/* The development parameters of a sector size in dir: created when missing
+ * (or always with force), then left on disk for later runs, with the
+ * pre-compiled circuit they were made from (which the prover reads too). */
+static cz_status ensure_params(const char *dir, const cz_fc_sector_info *sector, int force,
+                               const char *backend, char *params_path, char *vk_path, size_t cap,
+                               cz_error *err) {
+    cz_status st = cz_cli_make_dir(dir, err);
+    char circuit_path[4096];
+    if (st == CZ_OK) st = cz_porep_param_paths(params_path, vk_path, cap, dir, sector, err);
+    if (st == CZ_OK)
+        st = cz_porep_circuit_path(circuit_path, sizeof circuit_path, dir, sector, err);
+    if (st != CZ_OK) return st;
+    char what[96];
+    snprintf(what, sizeof what, "%llu-byte sector circuit",
+             (unsigned long long)sector->sector_size);
+    return cz_cli_dev_setup(dir, force, backend, params_path, vk_path, circuit_path, what,
+                            porep_circuit, sector, err);
 }
 
 /* Parses and checks a C1 output; prints what it is. */
@@ -270,6 +286,8 @@ enum {
     OPT_FORCE,
     OPT_SEED,
     OPT_BACKEND,
+    OPT_KIND,
+    OPT_POST,
     OPT_HELP
 };
 static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1},
@@ -284,11 +302,14 @@ static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1
                                           {"seed", required_argument, NULL, OPT_SEED},
                                           {"params-dir", required_argument, NULL, OPT_PARAMS},
                                           {"backend", required_argument, NULL, OPT_BACKEND},
+                                          {"kind", required_argument, NULL, OPT_KIND},
+                                          {"post", required_argument, NULL, OPT_POST},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
 
 typedef struct {
-    const char *c1, *params, *out, *vk, *proof, *backend;
+    const char *c1, *params, *out, *vk, *proof, *backend, *post;
+    int post_kind; /* --kind: -1 porep (default), else a cz_post_kind */
     uint64_t sector_size, seed;
     int have_size, force;
     identity id;
@@ -298,6 +319,7 @@ typedef struct {
 static int parse_options(options *o, const char *cmd, const char *usage, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->backend = "auto";
+    o->post_kind = -1;
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
@@ -309,6 +331,21 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_VK: o->vk = optarg; break;
         case OPT_PROOF: o->proof = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_POST: o->post = optarg; break;
+        case OPT_KIND:
+            if (!strcmp(optarg, "porep"))
+                o->post_kind = -1;
+            else if (!strcmp(optarg, "winning-post") || !strcmp(optarg, "winning"))
+                o->post_kind = CZ_POST_WINNING;
+            else if (!strcmp(optarg, "window-post") || !strcmp(optarg, "window"))
+                o->post_kind = CZ_POST_WINDOW;
+            else {
+                fprintf(stderr,
+                        "cuzk %s: --kind '%s': expected porep, winning-post or window-post\n", cmd,
+                        optarg);
+                return 2;
+            }
+            break;
         case OPT_BACKEND:
             if (!cz_cli_backend_valid(cmd, optarg)) return 2;
             o->backend = optarg;
@@ -348,10 +385,12 @@ static int missing(const char *cmd, const char *flag, const char *usage) {
 
 int cz_cmd_setup(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk setup --sector-size SIZE --out DIR [--force] [--backend auto|cpu|cuda]\n"
-        "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the PoRep\n"
-        "  circuit of SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB), and its pre-compiled circuit\n"
-        "  (.czc) beside them. NOT a trusted setup: anyone who knows the fixed seed can forge\n"
+        "usage: cuzk setup [--kind porep|winning-post|window-post] --sector-size SIZE --out DIR\n"
+        "                  [--force] [--backend auto|cpu|cuda]\n"
+        "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the circuit\n"
+        "  of a kind (default porep) and SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB), and its\n"
+        "  pre-compiled circuit (.czc) beside them. NOT a trusted setup: anyone who knows the "
+        "fixed seed can forge\n"
         "  proofs. On the GPU when one answers (auto), else on the CPU; the GPU writes the key\n"
         "  as it computes it (47 GB at 32GiB: that much free disk, never that much memory).\n"
         "  Existing files are kept unless --force (which removes them first).\n";
@@ -361,6 +400,8 @@ int cz_cmd_setup(int argc, char **argv) {
     if (!o.have_size) return missing("setup", "--sector-size", usage);
     if (!o.out) return missing("setup", "--out", usage);
     if (!cz_cli_backend_available("setup", o.backend)) return 1;
+    if (o.post_kind >= 0)
+        return cz_cli_post_setup(o.post_kind, o.sector_size, o.out, o.force, o.backend);
     cz_error err = {0};
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
@@ -420,13 +461,21 @@ int cz_cmd_prove(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
         "                  [--sector-num N] [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --post REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
         "  Proves a PoRep C1 output (Curio envelope or raw JSON) and writes the proof bytes\n"
         "  (192 per partition) after verifying them; on the GPU when one answers (auto), else\n"
         "  on the CPU. --miner-id (and --sector-num unless the envelope has SectorNum) also\n"
-        "  recompute and check replica_id.\n";
+        "  recompute and check replica_id. --post: a WinningPoSt or WindowPoSt partition\n"
+        "  request (`cuzk gen post`), one 192-byte proof.\n";
     options o;
     int rc = parse_options(&o, "prove", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
+    if (o.post) {
+        if (!o.params) return missing("prove", "--params", usage);
+        if (!o.out) return missing("prove", "--out", usage);
+        if (!cz_cli_backend_available("prove", o.backend)) return 1;
+        return cz_cli_post_prove(o.post, o.params, o.out, o.backend);
+    }
     if (!o.c1) return missing("prove", "--c1", usage);
     if (!o.params) return missing("prove", "--params", usage);
     if (!o.out) return missing("prove", "--out", usage);
@@ -465,13 +514,20 @@ int cz_cmd_prove(int argc, char **argv) {
 int cz_cmd_verify(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk verify --c1 FILE --vk FILE|DIR --proof PROOF [--miner-id N] [--sector-num N]\n"
+        "       cuzk verify --post REQUEST --vk FILE|DIR --proof PROOF\n"
         "  Checks PoRep proof bytes with the public inputs recomputed from the C1 output's\n"
         "  replica_id, comm_d, comm_r and seed (challenges derived, not read from the vanilla\n"
         "  proofs). With --miner-id, replica_id itself is recomputed too. Exit 0 = valid,\n"
-        "  1 = invalid or error.\n";
+        "  1 = invalid or error. --post: a PoSt proof, public inputs from the request's\n"
+        "  randomness, partition and sectors (ids and comm_r).\n";
     options o;
     int rc = parse_options(&o, "verify", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
+    if (o.post) {
+        if (!o.vk) return missing("verify", "--vk", usage);
+        if (!o.proof) return missing("verify", "--proof", usage);
+        return cz_cli_post_verify(o.post, o.vk, o.proof);
+    }
     if (!o.c1) return missing("verify", "--c1", usage);
     if (!o.vk) return missing("verify", "--vk", usage);
     if (!o.proof) return missing("verify", "--proof", usage);

@@ -77,5 +77,7 @@ struct cz_job_ops {
 
 /* PoRep C2 (src/engine/porep_job.c). */
 extern const cz_job_ops cz_job_ops_porep;
+/* WinningPoSt and WindowPoSt, one unit each (src/engine/post_job.c). */
+extern const cz_job_ops cz_job_ops_post;
 
 #endif

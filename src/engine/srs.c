@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "filecoin/porep.h"
+#include "filecoin/post_prove.h"
 #include "filecoin/registry.h"
 #include "util/parallel.h"
 
@@ -19,6 +20,31 @@ static const struct {
     {"porep-2k", 2048ull},      {"porep-8m", 8ull << 20},   {"porep-512m", 512ull << 20},
     {"porep-32g", 32ull << 30}, {"porep-64g", 64ull << 30},
 };
+
+/* PoSt circuits: kind and size (their files are named by the PoSt config). */
+static const struct {
+    const char *id;
+    cz_post_kind kind;
+    uint64_t sector_size;
+} post_ids[] = {
+    {"winning-post-2k", CZ_POST_WINNING, 2048ull},
+    {"winning-post-8m", CZ_POST_WINNING, 8ull << 20},
+    {"winning-post-512m", CZ_POST_WINNING, 512ull << 20},
+    {"winning-post-32g", CZ_POST_WINNING, 32ull << 30},
+    {"winning-post-64g", CZ_POST_WINNING, 64ull << 30},
+    {"window-post-2k", CZ_POST_WINDOW, 2048ull},
+    {"window-post-8m", CZ_POST_WINDOW, 8ull << 20},
+    {"window-post-512m", CZ_POST_WINDOW, 512ull << 20},
+    {"window-post-32g", CZ_POST_WINDOW, 32ull << 30},
+    {"window-post-64g", CZ_POST_WINDOW, 64ull << 30},
+};
+
+const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size) {
+    for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
+        if ((int)post_ids[i].kind == kind && post_ids[i].sector_size == sector_size)
+            return post_ids[i].id;
+    return NULL;
+}
 
 const char *cz_srs_porep_circuit_id(uint64_t sector_size) {
     for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
@@ -84,12 +110,17 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
             return CZ_OK;
         }
     uint64_t size = 0;
+    int post_kind = -1;
     for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
         if (!strcmp(porep_ids[i].id, id)) size = porep_ids[i].sector_size;
+    for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
+        if (!strcmp(post_ids[i].id, id))
+            size = post_ids[i].sector_size, post_kind = (int)post_ids[i].kind;
     if (!size)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "unknown circuit id '%s' (known: porep-2k, porep-8m, porep-512m, "
-                            "porep-32g, porep-64g)",
+                            "porep-32g, porep-64g, winning-post-2k ... -64g, window-post-2k ... "
+                            "-64g)",
                             id);
     if (m->n == CZ_SRS_MAX_ENTRIES) return cz_error_set(err, CZ_E_NOMEM, "srs: too many entries");
     cz_srs_entry *e = &m->entries[m->n];
@@ -97,13 +128,25 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
     snprintf(e->id, sizeof e->id, "%s", id);
     e->sector_size = size;
     e->tier = CZ_SRS_COLD;
+    e->post_kind = post_kind;
     cz_fc_sector_info sector;
+    cz_post_config post;
     cz_status st = cz_fc_sector_lookup(&sector, size, err);
-    if (st == CZ_OK)
-        st = cz_porep_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
-                                  &sector, err);
-    if (st == CZ_OK)
-        st = cz_porep_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &sector, err);
+    if (st == CZ_OK && post_kind >= 0) {
+        st = cz_post_config_from_sector(&post, (cz_post_kind)post_kind, size, err);
+        if (st == CZ_OK)
+            st = cz_post_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
+                                     &post, err);
+        if (st == CZ_OK)
+            st = cz_post_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &post, err);
+    } else {
+        if (st == CZ_OK)
+            st = cz_porep_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
+                                      &sector, err);
+        if (st == CZ_OK)
+            st = cz_porep_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &sector,
+                                       err);
+    }
     if (st != CZ_OK) return st;
     m->n++;
     *out = e;
@@ -156,7 +199,13 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
     cz_status st = cz_fc_sector_lookup(&sector, e->sector_size, err);
     int built = 0;
     cz_circuit *c = NULL;
-    if (st == CZ_OK) st = cz_porep_circuit_load(&c, &built, e->circuit_path, &sector, stderr, err);
+    cz_post_config post;
+    if (st == CZ_OK && e->post_kind >= 0) {
+        st = cz_post_config_from_sector(&post, (cz_post_kind)e->post_kind, e->sector_size, err);
+        if (st == CZ_OK) st = cz_post_circuit_load(&c, &built, e->circuit_path, &post, stderr, err);
+    } else if (st == CZ_OK) {
+        st = cz_porep_circuit_load(&c, &built, e->circuit_path, &sector, stderr, err);
+    }
     if (st == CZ_OK) {
         cz_prove_data shape;
         cz_circuit_prove_view(&shape, c, NULL, NULL, NULL, NULL);

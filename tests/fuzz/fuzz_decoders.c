@@ -1,6 +1,8 @@
 /* libFuzzer harness for every decoder of untrusted bytes: .vk, .params,
  * proofs, G1/G2 point encodings, recorded-circuit files, the C1 output JSON
- * (raw or in Curio's envelope), base64 and the daemon's TOML configuration.
+ * (raw or in Curio's envelope), base64, the daemon's TOML configuration, the
+ * bincode PoSt vanilla proof (FallbackPoStSectorProof, which must re-encode
+ * to the same bytes when it decodes) and the PoSt request file.
  * The first byte picks the decoder (low 3 bits, plus 8 when bit 4 is set)
  * and the check mode (bit 3); the rest is the input. Built and run by scripts/fuzz.sh, not by
  * ctest. Any crash, leak or sanitizer report is a bug; a clean CZ_E_* status is the expected
@@ -8,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/config.h"
 #include "ec/encoding.h"
 #include "filecoin/c1.h"
+#include "filecoin/post.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 
@@ -108,7 +112,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         break;
     }
-    default: { /* 8, 11..15: C1 output, auto-detected (strict: raw JSON only) */
+    case 11: { /* PoSt vanilla proof: 2 KiB WindowPoSt, strict: 32 GiB */
+        cz_post_config cfg;
+        cz_post_sector_proof p;
+        if (cz_post_config_from_sector(&cfg, CZ_POST_WINDOW, strict ? 32ull << 30 : 2048, &err) !=
+            CZ_OK)
+            abort();
+        if (cz_post_decode(&p, &cfg, in, len, &err) == CZ_OK) {
+            uint8_t *enc;
+            size_t enc_len;
+            if (cz_post_encode(&enc, &enc_len, &cfg, &p, &err) != CZ_OK || enc_len != len ||
+                memcmp(enc, in, len))
+                abort(); /* a decoded proof re-encodes to its bytes */
+            free(enc);
+            cz_post_sector_proof_free(&p);
+        }
+        break;
+    }
+    case 12: { /* PoSt request file (JSON) */
+        cz_post_request req;
+        if (cz_post_request_parse_json(&req, in, len, &err) == CZ_OK) cz_post_request_free(&req);
+        break;
+    }
+    default: { /* 8, 13..15: C1 output, auto-detected (strict: raw JSON only) */
         cz_c1 c1;
         cz_status st =
             strict ? cz_c1_parse_raw(&c1, in, len, &err) : cz_c1_parse(&c1, in, len, &err);

@@ -1,0 +1,181 @@
+/* WinningPoSt and WindowPoSt (one partition per request) as an engine job
+ * kind: one unit, the FallbackPoSt circuit of the registered proof's size.
+ *
+ * prepare decodes every vanilla proof and runs the vanilla verifier
+ * (FallbackPoSt::verify, stricter), so a malformed or invalid request fails
+ * before any synthesis with INVALID_ARGUMENT naming the proof and field;
+ * synthesis makes the witness only, slot by slot on the cores (a, b, c come
+ * from the pre-compiled circuit in the back-end, as for PoRep); the proof
+ * is verified against public inputs recomputed from the randomness, the
+ * partition index and the sectors, as Filecoin's verifier does. */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/job.h"
+#include "engine/srs.h"
+#include "filecoin/post.h"
+#include "filecoin/post_circuit.h"
+#include "filecoin/post_prove.h"
+#include "groth16/prover.h"
+#include "util/parallel.h"
+
+typedef struct {
+    cz_post_config cfg;
+    cz_fc_api_version api;
+    cz_post_sector_proof *proofs;
+    uint32_t n;
+    uint8_t randomness[32];
+    uint32_t partition; /* 0 for WinningPoSt */
+    uint64_t *sector_ids;
+    cz_fr *comm_rs;
+} post_state;
+
+/* Units being synthesized in this process (shares of the cores). */
+static atomic_uint synthesizing;
+
+static cz_status post_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                              const char *param_cache, cz_error *err) {
+    (void)param_cache;
+    post_state *s = calloc(1, sizeof *s);
+    if (!s) return cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
+    *statep = s;
+    cz_post_proof_info info;
+    cz_status st = cz_post_proof_lookup(&info, req->registered_proof, err);
+    if (st != CZ_OK) {
+        if (err) err->status = CZ_E_INVALID_ARG;
+        return CZ_E_INVALID_ARG;
+    }
+    cz_post_kind want = req->kind == CZ_PROOF_WINNING_POST ? CZ_POST_WINNING : CZ_POST_WINDOW;
+    if (info.kind != want)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "registered proof %u (%s) is a %s PoSt, the request's proof_kind is "
+                            "%s",
+                            info.id, info.name, cz_post_kind_name(info.kind),
+                            want == CZ_POST_WINNING ? "WINNING_POST" : "WINDOW_POST_PARTITION");
+    uint64_t size = req->sector_size ? req->sector_size : info.sector_size;
+    if (req->n_vanilla_proofs > UINT32_MAX)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "%zu vanilla proofs", req->n_vanilla_proofs);
+    s->partition = info.kind == CZ_POST_WINNING ? 0 : req->partition_index;
+    st = cz_post_request_decode(&s->cfg, &s->api, &s->proofs, &s->n, info.id, size,
+                                req->vanilla_proofs, req->vanilla_proofs_len,
+                                (uint32_t)req->n_vanilla_proofs, req->randomness,
+                                req->randomness_len, s->partition, 1, err);
+    if (st != CZ_OK) return st;
+    memcpy(s->randomness, req->randomness, 32);
+    s->sector_ids = malloc(sizeof *s->sector_ids * s->n);
+    s->comm_rs = malloc(sizeof *s->comm_rs * s->n);
+    if (!s->sector_ids || !s->comm_rs) return cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
+    for (uint32_t i = 0; i < s->n; i++) {
+        s->sector_ids[i] = s->proofs[i].sector_id;
+        s->comm_rs[i] = s->proofs[i].comm_r;
+    }
+    const char *id = cz_srs_post_circuit_id((int)info.kind, info.sector_size);
+    if (!id) return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for %s", info.name);
+    /* host memory of the unit: the witness; with host evaluation (the CPU
+     * back-end) also a, b, c, H and its scratch (6 m) and the MSM scalars */
+    cz_post_layout L;
+    if ((st = cz_post_layout_make(&L, &s->cfg, err)) != CZ_OK) return st;
+    unsigned log_m = 0;
+    if ((st = cz_groth16_domain_log_size(&log_m, L.num_constraints + L.num_inputs, err)) != CZ_OK)
+        return st;
+    uint64_t m = (uint64_t)1 << log_m;
+    plan->unit_bytes = 32 * ((uint64_t)L.num_inputs + L.num_aux) + (64ull << 20);
+    if (plan->host_evaluation) plan->unit_bytes += 32 * (6 * m + L.num_aux);
+    plan->wants_circuit = 1;
+    plan->units = 1;
+    plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
+    plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
+    snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s", id);
+    return CZ_OK;
+}
+
+static cz_status post_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
+    (void)unit;
+    post_state *s = state;
+    cz_witness *w = calloc(1, sizeof *w);
+    if (!w) return cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
+    unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
+    unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
+    cz_status st = cz_post_synthesize_witness(w, &s->cfg, s->proofs, s->n, threads, err);
+    atomic_fetch_sub(&synthesizing, 1);
+    if (st != CZ_OK) {
+        cz_witness_free(w);
+        free(w);
+        return cz_error_prefix(err, "synthesis");
+    }
+    *synth = w;
+    return CZ_OK;
+}
+
+static cz_status post_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                                  const cz_prove_context *where, void **pending, cz_error *err) {
+    (void)state, (void)unit;
+    cz_witness *w = synth;
+    cz_groth16_msm_results *msm = malloc(sizeof *msm);
+    cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
+    if (st == CZ_OK && !srs->circuit)
+        st = cz_error_set(err, CZ_E_INTERNAL, "post: the SRS has no pre-compiled circuit");
+    if (st == CZ_OK &&
+        (w->num_inputs != srs->circuit->num_inputs || w->num_aux != srs->circuit->num_aux))
+        st = cz_error_set(
+            err, CZ_E_INTERNAL, "post: witness of %u inputs and %u aux, the circuit has %u and %u",
+            w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
+    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, NULL,
+                         srs->circuit,  w,           srs->params_file};
+    if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
+    cz_witness_free(w);
+    free(w);
+    if (st != CZ_OK) {
+        free(msm);
+        return cz_error_prefix(err, "prove");
+    }
+    *pending = msm;
+    return CZ_OK;
+}
+
+static cz_status post_prove_finish(void *state, uint32_t unit, void *pending,
+                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
+    (void)state, (void)unit;
+    cz_groth16_msm_results *msm = pending;
+    cz_groth16_proof proof;
+    cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
+    free(msm);
+    if (st != CZ_OK) return cz_error_prefix(err, "finalize");
+    cz_groth16_proof_encode(out, &proof);
+    return CZ_OK;
+}
+
+static void post_discard(void *state, uint32_t unit, void *data, int stage) {
+    (void)state, (void)unit;
+    if (stage == 0) cz_witness_free(data);
+    free(data);
+}
+
+static cz_status post_verify(void *state, const uint8_t *proof, size_t len,
+                             const cz_srs_handle *srs, cz_error *err) {
+    post_state *s = state;
+    int valid = 0;
+    cz_status st = cz_post_verify(&valid, &s->cfg, s->api, srs->vk, s->randomness, s->partition,
+                                  s->sector_ids, s->comm_rs, s->n, proof, len, err);
+    if (st != CZ_OK) return st;
+    if (!valid) return cz_error_set(err, CZ_E_INTERNAL, "self-verification: the proof is invalid");
+    return CZ_OK;
+}
+
+static void post_free(void *state) {
+    post_state *s = state;
+    if (!s) return;
+    for (uint32_t i = 0; i < s->n; i++) cz_post_sector_proof_free(&s->proofs[i]);
+    free(s->proofs);
+    free(s->sector_ids);
+    free(s->comm_rs);
+    free(s);
+}
+
+const cz_job_ops cz_job_ops_post = {
+    "post",       post_prepare, post_synthesize, post_prove_start, post_prove_finish,
+    post_discard, post_verify,  post_free,
+};
