@@ -452,14 +452,16 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
         char where[PATH_MAX + 32];
         snprintf(where, sizeof where, "%s:%zu", name, line_no);
         if (st == CZ_OK) st = apply(cfg, section, key, &v, warn, where, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "%s: [%s] %s", where, section, key);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "%s: [%s] %s", where, section, key);
     }
     return CZ_OK;
 }
 
 cz_status cz_config_load(cz_daemon_config *cfg, const char *path, FILE *warn, cz_error *err) {
     FILE *f = fopen(path, "rb");
-    if (!f) return cz_error_set(err, CZ_E_IO, "%s: %s", path, strerror(errno));
+    if (!f)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: %s", path,
+                            strerror(errno));
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

@@ -154,8 +154,11 @@ static grpc_status_code code_of(cz_status st) {
     case CZ_E_IDENTITY: return GRPC_STATUS_INVALID_ARGUMENT;
     case CZ_E_UNSUPPORTED: return GRPC_STATUS_UNIMPLEMENTED;
     case CZ_E_NOMEM: return GRPC_STATUS_RESOURCE_EXHAUSTED;
-    case CZ_E_IO: return GRPC_STATUS_UNAVAILABLE;
-    default: return GRPC_STATUS_INTERNAL;
+    case CZ_E_NOT_FOUND: /* parameters missing on this machine: not the caller's fault */
+    case CZ_E_BUSY: return GRPC_STATUS_FAILED_PRECONDITION;
+    case CZ_E_CANCELLED: return GRPC_STATUS_CANCELLED;
+    case CZ_E_SHUTDOWN: return GRPC_STATUS_UNAVAILABLE;
+    default: return GRPC_STATUS_INTERNAL; /* CZ_E_IO, CZ_E_CUDA, CZ_E_VERIFY, CZ_E_INTERNAL */
     }
 }
 
@@ -400,8 +403,7 @@ static void do_preload(call_ctx *c, const uint8_t *in, size_t len) {
     cz_error err = {0};
     cz_status st = cz_engine_preload(c->d->engine, q->circuit_id, &already, &ms, &err);
     if (st != CZ_OK) {
-        respond(c, st == CZ_E_IO ? GRPC_STATUS_FAILED_PRECONDITION : code_of(st), err.message,
-                NULL);
+        respond(c, code_of(st), err.message, NULL);
     } else {
         cz_log(CZ_LOG_INFO, "PreloadSRS %s: %s (%" PRIu64 " ms)", q->circuit_id,
                already ? "already loaded" : "loaded", ms);
@@ -422,8 +424,7 @@ static void do_evict(call_ctx *c, const uint8_t *in, size_t len) {
     cz_error err = {0};
     cz_status st = cz_engine_evict(c->d->engine, q->circuit_id, &was, &freed, &err);
     if (st != CZ_OK) {
-        respond(c, st == CZ_E_IO ? GRPC_STATUS_FAILED_PRECONDITION : code_of(st), err.message,
-                NULL);
+        respond(c, code_of(st), err.message, NULL);
     } else {
         cz_log(CZ_LOG_INFO, "EvictSRS %s: freed %" PRIu64 " bytes", q->circuit_id, freed);
         Cuzk__V1__EvictSrsResponse m;
@@ -856,7 +857,7 @@ void cz_daemon_stop(cz_daemon *d) {
 
 typedef struct {
     cz_daemon *d;
-    volatile int done;
+    atomic_int done;
 } stopper;
 
 static void *stop_thread(void *arg) {

@@ -171,7 +171,7 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                   const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st = cz_gpu_set_device(c->device, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", b->info.name);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", b->info.name);
     srs_key key;
     srs_key_of(&key, u->params);
     const char *id = u->circuit_id ? u->circuit_id : "";
@@ -181,7 +181,7 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         uint64_t t0 = cz_now_ns();
         /* The circuit first: the key may stream when both do not fit. */
         if (u->circuit && (st = cz_gpu_circuit_create(&c->gc, u->circuit, err)) != CZ_OK)
-            return cz_error_prefix(err, "%s: %s: pre-compiled circuit", b->info.name, id);
+            return cz_error_wrap(err, st, "%s: %s: pre-compiled circuit", b->info.name, id);
         size_t gc_bytes = cz_gpu_circuit_bytes(c->gc);
         size_t budget = c->budget > gc_bytes ? (size_t)(c->budget - gc_bytes) : 0;
         if (c->budget && !budget) {
@@ -195,7 +195,7 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         st = cz_gpu_srs_create_budget(&c->srs, u->params, budget, err);
         if (st != CZ_OK) {
             cuda_release(b, NULL);
-            return cz_error_prefix(err, "%s: %s", b->info.name, id);
+            return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
         }
         c->key = key;
         snprintf(c->circuit, sizeof c->circuit, "%s", id);
@@ -314,8 +314,9 @@ cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
         *n = 0;
         /* "cuda", or devices listed explicitly: no silent fall-back. */
         if (!strcmp(kind, "cuda") || cfg->n_devices) {
+            if (st == CZ_OK) st = cz_error_set(&gerr, CZ_E_UNSUPPORTED, "no CUDA device");
             if (err) *err = gerr;
-            return cz_error_prefix(err, "back-end %s", kind);
+            return cz_error_wrap(err, st, "back-end %s", kind);
         }
         st = cz_backend_cpu_create(&out[0], err);
         if (st != CZ_OK) return st;

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ typedef struct job {
     job_phase phase;
     cz_job_status final;
     char error[512];
-    volatile int cancel; /* read by budget waits without the engine lock */
+    atomic_int cancel; /* also read without the engine lock (budget and SRS waits) */
     int failed, started;
     void *state;
     cz_job_plan plan;
@@ -440,7 +441,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     pthread_mutex_lock(&e->lock);
     if (e->draining || e->stop) {
         pthread_mutex_unlock(&e->lock);
-        return cz_error_set(err, CZ_E_IO, "engine is shutting down; not accepting proofs");
+        return cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
     }
     job *old = find_job(e, id);
     if (old && old->phase == PHASE_DONE &&
@@ -620,8 +621,11 @@ static void finish_job(cz_engine *e, job *j) {
             j->ops->verify(j->state, j->proof, len, j->plan.circuit_id[0] ? &j->srs : NULL, &verr);
         timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
         if (vs != CZ_OK) {
+            /* Never an empty reason: an op that set no message still has
+             * a status. */
             st = CZ_JOB_FAILED;
-            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s", verr.message);
+            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
+                     verr.message[0] ? verr.message : cz_status_name(vs));
         }
     } else {
         st = CZ_JOB_FAILED;
@@ -782,7 +786,7 @@ static void *srs_loader(void *arg) {
             pthread_mutex_unlock(&e->lock);
             cz_error perr = {0};
             cz_status st = cancelled
-                               ? cz_error_set(&perr, CZ_E_IO, "cancelled")
+                               ? cz_error_set(&perr, CZ_E_CANCELLED, "cancelled")
                                : cz_srs_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit,
                                                 &j->srs, &j->srs_load_ms, &j->cancel, &perr);
             if (st == CZ_OK) {
@@ -1190,11 +1194,15 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_engine_destroy(e);
         return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     }
+    /* started_*: threads that run (the counters move only on success), so
+     * a failure joins exactly those. */
     int rc = 0;
     uint32_t started_s = 0, started_p = 0;
-    for (; started_s < e->n_synth && !rc; started_s++)
+    while (started_s < e->n_synth && !rc) {
         rc = pthread_create(&e->synth_threads[started_s], NULL, synthesis_worker, e);
-    for (; started_p < e->n_prove && !rc; started_p++) {
+        if (!rc) started_s++;
+    }
+    while (started_p < e->n_prove && !rc) {
         prove_worker_arg *pa = malloc(sizeof *pa);
         if (!pa) {
             rc = ENOMEM;
@@ -1204,7 +1212,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         pa->index = started_p;
         pa->slot = started_p / per;
         rc = pthread_create(&e->prove_threads[started_p], NULL, prove_worker, pa);
-        if (rc) free(pa);
+        if (rc)
+            free(pa);
+        else
+            started_p++;
     }
     if (!rc) rc = pthread_create(&e->finish_thread, NULL, finish_worker, e);
     int janitor_started = 0, finish_started = 0;
@@ -1221,8 +1232,8 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         pthread_cond_broadcast(&e->finish_work);
         pthread_cond_broadcast(&e->janitor_wake);
         pthread_mutex_unlock(&e->lock);
-        for (uint32_t i = 0; i + 1 < started_s; i++) pthread_join(e->synth_threads[i], NULL);
-        for (uint32_t i = 0; i + 1 < started_p; i++) pthread_join(e->prove_threads[i], NULL);
+        for (uint32_t i = 0; i < started_s; i++) pthread_join(e->synth_threads[i], NULL);
+        for (uint32_t i = 0; i < started_p; i++) pthread_join(e->prove_threads[i], NULL);
         if (finish_started) pthread_join(e->finish_thread, NULL);
         if (janitor_started) pthread_join(e->janitor_thread, NULL);
         free(e->synth_threads);
@@ -1231,7 +1242,8 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_srs_destroy(&e->srs);
         cz_budget_destroy(&e->budget);
         free(e);
-        return cz_error_set(err, CZ_E_IO, "engine: cannot start worker threads");
+        return cz_error_set(err, CZ_E_NOMEM, "engine: cannot start worker threads: %s",
+                            strerror(rc));
     }
     fprintf(stderr,
             "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "

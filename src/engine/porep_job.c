@@ -1,4 +1,5 @@
 /* PoRep C2 as an engine job kind: one unit per partition. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -72,7 +73,7 @@ static cz_status unit_bytes_from_params(uint64_t *out, const char *path, int hos
                                         cz_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cz_error_set(err, CZ_E_IO,
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
                             "parameters %s not found (run `cuzk setup` or set [srs] param_cache)",
                             path);
     uint8_t b[4];
@@ -108,7 +109,7 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     cz_status st = cz_c1_parse(&s->c1, req->vanilla_proof, req->vanilla_proof_len, err);
     if (st == CZ_OK) st = cz_c1_check_shape(&s->c1, err);
     if (st == CZ_OK) st = cz_c1_check_indices(&s->c1, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "vanilla_proof");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla_proof");
     const cz_c1 *c1 = &s->c1;
     if (req->sector_size && req->sector_size != c1->sector_size)
         return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -166,7 +167,7 @@ static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_e
     atomic_fetch_sub(&synthesizing, 1);
     if (st != CZ_OK) {
         witness_put(s, w);
-        return cz_error_prefix(err, "partition %u: synthesis", unit);
+        return cz_error_wrap(err, st, "partition %u: synthesis", unit);
     }
     *synth = w;
     return CZ_OK;
@@ -192,7 +193,7 @@ static cz_status porep_prove_start(void *state, uint32_t unit, void *synth,
     witness_put(s, w);
     if (st != CZ_OK) {
         free(msm);
-        return cz_error_prefix(err, "partition %u: prove", unit);
+        return cz_error_wrap(err, st, "partition %u: prove", unit);
     }
     *pending = msm;
     return CZ_OK;
@@ -205,7 +206,7 @@ static cz_status porep_prove_finish(void *state, uint32_t unit, void *pending,
     cz_groth16_proof proof;
     cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
     free(msm);
-    if (st != CZ_OK) return cz_error_prefix(err, "partition %u: finalize", unit);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "partition %u: finalize", unit);
     cz_groth16_proof_encode(out, &proof);
     return CZ_OK;
 }
@@ -225,8 +226,8 @@ static cz_status porep_verify(void *state, const uint8_t *proof, size_t len,
     cz_status st = cz_porep_verify(&valid, &s->c1, srs->vk, proof, len,
                                    s->has_prover_id ? s->prover_id : NULL, s->sector_id, err);
     if (st != CZ_OK) return st;
-    if (!valid) return cz_error_set(err, CZ_E_INTERNAL, "%s", err ? err->message : "invalid");
-    return CZ_OK;
+    /* cz_porep_verify recorded which partition failed (CZ_E_VERIFY). */
+    return valid ? CZ_OK : CZ_E_VERIFY;
 }
 
 static void porep_free(void *state) {

@@ -1,6 +1,7 @@
 /* SRS manager: see srs.h for the tiers and the invariants. */
 #include "engine/srs.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,7 +104,7 @@ cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, c
     if (st != CZ_OK) return st;
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return cz_error_set(err, CZ_E_IO,
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
                             "srs %s: parameters %s not found (run `cuzk setup` or set [srs] "
                             "param_cache)",
                             id, path);
@@ -112,13 +113,15 @@ cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, c
 }
 
 /* Loads e (marked loading by the caller, m->lock not held). */
-static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, const volatile int *abort_flag,
+static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, const atomic_int *abort_flag,
                             cz_error *err) {
     uint64_t t0 = cz_now_ns();
     if (!e->map) {
         int fd = open(e->params_path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-            return cz_error_set(err, CZ_E_IO, "srs %s: cannot open %s", e->id, e->params_path);
+            return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
+                                "srs %s: cannot open %s: %s", e->id, e->params_path,
+                                strerror(errno));
         struct stat sb;
         if (fstat(fd, &sb) != 0 || sb.st_size == 0) {
             close(fd);
@@ -147,7 +150,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, const volatile i
     if (st != CZ_OK) {
         cz_groth16_params_free(&e->params);
         cz_budget_release(m->budget, e->map_len);
-        return cz_error_prefix(err, "srs %s", e->id);
+        return cz_error_wrap(err, st, "srs %s", e->id);
     }
     e->hot_bytes = e->map_len;
     e->load_ms = (cz_now_ns() - t0) / 1000000;
@@ -173,7 +176,7 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
             c = NULL;
         }
     }
-    if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s", e->id);
     e->circuit = c;
     return CZ_OK;
 }
@@ -181,7 +184,7 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
 /* Makes e hot (with its circuit when want_circuit), with m->lock held on
  * entry and exit; *loaded = 1 when this call did loading. */
 static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit, int *loaded,
-                            const volatile int *abort_flag, cz_error *err) {
+                            const atomic_int *abort_flag, cz_error *err) {
     *loaded = 0;
     while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
     if (e->tier == CZ_SRS_HOT && (!want_circuit || e->circuit)) return CZ_OK;
@@ -210,7 +213,7 @@ static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
 }
 
 cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h,
-                         uint64_t *load_ms, const volatile int *abort_flag, cz_error *err) {
+                         uint64_t *load_ms, const atomic_int *abort_flag, cz_error *err) {
     pthread_mutex_lock(&m->lock);
     cz_srs_entry *e;
     cz_status st = find_entry(m, id, &e, err);
@@ -291,7 +294,7 @@ cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint6
     if (st == CZ_OK) {
         while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
         if (e->refs) {
-            st = cz_error_set(err, CZ_E_IO, "srs %s: in use by %u proof(s); not evicted", id,
+            st = cz_error_set(err, CZ_E_BUSY, "srs %s: in use by %u proof(s); not evicted", id,
                               e->refs);
         } else {
             *was_loaded = e->tier == CZ_SRS_HOT;

@@ -658,7 +658,7 @@ extern "C" cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_
         else
             st = gc->shared ? eval_matrix<uint32_t, true>(o, gc, m, z, err)
                             : eval_matrix<uint32_t, false>(o, gc, m, z, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "gpu circuit: %s", matrix_name[i]);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "gpu circuit: %s", matrix_name[i]);
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());
     return CZ_OK;

@@ -141,7 +141,7 @@ static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_o
     if (lim && *lim) {
         uint64_t v = 0;
         if ((st = cz_parse_size(&v, lim, err)) != CZ_OK)
-            return cz_error_prefix(err, "CZ_GPU_MEM_LIMIT");
+            return cz_error_wrap(err, st, "CZ_GPU_MEM_LIMIT");
         if (v < *budget) *budget = (size_t)v;
     }
     return CZ_OK;
@@ -232,7 +232,7 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
     const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
     size_t budget = 0, free_b = 0, total_b = 0, forced = 0;
     cz_status st = device_budget(&budget, &free_b, &total_b, cap, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "gpu srs");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
     if ((st = forced_chunk(&forced, err)) != CZ_OK) return st;
     cz_gpu_srs *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");

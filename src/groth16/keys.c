@@ -246,7 +246,9 @@ static cz_status map_file(mapping *m, const char *path, cz_error *err) {
     m->data = NULL;
     m->len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: cannot open: %s",
+                            path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         cz_error_set(err, CZ_E_IO, "%s: cannot stat: %s", path, strerror(errno));

@@ -171,8 +171,14 @@ static void test_errors(void) {
     CHECK(strstr(buf, "t.toml:2: [memory] pinned_budget has no effect") != NULL);
     free(buf);
     /* A missing file names the path. */
-    CHECK(cz_config_load(&c, "/nonexistent/cuzk.toml", NULL, &err) == CZ_E_IO);
+    CHECK(cz_config_load(&c, "/nonexistent/cuzk.toml", NULL, &err) == CZ_E_NOT_FOUND);
     CHECK(strstr(err.message, "/nonexistent/cuzk.toml") != NULL);
+    /* Without an error report the status is still the reader's, not a
+     * stand-in from the message plumbing. */
+    const char *bad = "[daemon]\nlisten = 5\n";
+    CHECK(cz_config_parse(&c, bad, strlen(bad), "t.toml", NULL, NULL) == CZ_E_PARSE);
+    bad = "[gpus]\ngpu_workers_per_device = 9\n";
+    CHECK(cz_config_parse(&c, bad, strlen(bad), "t.toml", NULL, NULL) == CZ_E_RANGE);
 }
 
 /* Random byte edits of a valid file: the reader never crashes (ASan run)
