@@ -27,7 +27,9 @@
 #include "engine/budget.h"
 #include "engine/job.h"
 #include "engine/srs.h"
+#include "groth16/rng.h"
 #include "util/parallel.h"
+#include "util/utf8.h"
 
 #define PREPARE_UNIT      UINT32_MAX
 #define MAX_PROVE_WORKERS 64
@@ -45,6 +47,7 @@ typedef struct job {
     /* The request with every buffer owned by the job. */
     cz_engine_request req;
     uint8_t *owned; /* one allocation holding the copied buffers */
+    int admitted;   /* ops->admit kept what prepare needs: no buffers in req */
     uint8_t **vp_ptrs;
     size_t *vp_lens;
 
@@ -406,21 +409,95 @@ static int default_priority(cz_proof_kind k) {
     }
 }
 
-cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
-                           cz_error *err) {
-    memset(info, 0, sizeof *info);
-    const char *id = req->request_id ? req->request_id : "";
-    size_t id_len = strlen(id);
-    if (id_len == 0)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "request_id is empty (it is the job's idempotency key)");
-    if (id_len > CZ_JOB_ID_MAX)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is %zu bytes (at most %d)", id_len,
+/* A request_id from the network: 1..CZ_JOB_ID_MAX bytes of UTF-8 without
+ * control characters (it is echoed back in proto3 strings and log lines). */
+static cz_status check_request_id(const char *id, size_t len, cz_error *err) {
+    if (len > CZ_JOB_ID_MAX)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is %zu bytes (at most %d)", len,
                             CZ_JOB_ID_MAX);
-    for (size_t i = 0; i < id_len; i++)
+    size_t bad = 0;
+    if (!cz_utf8_valid((const uint8_t *)id, len, &bad))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is not valid UTF-8 (byte %zu)", bad);
+    for (size_t i = 0; i < len; i++)
         if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f)
             return cz_error_set(err, CZ_E_INVALID_ARG,
                                 "request_id has a control character at byte %zu", i);
+    return CZ_OK;
+}
+
+/* An id for a request that came without one (as Rust cuzk does: a random
+ * UUID, version 4); such a job is never joined by another submission. */
+static cz_status make_request_id(char out[37], cz_error *err) {
+    uint8_t b[16];
+    cz_status st = cz_os_random_bytes(b, sizeof b, err);
+    if (st != CZ_OK) return st;
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+    return CZ_OK;
+}
+
+static const char *phase_name(job_phase p) {
+    switch (p) {
+    case PHASE_QUEUED: return "queued";
+    case PHASE_PREPARING: return "preparing";
+    case PHASE_RUNNING: return "running";
+    default: return "ended";
+    }
+}
+
+typedef enum { ID_NEW, ID_ATTACH, ID_REFUSE } id_verdict;
+
+/* What a submission of (id, hash, kind) does to the job table (under
+ * e->lock):
+ *   - no job of that id: a new one;
+ *   - the same payload: joins the job (queued, running or ended within
+ *     retention), except that a FAILED or CANCELLED one is replaced (a
+ *     retry starts anew);
+ *   - another payload and the job has ended: a new job replaces it (Curio
+ *     names its requests after the sector, `porep-<miner>-<sector>`, and
+ *     re-proves a sector with a new C1 under the same id);
+ *   - another payload while the job is queued or running: refused, naming
+ *     the job, since one id cannot stand for two proofs at once.
+ * A replaced job leaves the table; callers waiting on it still get its
+ * result. */
+static id_verdict lookup_id(cz_engine *e, const char *id, uint64_t hash, cz_proof_kind kind,
+                            cz_error *err) {
+    job *old = find_job(e, id);
+    if (!old) return ID_NEW;
+    int same = old->payload_hash == hash && old->kind == kind;
+    if (same && !(old->phase == PHASE_DONE &&
+                  (old->final == CZ_JOB_FAILED || old->final == CZ_JOB_CANCELLED)))
+        return ID_ATTACH;
+    if (!same && old->phase != PHASE_DONE) {
+        cz_error_set(err, CZ_E_BUSY,
+                     "request_id '%s' is in use by a %s %s job (submitted %.1f s ago) with a "
+                     "different payload; it can be reused once that job ends or is cancelled",
+                     id, phase_name(old->phase), cz_proof_kind_name(old->kind),
+                     (double)(cz_now_ns() - old->t_submit) / 1e9);
+        return ID_REFUSE;
+    }
+    unlink_job(e, old);
+    if (old->refs == 0) job_free(old);
+    return ID_NEW;
+}
+
+cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
+                           cz_error *err) {
+    memset(info, 0, sizeof *info);
+    char made_up[37];
+    const char *id = req->request_id ? req->request_id : "";
+    size_t id_len = strlen(id);
+    cz_status st = check_request_id(id, id_len, err);
+    if (st != CZ_OK) return st;
+    int anonymous = id_len == 0;
+    if (anonymous) {
+        if ((st = make_request_id(made_up, err)) != CZ_OK) return st;
+        id = made_up;
+        id_len = strlen(made_up);
+    }
     if ((unsigned)req->kind >= CZ_PROOF_KIND_COUNT || req->kind == CZ_PROOF_KIND_UNSPECIFIED)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "proof_kind %d is not one of POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE "
@@ -438,49 +515,69 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     if (prio < CZ_PRIORITY_LOW || prio > CZ_PRIORITY_CRITICAL) prio = CZ_PRIORITY_NORMAL;
     uint64_t hash = payload_hash(req);
 
+    /* A repeated submission joins its job without re-checking the payload. */
     pthread_mutex_lock(&e->lock);
-    if (e->draining || e->stop) {
-        pthread_mutex_unlock(&e->lock);
-        return cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
+    id_verdict v = ID_NEW;
+    if (e->draining || e->stop)
+        st = cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
+    else if (!anonymous)
+        v = lookup_id(e, id, hash, req->kind, err);
+    pthread_mutex_unlock(&e->lock);
+    if (st != CZ_OK || v == ID_REFUSE) return st != CZ_OK ? st : CZ_E_BUSY;
+    if (v == ID_ATTACH) {
+        snprintf(info->job_id, sizeof info->job_id, "%s", id);
+        info->attached = 1;
+        return CZ_OK;
     }
-    job *old = find_job(e, id);
-    if (old && old->phase == PHASE_DONE &&
-        (old->final == CZ_JOB_FAILED || old->final == CZ_JOB_CANCELLED)) {
-        unlink_job(e, old); /* a retry of a failed or cancelled job starts anew */
-        if (old->refs == 0) job_free(old);
-        old = NULL;
-    }
-    if (old) {
-        cz_status st = CZ_OK;
-        if (old->payload_hash != hash || old->kind != req->kind) {
-            st = cz_error_set(err, CZ_E_INVALID_ARG,
-                              "request_id '%s' is already used by a different request", id);
-        } else {
-            snprintf(info->job_id, sizeof info->job_id, "%s", id);
-            info->attached = 1;
-        }
-        pthread_mutex_unlock(&e->lock);
-        return st;
-    }
+
+    /* Without the lock: the admission check (which keeps what prepare
+     * needs, so the request's buffers are not kept) or a copy of them. */
     job *j = calloc(1, sizeof *j);
-    if (!j) {
-        pthread_mutex_unlock(&e->lock);
-        return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
-    }
+    if (!j) return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     memcpy(j->id, id, id_len + 1);
     j->kind = req->kind;
     j->priority = prio;
     j->ops = ops;
     j->payload_hash = hash;
     j->phase = PHASE_QUEUED;
-    j->t_submit = cz_now_ns();
-    /* The sequence number is part of the heap key: set before the push. */
-    j->seq = e->next_seq++;
-    cz_status st = copy_request(j, req, err);
-    if (st != CZ_OK || !heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0, 0})) {
+    if (ops->admit) {
+        j->req = *req;
+        j->req.vanilla_proof = NULL, j->req.vanilla_proof_len = 0;
+        j->req.vanilla_proofs = NULL, j->req.vanilla_proofs_len = NULL, j->req.n_vanilla_proofs = 0;
+        j->req.randomness = NULL, j->req.randomness_len = 0;
+        j->req.comm_r_old = j->req.comm_r_new = j->req.comm_d_new = NULL;
+        j->req.comm_r_old_len = j->req.comm_r_new_len = j->req.comm_d_new_len = 0;
+        j->req.request_id = j->id;
+        j->admitted = 1;
+        st = ops->admit(&j->state, req, err);
+    } else {
+        st = copy_request(j, req, err);
+    }
+    if (st != CZ_OK) {
+        job_free(j);
+        return st;
+    }
+
+    pthread_mutex_lock(&e->lock);
+    if (e->draining || e->stop)
+        st = cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
+    else if (!anonymous) /* another submission of the id may have come in meanwhile */
+        v = lookup_id(e, id, hash, req->kind, err);
+    if (st == CZ_OK && v == ID_NEW) {
+        j->t_submit = cz_now_ns();
+        /* The sequence number is part of the heap key: set before the push. */
+        j->seq = e->next_seq++;
+        if (!heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0, 0}))
+            st = cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+    }
+    if (st != CZ_OK || v != ID_NEW) {
         pthread_mutex_unlock(&e->lock);
         job_free(j);
-        return st != CZ_OK ? st : cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+        if (st == CZ_OK && v == ID_ATTACH) {
+            snprintf(info->job_id, sizeof info->job_id, "%s", id);
+            info->attached = 1;
+        }
+        return st != CZ_OK ? st : v == ID_REFUSE ? CZ_E_BUSY : CZ_OK;
     }
     j->refs = 1; /* the prepare item */
     uint32_t ahead = 0;

@@ -13,6 +13,7 @@
 #include "engine/srs.h"
 #include "filecoin/c1.h"
 #include "filecoin/porep.h"
+#include "filecoin/registry.h"
 #include "filecoin/vanilla.h"
 #include "util/parallel.h"
 
@@ -100,8 +101,13 @@ static cz_status unit_bytes_from_params(uint64_t *out, const char *path, int hos
     return CZ_OK;
 }
 
-static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
-                               const char *param_cache, cz_error *err) {
+/* Everything that can be checked before proving, in the submitting
+ * thread: the C1's syntax and shape, that it agrees with the request
+ * (registered_proof, sector_size, sector_number), and its vanilla proofs
+ * with the prover id of miner_id (so a tampered comm_r or seed, or the
+ * wrong miner, is refused now, not after a full proof). The parsed C1
+ * (about a fifth of the JSON's size) is all the job keeps. */
+static cz_status porep_admit(void **statep, const cz_engine_request *req, cz_error *err) {
     porep_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
     pthread_mutex_init(&s->pool_lock, NULL);
@@ -111,6 +117,19 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     if (st == CZ_OK) st = cz_c1_check_indices(&s->c1, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla_proof");
     const cz_c1 *c1 = &s->c1;
+    /* registered_proof is Go's abi.RegisteredSealProof, the C1's own id
+     * space. 0 (StackedDrg2KiBV1) is also proto3's "not set": accepted. */
+    if (req->registered_proof && req->registered_proof != c1->registered_proof) {
+        cz_fc_proof_info asked;
+        cz_error lerr;
+        int known = req->registered_proof <= UINT32_MAX &&
+                    cz_fc_proof_lookup(&asked, (uint32_t)req->registered_proof, &lerr) == CZ_OK;
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "registered_proof %" PRIu64 " (%s) does not match the C1 output's %s "
+                            "(%u)",
+                            req->registered_proof, known ? asked.name : "not a PoRep seal proof",
+                            c1->registered_proof_name, c1->registered_proof);
+    }
     if (req->sector_size && req->sector_size != c1->sector_size)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "sector_size %" PRIu64 " does not match the C1 output's %s (%" PRIu64
@@ -129,17 +148,29 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
                                 req->sector_number, c1->envelope_sector_num);
         s->sector_id = c1->envelope_sector_num;
     }
-    /* With a miner id the proof is bound to it: the self-check recomputes
-     * replica_id from prover_id as Filecoin's verify_seal does. */
+    /* With a miner id the proof is bound to it: replica_id is recomputed
+     * from prover_id as Filecoin's verify_seal does, here and in the
+     * self-check. */
     if (req->miner_id) {
         cz_fc_prover_id(s->prover_id, req->miner_id);
         s->has_prover_id = 1;
     }
+    st = cz_fc_vanilla_verify(c1, s->has_prover_id ? s->prover_id : NULL, s->sector_id, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla_proof rejected");
     if ((st = cz_porep_geometry_of_c1(&s->geometry, c1, err)) != CZ_OK) return st;
-    const char *id = cz_srs_porep_circuit_id(c1->sector_size);
-    if (!id)
+    if (!cz_srs_porep_circuit_id(c1->sector_size))
         return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for sector size %" PRIu64,
                             c1->sector_size);
+    return CZ_OK;
+}
+
+static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                               const char *param_cache, cz_error *err) {
+    cz_status st = CZ_OK;
+    if (!*statep && (st = porep_admit(statep, req, err)) != CZ_OK) return st;
+    porep_state *s = *statep;
+    const cz_c1 *c1 = &s->c1;
+    const char *id = cz_srs_porep_circuit_id(c1->sector_size);
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
     if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
@@ -243,6 +274,13 @@ static void porep_free(void *state) {
 }
 
 const cz_job_ops cz_job_ops_porep = {
-    "porep-c2",         porep_prepare, porep_synthesize, porep_prove_start,
-    porep_prove_finish, porep_discard, porep_verify,     porep_free,
+    .name = "porep-c2",
+    .prepare = porep_prepare,
+    .synthesize = porep_synthesize,
+    .prove_start = porep_prove_start,
+    .prove_finish = porep_prove_finish,
+    .discard = porep_discard,
+    .verify = porep_verify,
+    .free_state = porep_free,
+    .admit = porep_admit,
 };

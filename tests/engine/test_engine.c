@@ -28,7 +28,7 @@
 #include "harness/harness.h"
 
 typedef struct {
-    unsigned units, ms, gate, fail_unit, badverify;
+    unsigned units, ms, gate, fail_unit, badverify, refuse;
     unsigned long long bytes;
     char tag;
 } fake_state;
@@ -80,9 +80,7 @@ static void wait_gate_reached(void) {
     CHECK(!"a prepare never reached the gate");
 }
 
-static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
-                              const char *param_cache, cz_error *err) {
-    (void)param_cache;
+static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_error *err) {
     fake_state *s = calloc(1, sizeof *s);
     *statep = s;
     char text[256];
@@ -100,8 +98,37 @@ static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_
         if (sscanf(tok, "fail=%u", &s->fail_unit) == 1) continue;
         if (sscanf(tok, "badverify=%u", &s->badverify) == 1) continue;
         if (sscanf(tok, "tag=%c", &s->tag) == 1) continue;
+        if (sscanf(tok, "refuse=%u", &s->refuse) == 1) continue;
         return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
     }
+    return CZ_OK;
+}
+
+/* The kind with an admission check (admit_ops): admit parses the text and
+ * may refuse it; prepare then gets the state and a request without buffers. */
+static int admitted_prepares;
+
+static cz_status fake_admit(void **statep, const cz_engine_request *req, cz_error *err) {
+    cz_status st = fake_parse(statep, req, err);
+    if (st != CZ_OK) return st;
+    fake_state *s = *statep;
+    if (s->refuse) return cz_error_set(err, CZ_E_INVALID_ARG, "fake: refused at admission");
+    return CZ_OK;
+}
+
+static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                              const char *param_cache, cz_error *err) {
+    (void)param_cache;
+    if (*statep) { /* admitted: the engine kept no copy of the payload */
+        CHECK(req->vanilla_proof == NULL && req->vanilla_proof_len == 0);
+        pthread_mutex_lock(&log_lock);
+        admitted_prepares++;
+        pthread_mutex_unlock(&log_lock);
+    } else {
+        cz_status st = fake_parse(statep, req, err);
+        if (st != CZ_OK) return st;
+    }
+    fake_state *s = *statep;
     if (s->gate == 1) {
         pthread_mutex_lock(&log_lock);
         gate_waiting = 1;
@@ -230,9 +257,28 @@ static void fake_free(void *state) {
     free(state);
 }
 
-static const cz_job_ops fake_ops = {"fake",           fake_prepare,      fake_synthesize,
-                                    fake_prove_start, fake_prove_finish, fake_discard,
-                                    fake_verify,      fake_free};
+static const cz_job_ops fake_ops = {
+    .name = "fake",
+    .prepare = fake_prepare,
+    .synthesize = fake_synthesize,
+    .prove_start = fake_prove_start,
+    .prove_finish = fake_prove_finish,
+    .discard = fake_discard,
+    .verify = fake_verify,
+    .free_state = fake_free,
+};
+
+static const cz_job_ops admit_ops = {
+    .name = "fake-admit",
+    .prepare = fake_prepare,
+    .synthesize = fake_synthesize,
+    .prove_start = fake_prove_start,
+    .prove_finish = fake_prove_finish,
+    .discard = fake_discard,
+    .verify = fake_verify,
+    .free_state = fake_free,
+    .admit = fake_admit,
+};
 
 static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prove,
                                   uint64_t retention_ms, unsigned depth, unsigned max_batch,
@@ -250,6 +296,7 @@ static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prov
     cfg.backend = "cpu";
     cfg.ops[CZ_PROOF_WINDOW_POST] = &fake_ops; /* any kind slot works */
     cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cfg.ops[CZ_PROOF_WINNING_POST] = &admit_ops;
     cz_engine *e = NULL;
     cz_error err = {0};
     CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
@@ -344,8 +391,10 @@ static void test_idempotent(void) {
     CHECK(!i1.attached && !strcmp(i1.job_id, "same"));
     CHECK(submit(e, "same", 0, "tag=S ms=5 units=3 gate=1", &i2, &err) == CZ_OK);
     CHECK(i2.attached && !strcmp(i2.job_id, "same"));
-    CHECK(submit(e, "same", 0, "tag=T ms=5", &i2, &err) == CZ_E_INVALID_ARG);
-    CHECK(strstr(err.message, "different request") != NULL);
+    /* Another payload under the id of a job in flight: refused, naming it. */
+    CHECK(submit(e, "same", 0, "tag=T ms=5", &i2, &err) == CZ_E_BUSY);
+    CHECK(strstr(err.message, "request_id 'same' is in use by a ") != NULL);
+    CHECK(strstr(err.message, " porep-c2 job (submitted ") != NULL);
     set_gate(1);
     cz_engine_result r1, r2;
     CHECK(await_status(e, "same", 20000, &r1) == CZ_JOB_COMPLETED);
@@ -385,13 +434,70 @@ static void test_idempotent(void) {
     cz_engine_destroy(e);
 }
 
+/* request_id as Curio uses it: one id per sector, reused when a sector is
+ * re-proven with a new C1. */
+static void test_request_ids(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info i1, i2;
+    cz_error err = {0};
+    /* An ended job's id with another payload: a new job replaces it. */
+    CHECK(submit(e, "porep-1000-7", 0, "tag=A ms=1 units=2", &i1, &err) == CZ_OK);
+    CHECK(await_status(e, "porep-1000-7", 20000, NULL) == CZ_JOB_COMPLETED);
+    err = (cz_error){0};
+    cz_status st = submit(e, "porep-1000-7", 0, "tag=B ms=1 units=3", &i2, &err);
+    if (st != CZ_OK) printf("resubmission with a new payload: %s\n", err.message);
+    CHECK(st == CZ_OK && !i2.attached);
+    cz_engine_result r;
+    CHECK(await_status(e, "porep-1000-7", 20000, &r) == CZ_JOB_COMPLETED);
+    uint8_t want[24];
+    expected_proof(want, 3, 'B');
+    CHECK(r.proof_len == 24 && !memcmp(r.proof, want, 24));
+    cz_engine_result_free(&r);
+    /* The same payload again: the retained result, not a new run. */
+    size_t before = n_synth;
+    CHECK(submit(e, "porep-1000-7", 0, "tag=B ms=1 units=3", &i2, &err) == CZ_OK && i2.attached);
+    CHECK(await_status(e, "porep-1000-7", 20000, NULL) == CZ_JOB_COMPLETED && n_synth == before);
+    /* No id: one is made up (a version 4 UUID) and nothing is joined. */
+    CHECK(submit(e, "", 0, "tag=U ms=1", &i1, &err) == CZ_OK);
+    CHECK(submit(e, "", 0, "tag=U ms=1", &i2, &err) == CZ_OK);
+    CHECK(strlen(i1.job_id) == 36 && i1.job_id[14] == '4' && i1.job_id[8] == '-');
+    CHECK(!i1.attached && !i2.attached && strcmp(i1.job_id, i2.job_id) != 0);
+    CHECK(await_status(e, i1.job_id, 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, i2.job_id, 20000, NULL) == CZ_JOB_COMPLETED);
+    /* The admission check: a refusal is the submission's error (no job);
+     * an admitted job's prepare gets the state and no copy of the bytes. */
+    cz_engine_request q;
+    memset(&q, 0, sizeof q);
+    q.kind = CZ_PROOF_WINNING_POST;
+    q.request_id = "adm";
+    q.vanilla_proof = (const uint8_t *)"tag=N refuse=1";
+    q.vanilla_proof_len = strlen((const char *)q.vanilla_proof);
+    CHECK(cz_engine_submit(e, &q, &i1, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "fake: refused at admission") != NULL);
+    CHECK(await_status(e, "adm", 10, NULL) == CZ_JOB_UNKNOWN);
+    q.vanilla_proof = (const uint8_t *)"tag=M ms=1 units=2";
+    q.vanilla_proof_len = strlen((const char *)q.vanilla_proof);
+    admitted_prepares = 0;
+    CHECK(cz_engine_submit(e, &q, &i1, &err) == CZ_OK);
+    CHECK(await_status(e, "adm", 20000, &r) == CZ_JOB_COMPLETED);
+    expected_proof(want, 2, 'M');
+    CHECK(r.proof_len == 16 && !memcmp(r.proof, want, 16));
+    cz_engine_result_free(&r);
+    CHECK(admitted_prepares == 1);
+    cz_engine_destroy(e);
+}
+
 static void test_bad_requests(void) {
     cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
     cz_engine_submit_info info;
     cz_error err = {0};
-    CHECK(submit(e, "", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
-    CHECK(strstr(err.message, "request_id") != NULL);
     CHECK(submit(e, "a\nb", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "control character at byte 1") != NULL);
+    /* Not UTF-8: refused (it would be echoed back in a proto3 string). */
+    CHECK(submit(e, "\x75\xff\xfe", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "not valid UTF-8 (byte 1)") != NULL);
+    CHECK(submit(e, "caf\xc3\xa9", 0, "tag=A ms=1", &info, &err) == CZ_OK);
     cz_engine_request r;
     memset(&r, 0, sizeof r);
     r.request_id = "k";
@@ -877,6 +983,7 @@ int main(void) {
     test_bad_requests();
     test_priority_order();
     test_idempotent();
+    test_request_ids();
     test_cancel_and_timeout();
     test_cancel_queued_behind_pipeline();
     test_memory_budget();
