@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gpu/gpu.h"
+#include "util/cancel.h"
 #include "util/parallel.h"
 
 #define MIB(x) ((double)(x) / (1024.0 * 1024.0))
@@ -104,6 +105,8 @@ static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     (void)b;
     if (u->pd) return cz_groth16_prove_start(out, u->params, u->pd, err);
+    if (cz_cancel_requested()) /* a, b, c are a pass over the whole circuit */
+        return cz_error_set(err, CZ_E_CANCELLED, "prove: cancelled before a, b, c");
     cz_prove_data view;
     cz_status st = host_evaluate(&view, u, err);
     if (st != CZ_OK) return st;

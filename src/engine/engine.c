@@ -28,6 +28,7 @@
 #include "engine/job.h"
 #include "engine/srs.h"
 #include "groth16/rng.h"
+#include "util/cancel.h"
 #include "util/parallel.h"
 #include "util/utf8.h"
 
@@ -663,6 +664,8 @@ cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
 /* Cancels j (under e->lock). A job whose prepare item is still queued ends
  * now; otherwise the workers drop its units at the next boundary and the
  * last one ends it. */
+static void drop_queued_units(cz_engine *e, job *j);
+
 static void cancel_job(cz_engine *e, job *j) {
     if (j->phase == PHASE_DONE || j->cancel) return;
     j->cancel = 1;
@@ -674,6 +677,7 @@ static void cancel_job(cz_engine *e, job *j) {
     cz_budget_wake(&e->budget); /* a unit waiting for memory gives up */
     pthread_cond_broadcast(&e->prove_room);
     pthread_cond_broadcast(&e->work);
+    if (j->phase == PHASE_RUNNING) drop_queued_units(e, j);
 }
 
 cz_status cz_engine_cancel(cz_engine *e, const char *job_id, int *found, int *was_running,
@@ -910,15 +914,19 @@ static size_t prove_dropped(const cz_engine *e) {
 }
 
 /* Ends a unit: returns its memory, records its outcome, finishes the job
- * after its last unit and drops the caller's reference to the job. Called
- * without e->lock; returns with it held. */
+ * after its last unit and drops the caller's reference to the job. A unit
+ * that fails its job drops the job's queued units. Called without e->lock;
+ * returns with it held. */
 static void unit_end(cz_engine *e, job *j, uint64_t reserved, cz_status st, const cz_error *uerr) {
     if (reserved) cz_budget_release(&e->budget, reserved);
     pthread_mutex_lock(&e->lock);
+    int was_failed = j->failed;
     if (unit_over(j, st, uerr)) {
         pthread_mutex_unlock(&e->lock);
         finish_job(e, j);
         pthread_mutex_lock(&e->lock);
+    } else if (!was_failed && j->failed) {
+        drop_queued_units(e, j);
     }
     job_unref(j);
 }
@@ -930,6 +938,39 @@ static void drop_synthesized(cz_engine *e, item it) {
     pthread_mutex_unlock(&e->lock);
     j->ops->discard(j->state, it.unit, it.data, 0);
     unit_end(e, j, it.reserved, CZ_OK, NULL);
+}
+
+/* Index of a unit item (not the prepare item) of j in h, or SIZE_MAX. */
+static size_t find_unit_of(const heap *h, const job *j) {
+    for (size_t i = 0; i < h->n; i++)
+        if (h->v[i].j == j && h->v[i].unit != PREPARE_UNIT) return i;
+    return SIZE_MAX;
+}
+
+/* The queued units of a cancelled or failed job end now (under e->lock,
+ * which is dropped while ops run and held again on return): a unit waiting
+ * for synthesis holds nothing yet; a synthesized one holds its buffers and
+ * memory reservation, which would otherwise wait for a prove worker to take
+ * and drop it (behind a busy prover: a whole partition, minutes at 32 GiB).
+ * Units being synthesized or proven stop at their next step boundary. */
+static void drop_queued_units(cz_engine *e, job *j) {
+    j->refs++; /* j stays while the lock is dropped */
+    size_t i;
+    while ((i = find_unit_of(&e->synth, j)) != SIZE_MAX) {
+        heap_take(&e->synth, i);
+        if (unit_over(j, CZ_OK, NULL)) {
+            pthread_mutex_unlock(&e->lock);
+            finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        job_unref(j); /* the item's reference */
+    }
+    while ((i = find_unit_of(&e->prove, j)) != SIZE_MAX) {
+        item it = heap_take(&e->prove, i);
+        pthread_cond_broadcast(&e->prove_room); /* blocked synthesis workers re-check */
+        drop_synthesized(e, it);
+    }
+    job_unref(j);
 }
 
 /* Synthesizes one unit and hands it to the prove heap. */
@@ -1135,8 +1176,11 @@ static void *prove_worker(void *arg) {
                      slot->backend->info.name);
             uint64_t t0 = cz_now_ns();
             cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
+            /* A cancel stops the prover at its next step (util/cancel.h). */
+            cz_cancel_set_flag(&j->cancel);
             st = j->ops->prove_start(j->state, it.unit, it.data,
                                      j->plan.circuit_id[0] ? &j->srs : NULL, &pc, &pending, &uerr);
+            cz_cancel_set_flag(NULL);
             uint64_t dt = cz_now_ns() - t0;
             it.data = NULL; /* consumed by prove_start */
             timeline(e, "GPU_END", j, "%u", it.unit);
@@ -1380,11 +1424,18 @@ uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms) {
         }
         pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
     }
-    for (job *j = e->jobs; j; j = j->next)
-        if (j->phase != PHASE_DONE && !j->cancel) {
-            cancel_job(e, j);
-            cancelled++;
-        }
+    /* cancel_job may drop the lock (it ends queued units): the scan starts
+     * over after each one instead of following a list that may change. */
+    for (int again = 1; again;) {
+        again = 0;
+        for (job *j = e->jobs; j; j = j->next)
+            if (j->phase != PHASE_DONE && !j->cancel) {
+                cancel_job(e, j);
+                cancelled++;
+                again = 1;
+                break;
+            }
+    }
     while (jobs_active(e)) pthread_cond_wait(&e->job_done, &e->lock);
     pthread_mutex_unlock(&e->lock);
     return cancelled;

@@ -24,6 +24,7 @@
 
 #include "gpu/gpu.h"
 #include "r1cs/backends.h"
+#include "util/cancel.h"
 #include "util/parallel.h"
 #include "util/size.h"
 
@@ -531,6 +532,13 @@ static cz_status circuit_shapes(const cz_groth16_params *p, const cz_gpu_circuit
     return CZ_OK;
 }
 
+/* A cancelled job's unit (util/cancel.h) stops between the MSMs. */
+static int cancel_point(cz_status *st, const char *before, cz_error *err) {
+    if (!cz_cancel_requested()) return 0;
+    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
+    return 1;
+}
+
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
                                      const cz_prove_data *pd, cz_error *err) {
@@ -627,6 +635,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         }
     }
     prof_step(&pr, "H chain (7 NTT + quotient)");
+    if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
         host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine), NULL};
         st = stream_sum(srs, &out->h, NULL, &h, m - 1, b.abc, NULL, err);
@@ -681,6 +690,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     }
 
     /* ---- L: every aux ---- */
+    if (cancel_point(&st, "the L MSM", err)) goto done;
     {
         split_points pp = {srs->l, srs->streaming ? params->l : NULL, NULL, NULL};
         st = split_sum(srs, &out->l, NULL, &pp, b.z + ni, na, &b, "L", &pr, err);
@@ -688,6 +698,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     }
 
     /* ---- A: every input, then the aux dense in A (z indices) ---- */
+    if (cancel_point(&st, "the A MSM", err)) goto done;
     {
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, NULL, ni, 0, err)) != CZ_OK ||
@@ -705,6 +716,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     }
 
     /* ---- B: inputs dense in B, then aux dense in B; G1 and G2 ---- */
+    if (cancel_point(&st, "the B MSMs", err)) goto done;
     {
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, dens + 2 * wa, ni, 0, err)) != CZ_OK ||

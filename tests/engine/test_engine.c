@@ -26,9 +26,10 @@
 #include "engine/backend.h"
 #include "engine/job.h"
 #include "harness/harness.h"
+#include "util/cancel.h"
 
 typedef struct {
-    unsigned units, ms, gate, fail_unit, badverify, refuse;
+    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove;
     unsigned long long bytes;
     char tag;
 } fake_state;
@@ -43,6 +44,7 @@ static char done_order[64];   /* tag of each job when verify ran */
 static char prove_order[256]; /* tag of each unit at prove_start, in order */
 static size_t n_prove;
 static size_t n_done;
+static int long_prove_cancelled;
 /* Units holding their full reservation: from synthesis to prove_start's end. */
 static int in_flight, max_in_flight;
 
@@ -99,6 +101,7 @@ static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_erro
         if (sscanf(tok, "badverify=%u", &s->badverify) == 1) continue;
         if (sscanf(tok, "tag=%c", &s->tag) == 1) continue;
         if (sscanf(tok, "refuse=%u", &s->refuse) == 1) continue;
+        if (sscanf(tok, "longprove=%u", &s->longprove) == 1) continue;
         return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
     }
     return CZ_OK;
@@ -201,6 +204,19 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
     if (n_prove < sizeof prove_order - 1) prove_order[n_prove++] = s->tag;
     pthread_mutex_unlock(&log_lock);
     sleep_ms(s->ms);
+    /* longprove=1: a prover of up to 20 s that, like the real ones, polls
+     * the thread's cancel flag between its steps (1 ms each here). */
+    for (unsigned i = 0; s->longprove && i < 20000; i++) {
+        if (cz_cancel_requested()) {
+            pthread_mutex_lock(&log_lock);
+            in_flight--;
+            long_prove_cancelled++;
+            pthread_mutex_unlock(&log_lock);
+            free(synth);
+            return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled between steps");
+        }
+        sleep_ms(1);
+    }
     if (s->gate == 2) { /* hold the prove worker */
         pthread_mutex_lock(&log_lock);
         gate_waiting = 1;
@@ -615,6 +631,62 @@ static void test_cancel_queued_behind_pipeline(void) {
     cz_engine_destroy(e);
 }
 
+static uint64_t metric(cz_engine *e, const char *name);
+
+/* Cancel and memory: a cancelled job's synthesized units waiting for a
+ * busy prover end at once and give their memory back; the unit being
+ * proven stops at the prover's next step. */
+static void test_cancel_frees_queued(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 1, 1, 60000, 64, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "busy", 0, "tag=A gate=2 bytes=1000", &info, &err) == CZ_OK);
+    wait_gate_reached(); /* A holds the only prove worker */
+    CHECK(submit(e, "queued", 0, "tag=B units=4 bytes=1000", &info, &err) == CZ_OK);
+    int queued = 0;
+    for (int i = 0; i < 5000 && !queued; i++) {
+        queued = metric(e, "cuzk_prove_queue_items") == 4;
+        if (!queued) sleep_ms(1);
+    }
+    CHECK(queued);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 5000); /* A's unit and B's four */
+    int found = 0, was_running = 0;
+    CHECK(cz_engine_cancel(e, "queued", &found, &was_running, &err) == CZ_OK && found);
+    /* Before the prove worker is free: B is over, its memory back. */
+    cz_job_status st = await_status(e, "queued", 5000, NULL);
+    if (st != CZ_JOB_CANCELLED) printf("queued job after cancel: %s\n", cz_job_status_name(st));
+    CHECK(st == CZ_JOB_CANCELLED);
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 1000);
+    CHECK(metric(e, "cuzk_prove_queue_items") == 0);
+    set_gate(1);
+    CHECK(await_status(e, "busy", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(prove_order, "A"));
+    /* The unit in the prover: stopped between steps, not run to its end. */
+    long_prove_cancelled = 0;
+    CHECK(submit(e, "long", 0, "tag=L longprove=1 units=2 bytes=1000", &info, &err) == CZ_OK);
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&log_lock);
+        int proving = strchr(prove_order, 'L') != NULL;
+        pthread_mutex_unlock(&log_lock);
+        if (proving) break;
+        sleep_ms(1);
+    }
+    CHECK(cz_engine_cancel(e, "long", &found, &was_running, &err) == CZ_OK && was_running);
+    st = await_status(e, "long", 5000, NULL);
+    if (st != CZ_JOB_CANCELLED)
+        printf("job in the prover after cancel: %s\n", cz_job_status_name(st));
+    CHECK(st == CZ_JOB_CANCELLED && long_prove_cancelled == 1);
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 0 && s.cancelled == 2 && s.failed == 0);
+    CHECK(in_flight == 0);
+    cz_engine_destroy(e);
+}
+
 typedef struct {
     cz_engine *e;
     char id[16];
@@ -986,6 +1058,7 @@ int main(void) {
     test_request_ids();
     test_cancel_and_timeout();
     test_cancel_queued_behind_pipeline();
+    test_cancel_frees_queued();
     test_memory_budget();
     test_retention();
     test_drain();
