@@ -85,7 +85,9 @@ cz_status cz_file_map(const uint8_t **data, uint64_t *size, const char *path, cz
     *data = NULL;
     *size = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: cannot open: %s",
+                            path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         cz_status st = cz_error_set(err, CZ_E_IO, "%s: cannot stat: %s", path, strerror(errno));
