@@ -20,6 +20,8 @@
 // Exit 0 pass, 1 fail, 77 skip (node_modules missing).
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -72,6 +74,15 @@ async function startDaemon(name, paramCache, daemonExtra = '') {
   if (!fs.existsSync(sock)) throw new Error(`daemon ${name} did not create ${sock}`);
   const opts = { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': 256 << 20 };
   const client = new pkg.ProvingEngine(`unix://${sock}`, grpc.credentials.createInsecure(), opts);
+  // The socket may be a stale one of a killed daemon: serving is when a
+  // call is answered.
+  let up = false;
+  for (let i = 0; i < 300 && !up; i++) {
+    up = await new Promise((resolve) => client.GetStatus({}, new grpc.Metadata(),
+      { deadline: Date.now() + 1000 }, (err) => resolve(!err)));
+    if (!up) await sleep(100);
+  }
+  if (!up) throw new Error(`daemon ${name} does not answer on ${sock}`);
   return { proc, exited, sock, client, log: path.join(work, `${name}.log`) };
 }
 
@@ -151,6 +162,26 @@ fs.mkdirSync(emptyParams);
     check(h.code === 200 && /\ncuzk_uptime_seconds \d+\n/.test(h.body), 'GET /metrics -> 200, Prometheus text');
     h = await get('/status');
     check(h.code === 404, 'GET /status -> 404');
+
+    // A slow client (a byte every 1.5 s, never finishing its request) does
+    // not hold /metrics for anyone else, and is cut at the deadline.
+    const slow = net.connect({ host: '127.0.0.1', port: Number(m[1]) });
+    let slowClosed = false;
+    const slowEnd = new Promise((resolve) => slow.on('close', () => { slowClosed = true; resolve(); }));
+    slow.on('error', () => {});
+    const req = 'GET /metrics HTTP/1.1\r\nHost: x\r\n';
+    let sent = 0;
+    const drip = setInterval(() => { if (!slowClosed && sent < req.length) slow.write(req[sent++]); }, 1500);
+    slow.write(req[sent++]);
+    await sleep(200);
+    h = await get('/metrics');
+    const sentThen = sent;
+    check(h.code === 200 && sentThen < req.length,
+      `GET /metrics answered while a slow client is still sending (${sentThen} of ${req.length} bytes)`);
+    const cut = await Promise.race([slowEnd.then(() => true), sleep(20000).then(() => false)]);
+    clearInterval(drip);
+    slow.destroy();
+    check(cut && sent < req.length, `the slow client is cut before it finishes (${sent} of ${req.length} bytes sent)`);
   }
 
   let r = await call(c, 'GetStatus', {});
@@ -416,6 +447,46 @@ if (!slow) {
   check(ex.code === 0, `exit 0 after SIGTERM (${ex.code})`);
   check(!fs.existsSync(d.sock), 'socket removed');
   c.close();
+
+  // Fault: kill -9 during a proof. The restarted daemon (stale socket
+  // replaced) proves the client's retry under the same id, and the
+  // parameter cache (parameters, keys, pre-compiled circuit) is unchanged,
+  // with nothing left beside it.
+  const cacheState = () => fs.readdirSync(params).sort().map((f) => {
+    const buf = fs.readFileSync(path.join(params, f));
+    return `${f} ${buf.length} ${crypto.createHash('sha256').update(buf).digest('hex')}`;
+  }).join('\n');
+  const cacheBefore = cacheState();
+  let f = await startDaemon('fault', params);
+  const doomed = call(f.client, 'Prove', { submit: submitReq('k1', c1) });
+  let started = false;
+  for (let i = 0; i < 600 && !started; i++) {
+    const st = await call(f.client, 'GetStatus', {});
+    started = !st.err && st.res.queues[0].in_progress >= 1;
+    if (!started) await sleep(100);
+  }
+  check(started, 'the proof to be killed started');
+  await sleep(2000); // inside synthesis or the prover
+  f.proc.kill('SIGKILL');
+  const killed = await f.exited;
+  check(killed.sig === 'SIGKILL', `daemon killed (${killed.sig})`);
+  const lost = await doomed;
+  check(lost.err && lost.err.code === grpc.status.UNAVAILABLE, `the caller sees UNAVAILABLE (${lost.err && lost.err.code})`);
+  f.client.close();
+  check(fs.existsSync(f.sock), 'the killed daemon left its socket');
+  fs.renameSync(f.log, `${f.log}.killed`);
+  f = await startDaemon('fault', params);
+  const retry = await call(f.client, 'Prove', { submit: submitReq('k1', c1) });
+  const rr = retry.res && retry.res.result;
+  check(!retry.err && rr.status === S.COMPLETED && rr.proof.length === 192,
+    `the retry with the same id after restart -> COMPLETED (${retry.err ? retry.err.details : rr.error_message})`);
+  if (rr && rr.proof.length) {
+    fs.writeFileSync(proofFile + '.k1', rr.proof);
+    const vk1 = run(['verify', '--c1', c1Path, '--vk', params, '--proof', proofFile + '.k1', '--miner-id', '1000']);
+    check(vk1.code === 0, `the retried proof verifies (${vk1.out.trim()})`);
+  }
+  await stopDaemon(f);
+  check(cacheState() === cacheBefore, 'parameter cache intact after kill -9 and restart');
 }
 
 console.log(failures ? `${failures} check(s) FAILED` : 'all checks passed');
