@@ -29,7 +29,7 @@
 #include "daemon/daemon.h"
 #include "daemon/grpc_args.h"
 #include "daemon/http_metrics.h"
-#include "daemon/log.h"
+#include "util/log.h"
 #include "daemon/notify.h"
 #include "daemon/request.h"
 #include "engine/job.h"

@@ -9,6 +9,7 @@
 
 #include "gpu/gpu.h"
 #include "util/cancel.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 #define MIB(x) ((double)(x) / (1024.0 * 1024.0))
@@ -206,13 +207,13 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  cz_gpu_srs_streaming(c->srs, NULL, 0));
         char why[256];
         if (cz_gpu_srs_streaming(c->srs, why, sizeof why))
-            fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
+            cz_log(CZ_LOG_WARN, "%s: %s: parameters do not fit: %s", b->info.name, id, why);
         else
-            fprintf(stderr,
-                    "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded "
-                    "in %.2f s\n",
-                    b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes),
-                    (double)(cz_now_ns() - t0) / 1e9);
+            cz_log(CZ_LOG_INFO,
+                   "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded "
+                   "in %.2f s",
+                   b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes),
+                   (double)(cz_now_ns() - t0) / 1e9);
     }
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, err);

@@ -30,6 +30,7 @@
 #include "groth16/rng.h"
 #include "util/cancel.h"
 #include "util/parallel.h"
+#include "util/log.h"
 #include "util/utf8.h"
 
 #define PREPARE_UNIT      UINT32_MAX
@@ -139,6 +140,7 @@ struct cz_engine {
     uint32_t prove_busy;
 
     kind_counters counters[CZ_PROOF_KIND_COUNT];
+    struct deferred_line *log_head, **log_tail; /* lines made under the lock (engine_unlock) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -179,17 +181,79 @@ void cz_engine_result_free(cz_engine_result *r) {
     r->proof_len = 0;
 }
 
+/* ---- logging ----
+ * Through util/log.h, never while e->lock is held (a blocked stderr would
+ * stall every worker): lines made under the lock are queued and written by
+ * engine_unlock, which every unlock of e->lock goes through. */
+
+typedef struct deferred_line {
+    struct deferred_line *next;
+    cz_log_level level;
+    char text[];
+} deferred_line;
+
+static void defer_log(cz_engine *e, cz_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void defer_log(cz_engine *e, cz_log_level level, const char *fmt, ...) {
+    if (!cz_log_enabled(level)) return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+    deferred_line *l = malloc(sizeof *l + len + 1);
+    if (!l) return; /* a lost log line, not a lost job */
+    l->next = NULL;
+    l->level = level;
+    memcpy(l->text, text, len);
+    l->text[len] = 0;
+    *e->log_tail = l;
+    e->log_tail = &l->next;
+}
+
+/* Unlocks e->lock, then writes the lines queued under it. */
+static void engine_unlock(cz_engine *e) {
+    deferred_line *l = e->log_head;
+    e->log_head = NULL;
+    e->log_tail = &e->log_head;
+    pthread_mutex_unlock(&e->lock);
+    while (l) {
+        deferred_line *next = l->next;
+        cz_log(l->level, "%s", l->text);
+        free(l);
+        l = next;
+    }
+}
+
+/* TIMELINE lines ([logging] timeline): "TIMELINE,ms since start,event,job,
+ * detail". timeline() without e->lock, timeline_locked() under it. */
+static void timeline_line(char *out, size_t cap, cz_engine *e, const char *event, const char *id,
+                          const char *fmt, va_list ap) {
+    char detail[128] = "";
+    if (fmt) vsnprintf(detail, sizeof detail, fmt, ap);
+    snprintf(out, cap, "TIMELINE,%" PRIu64 ",%s,%s,%s", (cz_now_ns() - e->t_start) / 1000000,
+             event, id, detail);
+}
+
 static void timeline(cz_engine *e, const char *event, const job *j, const char *fmt, ...) {
     if (!e->timeline) return;
-    char detail[128] = "";
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, sizeof detail, fmt, ap);
-        va_end(ap);
-    }
-    fprintf(stderr, "TIMELINE,%" PRIu64 ",%s,%s,%s\n", (cz_now_ns() - e->t_start) / 1000000, event,
-            j->id, detail);
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    timeline_line(line, sizeof line, e, event, j->id, fmt, ap);
+    va_end(ap);
+    cz_log(CZ_LOG_INFO, "%s", line);
+}
+
+static void timeline_locked(cz_engine *e, const char *event, const job *j, const char *fmt, ...) {
+    if (!e->timeline) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    timeline_line(line, sizeof line, e, event, j->id, fmt, ap);
+    va_end(ap);
+    defer_log(e, CZ_LOG_INFO, "%s", line);
 }
 
 /* ---- heaps: (priority desc, seq asc, unit asc); PREPARE_UNIT sorts first ---- */
@@ -332,9 +396,9 @@ static void job_end(cz_engine *e, job *j, cz_job_status st, const char *msg) {
     free(j->owned);
     j->owned = NULL;
     memset(&j->req, 0, sizeof j->req);
-    fprintf(stderr, "engine: job %s (%s) %s%s%s, %.3f s\n", j->id, cz_proof_kind_name(j->kind),
-            cz_job_status_name(st), j->error[0] ? ": " : "", j->error,
-            (double)(j->t_end - j->t_submit) / 1e9);
+    defer_log(e, st == CZ_JOB_FAILED ? CZ_LOG_WARN : CZ_LOG_INFO, "engine: job %s (%s) %s%s%s, %.3f s",
+              j->id, cz_proof_kind_name(j->kind), cz_job_status_name(st), j->error[0] ? ": " : "",
+              j->error, (double)(j->t_end - j->t_submit) / 1e9);
     pthread_cond_broadcast(&e->job_done);
 }
 
@@ -523,7 +587,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
         st = cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
     else if (!anonymous)
         v = lookup_id(e, id, hash, req->kind, err);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     if (st != CZ_OK || v == ID_REFUSE) return st != CZ_OK ? st : CZ_E_BUSY;
     if (v == ID_ATTACH) {
         snprintf(info->job_id, sizeof info->job_id, "%s", id);
@@ -572,7 +636,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
             st = cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     }
     if (st != CZ_OK || v != ID_NEW) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         job_free(j);
         if (st == CZ_OK && v == ID_ATTACH) {
             snprintf(info->job_id, sizeof info->job_id, "%s", id);
@@ -588,9 +652,9 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     e->jobs = j;
     snprintf(info->job_id, sizeof info->job_id, "%s", id);
     info->queue_position = ahead;
-    timeline(e, "SUBMIT", j, "%s prio=%d", cz_proof_kind_name(j->kind), prio);
+    timeline_locked(e, "SUBMIT", j, "%s prio=%d", cz_proof_kind_name(j->kind), prio);
     pthread_cond_broadcast(&e->work);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return CZ_OK;
 }
 
@@ -628,7 +692,7 @@ cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
     pthread_mutex_lock(&e->lock);
     job *j = find_job(e, job_id ? job_id : "");
     if (!j) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         out->status = CZ_JOB_UNKNOWN;
         snprintf(out->error_message, sizeof out->error_message, "no job with id '%s'",
                  job_id ? job_id : "");
@@ -657,7 +721,7 @@ cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
                  timeout_ms);
     }
     job_unref(j);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return CZ_OK;
 }
 
@@ -669,7 +733,7 @@ static void drop_queued_units(cz_engine *e, job *j);
 static void cancel_job(cz_engine *e, job *j) {
     if (j->phase == PHASE_DONE || j->cancel) return;
     j->cancel = 1;
-    timeline(e, "CANCEL", j, NULL);
+    timeline_locked(e, "CANCEL", j, NULL);
     if (j->phase == PHASE_QUEUED)
         job_end(e, j, CZ_JOB_CANCELLED, "cancelled while queued");
     else if (j->in_load_queue)
@@ -688,7 +752,7 @@ cz_status cz_engine_cancel(cz_engine *e, const char *job_id, int *found, int *wa
     *found = j != NULL;
     *was_running = j && (j->phase == PHASE_PREPARING || j->phase == PHASE_RUNNING);
     if (j) cancel_job(e, j);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return CZ_OK;
 }
 
@@ -708,7 +772,7 @@ static int unit_over(job *j, cz_status st, const cz_error *uerr) {
 static void finish_job(cz_engine *e, job *j) {
     pthread_mutex_lock(&e->lock);
     int cancel = j->cancel, failed = j->failed;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     cz_job_status st = CZ_JOB_COMPLETED;
     cz_error verr = {0};
     char msg[600] = "";
@@ -733,7 +797,7 @@ static void finish_job(cz_engine *e, job *j) {
     }
     pthread_mutex_lock(&e->lock);
     job_end(e, j, st, msg[0] ? msg : NULL);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 /* Admission (under e->lock): a job may take its SRS only when the SRSs of
@@ -784,13 +848,13 @@ static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
             j->refs++;
         }
         if (j->units_left == 0) {
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             finish_job(e, j);
             pthread_mutex_lock(&e->lock);
         }
         pthread_cond_broadcast(&e->work);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 /* Parses and plans a job on a synthesis worker. Taking the SRS happens here
@@ -801,11 +865,11 @@ static void run_prepare(cz_engine *e, job *j) {
     cz_error perr = {0};
     pthread_mutex_lock(&e->lock);
     if (j->cancel || j->phase != PHASE_QUEUED) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         return;
     }
     j->phase = PHASE_PREPARING;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     timeline(e, "PREPARE_START", j, NULL);
 
     j->plan.host_evaluation = e->host_evaluation;
@@ -835,16 +899,16 @@ static void run_prepare(cz_engine *e, job *j) {
             if (loader_idle && admissible(e, j) &&
                 cz_srs_try_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit, &j->srs)) {
                 j->srs_held = 1;
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
             } else {
                 if (heap_push(&e->load, (item){j, PREPARE_UNIT, NULL, 0, 0})) {
                     j->refs++;
                     j->in_load_queue = 1;
                     pthread_cond_broadcast(&e->load_work);
-                    pthread_mutex_unlock(&e->lock);
+                    engine_unlock(e);
                     return; /* the loader finishes the preparation */
                 }
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
                 st = cz_error_set(&perr, CZ_E_NOMEM, "engine: out of memory");
             }
         }
@@ -872,7 +936,7 @@ static void *srs_loader(void *arg) {
         j->in_load_queue = 0;
         e->loader_busy = 1;
         int skip = j->phase == PHASE_DONE || j->cancel;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         /* skip: cancel_job ended the job while it was in this queue. */
         if (!skip) {
             pthread_mutex_lock(&e->lock);
@@ -884,7 +948,7 @@ static void *srs_loader(void *arg) {
                 pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
             }
             int cancelled = j->cancel || e->stop;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             cz_error perr = {0};
             cz_status st = cancelled
                                ? cz_error_set(&perr, CZ_E_CANCELLED, "cancelled")
@@ -893,7 +957,7 @@ static void *srs_loader(void *arg) {
             if (st == CZ_OK) {
                 pthread_mutex_lock(&e->lock);
                 j->srs_held = 1;
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
             }
             prepare_finish(e, j, st, &perr);
         }
@@ -901,7 +965,7 @@ static void *srs_loader(void *arg) {
         e->loader_busy = 0;
         job_unref(j);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -922,7 +986,7 @@ static void unit_end(cz_engine *e, job *j, uint64_t reserved, cz_status st, cons
     pthread_mutex_lock(&e->lock);
     int was_failed = j->failed;
     if (unit_over(j, st, uerr)) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         finish_job(e, j);
         pthread_mutex_lock(&e->lock);
     } else if (!was_failed && j->failed) {
@@ -935,7 +999,7 @@ static void unit_end(cz_engine *e, job *j, uint64_t reserved, cz_status st, cons
  * with e->lock held; the op runs without it. */
 static void drop_synthesized(cz_engine *e, item it) {
     job *j = it.j;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     j->ops->discard(j->state, it.unit, it.data, 0);
     unit_end(e, j, it.reserved, CZ_OK, NULL);
 }
@@ -959,7 +1023,7 @@ static void drop_queued_units(cz_engine *e, job *j) {
     while ((i = find_unit_of(&e->synth, j)) != SIZE_MAX) {
         heap_take(&e->synth, i);
         if (unit_over(j, CZ_OK, NULL)) {
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             finish_job(e, j);
             pthread_mutex_lock(&e->lock);
         }
@@ -995,7 +1059,7 @@ static void run_synthesis(cz_engine *e, item it) {
         pthread_mutex_lock(&e->lock);
         if (!j->t_first_synth) j->t_first_synth = cz_now_ns();
         j->started = 1;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         timeline(e, "SYNTH_START", j, "%u", it.unit);
         uint64_t t0 = cz_now_ns();
         st = j->ops->synthesize(j->state, it.unit, &synth, &uerr);
@@ -1003,7 +1067,7 @@ static void run_synthesis(cz_engine *e, item it) {
         timeline(e, "SYNTH_END", j, "%u", it.unit);
         pthread_mutex_lock(&e->lock);
         j->synth_ns += dt;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
     }
     pthread_mutex_lock(&e->lock);
     if (st == CZ_OK) {
@@ -1011,7 +1075,7 @@ static void run_synthesis(cz_engine *e, item it) {
             it.data = synth;
             it.t_ready = cz_now_ns();
             if (heap_push(&e->prove, it)) {
-                timeline(e, "GPU_QUEUE", j, "%u", it.unit);
+                timeline_locked(e, "GPU_QUEUE", j, "%u", it.unit);
                 pthread_cond_signal(&e->prove_work);
                 /* The item (and its job reference) moved on: j is not
                  * touched again. Backpressure: with more than depth units
@@ -1034,24 +1098,24 @@ static void run_synthesis(cz_engine *e, item it) {
                             item x = heap_take(&e->prove, d);
                             e->prove_blocked--;
                             drop_synthesized(e, x);
-                            pthread_mutex_unlock(&e->lock);
+                            engine_unlock(e);
                             return;
                         }
                         pthread_cond_wait(&e->prove_room, &e->lock);
                     }
                     e->prove_blocked--;
                 }
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
                 return;
             }
             st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
         }
         dropped = 1;
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     if (synth) j->ops->discard(j->state, it.unit, synth, 0);
     unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 static void *synthesis_worker(void *arg) {
@@ -1063,7 +1127,7 @@ static void *synthesis_worker(void *arg) {
         item it = heap_pop(&e->synth);
         job *j = it.j;
         if (it.unit == PREPARE_UNIT) {
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             run_prepare(e, j);
             pthread_mutex_lock(&e->lock);
             job_unref(j);
@@ -1072,18 +1136,18 @@ static void *synthesis_worker(void *arg) {
         if (j->cancel || j->failed) { /* dropped at the partition boundary */
             int last = unit_over(j, CZ_OK, NULL);
             if (last) {
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
                 finish_job(e, j);
                 pthread_mutex_lock(&e->lock);
             }
             job_unref(j);
             continue;
         }
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         run_synthesis(e, it);
         pthread_mutex_lock(&e->lock);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1166,7 +1230,7 @@ static void *prove_worker(void *arg) {
         int drop = j->cancel || j->failed;
         if (!drop) note_circuit(e, slot, j);
         e->prove_busy++;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
 
         cz_error uerr = {0};
         cz_status st = CZ_OK;
@@ -1186,7 +1250,7 @@ static void *prove_worker(void *arg) {
             timeline(e, "GPU_END", j, "%u", it.unit);
             pthread_mutex_lock(&e->lock);
             j->prove_ns += dt;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             /* The synthesized vectors are gone: keep only what finalize needs. */
             uint64_t keep = j->plan.unit_bytes_after;
             if (it.reserved > keep) {
@@ -1208,10 +1272,10 @@ static void *prove_worker(void *arg) {
             st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
             j->ops->discard(j->state, it.unit, pending, 1);
         }
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1224,7 +1288,7 @@ static void *finish_worker(void *arg) {
         item it = fifo_pop(&e->finish);
         job *j = it.j;
         int drop = j->cancel || j->failed;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         cz_error uerr = {0};
         cz_status st = CZ_OK;
         if (drop) {
@@ -1238,11 +1302,11 @@ static void *finish_worker(void *arg) {
             timeline(e, "FINALIZE_END", j, "%u", it.unit);
             pthread_mutex_lock(&e->lock);
             j->prove_ns += dt;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
         }
         unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1268,7 +1332,7 @@ static void *janitor(void *arg) {
             }
         }
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1286,6 +1350,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     pthread_cond_init(&e->job_done, NULL);
     pthread_cond_init(&e->janitor_wake, NULL);
     pthread_cond_init(&e->load_work, NULL);
+    e->log_tail = &e->log_head;
     e->t_start = cz_now_ns();
     uint64_t total = cfg->memory_budget_bytes;
     if (!total) {
@@ -1372,7 +1437,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         pthread_cond_broadcast(&e->prove_work);
         pthread_cond_broadcast(&e->finish_work);
         pthread_cond_broadcast(&e->janitor_wake);
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         for (uint32_t i = 0; i < started_s; i++) pthread_join(e->synth_threads[i], NULL);
         for (uint32_t i = 0; i < started_p; i++) pthread_join(e->prove_threads[i], NULL);
         if (finish_started) pthread_join(e->finish_thread, NULL);
@@ -1386,18 +1451,19 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         return cz_error_set(err, CZ_E_NOMEM, "engine: cannot start worker threads: %s",
                             strerror(rc));
     }
-    fprintf(stderr,
-            "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "
-            "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)\n",
-            (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
-            e->max_batch, cfg->max_batch_wait_ms);
+    cz_log(CZ_LOG_INFO,
+           "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "
+           "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)",
+           (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
+           e->max_batch, cfg->max_batch_wait_ms);
     for (uint32_t i = 0; i < e->n_backends; i++) {
         const cz_backend_info *bi = &e->slots[i].backend->info;
-        fprintf(stderr, "engine: back-end %s: %s", bi->name, bi->description);
+        char budget[96] = "";
         if (bi->device >= 0)
-            fprintf(stderr, ", budget %.1f of %.1f GiB", (double)bi->memory_budget / (1u << 30),
-                    (double)bi->memory_total / (1u << 30));
-        fprintf(stderr, ", %u prove worker(s)\n", per);
+            snprintf(budget, sizeof budget, ", budget %.1f of %.1f GiB",
+                     (double)bi->memory_budget / (1u << 30), (double)bi->memory_total / (1u << 30));
+        cz_log(CZ_LOG_INFO, "engine: back-end %s: %s%s, %u prove worker(s)", bi->name,
+               bi->description, budget, per);
     }
     *out = e;
     return CZ_OK;
@@ -1437,7 +1503,7 @@ uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms) {
             }
     }
     while (jobs_active(e)) pthread_cond_wait(&e->job_done, &e->lock);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return cancelled;
 }
 
@@ -1452,7 +1518,7 @@ void cz_engine_destroy(cz_engine *e) {
     pthread_cond_broadcast(&e->finish_work);
     pthread_cond_broadcast(&e->janitor_wake);
     pthread_cond_broadcast(&e->load_work);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     if (e->synth_threads && e->prove_threads) {
         for (uint32_t i = 0; i < e->n_synth; i++) pthread_join(e->synth_threads[i], NULL);
         for (uint32_t i = 0; i < e->n_prove; i++) pthread_join(e->prove_threads[i], NULL);
@@ -1509,7 +1575,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     out->gpu_circuit_switches = e->circuit_switches;
     out->n_backends = e->n_backends;
     out->backend_name = e->n_backends ? e->slots[0].backend->ops->kind : "none";
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     for (uint32_t i = 0; i < e->n_backends; i++)
         cz_backend_get_info(e->slots[i].backend, &out->backends[i]);
     cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
@@ -1556,7 +1622,7 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     pthread_mutex_lock(&e->lock);
     memcpy(c, e->counters, sizeof c);
     size_t synth_q = e->synth.n, prove_q = e->prove.n;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     sbuf b = {malloc(4096), 0, 4096, 0};
     if (!b.buf) return cz_error_set(err, CZ_E_NOMEM, "metrics: out of memory");
     sb_printf(&b, "# HELP cuzk_proofs_completed_total Proofs completed (verified).\n"

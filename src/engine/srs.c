@@ -11,6 +11,7 @@
 
 #include "filecoin/porep.h"
 #include "filecoin/registry.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 static const struct {
@@ -309,6 +310,7 @@ cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint6
 uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
     cz_srs_manager *m = mp;
     uint64_t freed = 0, now = cz_now_ns();
+    char evicted[256] = ""; /* logged after the lock */
     pthread_mutex_lock(&m->lock);
     while (freed < need) {
         cz_srs_entry *lru = NULL;
@@ -325,10 +327,12 @@ uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
         freed += lru->hot_bytes;
         lru->hot_bytes = 0;
         lru->tier = CZ_SRS_WARM;
-        fprintf(stderr, "srs: evicted %s to warm under memory pressure\n", lru->id);
+        size_t used = strlen(evicted);
+        snprintf(evicted + used, sizeof evicted - used, "%s%s", used ? ", " : "", lru->id);
     }
     pthread_mutex_unlock(&m->lock);
     if (freed) cz_budget_release(m->budget, freed);
+    if (evicted[0]) cz_log(CZ_LOG_INFO, "srs: evicted %s to warm under memory pressure", evicted);
     return freed;
 }
 
