@@ -662,11 +662,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     pthread_cond_init(&d->changed, NULL);
     d->shutdown_tag = (tag_t){TAG_SHUTDOWN, NULL};
     cz_log_set_level_name(cfg->log_level);
-    if (cfg->synthesis_threads) {
-        char n[16];
-        snprintf(n, sizeof n, "%u", cfg->synthesis_threads);
-        setenv("CZ_THREADS", n, 1);
-    }
+    if (cfg->synthesis_threads) cz_thread_count_set(cfg->synthesis_threads);
 
     char addr[PATH_MAX + 16];
     cz_status st = resolve_listen(d, addr, sizeof addr, err);
