@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
+#include "gpu/settings.h"
 #include "r1cs/backends.h"
 #include "util/cancel.h"
 #include "util/parallel.h"
@@ -138,13 +139,9 @@ static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_o
     if (st != CZ_OK) return st;
     *budget = free_b, *free_out = free_b, *total_out = total_b;
     if (cap && cap < *budget) *budget = cap;
-    const char *lim = getenv("CZ_GPU_MEM_LIMIT");
-    if (lim && *lim) {
-        uint64_t v = 0;
-        if ((st = cz_parse_size(&v, lim, err)) != CZ_OK)
-            return cz_error_wrap(err, st, "CZ_GPU_MEM_LIMIT");
-        if (v < *budget) *budget = (size_t)v;
-    }
+    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    if (knobs->has_mem_limit && knobs->mem_limit < *budget) *budget = (size_t)knobs->mem_limit;
     return CZ_OK;
 }
 
@@ -201,15 +198,9 @@ static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, 
  * unset. */
 static cz_status forced_chunk(size_t *chunk, cz_error *err) {
     *chunk = 0;
-    const char *env = getenv("CZ_GPU_STREAM_CHUNK");
-    if (!env || !*env) return CZ_OK;
-    char *end = NULL;
-    unsigned long long v = strtoull(env, &end, 10);
-    if (*end || v < 64 || v > (1ull << 24) || (v & (v - 1)))
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "CZ_GPU_STREAM_CHUNK: '%s' is not a power of two from 64 to 2^24", env);
-    *chunk = (size_t)v;
-    return CZ_OK;
+    cz_status st = cz_gpu_settings_status(err); /* a bad CZ_GPU_STREAM_CHUNK */
+    if (st == CZ_OK) *chunk = cz_gpu_settings_get()->stream_chunk;
+    return st;
 }
 
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
@@ -571,7 +562,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     const uint64_t *dens = NULL; /* device: a_aux | b_aux | b_input */
     bufs b = {0};
     uint64_t ticket = 0;
-    prof pr = {getenv("CZ_GPU_PROVE_PROFILE") != NULL, cz_now_ns()};
+    prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
     /* ---- H chain: a, b, c zero-padded to m on the device ---- */
     if ((st = cz_gpu_alloc((void **)&b.abc, 3 * m * sizeof(cz_fr), err)) != CZ_OK) {
