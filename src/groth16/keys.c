@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "groth16/groth16.h"
+#include "util/log.h"
 #include "util/parallel.h"
+#include "util/tmpfiles.h"
 
 void cz_groth16_vk_free(cz_groth16_vk *vk) {
     if (!vk) return;
@@ -317,6 +319,9 @@ static cz_status writer_open(writer *w, const char *path, cz_error *err) {
     w->failed = 0;
     if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof w->tmp)
         return cz_error_set(err, CZ_E_INVALID_ARG, "%s: path too long", path);
+    unsigned stale = cz_remove_stale_temporaries(path, ".tmp-");
+    if (stale)
+        cz_log(CZ_LOG_INFO, "%s: removed %u temporary file(s) of killed writers", path, stale);
     w->f = fopen(w->tmp, "wb");
     if (!w->f) return cz_error_set(err, CZ_E_IO, "%s: cannot create: %s", w->tmp, strerror(errno));
     return CZ_OK;

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "r1cs/internal.h"
+#include "util/log.h"
+#include "util/tmpfiles.h"
 
 cz_status cz_file_writer_open(cz_file_writer *w, const char *path, cz_error *err) {
     memset(w, 0, sizeof *w);
@@ -23,6 +25,9 @@ cz_status cz_file_writer_open(cz_file_writer *w, const char *path, cz_error *err
     }
     memcpy(w->path, path, plen + 1);
     snprintf(w->tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    unsigned stale = cz_remove_stale_temporaries(path, ".tmp.");
+    if (stale)
+        cz_log(CZ_LOG_INFO, "%s: removed %u temporary file(s) of killed writers", path, stale);
     w->f = fopen(w->tmp, "wb");
     if (!w->f) {
         cz_status st = cz_error_set(err, CZ_E_IO, "%s: cannot create: %s", w->tmp, strerror(errno));
