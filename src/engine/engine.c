@@ -232,8 +232,8 @@ static void timeline_line(char *out, size_t cap, cz_engine *e, const char *event
                           const char *fmt, va_list ap) {
     char detail[128] = "";
     if (fmt) vsnprintf(detail, sizeof detail, fmt, ap);
-    snprintf(out, cap, "TIMELINE,%" PRIu64 ",%s,%s,%s", (cz_now_ns() - e->t_start) / 1000000,
-             event, id, detail);
+    snprintf(out, cap, "TIMELINE,%" PRIu64 ",%s,%s,%s", (cz_now_ns() - e->t_start) / 1000000, event,
+             id, detail);
 }
 
 static void timeline(cz_engine *e, const char *event, const job *j, const char *fmt, ...) {
@@ -396,9 +396,10 @@ static void job_end(cz_engine *e, job *j, cz_job_status st, const char *msg) {
     free(j->owned);
     j->owned = NULL;
     memset(&j->req, 0, sizeof j->req);
-    defer_log(e, st == CZ_JOB_FAILED ? CZ_LOG_WARN : CZ_LOG_INFO, "engine: job %s (%s) %s%s%s, %.3f s",
-              j->id, cz_proof_kind_name(j->kind), cz_job_status_name(st), j->error[0] ? ": " : "",
-              j->error, (double)(j->t_end - j->t_submit) / 1e9);
+    defer_log(e, st == CZ_JOB_FAILED ? CZ_LOG_WARN : CZ_LOG_INFO,
+              "engine: job %s (%s) %s%s%s, %.3f s", j->id, cz_proof_kind_name(j->kind),
+              cz_job_status_name(st), j->error[0] ? ": " : "", j->error,
+              (double)(j->t_end - j->t_submit) / 1e9);
     pthread_cond_broadcast(&e->job_done);
 }
 
@@ -1548,6 +1549,8 @@ void cz_engine_destroy(cz_engine *e) {
     for (uint32_t i = 0; i < e->n_backends; i++) cz_backend_destroy(e->slots[i].backend);
     cz_srs_destroy(&e->srs);
     cz_budget_destroy(&e->budget);
+    pthread_mutex_lock(&e->lock);
+    engine_unlock(e); /* writes what is still queued */
     pthread_mutex_destroy(&e->lock);
     free(e);
 }

@@ -92,7 +92,8 @@ static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_erro
     s->units = 1;
     s->fail_unit = ~0u;
     s->tag = '?';
-    for (char *tok = strtok(text, " "); tok; tok = strtok(NULL, " ")) {
+    char *save = NULL; /* strtok_r: prepares run on several workers at once */
+    for (char *tok = strtok_r(text, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         if (sscanf(tok, "units=%u", &s->units) == 1) continue;
         if (sscanf(tok, "ms=%u", &s->ms) == 1) continue;
         if (sscanf(tok, "bytes=%llu", &s->bytes) == 1) continue;
@@ -717,6 +718,7 @@ static void test_memory_budget(void) {
     }
     for (int i = 0; i < 4; i++) {
         pthread_join(t[i], NULL);
+        if (w[i].st != CZ_JOB_COMPLETED) printf("%s: %s\n", w[i].id, cz_job_status_name(w[i].st));
         CHECK(w[i].st == CZ_JOB_COMPLETED);
     }
     CHECK(max_in_flight == 1);
