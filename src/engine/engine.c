@@ -49,7 +49,6 @@ typedef struct job {
     /* The request with every buffer owned by the job. */
     cz_engine_request req;
     uint8_t *owned; /* one allocation holding the copied buffers */
-    int admitted;   /* ops->admit kept what prepare needs: no buffers in req */
     uint8_t **vp_ptrs;
     size_t *vp_lens;
 
@@ -614,7 +613,6 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
         j->req.comm_r_old = j->req.comm_r_new = j->req.comm_d_new = NULL;
         j->req.comm_r_old_len = j->req.comm_r_new_len = j->req.comm_d_new_len = 0;
         j->req.request_id = j->id;
-        j->admitted = 1;
         st = ops->admit(&j->state, req, err);
     } else {
         st = copy_request(j, req, err);
