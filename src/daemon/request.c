@@ -76,8 +76,120 @@ static cz_status view_submit(cz_rpc_request *r, const Cuzk__V1__SubmitProofReque
     return CZ_OK;
 }
 
+/* ---- the C1 without a copy ----
+ * protobuf-c copies every bytes field; a PoRep request's vanilla_proof is
+ * the whole C1 (~50 MB at 32 GiB), which admission only reads. When the
+ * field occurs once (as every encoder writes it), the message is unpacked
+ * without it and the view points at its bytes in the caller's buffer. Any
+ * other shape (absent, repeated, odd wire types) takes the copying path,
+ * which protobuf-c's semantics then decide. */
+
+typedef struct {
+    size_t start;  /* the tag */
+    size_t lenpos; /* the length varint */
+    size_t value;  /* the value */
+    size_t end;    /* one past it */
+} field_span;
+
+static int varint(const uint8_t *m, size_t len, size_t *pos, uint64_t *out) {
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64 && *pos < len; shift += 7) {
+        uint8_t b = m[(*pos)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when length-delimited field `number` occurs exactly once in m (and
+ * with no other wire type) and m is well-formed at its top level. */
+static int only_field(const uint8_t *m, size_t len, uint32_t number, field_span *out) {
+    size_t pos = 0;
+    int seen = 0;
+    while (pos < len) {
+        size_t start = pos;
+        uint64_t tag, n;
+        if (!varint(m, len, &pos, &tag)) return 0;
+        unsigned wire = (unsigned)(tag & 7);
+        int ours = (tag >> 3) == number;
+        if (ours && wire != 2) return 0;
+        if (wire == 0) {
+            if (!varint(m, len, &pos, &n)) return 0;
+        } else if (wire == 1 || wire == 5) {
+            size_t w = wire == 1 ? 8 : 4;
+            if (len - pos < w) return 0;
+            pos += w;
+        } else if (wire == 2) {
+            size_t lenpos = pos;
+            if (!varint(m, len, &pos, &n) || n > len - pos) return 0;
+            if (ours) {
+                if (seen++) return 0;
+                *out = (field_span){start, lenpos, pos, pos + (size_t)n};
+            }
+            pos += (size_t)n;
+        } else {
+            return 0;
+        }
+    }
+    return seen == 1;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+    size_t n = 0;
+    do {
+        p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+/* The message unpacked without its vanilla_proof, whose bytes in `in` are
+ * returned in *proof; NULL when the shape is not the plain one. */
+static ProtobufCMessage *unpack_borrowing_proof(cz_rpc rpc, const uint8_t *in, size_t len,
+                                                const uint8_t **proof, size_t *proof_len) {
+    field_span s = {0, 0, 0, len}, v;
+    const uint8_t *sub = in;
+    size_t sub_len = len;
+    if (rpc == CZ_RPC_PROVE) { /* ProveRequest.submit (1) holds it */
+        if (!only_field(in, len, 1, &s)) return NULL;
+        sub = in + s.value;
+        sub_len = s.end - s.value;
+    }
+    if (!only_field(sub, sub_len, 10, &v)) return NULL; /* SubmitProofRequest.vanilla_proof */
+    uint8_t *m = malloc(len - (v.end - v.start) + 10);
+    if (!m) return NULL;
+    size_t n = 0;
+    if (rpc == CZ_RPC_PROVE) {
+        memcpy(m, in, s.lenpos);
+        n = s.lenpos + put_varint(m + s.lenpos, sub_len - (v.end - v.start));
+    }
+    memcpy(m + n, sub, v.start);
+    n += v.start;
+    memcpy(m + n, sub + v.end, sub_len - v.end);
+    n += sub_len - v.end;
+    if (rpc == CZ_RPC_PROVE) {
+        memcpy(m + n, in + s.end, len - s.end);
+        n += len - s.end;
+    }
+    ProtobufCMessage *msg = protobuf_c_message_unpack(rpcs[rpc].desc, NULL, n, m);
+    free(m);
+    if (msg) {
+        *proof = sub + v.value;
+        *proof_len = v.end - v.value;
+    }
+    return msg;
+}
+
 cz_status cz_rpc_decode(cz_rpc_request *out, cz_rpc rpc, const uint8_t *in, size_t len,
                         cz_error *err) {
+    return cz_rpc_decode_copying(out, rpc, in, len, 0, err);
+}
+
+cz_status cz_rpc_decode_copying(cz_rpc_request *out, cz_rpc rpc, const uint8_t *in, size_t len,
+                                int copy, cz_error *err) {
     memset(out, 0, sizeof *out);
     if ((unsigned)rpc >= CZ_RPC_COUNT) return cz_error_set(err, CZ_E_INVALID_ARG, "unknown rpc");
     out->rpc = rpc;
@@ -87,7 +199,15 @@ cz_status cz_rpc_decode(cz_rpc_request *out, cz_rpc rpc, const uint8_t *in, size
     cz_error werr = {0};
     cz_status st = cz_wire_check_strings(desc, in, len, &werr);
     if (st == CZ_E_INVALID_ARG) return cz_error_set(err, st, "%s", werr.message);
-    ProtobufCMessage *m = st == CZ_OK ? protobuf_c_message_unpack(desc, NULL, len, in) : NULL;
+    const uint8_t *proof = NULL;
+    size_t proof_len = 0;
+    ProtobufCMessage *m = NULL;
+    if (st == CZ_OK && !copy && (rpc == CZ_RPC_SUBMIT || rpc == CZ_RPC_PROVE))
+        m = unpack_borrowing_proof(rpc, in, len, &proof, &proof_len);
+    if (st == CZ_OK && !m) {
+        proof = NULL; /* the copying path: vanilla_proof from the message */
+        m = protobuf_c_message_unpack(desc, NULL, len, in);
+    }
     if (!m)
         return cz_error_set(err, CZ_E_PARSE,
                             "cannot decode %s (%zu bytes): not a valid protobuf message",
@@ -99,6 +219,10 @@ cz_status cz_rpc_decode(cz_rpc_request *out, cz_rpc rpc, const uint8_t *in, size
                                                     : ((const Cuzk__V1__ProveRequest *)m)->submit;
         if (!s) st = cz_error_set(err, CZ_E_INVALID_ARG, "ProveRequest.submit is missing");
         if (st == CZ_OK) st = view_submit(out, s, err);
+        if (st == CZ_OK && proof) {
+            out->submit.vanilla_proof = proof;
+            out->submit.vanilla_proof_len = proof_len;
+        }
         if (st != CZ_OK) {
             cz_rpc_request_free(out);
             return st;

@@ -41,9 +41,15 @@ const char *cz_rpc_name(cz_rpc rpc); /* "Prove" */
  * ProveRequest (5 bytes): not a valid protobuf message"); CZ_E_INVALID_ARG:
  * a string field that is not UTF-8 or holds a NUL (named), or a Prove
  * without its submit; CZ_E_NOMEM. On success free out with
- * cz_rpc_request_free; on failure out needs no freeing. */
+ * cz_rpc_request_free; on failure out needs no freeing. out->submit's
+ * vanilla_proof may point into in (not copied: the C1 is most of a
+ * request), so in must outlive the use of out->submit. */
 cz_status cz_rpc_decode(cz_rpc_request *out, cz_rpc rpc, const uint8_t *in, size_t len,
                         cz_error *err);
+/* The same with copy = 1: vanilla_proof always copied by protobuf-c (the
+ * reference the tests and the fuzzer compare cz_rpc_decode with). */
+cz_status cz_rpc_decode_copying(cz_rpc_request *out, cz_rpc rpc, const uint8_t *in, size_t len,
+                                int copy, cz_error *err);
 void cz_rpc_request_free(cz_rpc_request *r);
 
 #endif

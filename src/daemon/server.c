@@ -112,9 +112,9 @@ static void ctx_unref(call_ctx *c) {
 }
 
 /* Request memory: a call counts twice its message size from the moment it
- * is received (the received buffer, then the contiguous copy and the
- * decoded message) until release_request, right after the message is
- * decoded and handed to the engine. The sum over calls stays within
+ * is received (the received buffer and its contiguous copy, briefly both;
+ * then the copy, which a submission's decoded view points into) until
+ * release_request, right after the request is handed to the engine. The sum over calls stays within
  * [daemon] max_request_memory; a call that would exceed it is refused. */
 static int reserve_request(cz_daemon *d, call_ctx *c, uint64_t bytes, uint64_t *held) {
     pthread_mutex_lock(&d->lock);
@@ -425,10 +425,12 @@ static void *handler(void *arg) {
     } else {
         cz_status st =
             cz_rpc_decode(&rq, rpc, GRPC_SLICE_START_PTR(c->in), GRPC_SLICE_LENGTH(c->in), &err);
-        /* decoded: the contiguous copy goes now (the reservation stays
-         * until the decoded message is freed) */
-        grpc_slice_unref(c->in);
-        c->has_in = 0;
+        /* decoded: the bytes go now, except a submission's, whose C1 the
+         * view points into until it is submitted (do_submit releases it) */
+        if (st != CZ_OK || (rpc != CZ_RPC_SUBMIT && rpc != CZ_RPC_PROVE)) {
+            grpc_slice_unref(c->in);
+            c->has_in = 0;
+        }
         if (st != CZ_OK) {
             respond(c, code_of(st), err.message, NULL);
         } else {

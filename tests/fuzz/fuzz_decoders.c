@@ -88,14 +88,29 @@ static void fuzz_circuit(const uint8_t *in, size_t len, int strict) {
 }
 
 /* A cuzk.v1 request, the rpc from the first byte of the rest, decoded as
- * the daemon's handler does; a PoRep submission then goes through the
- * engine's admission check, as cz_engine_submit would run it. */
+ * the daemon's handler does (and compared with protobuf-c's own decoding:
+ * the handler's borrows the C1 instead of copying it); a PoRep submission
+ * then goes through the engine's admission check, as cz_engine_submit
+ * would run it. */
 static void fuzz_request(const uint8_t *in, size_t len) {
     if (len < 1) return;
     cz_rpc rpc = (cz_rpc)(in[0] % CZ_RPC_COUNT);
-    cz_rpc_request rq;
+    cz_rpc_request rq, ref;
     cz_error err;
-    if (cz_rpc_decode(&rq, rpc, in + 1, len - 1, &err) != CZ_OK) return;
+    cz_status st = cz_rpc_decode(&rq, rpc, in + 1, len - 1, &err);
+    cz_status st_ref = cz_rpc_decode_copying(&ref, rpc, in + 1, len - 1, 1, &err);
+    if (st != st_ref) abort();
+    if (st_ref == CZ_OK) {
+        const cz_engine_request *x = &rq.submit, *y = &ref.submit;
+        if (x->vanilla_proof_len != y->vanilla_proof_len ||
+            (x->vanilla_proof_len &&
+             memcmp(x->vanilla_proof, y->vanilla_proof, x->vanilla_proof_len)) ||
+            x->kind != y->kind || x->miner_id != y->miner_id ||
+            (x->request_id && strcmp(x->request_id, y->request_id)))
+            abort();
+        cz_rpc_request_free(&ref);
+    }
+    if (st != CZ_OK) return;
     if ((rpc == CZ_RPC_SUBMIT || rpc == CZ_RPC_PROVE) && rq.submit.kind == CZ_PROOF_POREP &&
         rq.submit.vanilla_proof_len) {
         void *state = NULL;
