@@ -49,6 +49,7 @@
 
 #include "gpu/common.cuh"
 #include "gpu/settings.h"
+#include "util/log.h"
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h"
 #include "gpu/internal.cuh"
@@ -383,11 +384,11 @@ struct batch_prof {
         }
         (void)cudaGetLastError();
         total += ms;
-        fprintf(stderr, "batch: %-8s %10zu %8zu %8.3f ms\n", what, a, b, ms);
+        cz_log(CZ_LOG_INFO, "batch: %-8s %10zu %8zu %8.3f ms", what, a, b, ms);
     }
     void stop(void) {
         if (!on) return;
-        fprintf(stderr, "batch: total %.3f ms\n", total);
+        cz_log(CZ_LOG_INFO, "batch: total %.3f ms", total);
         (void)cudaEventDestroy(e);
         (void)cudaGetLastError();
     }

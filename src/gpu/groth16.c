@@ -26,6 +26,7 @@
 #include "gpu/settings.h"
 #include "r1cs/backends.h"
 #include "util/cancel.h"
+#include "util/log.h"
 #include "util/parallel.h"
 #include "util/size.h"
 
@@ -335,7 +336,7 @@ typedef struct {
 static void prof_step(prof *p, const char *what) {
     if (!p->on) return;
     uint64_t now = cz_now_ns();
-    fprintf(stderr, "gpu prove: %-28s %8.2f ms\n", what, (double)(now - p->t) / 1e6);
+    cz_log(CZ_LOG_INFO, "gpu prove: %-28s %8.2f ms", what, (double)(now - p->t) / 1e6);
     p->t = now;
 }
 

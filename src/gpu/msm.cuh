@@ -41,6 +41,7 @@
 #include "gpu/curve.cuh"
 #include "gpu/internal.cuh"
 #include "gpu/settings.h"
+#include "util/log.h"
 
 namespace cz_gpu {
 
@@ -562,10 +563,9 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
         cudaEventSynchronize(ev[5]);
         float t[5];
         for (int i = 0; i < 5; i++) cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
-        fprintf(stderr,
-                "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  "
-                "reduce %.2f ms\n",
-                n, c, t[0], t[1], t[2], t[3], t[4]);
+        cz_log(CZ_LOG_INFO,
+               "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  reduce %.2f ms", n,
+               c, t[0], t[1], t[2], t[3], t[4]);
         for (int i = 0; i < 6; i++) cudaEventDestroy(ev[i]);
     }
 done:

@@ -54,6 +54,7 @@
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
 #include "gpu/settings.h"
+#include "util/log.h"
 
 using namespace cz_gpu;
 
@@ -792,7 +793,7 @@ struct ntt_timer {
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);
-        fprintf(stderr, "ntt profile: %s %u (b %u lo %u) %.3f ms\n", what, i, b, lo, ms);
+        cz_log(CZ_LOG_INFO, "ntt profile: %s %u (b %u lo %u) %.3f ms", what, i, b, lo, ms);
     }
     ~ntt_timer() {
         if (e0) cudaEventDestroy(e0);
