@@ -29,11 +29,11 @@
 #include "daemon/daemon.h"
 #include "daemon/grpc_args.h"
 #include "daemon/http_metrics.h"
-#include "util/log.h"
 #include "daemon/notify.h"
 #include "daemon/request.h"
 #include "engine/job.h"
 #include "gpu/gpu.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 typedef enum { TAG_NEW, TAG_RECV, TAG_SEND, TAG_CLOSE, TAG_SHUTDOWN } tag_kind;
@@ -76,7 +76,8 @@ struct call_ctx {
     grpc_slice status_details;
     int has_details;
     /* The request's bytes (contiguous) and what this call counts of them
-     * in d->request_bytes; both go as soon as the request is decoded. */
+     * in d->request_bytes; both go once the request is decoded (a
+     * submission's: once it is submitted). */
     grpc_slice in;
     int has_in;
     uint64_t request_reserved;
@@ -114,8 +115,9 @@ static void ctx_unref(call_ctx *c) {
 /* Request memory: a call counts twice its message size from the moment it
  * is received (the received buffer and its contiguous copy, briefly both;
  * then the copy, which a submission's decoded view points into) until
- * release_request, right after the request is handed to the engine. The sum over calls stays within
- * [daemon] max_request_memory; a call that would exceed it is refused. */
+ * release_request, right after the request is handed to the engine. The
+ * sum over calls stays within [daemon] max_request_memory; a call that
+ * would exceed it is refused. */
 static int reserve_request(cz_daemon *d, call_ctx *c, uint64_t bytes, uint64_t *held) {
     pthread_mutex_lock(&d->lock);
     *held = d->request_bytes;
