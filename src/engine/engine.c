@@ -29,8 +29,8 @@
 #include "engine/srs.h"
 #include "groth16/rng.h"
 #include "util/cancel.h"
-#include "util/parallel.h"
 #include "util/log.h"
+#include "util/parallel.h"
 #include "util/utf8.h"
 
 #define PREPARE_UNIT      UINT32_MAX
