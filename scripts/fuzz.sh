@@ -1,25 +1,45 @@
 #!/usr/bin/env bash
 # Fuzzes the decoders of untrusted input (tests/fuzz/fuzz_decoders.c) with
-# libFuzzer, clang and ASan + UBSan, for SECONDS (default 60). Seeds come from
-# a tiny circuit's real files, so the fuzzer starts from valid structure.
-# Usage: scripts/fuzz.sh [SECONDS]
+# libFuzzer, clang and ASan + UBSan. Seeds come from a tiny circuit's real
+# files, small C1 documents, a 2 KiB sector's C1 and requests around it
+# (tests/fuzz/make_seeds.c), so the fuzzer starts from valid structure.
+#
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   no TARGET: one run over every decoder (the first byte of an input picks
+#     it) for SECONDS (default 60), corpus build-fuzz/corpus;
+#   TARGETs: each decoder alone (CZ_FUZZ_TARGET pins it) for SECONDS, with a
+#     corpus of its own (build-fuzz/corpus-TARGET, kept between runs); a line
+#     per run (runs, seconds, corpus files and bytes, outcome) is appended to
+#     build-fuzz/summary.txt. TARGET is one of: vk params proof g1c g1u g2c
+#     g2u r1cs c1 base64 config czc request, or "all" for every one in turn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+shift || true
 out=build-fuzz
 mkdir -p "$out/corpus"
 command -v clang >/dev/null || { echo "fuzz: clang not found (apt-get install clang)"; exit 1; }
 
-srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin}/*.c) src/daemon/config.c"
+# The build directory provides the seeds' tools and the protobuf-c code.
+[ -x build/cuzk ] && [ -f build/proto/cuzk/v1/proving.pb-c.c ] || make build >/dev/null
+proto=build/proto
+srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin,engine}/*.c)"
+srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/daemon/config.c src/daemon/wire.c"
+srcs="$srcs src/daemon/request.c $proto/cuzk/v1/proving.pb-c.c"
 # CZ_FF_PORTABLE: under ASan clang cannot find registers for the widest
 # field asm; the decoders' logic is what is fuzzed here, and the asm and
 # portable field paths are tested against each other by tests/ff.
-clang -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -DCZ_FF_PORTABLE -march=x86-64-v3 -madx -D_GNU_SOURCE -DCZ_VERSION='"fuzz"' -Iinclude -Isrc \
-  $srcs tests/fuzz/fuzz_decoders.c -lyajl -lcrypto -lpthread -lm -o "$out/fuzz_decoders"
+cflags="-std=c11 -O1 -g -DCZ_FF_PORTABLE -march=x86-64-v3 -madx -D_GNU_SOURCE"
+cflags="$cflags -DCZ_VERSION=\"fuzz\" -Iinclude -Isrc -I$proto"
+libs="-lyajl -lcrypto -lprotobuf-c -lpthread -lm"
+# shellcheck disable=SC2086
+clang $cflags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  $srcs tests/fuzz/fuzz_decoders.c $libs -o "$out/fuzz_decoders"
+# shellcheck disable=SC2086
+clang $cflags $(ls src/{util,ff,ec,poly,hash,r1cs}/*.c) $proto/cuzk/v1/proving.pb-c.c \
+  tests/fuzz/make_seeds.c $libs -o "$out/make_seeds"
 
 # Seeds: parameters, verifying key and circuit of a 2^3-constraint circuit.
-make build >/dev/null
 seeddir=$(mktemp -d)
 build/cuzk bench-groth16 --log-constraints 3 --runs 1 --params "$seeddir/p" \
   --save-r1cs "$seeddir/r" >/dev/null
@@ -31,7 +51,6 @@ for mode in 0 8; do
   { printf "\\x$(printf %02x $((6 + mode)))"; head -c 384 "$seeddir/p" | tail -c 192; } >"$out/corpus/g2u$mode"
 done
 { printf '\x07'; cat "$seeddir/r"; } >"$out/corpus/r1cs"
-rm -rf "$seeddir"
 # C1 output (selector 0x10: auto-detect; 0x18: raw only) and base64 (0x11).
 { printf '\x10'; cat tests/vectors/c1_small.json; } >"$out/corpus/c1raw"
 { printf '\x18'; cat tests/vectors/c1_small.json; } >"$out/corpus/c1raw8"
@@ -48,10 +67,56 @@ golden=../shared/realdata/curio-testgolden/post.vproof
 [ -f "$golden" ] && { printf '\x1b'; cat "$golden"; } >"$out/corpus/post32g"
 rm -rf "$postdir"
 # Daemon configuration (selector 0x12; 0x1a also prints and re-parses it).
-build/cuzk daemon --print-config >"$seeddir.toml"
-{ printf '\x12'; cat "$seeddir.toml"; } >"$out/corpus/toml"
-{ printf '\x1a'; cat "$seeddir.toml"; } >"$out/corpus/toml8"
-rm -f "$seeddir.toml"
+build/cuzk daemon --example-config >"$seeddir/example.toml"
+{ printf '\x12'; cat "$seeddir/example.toml"; } >"$out/corpus/toml"
+{ printf '\x1a'; cat "$seeddir/example.toml"; } >"$out/corpus/toml8"
+# A 2 KiB sector's C1 (valid: it passes the vanilla verifier), a small
+# pre-compiled circuit and cuzk.v1 requests around the C1.
+build/cuzk gen c1 --sector-size 2KiB --seed 7 --miner-id 1000 --sector-num 3 \
+  --out "$seeddir/c1-2k.json" >/dev/null
+{ printf '\x10'; cat "$seeddir/c1-2k.json"; } >"$out/corpus/c1-2k"
+"$out/make_seeds" "$out/corpus" "$seeddir/c1-2k.json"
+rm -rf "$seeddir"
 
-"$out/fuzz_decoders" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=4096 \
-  -print_final_stats=1 "$out/corpus"
+run() { # run NAME TARGET_NUMBER MAX_LEN
+  local name=$1 target=$2 max_len=$3 dir="$out/corpus-$1" log="$out/run-$1.log"
+  mkdir -p "$dir"
+  # this target's seeds (the selector's target bits are ignored when pinned)
+  for f in "$out"/corpus/*; do
+    local b
+    b=$(head -c1 "$f" | od -An -tu1 | tr -d ' ')
+    [ $(( (b & 7) | ((b >> 4 & 1) << 3) )) = "$target" ] && cp -n "$f" "$dir/"
+  done
+  echo "fuzz: $name (target $target) for $secs s"
+  local rc=0
+  CZ_FUZZ_TARGET=$target "$out/fuzz_decoders" -max_total_time="$secs" -max_len="$max_len" \
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$out/crash-$name-" "$dir" \
+    >"$log" 2>&1 || rc=$?
+  local runs time files bytes
+  runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -1)
+  time=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log" | tail -1)
+  files=$(find "$dir" -type f | wc -l)
+  bytes=$(du -sb "$dir" | cut -f1)
+  local result=clean
+  [ "$rc" = 0 ] || result="FINDING (exit $rc, see $log)"
+  printf '%s %s %s: %s runs in %s s, corpus %s files / %s bytes, %s\n' "$(date -u +%F)" \
+    "$(git rev-parse --short HEAD)" "$name" "${runs:-?}" "${time:-?}" "$files" "$bytes" \
+    "$result" | tee -a "$out/summary.txt"
+}
+
+if [ $# = 0 ]; then
+  "$out/fuzz_decoders" -max_total_time="$secs" -max_len=262144 -rss_limit_mb=4096 \
+    -print_final_stats=1 "$out/corpus"
+  exit
+fi
+names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request)
+[ "$1" = all ] && set -- "${names[@]}"
+for name in "$@"; do
+  case $name in
+    vk) run vk 0 65536 ;; params) run params 1 65536 ;; proof) run proof 2 1024 ;;
+    g1c) run g1c 3 256 ;; g1u) run g1u 4 256 ;; g2c) run g2c 5 512 ;; g2u) run g2u 6 512 ;;
+    r1cs) run r1cs 7 65536 ;; c1) run c1 8 262144 ;; base64) run base64 9 4096 ;;
+    config) run config 10 8192 ;; czc) run czc 11 65536 ;; request) run request 12 262144 ;;
+    *) echo "fuzz: unknown target '$name' (${names[*]})"; exit 2 ;;
+  esac
+done

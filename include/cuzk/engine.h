@@ -7,18 +7,29 @@
  *
  * Semantics the daemon relies on (fixing the Rust daemon's flaws, spec
  * cuzk-features.md §6):
- *   - request_id is an idempotency key: a submit with the id of a queued,
- *     running or completed job attaches to it (the same result for every
- *     caller); an id whose retained job FAILED or was CANCELLED starts anew;
- *     the same id with a different payload is refused.
+ *   - request_id is an idempotency key for the same payload: a submit with
+ *     the id and payload of a queued, running or completed job attaches to
+ *     it (the same result for every caller); if that job FAILED or was
+ *     CANCELLED it starts anew. Another payload under the id of an ended job
+ *     starts a new job that replaces it (Curio's ids are fixed per sector,
+ *     porep-<miner>-<sector>, and a sector may be re-proven with a new C1);
+ *     while the first is queued or running it is refused (CZ_E_BUSY, the
+ *     message names the job). An empty id gets a made-up one (a UUIDv4, in
+ *     the submit info): no idempotency, as in Rust cuzk.
+ *   - a kind may check its request at submission (PoRep: the C1's shape,
+ *     registered_proof / sector_size / sector_number against it, the vanilla
+ *     proofs with miner_id's prover id): a bad one is refused at once by
+ *     cz_engine_submit instead of failing after a full proof.
  *   - results are kept result_retention_ms after the job ends, then pruned.
  *   - priority (CRITICAL > HIGH > NORMAL > LOW, then submission order, then
  *     partition) orders every queue: jobs to prepare, partitions to
  *     synthesize, partitions to prove. The prove queue alone may reorder
  *     units of one priority to keep the back-end on one circuit (see
  *     max_batch_size below); a higher priority still always goes first.
- *   - cancel removes a queued job at once; a running one stops at the next
- *     partition boundary; every waiter gets CANCELLED.
+ *   - cancel removes a queued job at once; a running one's queued
+ *     partitions end at once (their memory back) and the partition in the
+ *     prover stops at its next step (between MSMs); every waiter gets
+ *     CANCELLED.
  *   - a proof is returned only after it verified. */
 #ifndef CUZK_ENGINE_H
 #define CUZK_ENGINE_H
@@ -61,9 +72,12 @@ typedef enum {
 
 #define CZ_JOB_ID_MAX 256 /* bytes of a request_id, NUL excluded */
 
-/* A request; the engine copies what it keeps. */
+/* A request; the engine keeps no pointer into it (what it keeps it parses
+ * or copies during cz_engine_submit). */
 typedef struct {
-    const char *request_id; /* required, 1..CZ_JOB_ID_MAX bytes, printable */
+    /* 0..CZ_JOB_ID_MAX bytes of UTF-8 without control characters; "" = make
+     * one up */
+    const char *request_id;
     cz_proof_kind kind;
     cz_priority priority; /* out-of-range values are treated as NORMAL */
     uint64_t sector_size, registered_proof, sector_number, miner_id;
@@ -183,8 +197,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
 /* Cancels what is left, joins the workers and frees everything. */
 void cz_engine_destroy(cz_engine *e);
 
-/* CZ_E_INVALID_ARG: a malformed request (message says which field);
- * CZ_E_UNSUPPORTED: a kind this build does not prove; CZ_E_IO: draining. */
+/* CZ_E_INVALID_ARG: a malformed request (message says which field and
+ * why, including the admission check's findings); CZ_E_UNSUPPORTED: a kind
+ * this build does not prove; CZ_E_BUSY: the id names a job in flight with
+ * another payload; CZ_E_SHUTDOWN: draining. */
 cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
                            cz_error *err);
 
@@ -250,7 +266,7 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, int *already_l
                             uint64_t *load_ms, cz_error *err);
 /* Drops the decoded SRS and the mapping (hot or warm -> cold) and what the
  * back-end contexts keep of it on their devices (freed_bytes counts both).
- * CZ_E_IO when proofs in flight use it. */
+ * CZ_E_BUSY when proofs in flight use it. */
 cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, int *was_loaded,
                           uint64_t *freed_bytes, cz_error *err);
 

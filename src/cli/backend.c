@@ -45,7 +45,7 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
     cfg.backend = backend;
     uint32_t n = 0;
     cz_status st = cz_backends_create(out, &n, 1, &cfg, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "--backend %s", backend);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "--backend %s", backend);
     print_backend(*out);
     return CZ_OK;
 }
@@ -66,7 +66,7 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
     uint32_t n = 0;
     cz_backend *probe[1];
     cz_status st = cz_backends_create(probe, &n, 1, &cfg, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "--backend %s", backend);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "--backend %s", backend);
     int cpu = !strcmp(probe[0]->ops->kind, "cpu");
     print_backend(probe[0]);
     cfg.backends[0] = probe[0];

@@ -1,4 +1,4 @@
-/* cuzk daemon [--config FILE] [--listen ADDR] [--print-config] */
+/* cuzk daemon [--config FILE] [--listen ADDR] [--print-config] [--example-config] */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,10 +8,13 @@
 #include "daemon/daemon.h"
 
 static void daemon_usage(FILE *out) {
-    fprintf(out, "usage: cuzk daemon [--config FILE] [--listen ADDR] [--print-config]\n"
-                 "  --config FILE   TOML configuration (default: none, built-in defaults)\n"
-                 "  --listen ADDR   unix://PATH or IP:PORT (overrides [daemon] listen)\n"
-                 "  --print-config  print the effective configuration and exit\n");
+    fprintf(out, "usage: cuzk daemon [--config FILE] [--listen ADDR] [--print-config] "
+                 "[--example-config]\n"
+                 "  --config FILE     TOML configuration (default: none, built-in defaults)\n"
+                 "  --listen ADDR     unix://PATH or IP:PORT (overrides [daemon] listen)\n"
+                 "  --print-config    print the effective configuration and exit\n"
+                 "  --example-config  print every key with its meaning and default (the file\n"
+                 "                    installed as cuzk.example.toml) and exit\n");
 }
 
 int cz_cmd_daemon(int argc, char **argv) {
@@ -24,6 +27,9 @@ int cz_cmd_daemon(int argc, char **argv) {
             listen = argv[++i];
         } else if (!strcmp(argv[i], "--print-config")) {
             print = 1;
+        } else if (!strcmp(argv[i], "--example-config")) {
+            cz_config_print_example(stdout);
+            return 0;
         } else if (cz_cli_is_help(argv[i])) {
             daemon_usage(stdout);
             return 0;

@@ -208,7 +208,7 @@ static cz_status load_c1(cz_c1 *c1, const char *path, cz_error *err) {
     cz_status st = cz_c1_parse_file(c1, path, err);
     if (st == CZ_OK) st = cz_c1_check_shape(c1, err);
     if (st == CZ_OK) st = cz_c1_check_indices(c1, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", path);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", path);
     printf("  read C1                 %8.2f s  (%s, %u partition(s) x %u challenges)\n",
            seconds_since(t0), c1->registered_proof_name, c1->partitions,
            c1->challenges_per_partition);
@@ -240,7 +240,7 @@ static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
     uint64_t t0 = cz_now_ns();
     const uint8_t *prover_id = identity_resolve(id, c1);
     cz_status st = cz_fc_vanilla_verify(c1, prover_id, id->sector_num, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "vanilla proofs rejected");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla proofs rejected");
     printf("  vanilla proofs checked  %8.2f s%s\n", seconds_since(t0),
            prover_id ? "" : "  (replica_id not recomputed: no --miner-id)");
     fflush(stdout);

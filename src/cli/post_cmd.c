@@ -64,7 +64,7 @@ static cz_status load_request(cz_post_request *req, const char *path, cz_error *
     cz_status st = cz_cli_read_file(&bytes, &len, path, (size_t)1 << 31, err);
     if (st == CZ_OK) st = cz_post_request_parse_json(req, bytes, len, err);
     free(bytes);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", path);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", path);
     cz_post_proof_info info;
     cz_post_proof_lookup(&info, req->registered_proof, NULL);
     printf("  request                 %s, %u vanilla proof%s, miner f0%llu", info.name,

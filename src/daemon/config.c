@@ -5,34 +5,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/parallel.h"
-
-void cz_config_defaults(cz_daemon_config *cfg) {
-    memset(cfg, 0, sizeof *cfg);
-    snprintf(cfg->listen, sizeof cfg->listen, "unix://cuzk.sock");
-    cfg->drain_timeout_ms = 60000;
-    cfg->safety_margin = 5ull << 30;
-    cfg->eviction_min_idle_ms = 300000;
-    cfg->gpu_workers_per_device = 2;
-    snprintf(cfg->backend, sizeof cfg->backend, "auto");
-    /* Not Rust's collector (no waiting for a batch to fill, no shared
-     * synthesis): the prove queue keeps up to this many consecutive units of
-     * the circuit whose parameters the GPU holds before plain order resumes.
-     * A circuit switch re-uploads a key (44 GiB for 32 GiB PoRep: over
-     * PCIe, comparable to one partition's 2-4 s of GPU time), so runs of 8
-     * bound that overhead to about 1/8 of a unit per unit while circuits
-     * compete, and the other circuit waits at most 8 units (never longer
-     * than max_batch_wait_ms) for its turn. A file saying 1 (Rust's
-     * default, batching off there) keeps plain order here. */
-    cfg->max_batch_size = 8;
-    cfg->max_batch_wait_ms = 10000;
-    snprintf(cfg->param_cache, sizeof cfg->param_cache, "params");
-    cfg->result_retention_ms = 600000;
-    snprintf(cfg->log_level, sizeof cfg->log_level, "info");
-}
 
 /* ---- values ---- */
 
@@ -190,206 +167,474 @@ static cz_status parse_value(value *v, const char *p, cz_error *err) {
     return CZ_OK;
 }
 
-/* ---- keys ---- */
+/* ---- keys: one row per key ----
+ *
+ * Each row parses, defaults (its default is text in the file's own syntax,
+ * parsed like a value from a file), prints (--print-config) and documents
+ * (--example-config, which dist/cuzk.example.toml is) one key. */
+
+typedef enum {
+    K_STRING,      /* char[size] */
+    K_BOOL,        /* int */
+    K_U32,         /* uint32_t in [min, max] */
+    K_U64,         /* uint64_t in [min, max] */
+    K_DURATION,    /* uint64_t milliseconds: "250ms", "30s", "5m", "2h" or seconds */
+    K_SIZE,        /* uint64_t bytes: "64GiB", "500MB" or bytes; AUTO_ZERO: "auto" = 0 */
+    K_CHOICE,      /* char[size], one of choices ("a|b|c") */
+    K_U32_LIST,    /* uint32_t[CZ_CONFIG_MAX_LIST] + uint32_t count, items in [min, max] */
+    K_STRING_LIST, /* char[CZ_CONFIG_MAX_LIST][size] + uint32_t count */
+    K_FIXED,       /* accepted with one value only (choices); else `refusal` */
+    K_DEPRECATED   /* accepted for Curio's files with a warning; no effect */
+} key_type;
+
+#define AUTO_ZERO 1u /* K_SIZE: 0 is written "auto" (and a literal 0 is refused) */
+
+typedef struct {
+    const char *section, *key;
+    key_type type;
+    size_t offset, size; /* the field in cz_daemon_config; size: string or item bytes */
+    size_t count_offset; /* lists: their uint32_t count */
+    uint64_t min, max;   /* integers and list items */
+    const char *choices; /* K_CHOICE: "auto|cpu|cuda"; K_FIXED: its value */
+    const char *what;    /* lists: what the items are ("GPU ordinals") */
+    const char *refusal; /* K_FIXED: why another value is refused */
+    unsigned flags;
+    const char *def;     /* the default, as a value in the file */
+    const char *example; /* value dist/cuzk.example.toml sets; NULL = the default, commented */
+    const char *doc;     /* comment lines of the example ('\n' between lines) */
+} key_row;
+
+#define F(field)                                                                                   \
+    .offset = offsetof(cz_daemon_config, field), .size = sizeof(((cz_daemon_config *)0)->field)
+#define LIST(field, count)                                                                         \
+    .offset = offsetof(cz_daemon_config, field),                                                   \
+    .size = sizeof(((cz_daemon_config *)0)->field[0]),                                             \
+    .count_offset = offsetof(cz_daemon_config, count)
+#define DEPRECATED(sec, name)                                                                      \
+    { .section = sec, .key = name, .type = K_DEPRECATED }
+
+static const key_row keys[] = {
+    {.section = "daemon",
+     .key = "listen",
+     .type = K_STRING,
+     F(listen),
+     .def = "\"unix://cuzk.sock\"",
+     .example = "\"unix:///run/cuzk/cuzk.sock\"",
+     .doc = "Where the gRPC service (cuzk.v1.ProvingEngine) listens: unix://PATH (a\n"
+            "relative PATH is under the working directory) or IP:PORT. Curio's\n"
+            "[Cuzk] Address must name the same place. The socket is created mode 0600:\n"
+            "run cuzk as the user Curio runs as. The systemd unit's runtime directory:"},
+    {.section = "daemon",
+     .key = "allow_remote",
+     .type = K_BOOL,
+     F(allow_remote),
+     .def = "false",
+     .doc = "TCP on an address other than loopback: the service has no TLS and no\n"
+            "authentication, so this must be said explicitly."},
+    {.section = "daemon",
+     .key = "drain_timeout",
+     .type = K_DURATION,
+     F(drain_timeout_ms),
+     .def = "\"60s\"",
+     .doc = "On SIGTERM / SIGINT: stop taking calls, let jobs in flight finish for this\n"
+            "long, then cancel the rest (a second signal exits at once)."},
+    {.section = "daemon",
+     .key = "metrics_listen",
+     .type = K_STRING,
+     F(metrics_listen),
+     .def = "\"\"",
+     .doc = "HTTP GET /metrics (Prometheus text, the same as the GetMetrics call) on\n"
+            "IP:PORT, e.g. \"127.0.0.1:9821\"; \"\" = off. Connections are served\n"
+            "concurrently, each within a deadline for its whole request."},
+    {.section = "daemon",
+     .key = "status_listen",
+     .type = K_FIXED,
+     .choices = "\"\"",
+     .refusal = "the HTTP status server is not implemented; use GetStatus over gRPC, or "
+                "[daemon] metrics_listen for HTTP /metrics",
+     .def = "\"\"",
+     .doc = "An HTTP status server in Curio's file; not implemented: any value but \"\"\n"
+            "is an error (use GetStatus or /metrics)."},
+    {.section = "daemon",
+     .key = "max_request_memory",
+     .type = K_SIZE,
+     F(max_request_memory),
+     .def = "\"1GiB\"",
+     .doc = "Request bytes the calls in progress may hold while they are decoded and\n"
+            "checked (about twice each message's size; a 32 GiB PoRep C1 is ~50 MB).\n"
+            "A call that would go past it gets RESOURCE_EXHAUSTED at once. This is\n"
+            "outside [memory] total_budget: keep it within safety_margin."},
+    {.section = "memory",
+     .key = "total_budget",
+     .type = K_SIZE,
+     F(total_budget),
+     .flags = AUTO_ZERO,
+     .def = "\"auto\"",
+     .doc = "Host memory the engine may fill with parameters and partitions in flight;\n"
+            "\"auto\" = physical memory less safety_margin."},
+    {.section = "memory",
+     .key = "safety_margin",
+     .type = K_SIZE,
+     F(safety_margin),
+     .def = "\"5GiB\""},
+    {.section = "memory",
+     .key = "eviction_min_idle",
+     .type = K_DURATION,
+     F(eviction_min_idle_ms),
+     .def = "\"300s\"",
+     .doc = "Parameters unused this long may be dropped when memory is needed."},
+    DEPRECATED("memory", "pinned_budget"),
+    DEPRECATED("memory", "working_memory_budget"),
+    {.section = "gpus",
+     .key = "backend",
+     .type = K_CHOICE,
+     F(backend),
+     .choices = "auto|cpu|cuda",
+     .def = "\"auto\"",
+     .doc = "\"auto\": the GPU when a CUDA device answers, else the CPU; \"cuda\": refuse\n"
+            "to start without one; \"cpu\": never the GPU."},
+    {.section = "gpus",
+     .key = "gpu_workers_per_device",
+     .type = K_U32,
+     F(gpu_workers_per_device),
+     .min = 1,
+     .max = 8,
+     .def = "2",
+     .doc = "Prove workers per back-end context (1..8): a second one overlaps one\n"
+            "proof's host work with another's GPU work."},
+    {.section = "gpus",
+     .key = "devices",
+     .type = K_U32_LIST,
+     LIST(devices, n_devices),
+     .min = 0,
+     .max = 255,
+     .what = "GPU ordinals",
+     .def = "[]",
+     .doc = "CUDA ordinals, one back-end context per entry (an ordinal may repeat:\n"
+            "those contexts share the device's memory); [] = every device."},
+    {.section = "gpus",
+     .key = "gpu_threads",
+     .type = K_U32,
+     F(gpu_threads),
+     .max = UINT32_MAX,
+     .def = "0",
+     .doc = "CPU threads of a prove worker's host-side work; 0 = every core."},
+    {.section = "scheduler",
+     .key = "max_batch_size",
+     .type = K_U32,
+     F(max_batch_size),
+     .min = 1,
+     .max = UINT32_MAX,
+     .def = "8",
+     .doc = "Up to this many consecutive partitions of the circuit whose parameters the\n"
+            "GPU holds are proven before plain priority order resumes (a circuit switch\n"
+            "re-uploads its parameters); 1 = plain order."},
+    {.section = "scheduler",
+     .key = "max_batch_wait_ms",
+     .type = K_U64,
+     F(max_batch_wait_ms),
+     .max = UINT64_MAX,
+     .def = "10000",
+     .doc = "...unless a partition of another circuit has waited this long (ms)."},
+    DEPRECATED("scheduler", "sort_by_type"),
+    {.section = "synthesis",
+     .key = "threads",
+     .type = K_U32,
+     F(synthesis_threads),
+     .max = CZ_THREADS_MAX,
+     .def = "0",
+     .doc = "Worker threads for synthesis and the CPU prover; 0 = every core."},
+    DEPRECATED("synthesis", "partition_workers"),
+    {.section = "pipeline",
+     .key = "enabled",
+     .type = K_FIXED,
+     .choices = "true",
+     .refusal = "there is no monolithic mode; the pipeline is always on",
+     .def = "true",
+     .doc = "Always true: synthesis and proving overlap (there is no monolithic mode)."},
+    {.section = "pipeline",
+     .key = "max_parallel_synthesis",
+     .type = K_U32,
+     F(max_parallel_synthesis),
+     .max = UINT32_MAX,
+     .def = "0",
+     .doc = "Partitions synthesized at once; 0 = auto (every core with a GPU, else 2)."},
+    {.section = "pipeline",
+     .key = "max_gpu_queue_depth",
+     .type = K_U32,
+     F(max_gpu_queue_depth),
+     .max = UINT32_MAX,
+     .def = "0",
+     .doc = "Synthesized partitions waiting for the prover; 0 = the prove workers."},
+    DEPRECATED("pipeline", "synthesis_lookahead"),
+    DEPRECATED("pipeline", "synthesis_concurrency"),
+    DEPRECATED("pipeline", "slot_size"),
+    {.section = "srs",
+     .key = "param_cache",
+     .type = K_STRING,
+     F(param_cache),
+     .def = "\"params\"",
+     .example = "\"/var/lib/cuzk/params\"",
+     .doc = "Directory of the Groth16 parameters (Filecoin's file names:\n"
+            "v28-stacked-proof-of-replication-...params / .vk). The systemd unit's\n"
+            "state directory:"},
+    {.section = "srs",
+     .key = "preload",
+     .type = K_STRING_LIST,
+     LIST(preload, n_preload),
+     .what = "circuit ids",
+     .def = "[]",
+     .doc = "Circuits loaded at start, before the service answers, e.g. [\"porep-32g\"]\n"
+            "(porep-2k, porep-8m, porep-512m, porep-32g, porep-64g)."},
+    {.section = "engine",
+     .key = "result_retention",
+     .type = K_DURATION,
+     F(result_retention_ms),
+     .def = "\"600s\"",
+     .doc = "How long a finished proof waits to be fetched with AwaitProof. A request\n"
+            "with the same request_id and payload gets it again; another payload under\n"
+            "the id of an ended job starts a new proof."},
+    {.section = "logging",
+     .key = "level",
+     .type = K_CHOICE,
+     F(log_level),
+     .choices = "error|warn|info|debug",
+     .def = "\"info\"",
+     .doc = "error, warn, info or debug (lines on stderr: the journal under systemd)."},
+    {.section = "logging",
+     .key = "timeline",
+     .type = K_BOOL,
+     F(timeline),
+     .def = "false",
+     .doc = "One line per job event (submit, synthesis, prove, verify) for timing."},
+    {.section = "logging",
+     .key = "format",
+     .type = K_FIXED,
+     .choices = "\"text\"",
+     .refusal = "only \"text\" logging is implemented",
+     .def = "\"text\"",
+     .doc = "Only \"text\"."},
+};
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+static const char example_header[] =
+    "cuzk daemon configuration (`cuzk daemon --config FILE`).\n"
+    "\n"
+    "Every key is listed with its meaning; the commented ones show their\n"
+    "built-in default, so deleting this file's settings changes nothing else.\n"
+    "`cuzk daemon --config FILE --print-config` prints what is in effect and\n"
+    "checks the file (unknown keys, bad sizes, a bad listen address are errors\n"
+    "naming the line). Sizes: \"64GiB\", \"500MB\", a byte count; durations:\n"
+    "\"250ms\", \"30s\", \"5m\", \"2h\". The keys and their meanings are those of\n"
+    "Curio's cuzk.example.toml where they still apply. This file is written by\n"
+    "`cuzk daemon --example-config` from the table in src/daemon/config.c.";
+
+static void *field_of(cz_daemon_config *c, const key_row *k) {
+    return (char *)c + k->offset;
+}
+static const void *cfield_of(const cz_daemon_config *c, const key_row *k) {
+    return (const char *)c + k->offset;
+}
+
+static const char *type_word(vtype t) {
+    static const char *names[] = {"a string", "an integer", "true or false", "an array"};
+    return names[t];
+}
 
 static cz_status want(const value *v, vtype t, cz_error *err) {
-    static const char *names[] = {"a string", "an integer", "true or false", "an array"};
-    if (v->type != t) return cz_error_set(err, CZ_E_PARSE, "expected %s", names[t]);
+    if (v->type != t) return cz_error_set(err, CZ_E_PARSE, "expected %s", type_word(t));
     return CZ_OK;
 }
 
-static cz_status get_u32(uint32_t *out, const value *v, cz_error *err) {
-    cz_status st = want(v, V_INT, err);
-    if (st != CZ_OK) return st;
-    if (v->num < 0 || v->num > UINT32_MAX)
-        return cz_error_set(err, CZ_E_RANGE, "%" PRId64 " is out of range (0..%u)", v->num,
-                            UINT32_MAX);
-    *out = (uint32_t)v->num;
+static cz_status check_range(const key_row *k, int64_t n, cz_error *err) {
+    if (n < 0) return cz_error_set(err, CZ_E_RANGE, "%" PRId64 " is negative", n);
+    if ((uint64_t)n < k->min || (uint64_t)n > k->max) {
+        uint64_t top = k->type == K_U64 ? UINT64_MAX : UINT32_MAX;
+        if (k->max == top)
+            return cz_error_set(err, CZ_E_RANGE, "must be at least %" PRIu64, k->min);
+        return cz_error_set(err, CZ_E_RANGE, "must be %" PRIu64 "..%" PRIu64, k->min, k->max);
+    }
     return CZ_OK;
 }
 
-static cz_status get_duration(uint64_t *out, const value *v, cz_error *err) {
-    if (v->type == V_INT) {
-        if (v->num < 0) return cz_error_set(err, CZ_E_RANGE, "negative duration");
-        *out = (uint64_t)v->num * 1000;
+/* "a|b|c" contains s as one of its words. */
+static int is_choice(const char *choices, const char *s) {
+    size_t n = strlen(s);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t w = bar ? (size_t)(bar - p) : strlen(p);
+        if (w == n && !memcmp(p, s, n)) return 1;
+        p += w + (bar ? 1 : 0);
+    }
+    return 0;
+}
+
+/* "auto, cpu or cuda" */
+static void choice_list(char *out, size_t cap, const char *choices) {
+    size_t o = 0;
+    out[0] = 0;
+    for (const char *p = choices; *p && o + 1 < cap;) {
+        const char *bar = strchr(p, '|');
+        size_t w = bar ? (size_t)(bar - p) : strlen(p);
+        const char *sep = o == 0 ? "" : bar ? ", " : " or ";
+        int n = snprintf(out + o, cap - o, "%s%.*s", sep, (int)w, p);
+        if (n < 0) break;
+        o += (size_t)n < cap - o ? (size_t)n : cap - o - 1;
+        p += w + (bar ? 1 : 0);
+    }
+}
+
+static int same_value(const value *a, const value *b) {
+    if (a->type != b->type) return 0;
+    switch (a->type) {
+    case V_STRING: return !strcmp(a->str, b->str);
+    case V_INT: return a->num == b->num;
+    case V_BOOL: return a->boolean == b->boolean;
+    default: return 0;
+    }
+}
+
+static cz_status set_value(cz_daemon_config *c, const key_row *k, const value *v, cz_error *err) {
+    cz_status st = CZ_OK;
+    void *f = field_of(c, k);
+    switch (k->type) {
+    case K_STRING:
+    case K_CHOICE:
+        if ((st = want(v, V_STRING, err)) != CZ_OK) return st;
+        if (strlen(v->str) >= k->size)
+            return cz_error_set(err, CZ_E_RANGE, "longer than %zu bytes", k->size - 1);
+        if (k->type == K_CHOICE && !is_choice(k->choices, v->str)) {
+            char list[128];
+            choice_list(list, sizeof list, k->choices);
+            return cz_error_set(err, CZ_E_PARSE, "'%s' is not %s", v->str, list);
+        }
+        snprintf(f, k->size, "%s", v->str);
+        return CZ_OK;
+    case K_BOOL:
+        if ((st = want(v, V_BOOL, err)) != CZ_OK) return st;
+        *(int *)f = v->boolean;
+        return CZ_OK;
+    case K_U32:
+    case K_U64:
+        if ((st = want(v, V_INT, err)) != CZ_OK) return st;
+        if ((st = check_range(k, v->num, err)) != CZ_OK) return st;
+        if (k->type == K_U32)
+            *(uint32_t *)f = (uint32_t)v->num;
+        else
+            *(uint64_t *)f = (uint64_t)v->num;
+        return CZ_OK;
+    case K_DURATION:
+        if (v->type == V_INT) {
+            if (v->num < 0) return cz_error_set(err, CZ_E_RANGE, "negative duration");
+            if ((uint64_t)v->num > UINT64_MAX / 1000)
+                return cz_error_set(err, CZ_E_RANGE, "duration overflows");
+            *(uint64_t *)f = (uint64_t)v->num * 1000;
+            return CZ_OK;
+        }
+        if ((st = want(v, V_STRING, err)) != CZ_OK) return st;
+        return cz_parse_duration_ms(f, v->str, err);
+    case K_SIZE: {
+        uint64_t n = 0;
+        if (v->type == V_INT) {
+            if (v->num < 0) return cz_error_set(err, CZ_E_RANGE, "negative size");
+            n = (uint64_t)v->num;
+        } else {
+            if ((st = want(v, V_STRING, err)) != CZ_OK) return st;
+            if ((k->flags & AUTO_ZERO) && !strcmp(v->str, "auto")) {
+                *(uint64_t *)f = 0;
+                return CZ_OK;
+            }
+            if ((st = cz_parse_size(&n, v->str, err)) != CZ_OK) return st;
+        }
+        if ((k->flags & AUTO_ZERO) && n == 0)
+            return cz_error_set(err, CZ_E_RANGE, "0 bytes (use \"auto\")");
+        *(uint64_t *)f = n;
         return CZ_OK;
     }
-    cz_status st = want(v, V_STRING, err);
-    return st == CZ_OK ? cz_parse_duration_ms(out, v->str, err) : st;
-}
-
-static cz_status get_size(uint64_t *out, const value *v, cz_error *err) {
-    if (v->type == V_INT) {
-        if (v->num < 0) return cz_error_set(err, CZ_E_RANGE, "negative size");
-        *out = (uint64_t)v->num;
+    case K_U32_LIST:
+    case K_STRING_LIST: {
+        int strings = k->type == K_STRING_LIST;
+        if ((st = want(v, V_ARRAY, err)) != CZ_OK) return st;
+        if (v->n_items && v->item_type != (strings ? V_STRING : V_INT))
+            return cz_error_set(err, CZ_E_PARSE, "expected %s (%s)", k->what,
+                                strings ? "strings" : "integers");
+        for (size_t i = 0; i < v->n_items; i++) {
+            if (strings) {
+                if (strlen(v->items[i]) >= k->size)
+                    return cz_error_set(err, CZ_E_RANGE, "item %zu is longer than %zu bytes", i,
+                                        k->size - 1);
+                snprintf((char *)f + i * k->size, k->size, "%s", v->items[i]);
+            } else {
+                int64_t n = v->item_nums[i];
+                if (n < 0 || (uint64_t)n < k->min || (uint64_t)n > k->max)
+                    return cz_error_set(err, CZ_E_RANGE,
+                                        "%" PRId64 " is out of range (%" PRIu64 "..%" PRIu64 ")", n,
+                                        k->min, k->max);
+                ((uint32_t *)f)[i] = (uint32_t)n;
+            }
+        }
+        *(uint32_t *)((char *)c + k->count_offset) = (uint32_t)v->n_items;
         return CZ_OK;
     }
-    cz_status st = want(v, V_STRING, err);
-    return st == CZ_OK ? cz_parse_size(out, v->str, err) : st;
+    case K_FIXED: {
+        value only;
+        const char *p = k->choices;
+        if (parse_value(&only, p, err) != CZ_OK) return CZ_E_INTERNAL;
+        if ((st = want(v, only.type, err)) != CZ_OK) return st;
+        if (!same_value(v, &only)) return cz_error_set(err, CZ_E_UNSUPPORTED, "%s", k->refusal);
+        return CZ_OK;
+    }
+    case K_DEPRECATED: return CZ_OK;
+    }
+    return cz_error_set(err, CZ_E_INTERNAL, "key type %d", (int)k->type);
 }
 
-static cz_status get_str(char *out, size_t cap, const value *v, cz_error *err) {
-    cz_status st = want(v, V_STRING, err);
-    if (st != CZ_OK) return st;
-    if (strlen(v->str) >= cap)
-        return cz_error_set(err, CZ_E_RANGE, "longer than %zu bytes", cap - 1);
-    snprintf(out, cap, "%s", v->str);
-    return CZ_OK;
+static const key_row *find_key(const char *sec, const char *key) {
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(keys[i].section, sec) && !strcmp(keys[i].key, key)) return &keys[i];
+    return NULL;
+}
+
+static int known_section(const char *s) {
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(keys[i].section, s)) return 1;
+    return 0;
+}
+
+/* "daemon, memory, ..." in table order. */
+static void section_list(char *out, size_t cap) {
+    size_t o = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < N_KEYS; i++) {
+        if (i && !strcmp(keys[i].section, keys[i - 1].section)) continue;
+        int n = snprintf(out + o, cap - o, "%s%s", o ? ", " : "", keys[i].section);
+        if (n < 0 || (size_t)n >= cap - o) break;
+        o += (size_t)n;
+    }
 }
 
 static cz_status apply(cz_daemon_config *c, const char *sec, const char *key, const value *v,
                        FILE *warn, const char *where, cz_error *err) {
-#define IS(s, k) (!strcmp(sec, s) && !strcmp(key, k))
-    if (IS("daemon", "listen")) return get_str(c->listen, sizeof c->listen, v, err);
-    if (IS("daemon", "allow_remote")) {
-        cz_status st = want(v, V_BOOL, err);
-        if (st == CZ_OK) c->allow_remote = v->boolean;
-        return st;
-    }
-    if (IS("daemon", "drain_timeout")) return get_duration(&c->drain_timeout_ms, v, err);
-    if (IS("daemon", "metrics_listen"))
-        return get_str(c->metrics_listen, sizeof c->metrics_listen, v, err);
-    if (IS("daemon", "status_listen")) {
-        char s[256];
-        cz_status st = get_str(s, sizeof s, v, err);
-        if (st == CZ_OK && s[0])
-            return cz_error_set(err, CZ_E_UNSUPPORTED,
-                                "the HTTP status server is not implemented; use GetStatus "
-                                "over gRPC, or [daemon] metrics_listen for HTTP /metrics");
-        return st;
-    }
-    if (IS("memory", "total_budget")) {
-        if (v->type == V_STRING && !strcmp(v->str, "auto")) {
-            c->total_budget = 0;
-            return CZ_OK;
-        }
-        cz_status st = get_size(&c->total_budget, v, err);
-        if (st == CZ_OK && c->total_budget == 0)
-            return cz_error_set(err, CZ_E_RANGE, "0 bytes (use \"auto\")");
-        return st;
-    }
-    if (IS("memory", "safety_margin")) return get_size(&c->safety_margin, v, err);
-    if (IS("memory", "eviction_min_idle")) return get_duration(&c->eviction_min_idle_ms, v, err);
-    if (IS("gpus", "devices")) {
-        cz_status st = want(v, V_ARRAY, err);
-        if (st != CZ_OK) return st;
-        if (v->n_items && v->item_type != V_INT)
-            return cz_error_set(err, CZ_E_PARSE, "expected GPU ordinals (integers)");
-        for (size_t i = 0; i < v->n_items; i++) {
-            if (v->item_nums[i] < 0 || v->item_nums[i] > 255)
-                return cz_error_set(err, CZ_E_RANGE, "GPU ordinal %" PRId64 " out of range",
-                                    v->item_nums[i]);
-            c->devices[i] = (uint32_t)v->item_nums[i];
-        }
-        c->n_devices = (uint32_t)v->n_items;
+    const key_row *k = find_key(sec, key);
+    if (!k) return cz_error_set(err, CZ_E_PARSE, "unknown key");
+    if (k->type == K_DEPRECATED) {
+        if (warn) fprintf(warn, "%s: [%s] %s has no effect (ignored)\n", where, sec, key);
         return CZ_OK;
     }
-    if (IS("gpus", "gpu_threads")) return get_u32(&c->gpu_threads, v, err);
-    if (IS("gpus", "backend")) {
-        char s[16];
-        cz_status st = get_str(s, sizeof s, v, err);
-        if (st != CZ_OK) return st;
-        if (strcmp(s, "auto") && strcmp(s, "cpu") && strcmp(s, "cuda"))
-            return cz_error_set(err, CZ_E_PARSE, "'%s' is not auto, cpu or cuda", s);
-        snprintf(c->backend, sizeof c->backend, "%s", s);
-        return CZ_OK;
-    }
-    if (IS("gpus", "gpu_workers_per_device")) {
-        cz_status st = get_u32(&c->gpu_workers_per_device, v, err);
-        if (st == CZ_OK && (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 8))
-            return cz_error_set(err, CZ_E_RANGE, "must be 1..8");
-        return st;
-    }
-    if (IS("scheduler", "max_batch_size")) {
-        /* Accepted for Curio's files; the meaning is the same-circuit run
-         * length of the prove queue (see cz_config_defaults). */
-        uint32_t n = 0;
-        cz_status st = get_u32(&n, v, err);
-        if (st == CZ_OK && n < 1) return cz_error_set(err, CZ_E_RANGE, "must be at least 1");
-        if (st == CZ_OK) c->max_batch_size = n;
-        return st;
-    }
-    if (IS("scheduler", "max_batch_wait_ms")) {
-        cz_status st = want(v, V_INT, err);
-        if (st == CZ_OK && v->num < 0) st = cz_error_set(err, CZ_E_RANGE, "negative");
-        if (st == CZ_OK) c->max_batch_wait_ms = (uint64_t)v->num;
-        return st;
-    }
-    if (IS("synthesis", "threads")) {
-        /* becomes CZ_THREADS, whose range it must respect */
-        cz_status st = get_u32(&c->synthesis_threads, v, err);
-        if (st == CZ_OK && c->synthesis_threads > CZ_THREADS_MAX)
-            return cz_error_set(err, CZ_E_RANGE, "must be 0 (every core) to %d", CZ_THREADS_MAX);
-        return st;
-    }
-    if (IS("pipeline", "enabled")) {
-        cz_status st = want(v, V_BOOL, err);
-        if (st == CZ_OK && !v->boolean)
-            return cz_error_set(err, CZ_E_UNSUPPORTED,
-                                "there is no monolithic mode; the pipeline is always on");
-        return st;
-    }
-    if (IS("pipeline", "max_parallel_synthesis"))
-        return get_u32(&c->max_parallel_synthesis, v, err);
-    if (IS("pipeline", "max_gpu_queue_depth")) return get_u32(&c->max_gpu_queue_depth, v, err);
-    if (IS("srs", "param_cache")) return get_str(c->param_cache, sizeof c->param_cache, v, err);
-    if (IS("srs", "preload")) {
-        cz_status st = want(v, V_ARRAY, err);
-        if (st != CZ_OK) return st;
-        if (v->n_items && v->item_type != V_STRING)
-            return cz_error_set(err, CZ_E_PARSE, "expected circuit ids (strings)");
-        for (size_t i = 0; i < v->n_items; i++) {
-            if (strlen(v->items[i]) >= sizeof c->preload[0])
-                return cz_error_set(err, CZ_E_RANGE, "circuit id too long");
-            snprintf(c->preload[i], sizeof c->preload[0], "%s", v->items[i]);
-        }
-        c->n_preload = (uint32_t)v->n_items;
-        return CZ_OK;
-    }
-    if (IS("engine", "result_retention")) return get_duration(&c->result_retention_ms, v, err);
-    if (IS("logging", "level")) {
-        char s[16];
-        cz_status st = get_str(s, sizeof s, v, err);
-        if (st != CZ_OK) return st;
-        if (strcmp(s, "error") && strcmp(s, "warn") && strcmp(s, "info") && strcmp(s, "debug"))
-            return cz_error_set(err, CZ_E_PARSE, "'%s' is not error, warn, info or debug", s);
-        snprintf(c->log_level, sizeof c->log_level, "%s", s);
-        return CZ_OK;
-    }
-    if (IS("logging", "timeline")) {
-        cz_status st = want(v, V_BOOL, err);
-        if (st == CZ_OK) c->timeline = v->boolean;
-        return st;
-    }
-    if (IS("logging", "format")) {
-        char s[16];
-        cz_status st = get_str(s, sizeof s, v, err);
-        if (st == CZ_OK && strcmp(s, "text"))
-            return cz_error_set(err, CZ_E_UNSUPPORTED, "only \"text\" logging is implemented");
-        return st;
-    }
-    /* Keys the Rust daemon accepts but ignores: warn, do not fail. */
-    static const char *deprecated[][2] = {
-        {"memory", "pinned_budget"},         {"memory", "working_memory_budget"},
-        {"synthesis", "partition_workers"},  {"scheduler", "sort_by_type"},
-        {"pipeline", "synthesis_lookahead"}, {"pipeline", "synthesis_concurrency"},
-        {"pipeline", "slot_size"},
-    };
-    for (size_t i = 0; i < sizeof deprecated / sizeof deprecated[0]; i++)
-        if (IS(deprecated[i][0], deprecated[i][1])) {
-            if (warn) fprintf(warn, "%s: [%s] %s has no effect (ignored)\n", where, sec, key);
-            return CZ_OK;
-        }
-#undef IS
-    return cz_error_set(err, CZ_E_PARSE, "unknown key");
+    return set_value(c, k, v, err);
 }
 
-static int known_section(const char *s) {
-    static const char *names[] = {"daemon",   "memory", "gpus",   "scheduler", "synthesis",
-                                  "pipeline", "srs",    "engine", "logging"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(s, names[i])) return 1;
-    return 0;
+void cz_config_defaults(cz_daemon_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const key_row *k = &keys[i];
+        if (!k->def || k->type == K_FIXED || k->type == K_DEPRECATED) continue;
+        value v;
+        cz_error err;
+        /* The table's own text: tests/daemon/test_config holds it to parse. */
+        if (parse_value(&v, k->def, &err) != CZ_OK || set_value(cfg, k, &v, &err) != CZ_OK)
+            fprintf(stderr, "config: default of [%s] %s: %s\n", k->section, k->key, err.message);
+    }
 }
 
 cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, const char *name,
@@ -424,11 +669,12 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
             if (*rest && *rest != '#')
                 return cz_error_set(err, CZ_E_PARSE, "%s:%zu: text after the section header", name,
                                     line_no);
-            if (!known_section(sec))
-                return cz_error_set(err, CZ_E_PARSE,
-                                    "%s:%zu: unknown section [%s] (known: daemon, memory, gpus, "
-                                    "scheduler, synthesis, pipeline, srs, engine, logging)",
-                                    name, line_no, sec);
+            if (!known_section(sec)) {
+                char list[256];
+                section_list(list, sizeof list);
+                return cz_error_set(err, CZ_E_PARSE, "%s:%zu: unknown section [%s] (known: %s)",
+                                    name, line_no, sec, list);
+            }
             snprintf(section, sizeof section, "%s", sec);
             continue;
         }
@@ -452,14 +698,16 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
         char where[PATH_MAX + 32];
         snprintf(where, sizeof where, "%s:%zu", name, line_no);
         if (st == CZ_OK) st = apply(cfg, section, key, &v, warn, where, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "%s: [%s] %s", where, section, key);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "%s: [%s] %s", where, section, key);
     }
     return CZ_OK;
 }
 
 cz_status cz_config_load(cz_daemon_config *cfg, const char *path, FILE *warn, cz_error *err) {
     FILE *f = fopen(path, "rb");
-    if (!f) return cz_error_set(err, CZ_E_IO, "%s: %s", path, strerror(errno));
+    if (!f)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: %s", path,
+                            strerror(errno));
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -567,15 +815,10 @@ cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err) {
     return cz_listen_parse(&addr, cfg->listen, cfg->allow_remote, err);
 }
 
-static void print_duration(FILE *out, const char *key, uint64_t ms) {
-    if (ms % 1000)
-        fprintf(out, "%s = \"%" PRIu64 "ms\"\n", key, ms);
-    else
-        fprintf(out, "%s = \"%" PRIu64 "s\"\n", key, ms / 1000);
-}
+/* ---- printing ---- */
 
-static void print_string(FILE *out, const char *key, const char *s) {
-    fprintf(out, "%s = \"", key);
+static void print_string(FILE *out, const char *s) {
+    fputc('"', out);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\') fputc('\\', out);
         if (*s == '\n')
@@ -585,41 +828,95 @@ static void print_string(FILE *out, const char *key, const char *s) {
         else
             fputc(*s, out);
     }
-    fputs("\"\n", out);
+    fputc('"', out);
+}
+
+static void print_size(FILE *out, uint64_t n) {
+    static const char *units[] = {"TiB", "GiB", "MiB", "KiB"};
+    for (int i = 0; i < 4; i++) {
+        unsigned shift = 40 - 10 * (unsigned)i;
+        if (n && n % (1ull << shift) == 0) {
+            fprintf(out, "\"%" PRIu64 "%s\"", n >> shift, units[i]);
+            return;
+        }
+    }
+    fprintf(out, "\"%" PRIu64 "B\"", n);
+}
+
+static void print_value(FILE *out, const cz_daemon_config *c, const key_row *k) {
+    const void *f = cfield_of(c, k);
+    switch (k->type) {
+    case K_STRING:
+    case K_CHOICE: print_string(out, f); break;
+    case K_BOOL: fputs(*(const int *)f ? "true" : "false", out); break;
+    case K_U32: fprintf(out, "%" PRIu32, *(const uint32_t *)f); break;
+    case K_U64: fprintf(out, "%" PRIu64, *(const uint64_t *)f); break;
+    case K_DURATION: {
+        uint64_t ms = *(const uint64_t *)f;
+        if (ms % 1000)
+            fprintf(out, "\"%" PRIu64 "ms\"", ms);
+        else
+            fprintf(out, "\"%" PRIu64 "s\"", ms / 1000);
+        break;
+    }
+    case K_SIZE: {
+        uint64_t n = *(const uint64_t *)f;
+        if ((k->flags & AUTO_ZERO) && n == 0)
+            fputs("\"auto\"", out);
+        else
+            print_size(out, n);
+        break;
+    }
+    case K_U32_LIST:
+    case K_STRING_LIST: {
+        uint32_t n = *(const uint32_t *)((const char *)c + k->count_offset);
+        fputc('[', out);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i) fputs(", ", out);
+            if (k->type == K_STRING_LIST)
+                print_string(out, (const char *)f + i * k->size);
+            else
+                fprintf(out, "%" PRIu32, ((const uint32_t *)f)[i]);
+        }
+        fputc(']', out);
+        break;
+    }
+    case K_FIXED: fputs(k->choices, out); break;
+    case K_DEPRECATED: break;
+    }
 }
 
 void cz_config_print(const cz_daemon_config *c, FILE *out) {
-    fprintf(out, "[daemon]\n");
-    print_string(out, "listen", c->listen);
-    fprintf(out, "allow_remote = %s\n", c->allow_remote ? "true" : "false");
-    print_duration(out, "drain_timeout", c->drain_timeout_ms);
-    print_string(out, "metrics_listen", c->metrics_listen);
-    fprintf(out, "\n[memory]\n");
-    if (c->total_budget)
-        fprintf(out, "total_budget = \"%" PRIu64 "B\"\n", c->total_budget);
-    else
-        fprintf(out, "total_budget = \"auto\"\n");
-    fprintf(out, "safety_margin = \"%" PRIu64 "B\"\n", c->safety_margin);
-    print_duration(out, "eviction_min_idle", c->eviction_min_idle_ms);
-    fprintf(out, "\n[gpus]\ndevices = [");
-    for (uint32_t i = 0; i < c->n_devices; i++) fprintf(out, "%s%u", i ? ", " : "", c->devices[i]);
-    fprintf(out, "]\ngpu_threads = %u\ngpu_workers_per_device = %u\n", c->gpu_threads,
-            c->gpu_workers_per_device);
-    print_string(out, "backend", c->backend);
-    fprintf(out, "\n[scheduler]\nmax_batch_size = %u\nmax_batch_wait_ms = %" PRIu64 "\n",
-            c->max_batch_size, c->max_batch_wait_ms);
-    fprintf(out, "\n[synthesis]\nthreads = %u\n", c->synthesis_threads);
-    fprintf(out,
-            "\n[pipeline]\nenabled = true\nmax_parallel_synthesis = %u\nmax_gpu_queue_depth = %u\n",
-            c->max_parallel_synthesis, c->max_gpu_queue_depth);
-    fprintf(out, "\n[srs]\n");
-    print_string(out, "param_cache", c->param_cache);
-    fprintf(out, "preload = [");
-    for (uint32_t i = 0; i < c->n_preload; i++)
-        fprintf(out, "%s\"%s\"", i ? ", " : "", c->preload[i]);
-    fprintf(out, "]\n\n[engine]\n");
-    print_duration(out, "result_retention", c->result_retention_ms);
-    fprintf(out, "\n[logging]\n");
-    print_string(out, "level", c->log_level);
-    fprintf(out, "timeline = %s\n", c->timeline ? "true" : "false");
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const key_row *k = &keys[i];
+        if (!i || strcmp(k->section, keys[i - 1].section))
+            fprintf(out, "%s[%s]\n", i ? "\n" : "", k->section);
+        if (k->type == K_DEPRECATED) continue;
+        fprintf(out, "%s = ", k->key);
+        print_value(out, c, k);
+        fputc('\n', out);
+    }
+}
+
+static void print_comment(FILE *out, const char *text) {
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        fprintf(out, n ? "# %.*s\n" : "#\n", (int)n, p);
+        p += n + (nl ? 1 : 0);
+    }
+}
+
+void cz_config_print_example(FILE *out) {
+    print_comment(out, example_header);
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const key_row *k = &keys[i];
+        if (!i || strcmp(k->section, keys[i - 1].section)) fprintf(out, "\n[%s]\n", k->section);
+        if (k->type == K_DEPRECATED) continue;
+        if (k->doc) print_comment(out, k->doc);
+        if (k->example)
+            fprintf(out, "%s = %s\n", k->key, k->example);
+        else
+            fprintf(out, "#%s = %s\n", k->key, k->def);
+    }
 }

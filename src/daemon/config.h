@@ -25,7 +25,8 @@ typedef struct {
     char listen[512]; /* unix://PATH (relative = under the working dir) or IP:port */
     int allow_remote; /* TCP on a non-loopback address needs this */
     uint64_t drain_timeout_ms;
-    char metrics_listen[64]; /* "IP:port" of the HTTP /metrics endpoint; "" = off */
+    char metrics_listen[64];     /* "IP:port" of the HTTP /metrics endpoint; "" = off */
+    uint64_t max_request_memory; /* bytes of requests the calls in progress may hold */
     /* [memory] */
     uint64_t total_budget; /* bytes; 0 = auto */
     uint64_t safety_margin;
@@ -88,6 +89,10 @@ cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err);
 
 /* Writes the effective configuration as TOML that cz_config_parse reads back. */
 void cz_config_print(const cz_daemon_config *cfg, FILE *out);
+
+/* Writes the documented example file (dist/cuzk.example.toml): every key
+ * with its meaning and its default, from the one table of keys. */
+void cz_config_print_example(FILE *out);
 
 /* "250ms", "30s", "5m", "2h" or a plain number of seconds. */
 cz_status cz_parse_duration_ms(uint64_t *out, const char *s, cz_error *err);

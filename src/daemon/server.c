@@ -29,10 +29,11 @@
 #include "daemon/daemon.h"
 #include "daemon/grpc_args.h"
 #include "daemon/http_metrics.h"
-#include "daemon/log.h"
 #include "daemon/notify.h"
+#include "daemon/request.h"
 #include "engine/job.h"
 #include "gpu/gpu.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 typedef enum { TAG_NEW, TAG_RECV, TAG_SEND, TAG_CLOSE, TAG_SHUTDOWN } tag_kind;
@@ -58,6 +59,7 @@ struct cz_daemon {
     pthread_cond_t changed;
     int shutting_down, shutdown_done;
     uint32_t active_handlers;
+    uint64_t request_bytes; /* held by calls in progress ([daemon] max_request_memory) */
 };
 
 struct call_ctx {
@@ -73,6 +75,12 @@ struct call_ctx {
     grpc_byte_buffer *send;
     grpc_slice status_details;
     int has_details;
+    /* The request's bytes (contiguous) and what this call counts of them
+     * in d->request_bytes; both go once the request is decoded (a
+     * submission's: once it is submitted). */
+    grpc_slice in;
+    int has_in;
+    uint64_t request_reserved;
 };
 
 static call_ctx *ctx_new(cz_daemon *d) {
@@ -88,11 +96,13 @@ static call_ctx *ctx_new(cz_daemon *d) {
     return c;
 }
 
+static void release_request(call_ctx *c);
+
 static void ctx_free(call_ctx *c) {
+    release_request(c);
     if (c->call) grpc_call_unref(c->call);
     grpc_call_details_destroy(&c->details);
     grpc_metadata_array_destroy(&c->md);
-    if (c->recv) grpc_byte_buffer_destroy(c->recv);
     if (c->send) grpc_byte_buffer_destroy(c->send);
     if (c->has_details) grpc_slice_unref(c->status_details);
     free(c);
@@ -100,6 +110,42 @@ static void ctx_free(call_ctx *c) {
 
 static void ctx_unref(call_ctx *c) {
     if (atomic_fetch_sub(&c->refs, 1) == 1) ctx_free(c);
+}
+
+/* Request memory: a call counts twice its message size from the moment it
+ * is received (the received buffer and its contiguous copy, briefly both;
+ * then the copy, which a submission's decoded view points into) until
+ * release_request, right after the request is handed to the engine. The
+ * sum over calls stays within [daemon] max_request_memory; a call that
+ * would exceed it is refused. */
+static int reserve_request(cz_daemon *d, call_ctx *c, uint64_t bytes, uint64_t *held) {
+    pthread_mutex_lock(&d->lock);
+    *held = d->request_bytes;
+    int ok = d->request_bytes + bytes <= d->cfg.max_request_memory;
+    if (ok) {
+        d->request_bytes += bytes;
+        c->request_reserved = bytes;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return ok;
+}
+
+/* Drops the request's bytes and their reservation (idempotent). */
+static void release_request(call_ctx *c) {
+    if (c->has_in) {
+        grpc_slice_unref(c->in);
+        c->has_in = 0;
+    }
+    if (c->recv) {
+        grpc_byte_buffer_destroy(c->recv);
+        c->recv = NULL;
+    }
+    if (c->request_reserved) {
+        pthread_mutex_lock(&c->d->lock);
+        c->d->request_bytes -= c->request_reserved;
+        pthread_mutex_unlock(&c->d->lock);
+        c->request_reserved = 0;
+    }
 }
 
 /* Sends the response (message may be NULL) and the status. */
@@ -154,8 +200,11 @@ static grpc_status_code code_of(cz_status st) {
     case CZ_E_IDENTITY: return GRPC_STATUS_INVALID_ARGUMENT;
     case CZ_E_UNSUPPORTED: return GRPC_STATUS_UNIMPLEMENTED;
     case CZ_E_NOMEM: return GRPC_STATUS_RESOURCE_EXHAUSTED;
-    case CZ_E_IO: return GRPC_STATUS_UNAVAILABLE;
-    default: return GRPC_STATUS_INTERNAL;
+    case CZ_E_NOT_FOUND: /* parameters missing on this machine: not the caller's fault */
+    case CZ_E_BUSY: return GRPC_STATUS_FAILED_PRECONDITION;
+    case CZ_E_CANCELLED: return GRPC_STATUS_CANCELLED;
+    case CZ_E_SHUTDOWN: return GRPC_STATUS_UNAVAILABLE;
+    default: return GRPC_STATUS_INTERNAL; /* CZ_E_IO, CZ_E_CUDA, CZ_E_VERIFY, CZ_E_INTERNAL */
     }
 }
 
@@ -165,52 +214,6 @@ static int client_gone(void *ctx) {
 }
 
 /* ---- handlers ---- */
-
-typedef struct {
-    cz_engine_request req;
-    const uint8_t **ptrs;
-    size_t *lens;
-} request_view;
-
-static cz_status view_submit(request_view *v, const Cuzk__V1__SubmitProofRequest *s,
-                             cz_error *err) {
-    memset(v, 0, sizeof *v);
-    cz_engine_request *r = &v->req;
-    r->request_id = s->request_id;
-    r->kind = (cz_proof_kind)s->proof_kind;
-    r->priority = (cz_priority)s->priority;
-    r->sector_size = s->sector_size;
-    r->registered_proof = s->registered_proof;
-    r->sector_number = s->sector_number;
-    r->miner_id = s->miner_id;
-    r->vanilla_proof = s->vanilla_proof.data;
-    r->vanilla_proof_len = s->vanilla_proof.len;
-    r->randomness = s->randomness.data;
-    r->randomness_len = s->randomness.len;
-    r->partition_index = s->partition_index;
-    r->comm_r_old = s->comm_r_old.data;
-    r->comm_r_old_len = s->comm_r_old.len;
-    r->comm_r_new = s->comm_r_new.data;
-    r->comm_r_new_len = s->comm_r_new.len;
-    r->comm_d_new = s->comm_d_new.data;
-    r->comm_d_new_len = s->comm_d_new.len;
-    if (s->n_vanilla_proofs) {
-        v->ptrs = calloc(s->n_vanilla_proofs, sizeof *v->ptrs);
-        v->lens = calloc(s->n_vanilla_proofs, sizeof *v->lens);
-        if (!v->ptrs || !v->lens) {
-            free(v->ptrs), free(v->lens);
-            return cz_error_set(err, CZ_E_NOMEM, "out of memory");
-        }
-        for (size_t i = 0; i < s->n_vanilla_proofs; i++) {
-            v->ptrs[i] = s->vanilla_proofs[i].data;
-            v->lens[i] = s->vanilla_proofs[i].len;
-        }
-        r->vanilla_proofs = v->ptrs;
-        r->vanilla_proofs_len = v->lens;
-        r->n_vanilla_proofs = s->n_vanilla_proofs;
-    }
-    return CZ_OK;
-}
 
 static void fill_await(Cuzk__V1__AwaitProofResponse *m, const char *job_id,
                        const cz_engine_result *r) {
@@ -227,38 +230,15 @@ static void fill_await(Cuzk__V1__AwaitProofResponse *m, const char *job_id,
     m->total_ms = r->total_ms;
 }
 
-static void bad_message(call_ctx *c, const char *type, size_t len) {
-    char m[128];
-    snprintf(m, sizeof m, "cannot decode %s (%zu bytes): not a valid protobuf message", type, len);
-    respond(c, GRPC_STATUS_INVALID_ARGUMENT, m, NULL);
-}
-
-static void do_submit(call_ctx *c, const uint8_t *in, size_t len, int wait) {
+/* SubmitProof (wait = 0) and Prove (wait = 1). The request's bytes go
+ * before the wait: a Prove holds only its job id while the proof runs. */
+static void do_submit(call_ctx *c, cz_rpc_request *rq, int wait) {
     cz_engine *e = c->d->engine;
-    Cuzk__V1__SubmitProofRequest *s = NULL;
-    Cuzk__V1__ProveRequest *pr = NULL;
-    if (wait) {
-        pr = cuzk__v1__prove_request__unpack(NULL, len, in);
-        if (!pr) return bad_message(c, "ProveRequest", len);
-        s = pr->submit;
-        if (!s) {
-            cuzk__v1__prove_request__free_unpacked(pr, NULL);
-            return respond(c, GRPC_STATUS_INVALID_ARGUMENT, "ProveRequest.submit is missing", NULL);
-        }
-    } else {
-        s = cuzk__v1__submit_proof_request__unpack(NULL, len, in);
-        if (!s) return bad_message(c, "SubmitProofRequest", len);
-    }
-    request_view v;
     cz_error err = {0};
     cz_engine_submit_info info;
-    cz_status st = view_submit(&v, s, &err);
-    if (st == CZ_OK) st = cz_engine_submit(e, &v.req, &info, &err);
-    free(v.ptrs), free(v.lens);
-    if (pr)
-        cuzk__v1__prove_request__free_unpacked(pr, NULL);
-    else
-        cuzk__v1__submit_proof_request__free_unpacked(s, NULL);
+    cz_status st = cz_engine_submit(e, &rq->submit, &info, &err);
+    cz_rpc_request_free(rq);
+    release_request(c);
     if (st != CZ_OK) return respond(c, code_of(st), err.message, NULL);
     if (info.attached)
         cz_log(CZ_LOG_INFO, "%s %s: attached to the existing job", wait ? "Prove" : "SubmitProof",
@@ -287,9 +267,8 @@ static void do_submit(call_ctx *c, const uint8_t *in, size_t len, int wait) {
     cz_engine_result_free(&r);
 }
 
-static void do_await(call_ctx *c, const uint8_t *in, size_t len) {
-    Cuzk__V1__AwaitProofRequest *q = cuzk__v1__await_proof_request__unpack(NULL, len, in);
-    if (!q) return bad_message(c, "AwaitProofRequest", len);
+static void do_await(call_ctx *c, cz_rpc_request *rq) {
+    const Cuzk__V1__AwaitProofRequest *q = (const Cuzk__V1__AwaitProofRequest *)rq->msg;
     cz_engine_result r;
     cz_error err = {0};
     cz_engine_await(c->d->engine, q->job_id, q->timeout_ms, client_gone, c, &r, &err);
@@ -301,12 +280,10 @@ static void do_await(call_ctx *c, const uint8_t *in, size_t len) {
         respond(c, GRPC_STATUS_OK, NULL, &a.base);
     }
     cz_engine_result_free(&r);
-    cuzk__v1__await_proof_request__free_unpacked(q, NULL);
 }
 
-static void do_cancel(call_ctx *c, const uint8_t *in, size_t len) {
-    Cuzk__V1__CancelProofRequest *q = cuzk__v1__cancel_proof_request__unpack(NULL, len, in);
-    if (!q) return bad_message(c, "CancelProofRequest", len);
+static void do_cancel(call_ctx *c, cz_rpc_request *rq) {
+    const Cuzk__V1__CancelProofRequest *q = (const Cuzk__V1__CancelProofRequest *)rq->msg;
     int found = 0, was_running = 0;
     cz_error err = {0};
     cz_engine_cancel(c->d->engine, q->job_id, &found, &was_running, &err);
@@ -321,7 +298,6 @@ static void do_cancel(call_ctx *c, const uint8_t *in, size_t len) {
         m.was_running = was_running;
         respond(c, GRPC_STATUS_OK, NULL, &m.base);
     }
-    cuzk__v1__cancel_proof_request__free_unpacked(q, NULL);
 }
 
 static void do_status(call_ctx *c) {
@@ -392,16 +368,14 @@ static void do_metrics(call_ctx *c) {
     free(text);
 }
 
-static void do_preload(call_ctx *c, const uint8_t *in, size_t len) {
-    Cuzk__V1__PreloadSrsRequest *q = cuzk__v1__preload_srs_request__unpack(NULL, len, in);
-    if (!q) return bad_message(c, "PreloadSrsRequest", len);
+static void do_preload(call_ctx *c, cz_rpc_request *rq) {
+    const Cuzk__V1__PreloadSrsRequest *q = (const Cuzk__V1__PreloadSrsRequest *)rq->msg;
     int already = 0;
     uint64_t ms = 0;
     cz_error err = {0};
     cz_status st = cz_engine_preload(c->d->engine, q->circuit_id, &already, &ms, &err);
     if (st != CZ_OK) {
-        respond(c, st == CZ_E_IO ? GRPC_STATUS_FAILED_PRECONDITION : code_of(st), err.message,
-                NULL);
+        respond(c, code_of(st), err.message, NULL);
     } else {
         cz_log(CZ_LOG_INFO, "PreloadSRS %s: %s (%" PRIu64 " ms)", q->circuit_id,
                already ? "already loaded" : "loaded", ms);
@@ -411,19 +385,16 @@ static void do_preload(call_ctx *c, const uint8_t *in, size_t len) {
         m.load_time_ms = ms;
         respond(c, GRPC_STATUS_OK, NULL, &m.base);
     }
-    cuzk__v1__preload_srs_request__free_unpacked(q, NULL);
 }
 
-static void do_evict(call_ctx *c, const uint8_t *in, size_t len) {
-    Cuzk__V1__EvictSrsRequest *q = cuzk__v1__evict_srs_request__unpack(NULL, len, in);
-    if (!q) return bad_message(c, "EvictSrsRequest", len);
+static void do_evict(call_ctx *c, cz_rpc_request *rq) {
+    const Cuzk__V1__EvictSrsRequest *q = (const Cuzk__V1__EvictSrsRequest *)rq->msg;
     int was = 0;
     uint64_t freed = 0;
     cz_error err = {0};
     cz_status st = cz_engine_evict(c->d->engine, q->circuit_id, &was, &freed, &err);
     if (st != CZ_OK) {
-        respond(c, st == CZ_E_IO ? GRPC_STATUS_FAILED_PRECONDITION : code_of(st), err.message,
-                NULL);
+        respond(c, code_of(st), err.message, NULL);
     } else {
         cz_log(CZ_LOG_INFO, "EvictSRS %s: freed %" PRIu64 " bytes", q->circuit_id, freed);
         Cuzk__V1__EvictSrsResponse m;
@@ -432,49 +403,54 @@ static void do_evict(call_ctx *c, const uint8_t *in, size_t len) {
         m.freed_bytes = freed;
         respond(c, GRPC_STATUS_OK, NULL, &m.base);
     }
-    cuzk__v1__evict_srs_request__free_unpacked(q, NULL);
-}
-
-static int method_is(const call_ctx *c, const char *name) {
-    static const char prefix[] = "/cuzk.v1.ProvingEngine/";
-    size_t plen = sizeof prefix - 1, nlen = strlen(name);
-    size_t len = GRPC_SLICE_LENGTH(c->details.method);
-    const char *m = (const char *)GRPC_SLICE_START_PTR(c->details.method);
-    return len == plen + nlen && !memcmp(m, prefix, plen) && !memcmp(m + plen, name, nlen);
 }
 
 static void *handler(void *arg) {
     call_ctx *c = arg;
     cz_daemon *d = c->d;
     grpc_byte_buffer_reader reader;
-    grpc_slice s = grpc_empty_slice();
+    c->in = grpc_empty_slice();
+    c->has_in = 1;
     if (grpc_byte_buffer_reader_init(&reader, c->recv)) {
-        s = grpc_byte_buffer_reader_readall(&reader);
+        grpc_slice_unref(c->in);
+        c->in = grpc_byte_buffer_reader_readall(&reader);
         grpc_byte_buffer_reader_destroy(&reader);
     }
     grpc_byte_buffer_destroy(c->recv);
     c->recv = NULL;
-    const uint8_t *in = GRPC_SLICE_START_PTR(s);
-    size_t len = GRPC_SLICE_LENGTH(s);
-    if (method_is(c, "Prove"))
-        do_submit(c, in, len, 1);
-    else if (method_is(c, "SubmitProof"))
-        do_submit(c, in, len, 0);
-    else if (method_is(c, "AwaitProof"))
-        do_await(c, in, len);
-    else if (method_is(c, "CancelProof"))
-        do_cancel(c, in, len);
-    else if (method_is(c, "GetStatus"))
-        do_status(c);
-    else if (method_is(c, "GetMetrics"))
-        do_metrics(c);
-    else if (method_is(c, "PreloadSRS"))
-        do_preload(c, in, len);
-    else if (method_is(c, "EvictSRS"))
-        do_evict(c, in, len);
-    else
+    cz_rpc rpc;
+    cz_rpc_request rq;
+    cz_error err = {0};
+    if (!cz_rpc_lookup(&rpc, (const char *)GRPC_SLICE_START_PTR(c->details.method),
+                       GRPC_SLICE_LENGTH(c->details.method))) {
         respond(c, GRPC_STATUS_UNIMPLEMENTED, "unknown method", NULL);
-    grpc_slice_unref(s);
+    } else {
+        cz_status st =
+            cz_rpc_decode(&rq, rpc, GRPC_SLICE_START_PTR(c->in), GRPC_SLICE_LENGTH(c->in), &err);
+        /* decoded: the bytes go now, except a submission's, whose C1 the
+         * view points into until it is submitted (do_submit releases it) */
+        if (st != CZ_OK || (rpc != CZ_RPC_SUBMIT && rpc != CZ_RPC_PROVE)) {
+            grpc_slice_unref(c->in);
+            c->has_in = 0;
+        }
+        if (st != CZ_OK) {
+            respond(c, code_of(st), err.message, NULL);
+        } else {
+            switch (rpc) {
+            case CZ_RPC_SUBMIT: do_submit(c, &rq, 0); break;
+            case CZ_RPC_PROVE: do_submit(c, &rq, 1); break;
+            case CZ_RPC_AWAIT: do_await(c, &rq); break;
+            case CZ_RPC_CANCEL: do_cancel(c, &rq); break;
+            case CZ_RPC_STATUS: do_status(c); break;
+            case CZ_RPC_METRICS: do_metrics(c); break;
+            case CZ_RPC_PRELOAD: do_preload(c, &rq); break;
+            case CZ_RPC_EVICT: do_evict(c, &rq); break;
+            default: respond(c, GRPC_STATUS_UNIMPLEMENTED, "unknown method", NULL);
+            }
+            cz_rpc_request_free(&rq); /* a no-op where the handler freed it */
+        }
+    }
+    release_request(c);
     ctx_unref(c); /* the receive's reference */
     pthread_mutex_lock(&d->lock);
     d->active_handlers--;
@@ -525,6 +501,20 @@ static void on_new_call(cz_daemon *d, call_ctx *c, int ok) {
 static void on_recv(cz_daemon *d, call_ctx *c, int ok) {
     if (!ok || !c->recv) {
         if (ok) respond(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message", NULL);
+        ctx_unref(c);
+        return;
+    }
+    uint64_t len = grpc_byte_buffer_length(c->recv), held = 0;
+    if (!reserve_request(d, c, 2 * len, &held)) {
+        char m[256];
+        snprintf(m, sizeof m,
+                 "request memory: this call's %" PRIu64 " bytes (counted twice: received and "
+                 "decoded) and the %" PRIu64 " held by calls in progress exceed [daemon] "
+                 "max_request_memory (%" PRIu64 " bytes); retry later",
+                 len, held, d->cfg.max_request_memory);
+        grpc_byte_buffer_destroy(c->recv);
+        c->recv = NULL;
+        respond(c, GRPC_STATUS_RESOURCE_EXHAUSTED, m, NULL);
         ctx_unref(c);
         return;
     }
@@ -676,11 +666,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     pthread_cond_init(&d->changed, NULL);
     d->shutdown_tag = (tag_t){TAG_SHUTDOWN, NULL};
     cz_log_set_level_name(cfg->log_level);
-    if (cfg->synthesis_threads) {
-        char n[16];
-        snprintf(n, sizeof n, "%u", cfg->synthesis_threads);
-        setenv("CZ_THREADS", n, 1);
-    }
+    if (cfg->synthesis_threads) cz_thread_count_set(cfg->synthesis_threads);
 
     char addr[PATH_MAX + 16];
     cz_status st = resolve_listen(d, addr, sizeof addr, err);
@@ -856,7 +842,7 @@ void cz_daemon_stop(cz_daemon *d) {
 
 typedef struct {
     cz_daemon *d;
-    volatile int done;
+    atomic_int done;
 } stopper;
 
 static void *stop_thread(void *arg) {

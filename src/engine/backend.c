@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "gpu/gpu.h"
+#include "util/cancel.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 #define MIB(x) ((double)(x) / (1024.0 * 1024.0))
@@ -117,6 +119,8 @@ static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     if (u->params->n_h && !u->params->h) /* the engine decodes on the host for a CPU context */
         return cz_error_set(err, CZ_E_INTERNAL, "cpu: the parameters have no host points");
     if (u->pd) return cz_groth16_prove_start(out, u->params, u->pd, err);
+    if (cz_cancel_requested()) /* a, b, c are a pass over the whole circuit */
+        return cz_error_set(err, CZ_E_CANCELLED, "prove: cancelled before a, b, c");
     cz_prove_data view;
     cz_status st = host_evaluate(&view, u, err);
     if (st != CZ_OK) return st;
@@ -190,7 +194,7 @@ static cz_status srs_key_of(srs_key *k, const cz_groth16_params *p, const cz_gro
         return cz_error_set(err, st, "%s: params: vk.delta_g1: %s", f->path, e.message);
     if (k->n_h && (st = cz_groth16_params_check_point(&k->h0, f->data, L, CZ_GROTH16_H, 0,
                                                       CZ_GROTH16_TRUSTED, err)) != CZ_OK)
-        return cz_error_prefix(err, "%s", f->path);
+        return cz_error_wrap(err, st, "%s", f->path);
     return CZ_OK;
 }
 
@@ -218,10 +222,10 @@ static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_par
                              cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st = cz_gpu_set_device(c->device, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", b->info.name);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", b->info.name);
     srs_key key;
     if ((st = srs_key_of(&key, params, file, err)) != CZ_OK)
-        return cz_error_prefix(err, "%s: %s", b->info.name, id);
+        return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
     const int host = has_host_points(params);
     if (c->srs && !memcmp(&key, &c->key, sizeof key) && !strcmp(id, c->circuit) &&
         (!circuit || c->gc) && (host || !cz_gpu_srs_streaming(c->srs, NULL, 0)))
@@ -230,7 +234,7 @@ static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_par
     uint64_t t0 = cz_now_ns();
     /* The circuit first: the key may stream when both do not fit. */
     if (circuit && (st = cz_gpu_circuit_create(&c->gc, circuit, err)) != CZ_OK)
-        return cz_error_prefix(err, "%s: %s: pre-compiled circuit", b->info.name, id);
+        return cz_error_wrap(err, st, "%s: %s: pre-compiled circuit", b->info.name, id);
     size_t gc_bytes = cz_gpu_circuit_bytes(c->gc);
     size_t budget = c->budget > gc_bytes ? (size_t)(c->budget - gc_bytes) : 0;
     if (c->budget && !budget) {
@@ -260,7 +264,7 @@ static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_par
     }
     if (st != CZ_OK) {
         cuda_release(b, NULL);
-        return cz_error_prefix(err, "%s: %s", b->info.name, id);
+        return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
     }
     c->key = key;
     snprintf(c->circuit, sizeof c->circuit, "%s", id);
@@ -300,8 +304,9 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     if (st == CZ_E_UNSUPPORTED)
         /* the key was resident when the SRS was loaded, and the device has
          * less room now */
-        return cz_error_prefix(err, "the key no longer fits the device and the engine holds no "
-                                    "host copy (evict the SRS to load it on the host)");
+        return cz_error_wrap(err, st,
+                             "the key no longer fits the device and the engine holds no "
+                             "host copy (evict the SRS to load it on the host)");
     if (st != CZ_OK) return st;
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, err);
@@ -407,8 +412,9 @@ cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
         *n = 0;
         /* "cuda", or devices listed explicitly: no silent fall-back. */
         if (!strcmp(kind, "cuda") || cfg->n_devices) {
+            if (st == CZ_OK) st = cz_error_set(&gerr, CZ_E_UNSUPPORTED, "no CUDA device");
             if (err) *err = gerr;
-            return cz_error_prefix(err, "back-end %s", kind);
+            return cz_error_wrap(err, st, "back-end %s", kind);
         }
         st = cz_backend_cpu_create(&out[0], err);
         if (st != CZ_OK) return st;

@@ -42,8 +42,8 @@ static void unlink_waiter(cz_budget *b, cz_budget_waiter *w) {
 }
 
 cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int yields,
-                            cz_budget_evict_fn evict, void *evict_ctx,
-                            const volatile int *abort_flag, cz_error *err) {
+                            cz_budget_evict_fn evict, void *evict_ctx, const atomic_int *abort_flag,
+                            cz_error *err) {
     if (bytes > b->total)
         return cz_error_set(err, CZ_E_NOMEM,
                             "memory budget: %s needs %llu bytes but the whole budget is %llu bytes "
@@ -59,7 +59,7 @@ cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int 
     cz_status st = CZ_OK;
     for (;;) {
         if (abort_flag && *abort_flag) {
-            st = cz_error_set(err, CZ_E_IO, "memory budget: %s: wait aborted", what);
+            st = cz_error_set(err, CZ_E_CANCELLED, "memory budget: %s: wait aborted", what);
             break;
         }
         int first = first_in_line(b, &self);

@@ -15,6 +15,7 @@
 #define CZ_ENGINE_BUDGET_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,11 +39,11 @@ void cz_budget_destroy(cz_budget *b);
 typedef uint64_t (*cz_budget_evict_fn)(void *ctx, uint64_t need);
 
 /* Blocks until `bytes` fit. CZ_E_NOMEM at once when bytes > total;
- * CZ_E_IO when *abort_flag becomes non-zero while waiting (the flag is read
+ * CZ_E_CANCELLED when *abort_flag becomes non-zero while waiting (the flag is read
  * under the lock after each cz_budget_wake). */
 cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int yields,
-                            cz_budget_evict_fn evict, void *evict_ctx,
-                            const volatile int *abort_flag, cz_error *err);
+                            cz_budget_evict_fn evict, void *evict_ctx, const atomic_int *abort_flag,
+                            cz_error *err);
 /* Non-blocking; 1 when granted (never jumps ahead of a waiter that does
  * not yield). */
 int cz_budget_try_acquire(cz_budget *b, uint64_t bytes);

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,11 @@
 #include "engine/srs.h"
 #include "engine/trace.h"
 #include "gpu/gpu.h"
+#include "groth16/rng.h"
+#include "util/cancel.h"
+#include "util/log.h"
 #include "util/parallel.h"
+#include "util/utf8.h"
 
 #define PREPARE_UNIT      UINT32_MAX
 #define MAX_PROVE_WORKERS 64
@@ -53,7 +58,7 @@ typedef struct job {
     job_phase phase;
     cz_job_status final;
     char error[512];
-    volatile int cancel; /* read by budget waits without the engine lock */
+    atomic_int cancel; /* also read without the engine lock (budget and SRS waits) */
     int failed, started;
     void *state;
     cz_job_plan plan;
@@ -148,6 +153,7 @@ struct cz_engine {
     pthread_mutex_t steps_lock;
     cz_engine_step steps[CZ_ENGINE_MAX_STEPS];
     size_t n_steps;
+    struct deferred_line *log_head, **log_tail; /* lines made under the lock (engine_unlock) */
 };
 
 /* The trace lane of the calling worker thread. */
@@ -228,17 +234,79 @@ void cz_engine_result_free(cz_engine_result *r) {
     r->proof_len = 0;
 }
 
+/* ---- logging ----
+ * Through util/log.h, never while e->lock is held (a blocked stderr would
+ * stall every worker): lines made under the lock are queued and written by
+ * engine_unlock, which every unlock of e->lock goes through. */
+
+typedef struct deferred_line {
+    struct deferred_line *next;
+    cz_log_level level;
+    char text[];
+} deferred_line;
+
+static void defer_log(cz_engine *e, cz_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void defer_log(cz_engine *e, cz_log_level level, const char *fmt, ...) {
+    if (!cz_log_enabled(level)) return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+    deferred_line *l = malloc(sizeof *l + len + 1);
+    if (!l) return; /* a lost log line, not a lost job */
+    l->next = NULL;
+    l->level = level;
+    memcpy(l->text, text, len);
+    l->text[len] = 0;
+    *e->log_tail = l;
+    e->log_tail = &l->next;
+}
+
+/* Unlocks e->lock, then writes the lines queued under it. */
+static void engine_unlock(cz_engine *e) {
+    deferred_line *l = e->log_head;
+    e->log_head = NULL;
+    e->log_tail = &e->log_head;
+    pthread_mutex_unlock(&e->lock);
+    while (l) {
+        deferred_line *next = l->next;
+        cz_log(l->level, "%s", l->text);
+        free(l);
+        l = next;
+    }
+}
+
+/* TIMELINE lines ([logging] timeline): "TIMELINE,ms since start,event,job,
+ * detail". timeline() without e->lock, timeline_locked() under it. */
+static void timeline_line(char *out, size_t cap, cz_engine *e, const char *event, const char *id,
+                          const char *fmt, va_list ap) {
+    char detail[128] = "";
+    if (fmt) vsnprintf(detail, sizeof detail, fmt, ap);
+    snprintf(out, cap, "TIMELINE,%" PRIu64 ",%s,%s,%s", (cz_now_ns() - e->t_start) / 1000000, event,
+             id, detail);
+}
+
 static void timeline(cz_engine *e, const char *event, const job *j, const char *fmt, ...) {
     if (!e->timeline) return;
-    char detail[128] = "";
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, sizeof detail, fmt, ap);
-        va_end(ap);
-    }
-    fprintf(stderr, "TIMELINE,%" PRIu64 ",%s,%s,%s\n", (cz_now_ns() - e->t_start) / 1000000, event,
-            j->id, detail);
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    timeline_line(line, sizeof line, e, event, j->id, fmt, ap);
+    va_end(ap);
+    cz_log(CZ_LOG_INFO, "%s", line);
+}
+
+static void timeline_locked(cz_engine *e, const char *event, const job *j, const char *fmt, ...) {
+    if (!e->timeline) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    timeline_line(line, sizeof line, e, event, j->id, fmt, ap);
+    va_end(ap);
+    defer_log(e, CZ_LOG_INFO, "%s", line);
 }
 
 /* ---- heaps: (priority desc, seq asc, unit asc); PREPARE_UNIT sorts first ---- */
@@ -381,9 +449,10 @@ static void job_end(cz_engine *e, job *j, cz_job_status st, const char *msg) {
     free(j->owned);
     j->owned = NULL;
     memset(&j->req, 0, sizeof j->req);
-    fprintf(stderr, "engine: job %s (%s) %s%s%s, %.3f s\n", j->id, cz_proof_kind_name(j->kind),
-            cz_job_status_name(st), j->error[0] ? ": " : "", j->error,
-            (double)(j->t_end - j->t_submit) / 1e9);
+    defer_log(e, st == CZ_JOB_FAILED ? CZ_LOG_WARN : CZ_LOG_INFO,
+              "engine: job %s (%s) %s%s%s, %.3f s", j->id, cz_proof_kind_name(j->kind),
+              cz_job_status_name(st), j->error[0] ? ": " : "", j->error,
+              (double)(j->t_end - j->t_submit) / 1e9);
     pthread_cond_broadcast(&e->job_done);
 }
 
@@ -459,21 +528,95 @@ static int default_priority(cz_proof_kind k) {
     }
 }
 
-cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
-                           cz_error *err) {
-    memset(info, 0, sizeof *info);
-    const char *id = req->request_id ? req->request_id : "";
-    size_t id_len = strlen(id);
-    if (id_len == 0)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "request_id is empty (it is the job's idempotency key)");
-    if (id_len > CZ_JOB_ID_MAX)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is %zu bytes (at most %d)", id_len,
+/* A request_id from the network: 1..CZ_JOB_ID_MAX bytes of UTF-8 without
+ * control characters (it is echoed back in proto3 strings and log lines). */
+static cz_status check_request_id(const char *id, size_t len, cz_error *err) {
+    if (len > CZ_JOB_ID_MAX)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is %zu bytes (at most %d)", len,
                             CZ_JOB_ID_MAX);
-    for (size_t i = 0; i < id_len; i++)
+    size_t bad = 0;
+    if (!cz_utf8_valid((const uint8_t *)id, len, &bad))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "request_id is not valid UTF-8 (byte %zu)", bad);
+    for (size_t i = 0; i < len; i++)
         if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f)
             return cz_error_set(err, CZ_E_INVALID_ARG,
                                 "request_id has a control character at byte %zu", i);
+    return CZ_OK;
+}
+
+/* An id for a request that came without one (as Rust cuzk does: a random
+ * UUID, version 4); such a job is never joined by another submission. */
+static cz_status make_request_id(char out[37], cz_error *err) {
+    uint8_t b[16];
+    cz_status st = cz_os_random_bytes(b, sizeof b, err);
+    if (st != CZ_OK) return st;
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+    return CZ_OK;
+}
+
+static const char *phase_name(job_phase p) {
+    switch (p) {
+    case PHASE_QUEUED: return "queued";
+    case PHASE_PREPARING: return "preparing";
+    case PHASE_RUNNING: return "running";
+    default: return "ended";
+    }
+}
+
+typedef enum { ID_NEW, ID_ATTACH, ID_REFUSE } id_verdict;
+
+/* What a submission of (id, hash, kind) does to the job table (under
+ * e->lock):
+ *   - no job of that id: a new one;
+ *   - the same payload: joins the job (queued, running or ended within
+ *     retention), except that a FAILED or CANCELLED one is replaced (a
+ *     retry starts anew);
+ *   - another payload and the job has ended: a new job replaces it (Curio
+ *     names its requests after the sector, `porep-<miner>-<sector>`, and
+ *     re-proves a sector with a new C1 under the same id);
+ *   - another payload while the job is queued or running: refused, naming
+ *     the job, since one id cannot stand for two proofs at once.
+ * A replaced job leaves the table; callers waiting on it still get its
+ * result. */
+static id_verdict lookup_id(cz_engine *e, const char *id, uint64_t hash, cz_proof_kind kind,
+                            cz_error *err) {
+    job *old = find_job(e, id);
+    if (!old) return ID_NEW;
+    int same = old->payload_hash == hash && old->kind == kind;
+    if (same && !(old->phase == PHASE_DONE &&
+                  (old->final == CZ_JOB_FAILED || old->final == CZ_JOB_CANCELLED)))
+        return ID_ATTACH;
+    if (!same && old->phase != PHASE_DONE) {
+        cz_error_set(err, CZ_E_BUSY,
+                     "request_id '%s' is in use by a %s %s job (submitted %.1f s ago) with a "
+                     "different payload; it can be reused once that job ends or is cancelled",
+                     id, phase_name(old->phase), cz_proof_kind_name(old->kind),
+                     (double)(cz_now_ns() - old->t_submit) / 1e9);
+        return ID_REFUSE;
+    }
+    unlink_job(e, old);
+    if (old->refs == 0) job_free(old);
+    return ID_NEW;
+}
+
+cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine_submit_info *info,
+                           cz_error *err) {
+    memset(info, 0, sizeof *info);
+    char made_up[37];
+    const char *id = req->request_id ? req->request_id : "";
+    size_t id_len = strlen(id);
+    cz_status st = check_request_id(id, id_len, err);
+    if (st != CZ_OK) return st;
+    int anonymous = id_len == 0;
+    if (anonymous) {
+        if ((st = make_request_id(made_up, err)) != CZ_OK) return st;
+        id = made_up;
+        id_len = strlen(made_up);
+    }
     if ((unsigned)req->kind >= CZ_PROOF_KIND_COUNT || req->kind == CZ_PROOF_KIND_UNSPECIFIED)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "proof_kind %d is not one of POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE "
@@ -491,49 +634,68 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     if (prio < CZ_PRIORITY_LOW || prio > CZ_PRIORITY_CRITICAL) prio = CZ_PRIORITY_NORMAL;
     uint64_t hash = payload_hash(req);
 
+    /* A repeated submission joins its job without re-checking the payload. */
     pthread_mutex_lock(&e->lock);
-    if (e->draining || e->stop) {
-        pthread_mutex_unlock(&e->lock);
-        return cz_error_set(err, CZ_E_IO, "engine is shutting down; not accepting proofs");
+    id_verdict v = ID_NEW;
+    if (e->draining || e->stop)
+        st = cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
+    else if (!anonymous)
+        v = lookup_id(e, id, hash, req->kind, err);
+    engine_unlock(e);
+    if (st != CZ_OK || v == ID_REFUSE) return st != CZ_OK ? st : CZ_E_BUSY;
+    if (v == ID_ATTACH) {
+        snprintf(info->job_id, sizeof info->job_id, "%s", id);
+        info->attached = 1;
+        return CZ_OK;
     }
-    job *old = find_job(e, id);
-    if (old && old->phase == PHASE_DONE &&
-        (old->final == CZ_JOB_FAILED || old->final == CZ_JOB_CANCELLED)) {
-        unlink_job(e, old); /* a retry of a failed or cancelled job starts anew */
-        if (old->refs == 0) job_free(old);
-        old = NULL;
-    }
-    if (old) {
-        cz_status st = CZ_OK;
-        if (old->payload_hash != hash || old->kind != req->kind) {
-            st = cz_error_set(err, CZ_E_INVALID_ARG,
-                              "request_id '%s' is already used by a different request", id);
-        } else {
-            snprintf(info->job_id, sizeof info->job_id, "%s", id);
-            info->attached = 1;
-        }
-        pthread_mutex_unlock(&e->lock);
-        return st;
-    }
+
+    /* Without the lock: the admission check (which keeps what prepare
+     * needs, so the request's buffers are not kept) or a copy of them. */
     job *j = calloc(1, sizeof *j);
-    if (!j) {
-        pthread_mutex_unlock(&e->lock);
-        return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
-    }
+    if (!j) return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     memcpy(j->id, id, id_len + 1);
     j->kind = req->kind;
     j->priority = prio;
     j->ops = ops;
     j->payload_hash = hash;
     j->phase = PHASE_QUEUED;
-    j->t_submit = cz_now_ns();
-    /* The sequence number is part of the heap key: set before the push. */
-    j->seq = e->next_seq++;
-    cz_status st = copy_request(j, req, err);
-    if (st != CZ_OK || !heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0, 0})) {
-        pthread_mutex_unlock(&e->lock);
+    if (ops->admit) {
+        j->req = *req;
+        j->req.vanilla_proof = NULL, j->req.vanilla_proof_len = 0;
+        j->req.vanilla_proofs = NULL, j->req.vanilla_proofs_len = NULL, j->req.n_vanilla_proofs = 0;
+        j->req.randomness = NULL, j->req.randomness_len = 0;
+        j->req.comm_r_old = j->req.comm_r_new = j->req.comm_d_new = NULL;
+        j->req.comm_r_old_len = j->req.comm_r_new_len = j->req.comm_d_new_len = 0;
+        j->req.request_id = j->id;
+        st = ops->admit(&j->state, req, err);
+    } else {
+        st = copy_request(j, req, err);
+    }
+    if (st != CZ_OK) {
         job_free(j);
-        return st != CZ_OK ? st : cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+        return st;
+    }
+
+    pthread_mutex_lock(&e->lock);
+    if (e->draining || e->stop)
+        st = cz_error_set(err, CZ_E_SHUTDOWN, "engine is shutting down; not accepting proofs");
+    else if (!anonymous) /* another submission of the id may have come in meanwhile */
+        v = lookup_id(e, id, hash, req->kind, err);
+    if (st == CZ_OK && v == ID_NEW) {
+        j->t_submit = cz_now_ns();
+        /* The sequence number is part of the heap key: set before the push. */
+        j->seq = e->next_seq++;
+        if (!heap_push(&e->synth, (item){j, PREPARE_UNIT, NULL, 0, 0}))
+            st = cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
+    }
+    if (st != CZ_OK || v != ID_NEW) {
+        engine_unlock(e);
+        job_free(j);
+        if (st == CZ_OK && v == ID_ATTACH) {
+            snprintf(info->job_id, sizeof info->job_id, "%s", id);
+            info->attached = 1;
+        }
+        return st != CZ_OK ? st : v == ID_REFUSE ? CZ_E_BUSY : CZ_OK;
     }
     j->refs = 1; /* the prepare item */
     uint32_t ahead = 0;
@@ -543,9 +705,9 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     e->jobs = j;
     snprintf(info->job_id, sizeof info->job_id, "%s", id);
     info->queue_position = ahead;
-    timeline(e, "SUBMIT", j, "%s prio=%d", cz_proof_kind_name(j->kind), prio);
+    timeline_locked(e, "SUBMIT", j, "%s prio=%d", cz_proof_kind_name(j->kind), prio);
     pthread_cond_broadcast(&e->work);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return CZ_OK;
 }
 
@@ -583,7 +745,7 @@ cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
     pthread_mutex_lock(&e->lock);
     job *j = find_job(e, job_id ? job_id : "");
     if (!j) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         out->status = CZ_JOB_UNKNOWN;
         snprintf(out->error_message, sizeof out->error_message, "no job with id '%s'",
                  job_id ? job_id : "");
@@ -612,17 +774,19 @@ cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
                  timeout_ms);
     }
     job_unref(j);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return CZ_OK;
 }
 
 /* Cancels j (under e->lock). A job whose prepare item is still queued ends
  * now; otherwise the workers drop its units at the next boundary and the
  * last one ends it. */
+static void drop_queued_units(cz_engine *e, job *j);
+
 static void cancel_job(cz_engine *e, job *j) {
     if (j->phase == PHASE_DONE || j->cancel) return;
     j->cancel = 1;
-    timeline(e, "CANCEL", j, NULL);
+    timeline_locked(e, "CANCEL", j, NULL);
     if (j->phase == PHASE_QUEUED)
         job_end(e, j, CZ_JOB_CANCELLED, "cancelled while queued");
     else if (j->in_load_queue)
@@ -630,6 +794,7 @@ static void cancel_job(cz_engine *e, job *j) {
     cz_budget_wake(&e->budget); /* a unit waiting for memory gives up */
     pthread_cond_broadcast(&e->prove_room);
     pthread_cond_broadcast(&e->work);
+    if (j->phase == PHASE_RUNNING) drop_queued_units(e, j);
 }
 
 cz_status cz_engine_cancel(cz_engine *e, const char *job_id, int *found, int *was_running,
@@ -640,7 +805,7 @@ cz_status cz_engine_cancel(cz_engine *e, const char *job_id, int *found, int *wa
     *found = j != NULL;
     *was_running = j && (j->phase == PHASE_PREPARING || j->phase == PHASE_RUNNING);
     if (j) cancel_job(e, j);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return CZ_OK;
 }
 
@@ -660,7 +825,7 @@ static int unit_over(job *j, cz_status st, const cz_error *uerr) {
 static void finish_job(cz_engine *e, job *j) {
     pthread_mutex_lock(&e->lock);
     int cancel = j->cancel, failed = j->failed;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     cz_job_status st = CZ_JOB_COMPLETED;
     cz_error verr = {0};
     char msg[600] = "";
@@ -676,15 +841,18 @@ static void finish_job(cz_engine *e, job *j) {
         span(e, "self-verify", j, -1, t_verify, cz_now_ns());
         timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
         if (vs != CZ_OK) {
+            /* Never an empty reason: an op that set no message still has
+             * a status. */
             st = CZ_JOB_FAILED;
-            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s", verr.message);
+            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
+                     verr.message[0] ? verr.message : cz_status_name(vs));
         }
     } else {
         st = CZ_JOB_FAILED;
     }
     pthread_mutex_lock(&e->lock);
     job_end(e, j, st, msg[0] ? msg : NULL);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 /* Admission (under e->lock): a job may take its SRS only when the SRSs of
@@ -775,7 +943,7 @@ static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
         }
         int queued = j->units_left > 0;
         if (!queued) {
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             finish_job(e, j);
             pthread_mutex_lock(&e->lock);
         }
@@ -784,7 +952,7 @@ static void prepare_finish(cz_engine *e, job *j, cz_status st, cz_error *perr) {
         if (queued) hold_for_job(e, j);
         return;
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 /* Parses and plans a job on a synthesis worker. Taking the SRS happens here
@@ -795,11 +963,11 @@ static void run_prepare(cz_engine *e, job *j) {
     cz_error perr = {0};
     pthread_mutex_lock(&e->lock);
     if (j->cancel || j->phase != PHASE_QUEUED) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         return;
     }
     j->phase = PHASE_PREPARING;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     timeline(e, "PREPARE_START", j, NULL);
 
     j->plan.host_evaluation = e->host_evaluation;
@@ -831,16 +999,16 @@ static void run_prepare(cz_engine *e, job *j) {
             if (loader_idle && admissible(e, j) &&
                 cz_srs_try_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit, &j->srs)) {
                 j->srs_held = 1;
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
             } else {
                 if (heap_push(&e->load, (item){j, PREPARE_UNIT, NULL, 0, 0})) {
                     j->refs++;
                     j->in_load_queue = 1;
                     pthread_cond_broadcast(&e->load_work);
-                    pthread_mutex_unlock(&e->lock);
+                    engine_unlock(e);
                     return; /* the loader finishes the preparation */
                 }
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
                 st = cz_error_set(&perr, CZ_E_NOMEM, "engine: out of memory");
             }
         }
@@ -919,7 +1087,7 @@ static void *srs_loader(void *arg) {
         j->in_load_queue = 0;
         e->loader_busy = 1;
         int skip = j->phase == PHASE_DONE || j->cancel;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         /* skip: cancel_job ended the job while it was in this queue. */
         if (!skip) {
             pthread_mutex_lock(&e->lock);
@@ -931,18 +1099,18 @@ static void *srs_loader(void *arg) {
                 pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
             }
             int cancelled = j->cancel || e->stop;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             cz_error perr = {0};
             uint64_t t_load = cz_now_ns();
             cz_status st = cancelled
-                               ? cz_error_set(&perr, CZ_E_IO, "cancelled")
+                               ? cz_error_set(&perr, CZ_E_CANCELLED, "cancelled")
                                : cz_srs_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit,
                                                 &j->srs, &j->srs_load_ms, &j->cancel, &perr);
             span(e, "SRS load", j, -1, t_load, cz_now_ns());
             if (st == CZ_OK) {
                 pthread_mutex_lock(&e->lock);
                 j->srs_held = 1;
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
             }
             prepare_finish(e, j, st, &perr);
         }
@@ -950,7 +1118,7 @@ static void *srs_loader(void *arg) {
         e->loader_busy = 0;
         job_unref(j);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -963,15 +1131,19 @@ static size_t prove_dropped(const cz_engine *e) {
 }
 
 /* Ends a unit: returns its memory, records its outcome, finishes the job
- * after its last unit and drops the caller's reference to the job. Called
- * without e->lock; returns with it held. */
+ * after its last unit and drops the caller's reference to the job. A unit
+ * that fails its job drops the job's queued units. Called without e->lock;
+ * returns with it held. */
 static void unit_end(cz_engine *e, job *j, uint64_t reserved, cz_status st, const cz_error *uerr) {
     if (reserved) cz_budget_release(&e->budget, reserved);
     pthread_mutex_lock(&e->lock);
+    int was_failed = j->failed;
     if (unit_over(j, st, uerr)) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         finish_job(e, j);
         pthread_mutex_lock(&e->lock);
+    } else if (!was_failed && j->failed) {
+        drop_queued_units(e, j);
     }
     job_unref(j);
 }
@@ -980,9 +1152,42 @@ static void unit_end(cz_engine *e, job *j, uint64_t reserved, cz_status st, cons
  * with e->lock held; the op runs without it. */
 static void drop_synthesized(cz_engine *e, item it) {
     job *j = it.j;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     j->ops->discard(j->state, it.unit, it.data, 0);
     unit_end(e, j, it.reserved, CZ_OK, NULL);
+}
+
+/* Index of a unit item (not the prepare item) of j in h, or SIZE_MAX. */
+static size_t find_unit_of(const heap *h, const job *j) {
+    for (size_t i = 0; i < h->n; i++)
+        if (h->v[i].j == j && h->v[i].unit != PREPARE_UNIT) return i;
+    return SIZE_MAX;
+}
+
+/* The queued units of a cancelled or failed job end now (under e->lock,
+ * which is dropped while ops run and held again on return): a unit waiting
+ * for synthesis holds nothing yet; a synthesized one holds its buffers and
+ * memory reservation, which would otherwise wait for a prove worker to take
+ * and drop it (behind a busy prover: a whole partition, minutes at 32 GiB).
+ * Units being synthesized or proven stop at their next step boundary. */
+static void drop_queued_units(cz_engine *e, job *j) {
+    j->refs++; /* j stays while the lock is dropped */
+    size_t i;
+    while ((i = find_unit_of(&e->synth, j)) != SIZE_MAX) {
+        heap_take(&e->synth, i);
+        if (unit_over(j, CZ_OK, NULL)) {
+            engine_unlock(e);
+            finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        job_unref(j); /* the item's reference */
+    }
+    while ((i = find_unit_of(&e->prove, j)) != SIZE_MAX) {
+        item it = heap_take(&e->prove, i);
+        pthread_cond_broadcast(&e->prove_room); /* blocked synthesis workers re-check */
+        drop_synthesized(e, it);
+    }
+    job_unref(j);
 }
 
 /* Synthesizes one unit and hands it to the prove heap. */
@@ -1007,7 +1212,7 @@ static void run_synthesis(cz_engine *e, item it) {
         pthread_mutex_lock(&e->lock);
         if (!j->t_first_synth) j->t_first_synth = cz_now_ns();
         j->started = 1;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         timeline(e, "SYNTH_START", j, "%u", it.unit);
         uint64_t t0 = cz_now_ns();
         st = j->ops->synthesize(j->state, it.unit, &synth, &uerr);
@@ -1016,7 +1221,7 @@ static void run_synthesis(cz_engine *e, item it) {
         timeline(e, "SYNTH_END", j, "%u", it.unit);
         pthread_mutex_lock(&e->lock);
         j->synth_ns += dt;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
     }
     pthread_mutex_lock(&e->lock);
     if (st == CZ_OK) {
@@ -1024,7 +1229,7 @@ static void run_synthesis(cz_engine *e, item it) {
             it.data = synth;
             it.t_ready = cz_now_ns();
             if (heap_push(&e->prove, it)) {
-                timeline(e, "GPU_QUEUE", j, "%u", it.unit);
+                timeline_locked(e, "GPU_QUEUE", j, "%u", it.unit);
                 pthread_cond_signal(&e->prove_work);
                 /* The item (and its job reference) moved on: j is not
                  * touched again. Backpressure: with more than depth units
@@ -1047,24 +1252,24 @@ static void run_synthesis(cz_engine *e, item it) {
                             item x = heap_take(&e->prove, d);
                             e->prove_blocked--;
                             drop_synthesized(e, x);
-                            pthread_mutex_unlock(&e->lock);
+                            engine_unlock(e);
                             return;
                         }
                         pthread_cond_wait(&e->prove_room, &e->lock);
                     }
                     e->prove_blocked--;
                 }
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
                 return;
             }
             st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
         }
         dropped = 1;
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     if (synth) j->ops->discard(j->state, it.unit, synth, 0);
     unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 static void *synthesis_worker(void *arg) {
@@ -1084,7 +1289,7 @@ static void *synthesis_worker(void *arg) {
         item it = heap_pop(&e->synth);
         job *j = it.j;
         if (it.unit == PREPARE_UNIT) {
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             run_prepare(e, j);
             pthread_mutex_lock(&e->lock);
             job_unref(j);
@@ -1093,18 +1298,18 @@ static void *synthesis_worker(void *arg) {
         if (j->cancel || j->failed) { /* dropped at the partition boundary */
             int last = unit_over(j, CZ_OK, NULL);
             if (last) {
-                pthread_mutex_unlock(&e->lock);
+                engine_unlock(e);
                 finish_job(e, j);
                 pthread_mutex_lock(&e->lock);
             }
             job_unref(j);
             continue;
         }
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         run_synthesis(e, it);
         pthread_mutex_lock(&e->lock);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1220,7 +1425,7 @@ static void *prove_worker(void *arg) {
         int drop = j->cancel || j->failed;
         if (!drop) note_circuit(e, slot, j);
         e->prove_busy++;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
 
         cz_error uerr = {0};
         cz_status st = CZ_OK;
@@ -1232,8 +1437,11 @@ static void *prove_worker(void *arg) {
             cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
             step_ctx sc = {e, j, (int32_t)it.unit};
             cz_gpu_set_step_hook(gpu_step, &sc);
+            /* A cancel stops the prover at its next step (util/cancel.h). */
+            cz_cancel_set_flag(&j->cancel);
             st = j->ops->prove_start(j->state, it.unit, it.data,
                                      j->plan.circuit_id[0] ? &j->srs : NULL, &pc, &pending, &uerr);
+            cz_cancel_set_flag(NULL);
             cz_gpu_set_step_hook(NULL, NULL);
             uint64_t dt = cz_now_ns() - t0;
             span(e, "prove", j, (int32_t)it.unit, t0, t0 + dt);
@@ -1249,7 +1457,7 @@ static void *prove_worker(void *arg) {
             timeline(e, "GPU_END", j, "%u", it.unit);
             pthread_mutex_lock(&e->lock);
             j->prove_ns += dt;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             /* The synthesized vectors are gone: keep only what finalize needs. */
             uint64_t keep = j->plan.unit_bytes_after;
             if (it.reserved > keep) {
@@ -1272,10 +1480,10 @@ static void *prove_worker(void *arg) {
             st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
             j->ops->discard(j->state, it.unit, pending, 1);
         }
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1289,7 +1497,7 @@ static void *finish_worker(void *arg) {
         item it = fifo_pop(&e->finish);
         job *j = it.j;
         int drop = j->cancel || j->failed;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         cz_error uerr = {0};
         cz_status st = CZ_OK;
         if (drop) {
@@ -1304,11 +1512,11 @@ static void *finish_worker(void *arg) {
             timeline(e, "FINALIZE_END", j, "%u", it.unit);
             pthread_mutex_lock(&e->lock);
             j->prove_ns += dt;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
         }
         unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1334,7 +1542,7 @@ static void *janitor(void *arg) {
             }
         }
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -1353,6 +1561,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     pthread_cond_init(&e->job_done, NULL);
     pthread_cond_init(&e->janitor_wake, NULL);
     pthread_cond_init(&e->load_work, NULL);
+    e->log_tail = &e->log_head;
     e->t_start = cz_now_ns();
     uint64_t total = cfg->memory_budget_bytes;
     if (!total) {
@@ -1424,11 +1633,15 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_engine_destroy(e);
         return cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     }
+    /* started_*: threads that run (the counters move only on success), so
+     * a failure joins exactly those. */
     int rc = 0;
     uint32_t started_s = 0, started_p = 0;
-    for (; started_s < e->n_synth && !rc; started_s++)
+    while (started_s < e->n_synth && !rc) {
         rc = pthread_create(&e->synth_threads[started_s], NULL, synthesis_worker, e);
-    for (; started_p < e->n_prove && !rc; started_p++) {
+        if (!rc) started_s++;
+    }
+    while (started_p < e->n_prove && !rc) {
         prove_worker_arg *pa = malloc(sizeof *pa);
         if (!pa) {
             rc = ENOMEM;
@@ -1438,7 +1651,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         pa->index = started_p;
         pa->slot = started_p / per;
         rc = pthread_create(&e->prove_threads[started_p], NULL, prove_worker, pa);
-        if (rc) free(pa);
+        if (rc)
+            free(pa);
+        else
+            started_p++;
     }
     if (!rc) rc = pthread_create(&e->finish_thread, NULL, finish_worker, e);
     int janitor_started = 0, finish_started = 0;
@@ -1454,9 +1670,9 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         pthread_cond_broadcast(&e->prove_work);
         pthread_cond_broadcast(&e->finish_work);
         pthread_cond_broadcast(&e->janitor_wake);
-        pthread_mutex_unlock(&e->lock);
-        for (uint32_t i = 0; i + 1 < started_s; i++) pthread_join(e->synth_threads[i], NULL);
-        for (uint32_t i = 0; i + 1 < started_p; i++) pthread_join(e->prove_threads[i], NULL);
+        engine_unlock(e);
+        for (uint32_t i = 0; i < started_s; i++) pthread_join(e->synth_threads[i], NULL);
+        for (uint32_t i = 0; i < started_p; i++) pthread_join(e->prove_threads[i], NULL);
         if (finish_started) pthread_join(e->finish_thread, NULL);
         cz_trace_free(&e->trace);
         if (janitor_started) pthread_join(e->janitor_thread, NULL);
@@ -1466,20 +1682,22 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_srs_destroy(&e->srs);
         cz_budget_destroy(&e->budget);
         free(e);
-        return cz_error_set(err, CZ_E_IO, "engine: cannot start worker threads");
+        return cz_error_set(err, CZ_E_NOMEM, "engine: cannot start worker threads: %s",
+                            strerror(rc));
     }
-    fprintf(stderr,
-            "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "
-            "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)\n",
-            (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
-            e->max_batch, cfg->max_batch_wait_ms);
+    cz_log(CZ_LOG_INFO,
+           "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "
+           "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)",
+           (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
+           e->max_batch, cfg->max_batch_wait_ms);
     for (uint32_t i = 0; i < e->n_backends; i++) {
         const cz_backend_info *bi = &e->slots[i].backend->info;
-        fprintf(stderr, "engine: back-end %s: %s", bi->name, bi->description);
+        char budget[96] = "";
         if (bi->device >= 0)
-            fprintf(stderr, ", budget %.1f of %.1f GiB", (double)bi->memory_budget / (1u << 30),
-                    (double)bi->memory_total / (1u << 30));
-        fprintf(stderr, ", %u prove worker(s)\n", per);
+            snprintf(budget, sizeof budget, ", budget %.1f of %.1f GiB",
+                     (double)bi->memory_budget / (1u << 30), (double)bi->memory_total / (1u << 30));
+        cz_log(CZ_LOG_INFO, "engine: back-end %s: %s%s, %u prove worker(s)", bi->name,
+               bi->description, budget, per);
     }
     *out = e;
     return CZ_OK;
@@ -1506,13 +1724,20 @@ uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms) {
         }
         pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
     }
-    for (job *j = e->jobs; j; j = j->next)
-        if (j->phase != PHASE_DONE && !j->cancel) {
-            cancel_job(e, j);
-            cancelled++;
-        }
+    /* cancel_job may drop the lock (it ends queued units): the scan starts
+     * over after each one instead of following a list that may change. */
+    for (int again = 1; again;) {
+        again = 0;
+        for (job *j = e->jobs; j; j = j->next)
+            if (j->phase != PHASE_DONE && !j->cancel) {
+                cancel_job(e, j);
+                cancelled++;
+                again = 1;
+                break;
+            }
+    }
     while (jobs_active(e)) pthread_cond_wait(&e->job_done, &e->lock);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return cancelled;
 }
 
@@ -1527,7 +1752,7 @@ void cz_engine_destroy(cz_engine *e) {
     pthread_cond_broadcast(&e->finish_work);
     pthread_cond_broadcast(&e->janitor_wake);
     pthread_cond_broadcast(&e->load_work);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     if (e->synth_threads && e->prove_threads) {
         for (uint32_t i = 0; i < e->n_synth; i++) pthread_join(e->synth_threads[i], NULL);
         for (uint32_t i = 0; i < e->n_prove; i++) pthread_join(e->prove_threads[i], NULL);
@@ -1566,6 +1791,8 @@ void cz_engine_destroy(cz_engine *e) {
     cz_trace_free(&e->trace);
     cz_srs_destroy(&e->srs);
     cz_budget_destroy(&e->budget);
+    pthread_mutex_lock(&e->lock);
+    engine_unlock(e); /* writes what is still queued */
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
@@ -1593,7 +1820,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     out->gpu_circuit_switches = e->circuit_switches;
     out->n_backends = e->n_backends;
     out->backend_name = e->n_backends ? e->slots[0].backend->ops->kind : "none";
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     for (uint32_t i = 0; i < e->n_backends; i++)
         cz_backend_get_info(e->slots[i].backend, &out->backends[i]);
     pthread_mutex_lock(&e->lock);
@@ -1648,7 +1875,7 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     pthread_mutex_lock(&e->lock);
     memcpy(c, e->counters, sizeof c);
     size_t synth_q = e->synth.n, prove_q = e->prove.n;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     sbuf b = {malloc(4096), 0, 4096, 0};
     if (!b.buf) return cz_error_set(err, CZ_E_NOMEM, "metrics: out of memory");
     sb_printf(&b, "# HELP cuzk_proofs_completed_total Proofs completed (verified).\n"

@@ -2,8 +2,14 @@
  * kinds that only sleep); the prove back-ends are in backend.h.
  *
  * Life of a job, per kind:
- *   prepare       once, on a synthesis worker: parse and check the request,
- *                 fill the plan (units = partitions, SRS, memory per unit);
+ *   admit         optional, once, in the submitting thread before the job
+ *                 exists (no engine lock): parse and check everything that
+ *                 can be checked before proving, so a bad request is refused
+ *                 at once; what it keeps in *state replaces the request's
+ *                 buffers, which the engine then does not copy;
+ *   prepare       once, on a synthesis worker: parse and check the request
+ *                 (or take admit's state), fill the plan (units = partitions,
+ *                 SRS, memory per unit);
  *   synthesize    per unit, on a synthesis worker, under the unit's memory
  *                 reservation;
  *   prove_start   per unit, on a prove worker: the heavy part; consumes synth;
@@ -12,7 +18,8 @@
  *                 on (cancel, failure of another unit, shutdown);
  *   verify        once, all units' proofs concatenated in unit order; a job
  *                 is COMPLETED only when this returns CZ_OK;
- *   free_state    once, whatever happened (also after a failed prepare).
+ *   free_state    once, whatever happened (also after a failed admit or
+ *                 prepare).
  * The engine calls at most one op of a given unit at a time; ops of different
  * units of one job may run concurrently, so the shared state must be
  * read-only after prepare. */
@@ -61,6 +68,7 @@ typedef struct {
 
 struct cz_job_ops {
     const char *name;
+    /* *state: admit's state when the kind has admit, else NULL. */
     cz_status (*prepare)(void **state, cz_job_plan *plan, const cz_engine_request *req,
                          const char *param_cache, cz_error *err);
     cz_status (*synthesize)(void *state, uint32_t unit, void **synth, cz_error *err);
@@ -73,6 +81,11 @@ struct cz_job_ops {
     cz_status (*verify)(void *state, const uint8_t *proof, size_t proof_len,
                         const cz_srs_handle *srs, cz_error *err);
     void (*free_state)(void *state);
+    /* May be NULL: then the engine copies the request's buffers and prepare
+     * reads them. When set, prepare finds admit's state in *state and req
+     * without buffers (lengths 0); on failure *state is NULL or freed by
+     * free_state. */
+    cz_status (*admit)(void **state, const cz_engine_request *req, cz_error *err);
 };
 
 /* PoRep C2 (src/engine/porep_job.c). */

@@ -1,4 +1,5 @@
 /* PoRep C2 as an engine job kind: one unit per partition. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@
 #include "engine/srs.h"
 #include "filecoin/c1.h"
 #include "filecoin/porep.h"
+#include "filecoin/registry.h"
 #include "filecoin/vanilla.h"
 #include "util/parallel.h"
 
@@ -72,7 +74,7 @@ static cz_status unit_bytes_from_params(uint64_t *out, const char *path, int hos
                                         cz_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cz_error_set(err, CZ_E_IO,
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
                             "parameters %s not found (run `cuzk setup` or set [srs] param_cache)",
                             path);
     uint8_t b[4];
@@ -99,8 +101,13 @@ static cz_status unit_bytes_from_params(uint64_t *out, const char *path, int hos
     return CZ_OK;
 }
 
-static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
-                               const char *param_cache, cz_error *err) {
+/* Everything that can be checked before proving, in the submitting
+ * thread: the C1's syntax and shape, that it agrees with the request
+ * (registered_proof, sector_size, sector_number), and its vanilla proofs
+ * with the prover id of miner_id (so a tampered comm_r or seed, or the
+ * wrong miner, is refused now, not after a full proof). The parsed C1
+ * (about a fifth of the JSON's size) is all the job keeps. */
+static cz_status porep_admit(void **statep, const cz_engine_request *req, cz_error *err) {
     porep_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
     pthread_mutex_init(&s->pool_lock, NULL);
@@ -108,8 +115,21 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     cz_status st = cz_c1_parse(&s->c1, req->vanilla_proof, req->vanilla_proof_len, err);
     if (st == CZ_OK) st = cz_c1_check_shape(&s->c1, err);
     if (st == CZ_OK) st = cz_c1_check_indices(&s->c1, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "vanilla_proof");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla_proof");
     const cz_c1 *c1 = &s->c1;
+    /* registered_proof is Go's abi.RegisteredSealProof, the C1's own id
+     * space. 0 (StackedDrg2KiBV1) is also proto3's "not set": accepted. */
+    if (req->registered_proof && req->registered_proof != c1->registered_proof) {
+        cz_fc_proof_info asked;
+        cz_error lerr;
+        int known = req->registered_proof <= UINT32_MAX &&
+                    cz_fc_proof_lookup(&asked, (uint32_t)req->registered_proof, &lerr) == CZ_OK;
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "registered_proof %" PRIu64 " (%s) does not match the C1 output's %s "
+                            "(%u)",
+                            req->registered_proof, known ? asked.name : "not a PoRep seal proof",
+                            c1->registered_proof_name, c1->registered_proof);
+    }
     if (req->sector_size && req->sector_size != c1->sector_size)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "sector_size %" PRIu64 " does not match the C1 output's %s (%" PRIu64
@@ -128,17 +148,29 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
                                 req->sector_number, c1->envelope_sector_num);
         s->sector_id = c1->envelope_sector_num;
     }
-    /* With a miner id the proof is bound to it: the self-check recomputes
-     * replica_id from prover_id as Filecoin's verify_seal does. */
+    /* With a miner id the proof is bound to it: replica_id is recomputed
+     * from prover_id as Filecoin's verify_seal does, here and in the
+     * self-check. */
     if (req->miner_id) {
         cz_fc_prover_id(s->prover_id, req->miner_id);
         s->has_prover_id = 1;
     }
+    st = cz_fc_vanilla_verify(c1, s->has_prover_id ? s->prover_id : NULL, s->sector_id, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla_proof rejected");
     if ((st = cz_porep_geometry_of_c1(&s->geometry, c1, err)) != CZ_OK) return st;
-    const char *id = cz_srs_porep_circuit_id(c1->sector_size);
-    if (!id)
+    if (!cz_srs_porep_circuit_id(c1->sector_size))
         return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for sector size %" PRIu64,
                             c1->sector_size);
+    return CZ_OK;
+}
+
+static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                               const char *param_cache, cz_error *err) {
+    cz_status st = CZ_OK;
+    if (!*statep && (st = porep_admit(statep, req, err)) != CZ_OK) return st;
+    porep_state *s = *statep;
+    const cz_c1 *c1 = &s->c1;
+    const char *id = cz_srs_porep_circuit_id(c1->sector_size);
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
     if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
@@ -166,7 +198,7 @@ static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_e
     atomic_fetch_sub(&synthesizing, 1);
     if (st != CZ_OK) {
         witness_put(s, w);
-        return cz_error_prefix(err, "partition %u: synthesis", unit);
+        return cz_error_wrap(err, st, "partition %u: synthesis", unit);
     }
     *synth = w;
     return CZ_OK;
@@ -192,7 +224,7 @@ static cz_status porep_prove_start(void *state, uint32_t unit, void *synth,
     witness_put(s, w);
     if (st != CZ_OK) {
         free(msm);
-        return cz_error_prefix(err, "partition %u: prove", unit);
+        return cz_error_wrap(err, st, "partition %u: prove", unit);
     }
     *pending = msm;
     return CZ_OK;
@@ -205,7 +237,7 @@ static cz_status porep_prove_finish(void *state, uint32_t unit, void *pending,
     cz_groth16_proof proof;
     cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
     free(msm);
-    if (st != CZ_OK) return cz_error_prefix(err, "partition %u: finalize", unit);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "partition %u: finalize", unit);
     cz_groth16_proof_encode(out, &proof);
     return CZ_OK;
 }
@@ -225,8 +257,8 @@ static cz_status porep_verify(void *state, const uint8_t *proof, size_t len,
     cz_status st = cz_porep_verify(&valid, &s->c1, srs->vk, proof, len,
                                    s->has_prover_id ? s->prover_id : NULL, s->sector_id, err);
     if (st != CZ_OK) return st;
-    if (!valid) return cz_error_set(err, CZ_E_INTERNAL, "%s", err ? err->message : "invalid");
-    return CZ_OK;
+    /* cz_porep_verify recorded which partition failed (CZ_E_VERIFY). */
+    return valid ? CZ_OK : CZ_E_VERIFY;
 }
 
 static void porep_free(void *state) {
@@ -242,6 +274,13 @@ static void porep_free(void *state) {
 }
 
 const cz_job_ops cz_job_ops_porep = {
-    "porep-c2",         porep_prepare, porep_synthesize, porep_prove_start,
-    porep_prove_finish, porep_discard, porep_verify,     porep_free,
+    .name = "porep-c2",
+    .prepare = porep_prepare,
+    .synthesize = porep_synthesize,
+    .prove_start = porep_prove_start,
+    .prove_finish = porep_prove_finish,
+    .discard = porep_discard,
+    .verify = porep_verify,
+    .free_state = porep_free,
+    .admit = porep_admit,
 };

@@ -104,7 +104,7 @@ static cz_status post_synthesize(void *state, uint32_t unit, void **synth, cz_er
     if (st != CZ_OK) {
         cz_witness_free(w);
         free(w);
-        return cz_error_prefix(err, "synthesis");
+        return cz_error_wrap(err, st, "synthesis");
     }
     *synth = w;
     return CZ_OK;
@@ -130,7 +130,7 @@ static cz_status post_prove_start(void *state, uint32_t unit, void *synth, const
     free(w);
     if (st != CZ_OK) {
         free(msm);
-        return cz_error_prefix(err, "prove");
+        return cz_error_wrap(err, st, "prove");
     }
     *pending = msm;
     return CZ_OK;
@@ -143,7 +143,7 @@ static cz_status post_prove_finish(void *state, uint32_t unit, void *pending,
     cz_groth16_proof proof;
     cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
     free(msm);
-    if (st != CZ_OK) return cz_error_prefix(err, "finalize");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "finalize");
     cz_groth16_proof_encode(out, &proof);
     return CZ_OK;
 }
@@ -176,6 +176,12 @@ static void post_free(void *state) {
 }
 
 const cz_job_ops cz_job_ops_post = {
-    "post",       post_prepare, post_synthesize, post_prove_start, post_prove_finish,
-    post_discard, post_verify,  post_free,
+    .name = "post",
+    .prepare = post_prepare,
+    .synthesize = post_synthesize,
+    .prove_start = post_prove_start,
+    .prove_finish = post_prove_finish,
+    .discard = post_discard,
+    .verify = post_verify,
+    .free_state = post_free,
 };

@@ -1,6 +1,7 @@
 /* SRS manager: see srs.h for the tiers and the invariants. */
 #include "engine/srs.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "filecoin/porep.h"
 #include "filecoin/post_prove.h"
 #include "filecoin/registry.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 static const struct {
@@ -169,7 +171,7 @@ cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, c
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0) {
         if (fd >= 0) close(fd);
-        return cz_error_set(err, CZ_E_IO,
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
                             "srs %s: parameters %s not found (run `cuzk setup` or set [srs] "
                             "param_cache)",
                             id, path);
@@ -215,7 +217,7 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
             c = NULL;
         }
     }
-    if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s", e->id);
     e->circuit = c;
     return CZ_OK;
 }
@@ -224,7 +226,7 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
  * not held): the vk and counts on the host, the circuit when asked, then
  * the device loader. CZ_E_UNSUPPORTED: a back-end needs host points. */
 static cz_status load_to_devices(cz_srs_manager *m, cz_srs_entry *e, int want_circuit,
-                                 const volatile int *abort_flag, cz_error *err) {
+                                 const atomic_int *abort_flag, cz_error *err) {
     const uint64_t bytes = device_hot_bytes(e->file.layout.n_ic);
     char what[64];
     snprintf(what, sizeof what, "SRS %s (vk)", e->id);
@@ -255,12 +257,12 @@ static cz_status load_to_devices(cz_srs_manager *m, cz_srs_entry *e, int want_ci
 
 /* Loads e (marked loading by the caller, m->lock not held). */
 static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit,
-                            const volatile int *abort_flag, cz_error *err) {
+                            const atomic_int *abort_flag, cz_error *err) {
     uint64_t t0 = cz_now_ns();
     if (!e->file.data) {
         cz_groth16_params_file file;
         cz_status st = cz_groth16_params_file_map(&file, e->params_path, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s", e->id);
         madvise((void *)file.data, file.len, MADV_WILLNEED);
         pthread_mutex_lock(&m->lock);
         e->file = file;
@@ -273,7 +275,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
     if (device) {
         cz_status st = load_to_devices(m, e, want_circuit, abort_flag, err);
         if (st != CZ_E_UNSUPPORTED) {
-            if (st != CZ_OK) return cz_error_prefix(err, "srs %s", e->id);
+            if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s", e->id);
             e->load_ms = (cz_now_ns() - t0) / 1000000;
             return CZ_OK;
         }
@@ -296,7 +298,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
     if (st != CZ_OK) {
         cz_groth16_params_free(&e->params);
         cz_budget_release(m->budget, e->file.len);
-        return cz_error_prefix(err, "srs %s", e->id);
+        return cz_error_wrap(err, st, "srs %s", e->id);
     }
     e->hot_bytes = e->file.len;
     e->points_on_device = 0;
@@ -307,7 +309,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
 /* Makes e hot (with its circuit when want_circuit), with m->lock held on
  * entry and exit; *loaded = 1 when this call did loading. */
 static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit, int *loaded,
-                            const volatile int *abort_flag, cz_error *err) {
+                            const atomic_int *abort_flag, cz_error *err) {
     *loaded = 0;
     while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
     if (e->tier == CZ_SRS_HOT && (!want_circuit || e->circuit)) return CZ_OK;
@@ -336,7 +338,7 @@ static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
 }
 
 cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h,
-                         uint64_t *load_ms, const volatile int *abort_flag, cz_error *err) {
+                         uint64_t *load_ms, const atomic_int *abort_flag, cz_error *err) {
     pthread_mutex_lock(&m->lock);
     cz_srs_entry *e;
     cz_status st = find_entry(m, id, &e, err);
@@ -419,7 +421,7 @@ cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint6
     if (st == CZ_OK) {
         while (e->loading) pthread_cond_wait(&m->changed, &m->lock);
         if (e->refs) {
-            st = cz_error_set(err, CZ_E_IO, "srs %s: in use by %u proof(s); not evicted", id,
+            st = cz_error_set(err, CZ_E_BUSY, "srs %s: in use by %u proof(s); not evicted", id,
                               e->refs);
         } else {
             *was_loaded = e->tier == CZ_SRS_HOT;
@@ -434,6 +436,7 @@ cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint6
 uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
     cz_srs_manager *m = mp;
     uint64_t freed = 0, now = cz_now_ns();
+    char evicted[256] = ""; /* logged after the lock */
     pthread_mutex_lock(&m->lock);
     while (freed < need) {
         cz_srs_entry *lru = NULL;
@@ -452,10 +455,12 @@ uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
         freed += lru->hot_bytes;
         lru->hot_bytes = 0;
         lru->tier = CZ_SRS_WARM;
-        fprintf(stderr, "srs: evicted %s to warm under memory pressure\n", lru->id);
+        size_t used = strlen(evicted);
+        snprintf(evicted + used, sizeof evicted - used, "%s%s", used ? ", " : "", lru->id);
     }
     pthread_mutex_unlock(&m->lock);
     if (freed) cz_budget_release(m->budget, freed);
+    if (evicted[0]) cz_log(CZ_LOG_INFO, "srs: evicted %s to warm under memory pressure", evicted);
     return freed;
 }
 

@@ -96,7 +96,7 @@ cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, c
  * checked against the parameters' sizes); *load_ms = time this call spent
  * loading (0 when it was hot). */
 cz_status cz_srs_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h,
-                         uint64_t *load_ms, const volatile int *abort_flag, cz_error *err);
+                         uint64_t *load_ms, const atomic_int *abort_flag, cz_error *err);
 /* Takes a reference only when the entry is hot already (and has its
  * circuit, when want_circuit; never waits); returns 1 when it did. */
 int cz_srs_try_acquire(cz_srs_manager *m, const char *id, int want_circuit, cz_srs_handle *h);

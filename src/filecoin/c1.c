@@ -10,6 +10,7 @@
 #include "filecoin/c1.h"
 #include "filecoin/registry.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1022,7 +1023,9 @@ cz_status cz_c1_parse(cz_c1 *out, const uint8_t *json, size_t len, cz_error *err
 cz_status cz_c1_parse_file(cz_c1 *out, const char *path, cz_error *err) {
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "rb");
-    if (!fp) return cz_error_set(err, CZ_E_IO, "c1: cannot open %s", path);
+    if (!fp)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
+                            "c1: cannot open %s: %s", path, strerror(errno));
     enum { CHUNK = 1 << 20 };
     uint8_t *buf = malloc(CHUNK);
     if (!buf) {

@@ -62,7 +62,7 @@ cz_status cz_porep_circuit_load(cz_circuit **out, int *built, const char *path,
     uint64_t checksum = c ? c->checksum : 0;
     cz_circuit_free(c); /* the mapping replaces the heap copy */
     if (st == CZ_OK) st = cz_circuit_open(out, path, CZ_CIRCUIT_TRUSTED, checksum, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "circuit %s", path);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "circuit %s", path);
     *built = 1;
     if (progress)
         fprintf(progress, "circuit %s: built in %.1f s (%.2f GB)\n", path,
@@ -135,7 +135,7 @@ cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
             cz_error_prefix(err, "partition %u", k);
         else if (!ok) {
             all_valid = 0;
-            cz_error_set(err, CZ_OK, "partition %u: proof does not verify", k);
+            cz_error_set(err, CZ_E_VERIFY, "partition %u: proof does not verify", k);
         }
     }
     free(challenges), free(inputs);

@@ -50,7 +50,8 @@ cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geome
  * from replica_id and seed (cz_fc_porep_challenges), never from the vanilla
  * proofs. When prover_id is not NULL, replica_id is first recomputed from
  * (prover_id, sector_id, ticket, comm_d, porep_id) and must equal c1's.
- * *valid = 1 when every partition verifies. */
+ * *valid = 1 when every partition verifies; otherwise CZ_OK with *valid = 0
+ * and err (status CZ_E_VERIFY) naming the last partition that failed. */
 cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
                           const uint8_t *proof, size_t proof_len, const uint8_t *prover_id,
                           uint64_t sector_id, cz_error *err);

@@ -195,7 +195,7 @@ cz_status cz_post_synthesize_witness(cz_witness *w, const cz_post_config *cfg,
             if (err) *err = errors[t];
         }
     free(status), free(errors), free(failed);
-    if (st != CZ_OK) return cz_error_prefix(err, "post witness: slot %u", worst);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "post witness: slot %u", worst);
     w->num_inputs = layout.num_inputs;
     w->num_aux = layout.num_aux;
     return CZ_OK;

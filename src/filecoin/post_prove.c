@@ -56,7 +56,7 @@ cz_status cz_post_circuit_load(cz_circuit **out, int *built, const char *path,
     uint64_t checksum = c ? c->checksum : 0;
     cz_circuit_free(c); /* the mapping replaces the heap copy */
     if (st == CZ_OK) st = cz_circuit_open(out, path, CZ_CIRCUIT_TRUSTED, checksum, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "circuit %s", path);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "circuit %s", path);
     *built = 1;
     if (progress)
         fprintf(progress, "circuit %s: built in %.1f s (%.2f GB)\n", path,

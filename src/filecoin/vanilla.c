@@ -188,7 +188,7 @@ static cz_status check_merkle(const cz_c1 *c1, const cz_c1_merkle *m, int sha, u
     uint8_t computed[32];
     uint64_t idx;
     cz_status st = merkle_root(computed, &idx, c1, m, sha, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", what);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", what);
     if (memcmp(computed, m->root, 32) != 0)
         return cz_error_set(err, CZ_E_INVALID_ARG, "%s: path does not hash to its root", what);
     if (memcmp(m->root, root, 32) != 0)
@@ -211,7 +211,7 @@ static cz_status check_column(const cz_c1 *c1, const cz_c1_column_proof *col, ui
                             col->index, (unsigned long long)node);
     uint8_t h[32];
     cz_status st = cz_fc_column_hash(h, cz_c1_doms(c1, col->rows), c1->layers, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", what);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", what);
     if (memcmp(h, col->proof.leaf, 32) != 0)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "%s: column hash differs from the inclusion proof's leaf", what);
@@ -330,7 +330,7 @@ static cz_status verify_challenge(const cz_c1 *c1, const cz_fc_graph *graph,
 cz_status cz_fc_vanilla_verify(const cz_c1 *c1, const uint8_t *prover_id, uint64_t sector_id,
                                cz_error *err) {
     cz_status st = cz_c1_check_shape(c1, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "vanilla");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla");
     cz_fc_proof_info info;
     if ((st = cz_fc_proof_lookup(&info, c1->registered_proof, err)) != CZ_OK) return st;
     if (c1->n_challenges != (size_t)c1->partitions * c1->challenges_per_partition)
@@ -339,7 +339,7 @@ cz_status cz_fc_vanilla_verify(const cz_c1 *c1, const uint8_t *prover_id, uint64
     if (is_zero32(c1->comm_d) || is_zero32(c1->comm_r) || is_zero32(c1->seed))
         return cz_error_set(err, CZ_E_INVALID_ARG, "vanilla: comm_d, comm_r or seed is zero");
     if (prover_id && (st = cz_fc_check_replica_id(c1, prover_id, sector_id, err)) != CZ_OK)
-        return cz_error_prefix(err, "vanilla");
+        return cz_error_wrap(err, st, "vanilla");
     cz_fc_graph graph;
     st = cz_fc_graph_init(&graph, info.sector.nodes, info.porep_id, info.api_version, err);
     if (st != CZ_OK) return st;

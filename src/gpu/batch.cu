@@ -48,6 +48,8 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "gpu/common.cuh"
+#include "gpu/settings.h"
+#include "util/log.h"
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h"
 #include "gpu/internal.cuh"
@@ -271,16 +273,10 @@ struct bit_pred {
     }
 };
 
-static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return dflt;
-    unsigned long long x = strtoull(v, NULL, 0);
-    return x < lo ? lo : (x > hi ? hi : (size_t)x);
-}
-
-/* Knobs (read at every call, so tests can force the affine path on small
- * inputs); defaults are the measured best on the H200. T and T2 default to
- * 512 threads per SM: one full wave at the kernels' 16 warps per SM. */
+/* Knobs (gpu/settings.h; taken at every call, so tests can force the
+ * affine path on small inputs); defaults are the measured best on the H200.
+ * T and T2 default to 512 threads per SM: one full wave at the kernels' 16
+ * warps per SM. */
 struct batch_knobs {
     size_t T, kmin, levels, T2, chunk, fanin;
     bool profile;
@@ -295,15 +291,15 @@ static batch_knobs batch_knobs_get(void) {
         (void)cudaGetLastError();
         wave = (size_t)sms * 512;
     }
+    const cz_gpu_settings *s = cz_gpu_settings_get();
     batch_knobs k;
-    k.T = env_size("CZ_GPU_BATCH_T", wave, 1, (size_t)1 << 24);
-    k.kmin = env_size("CZ_GPU_BATCH_KMIN", 32, 1, (size_t)1 << 20);
-    k.levels = env_size("CZ_GPU_BATCH_LEVELS", 8, 0, 64);
-    k.T2 = env_size("CZ_GPU_BATCH_T2", wave, 1, (size_t)1 << 24);
-    /* a multiple of 64 (whole bitmap words), below 2^31 (CUB's int count) */
-    k.chunk = env_size("CZ_GPU_BATCH_CHUNK", (size_t)1 << 27, 64, (size_t)1 << 30) & ~(size_t)63;
-    k.fanin = env_size("CZ_GPU_BATCH_FANIN", 2, 2, 32);
-    k.profile = env_size("CZ_GPU_BATCH_PROFILE", 0, 0, 1) != 0;
+    k.T = s->batch_t ? s->batch_t : wave;
+    k.kmin = s->batch_kmin;
+    k.levels = s->batch_levels;
+    k.T2 = s->batch_t2 ? s->batch_t2 : wave;
+    k.chunk = s->batch_chunk;
+    k.fanin = s->batch_fanin;
+    k.profile = s->batch_profile != 0;
     return k;
 }
 
@@ -335,11 +331,11 @@ struct batch_prof {
         }
         (void)cudaGetLastError();
         total += ms;
-        fprintf(stderr, "batch: %-8s %10zu %8zu %8.3f ms\n", what, a, b, ms);
+        cz_log(CZ_LOG_INFO, "batch: %-8s %10zu %8zu %8.3f ms", what, a, b, ms);
     }
     void stop(void) {
         if (!on) return;
-        fprintf(stderr, "batch: total %.3f ms\n", total);
+        cz_log(CZ_LOG_INFO, "batch: total %.3f ms", total);
         (void)cudaEventDestroy(e);
         (void)cudaGetLastError();
     }

@@ -40,6 +40,7 @@
 
 extern "C" {
 #include "r1cs/circuit.h"
+#include "gpu/settings.h"
 #include "util/parallel.h"
 #include "util/size.h"
 }
@@ -463,14 +464,6 @@ static cz_status check_device(const cz_gpu_circuit *gc, const cz_circuit *c, int
                         (unsigned long long)k, h->col[k], vars, ci, c->num_coeffs);
 }
 
-static unsigned env_unsigned(const char *name, unsigned dflt) {
-    const char *s = getenv(name);
-    if (!s || !*s) return dflt;
-    char *end = NULL;
-    const unsigned long v = strtoul(s, &end, 10);
-    return *end || v > 0xffffffffu ? dflt : (unsigned)v;
-}
-
 extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circuit *c,
                                            cz_error *err) {
     *out = NULL;
@@ -489,8 +482,9 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
     gc->num_inputs = c->num_inputs, gc->num_aux = c->num_aux;
     gc->rows = (uint32_t)c->num_constraints;
     gc->coef_bytes = c->coef_bytes, gc->num_coeffs = c->num_coeffs;
-    gc->long_threshold = env_unsigned("CZ_GPU_ABC_LONG", ABC_LONG);
-    gc->shared = c->num_coeffs <= ABC_SHARED_MAX && env_unsigned("CZ_GPU_ABC_SHARED", 1) != 0;
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    gc->long_threshold = knobs->abc_long;
+    gc->shared = c->num_coeffs <= ABC_SHARED_MAX && knobs->abc_shared != 0;
     gc->a_aux_count = cz_density_popcount(c->a_aux_density, c->num_aux);
     gc->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
     gc->b_input_count = cz_density_popcount(c->b_input_density, c->num_inputs);
@@ -519,15 +513,8 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
         size_t free_b = 0, total_b = 0, budget = 0;
         if ((st = cz_gpu_mem_info(&free_b, &total_b, err)) != CZ_OK) goto fail;
         budget = free_b;
-        const char *lim = getenv("CZ_GPU_MEM_LIMIT");
-        if (lim && *lim) {
-            uint64_t v = 0;
-            if ((st = cz_parse_size(&v, lim, err)) != CZ_OK) {
-                cz_error_prefix(err, "CZ_GPU_MEM_LIMIT");
-                goto fail;
-            }
-            if (v < budget) budget = (size_t)v;
-        }
+        if ((st = cz_gpu_settings_status(err)) != CZ_OK) goto fail; /* a bad CZ_GPU_MEM_LIMIT */
+        if (knobs->has_mem_limit && knobs->mem_limit < budget) budget = (size_t)knobs->mem_limit;
         if (need > budget) {
             st = cz_error_set(err, CZ_E_NOMEM,
                               "gpu circuit: the device is too small: %.1f MiB needed (matrices "
@@ -667,7 +654,7 @@ extern "C" cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_
         else
             st = gc->shared ? eval_matrix<uint32_t, true>(o, gc, m, z, err)
                             : eval_matrix<uint32_t, false>(o, gc, m, z, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "gpu circuit: %s", matrix_name[i]);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "gpu circuit: %s", matrix_name[i]);
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());
     return CZ_OK;

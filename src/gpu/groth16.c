@@ -28,7 +28,10 @@
 #include "gpu/gpu.h"
 #include "groth16/digest.h"
 #include "r1cs/xxh64.h"
+#include "gpu/settings.h"
 #include "r1cs/backends.h"
+#include "util/cancel.h"
+#include "util/log.h"
 #include "util/parallel.h"
 #include "util/size.h"
 
@@ -142,13 +145,9 @@ static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_o
     if (st != CZ_OK) return st;
     *budget = free_b, *free_out = free_b, *total_out = total_b;
     if (cap && cap < *budget) *budget = cap;
-    const char *lim = getenv("CZ_GPU_MEM_LIMIT");
-    if (lim && *lim) {
-        uint64_t v = 0;
-        if ((st = cz_parse_size(&v, lim, err)) != CZ_OK)
-            return cz_error_prefix(err, "CZ_GPU_MEM_LIMIT");
-        if (v < *budget) *budget = (size_t)v;
-    }
+    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    if (knobs->has_mem_limit && knobs->mem_limit < *budget) *budget = (size_t)knobs->mem_limit;
     return CZ_OK;
 }
 
@@ -211,15 +210,9 @@ static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, 
  * unset. */
 static cz_status forced_chunk(size_t *chunk, cz_error *err) {
     *chunk = 0;
-    const char *env = getenv("CZ_GPU_STREAM_CHUNK");
-    if (!env || !*env) return CZ_OK;
-    char *end = NULL;
-    unsigned long long v = strtoull(env, &end, 10);
-    if (*end || v < 64 || v > (1ull << 24) || (v & (v - 1)))
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "CZ_GPU_STREAM_CHUNK: '%s' is not a power of two from 64 to 2^24", env);
-    *chunk = (size_t)v;
-    return CZ_OK;
+    cz_status st = cz_gpu_settings_status(err); /* a bad CZ_GPU_STREAM_CHUNK */
+    if (st == CZ_OK) *chunk = cz_gpu_settings_get()->stream_chunk;
+    return st;
 }
 
 /* What a key of p's shape needs on the device and what it gets there. */
@@ -248,7 +241,7 @@ static cz_status plan_srs(srs_plan *pl, const cz_groth16_params *p, size_t cap, 
     pl->tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
     const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
     cz_status st = device_budget(&pl->budget, &pl->free_b, &pl->total_b, cap, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "gpu srs");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
     if ((st = forced_chunk(&pl->forced, err)) != CZ_OK) return st;
     /* Resident: the points, the tables, one proof's buffers and the
      * largest MSM's scratch. */
@@ -461,7 +454,7 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
     shape.n_b_g2 = (size_t)L->count[CZ_GROTH16_B_G2];
     srs_plan pl;
     cz_status st = plan_srs(&pl, &shape, cap, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s", f->path);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", f->path);
     if (!plan_resident(&pl))
         return cz_error_set(err, CZ_E_NOMEM,
                             "gpu srs: %s: the key does not fit resident (%.0f MiB with a proof's "
@@ -875,6 +868,13 @@ static cz_status circuit_shapes(const cz_groth16_params *p, const cz_gpu_circuit
     return CZ_OK;
 }
 
+/* A cancelled job's unit (util/cancel.h) stops between the MSMs. */
+static int cancel_point(cz_status *st, const char *before, cz_error *err) {
+    if (!cz_cancel_requested()) return 0;
+    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
+    return 1;
+}
+
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
                                      const cz_prove_data *pd, cz_error *err) {
@@ -907,7 +907,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     const uint64_t *dens = NULL; /* device: a_aux | b_aux | b_input */
     bufs b = {0};
     uint64_t ticket = 0;
-    prof pr = {getenv("CZ_GPU_PROVE_PROFILE") != NULL, cz_now_ns()};
+    prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
     /* ---- H chain: a, b, c zero-padded to m on the device ---- */
     if ((st = cz_gpu_alloc((void **)&b.abc, 3 * m * sizeof(cz_fr), err)) != CZ_OK) {
@@ -971,6 +971,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         }
     }
     prof_step(&pr, "H chain (7 NTT + quotient)");
+    if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
         host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine), NULL};
         st = stream_sum(srs, &out->h, NULL, &h, m - 1, b.abc, NULL, err);
@@ -1025,6 +1026,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     }
 
     /* ---- L: every aux ---- */
+    if (cancel_point(&st, "the L MSM", err)) goto done;
     {
         split_points pp = {srs->l, srs->streaming ? params->l : NULL, NULL, NULL};
         st = split_sum(srs, &out->l, NULL, &pp, b.z + ni, na, &b, "L", &pr, err);
@@ -1032,6 +1034,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     }
 
     /* ---- A: every input, then the aux dense in A (z indices) ---- */
+    if (cancel_point(&st, "the A MSM", err)) goto done;
     {
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, NULL, ni, 0, err)) != CZ_OK ||
@@ -1049,6 +1052,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     }
 
     /* ---- B: inputs dense in B, then aux dense in B; G1 and G2 ---- */
+    if (cancel_point(&st, "the B MSMs", err)) goto done;
     {
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, dens + 2 * wa, ni, 0, err)) != CZ_OK ||

@@ -40,6 +40,8 @@
 #include "gpu/common.cuh"
 #include "gpu/curve.cuh"
 #include "gpu/internal.cuh"
+#include "gpu/settings.h"
+#include "util/log.h"
 
 namespace cz_gpu {
 
@@ -371,8 +373,8 @@ static void msm_acc0_launch(size_t T0, cudaStream_t st, const uint32_t *keys, co
     k_msm_acc0<F, 128, MAXR, VEC, SM><<<cz_gpu_blocks(T0, 128), 128, 0, st>>>(                     \
         keys, vals, total, S, sentinel, points, buckets, parts)
     const bool g1 = sizeof(F) == sizeof(fp_t);
-    const char *env = getenv(g1 ? "CZ_GPU_MSM_ACC" : "CZ_GPU_MSM_ACC2");
-    int variant = env ? atoi(env) : (g1 ? 2 : 3);
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    int variant = g1 ? knobs->msm_acc_g1 : knobs->msm_acc_g2;
     if (((uintptr_t)points & 15) != 0) variant = 0;
     switch (variant) {
     case 0: MSM_ACC0(255, false, false); break;
@@ -407,10 +409,8 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
      * there is work for them, at most 256 entries each (CZ_GPU_MSM_S
      * overrides, for experiments) */
     uint32_t S0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : (uint32_t)(total >> 18));
-    {
-        static const char *senv = getenv("CZ_GPU_MSM_S");
-        if (senv && atoi(senv) >= 1) S0 = (uint32_t)atoi(senv);
-    }
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    if (knobs->msm_s) S0 = knobs->msm_s;
     const uint32_t SN = 16;
     const size_t T0 = (total + S0 - 1) / S0;
 
@@ -443,7 +443,8 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
     CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_out, sizeof(jacobian<F>), st));
 
     /* CZ_GPU_MSM_PROFILE=1 prints the time of each step (stderr) */
-    static const int profile = getenv("CZ_GPU_MSM_PROFILE") != NULL;
+    int profile; /* not an initializer: the gotos above jump past it */
+    profile = knobs->msm_profile;
     cudaEvent_t ev[6];
     if (profile)
         for (int i = 0; i < 6; i++) cudaEventCreate(&ev[i]);
@@ -562,10 +563,9 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
         cudaEventSynchronize(ev[5]);
         float t[5];
         for (int i = 0; i < 5; i++) cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
-        fprintf(stderr,
-                "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  "
-                "reduce %.2f ms\n",
-                n, c, t[0], t[1], t[2], t[3], t[4]);
+        cz_log(CZ_LOG_INFO,
+               "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  reduce %.2f ms", n,
+               c, t[0], t[1], t[2], t[3], t[4]);
         for (int i = 0; i < 6; i++) cudaEventDestroy(ev[i]);
     }
 done:

@@ -53,6 +53,8 @@
 #include "gpu/common.cuh"
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
+#include "gpu/settings.h"
+#include "util/log.h"
 
 using namespace cz_gpu;
 
@@ -574,31 +576,18 @@ struct ntt_knobs {
     int old, profile, mtab, nn_dif, fuse;
     unsigned g, g0, maxb;
 };
-static const ntt_knobs &ntt_knobs_get() {
-    static ntt_knobs kn = [] {
-        ntt_knobs r;
-        const char *e = getenv("CZ_GPU_NTT_OLD");
-        r.old = e && atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_PROFILE");
-        r.profile = e && atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_NN");
-        r.nn_dif = !e || atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_FUSE");
-        r.fuse = !e || atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_MTAB");
-        r.mtab = !e || atoi(e) != 0;
-        e = getenv("CZ_GPU_NTT_G");
-        r.g = e ? (unsigned)atoi(e) : 1u;
-        if (r.g > 3) r.g = 3;
-        e = getenv("CZ_GPU_NTT_G0");
-        r.g0 = e ? (unsigned)atoi(e) : 1u;
-        if (r.g0 > 3) r.g0 = 3;
-        e = getenv("CZ_GPU_NTT_MAXB");
-        r.maxb = e ? (unsigned)atoi(e) : 9u;
-        if (r.maxb < 4 || r.maxb > 9) r.maxb = 9;
-        return r;
-    }();
-    return kn;
+static ntt_knobs ntt_knobs_get() {
+    const cz_gpu_settings *k = cz_gpu_settings_get();
+    ntt_knobs r;
+    r.old = k->ntt_old;
+    r.profile = k->ntt_profile;
+    r.nn_dif = k->ntt_nn_dif;
+    r.fuse = k->ntt_fuse;
+    r.mtab = k->ntt_mtab;
+    r.g = k->ntt_g;
+    r.g0 = k->ntt_g0;
+    r.maxb = k->ntt_maxb;
+    return r;
 }
 
 /* Widths of the register-blocked passes (k >= 3; <= 9 stages each, or
@@ -804,7 +793,7 @@ struct ntt_timer {
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);
-        fprintf(stderr, "ntt profile: %s %u (b %u lo %u) %.3f ms\n", what, i, b, lo, ms);
+        cz_log(CZ_LOG_INFO, "ntt profile: %s %u (b %u lo %u) %.3f ms", what, i, b, lo, ms);
     }
     ~ntt_timer() {
         if (e0) cudaEventDestroy(e0);

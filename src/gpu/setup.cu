@@ -625,7 +625,7 @@ static cz_status run_vector(gpu_setup *g, unsigned vector, const fr_t *dev_scala
     for (uint64_t at = 0; at < n; at += g->chunk) {
         const uint64_t len = n - at < g->chunk ? n - at : g->chunk;
         cz_status st = submit(g, vector, dev_scalars, at, len, err);
-        if (st != CZ_OK) return cz_error_prefix(err, "gpu setup: %s", vector_name[vector]);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "gpu setup: %s", vector_name[vector]);
     }
     return CZ_OK;
 }
@@ -872,7 +872,7 @@ static cz_status run(gpu_setup *g, cz_error *err) {
 
     progress_stage(g, "circuit upload");
     if ((st = cz_gpu_circuit_create(&g->gc, c, err)) != CZ_OK)
-        return cz_error_prefix(err, "gpu setup");
+        return cz_error_wrap(err, st, "gpu setup");
     progress_report(g, UPLOAD_UNITS(cz_circuit_bytes(c)));
 
     /* Lagrange basis: the inverse NTT of the powers of tau */

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "groth16/groth16.h"
+#include "util/log.h"
 #include "util/parallel.h"
+#include "util/tmpfiles.h"
 
 void cz_groth16_vk_free(cz_groth16_vk *vk) {
     if (!vk) return;
@@ -246,7 +248,9 @@ static cz_status map_file(mapping *m, const char *path, cz_error *err) {
     m->data = NULL;
     m->len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: cannot open: %s",
+                            path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         cz_error_set(err, CZ_E_IO, "%s: cannot stat: %s", path, strerror(errno));
@@ -441,7 +445,9 @@ cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path
     if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path)
         return cz_error_set(err, CZ_E_INVALID_ARG, "%s: path too long", path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: cannot open: %s",
+                            path, strerror(errno));
     struct stat sb;
     cz_status st = CZ_OK;
     if (fstat(fd, &sb) != 0)
@@ -490,6 +496,9 @@ static cz_status writer_open(writer *w, const char *path, cz_error *err) {
     w->failed = 0;
     if (snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof w->tmp)
         return cz_error_set(err, CZ_E_INVALID_ARG, "%s: path too long", path);
+    unsigned stale = cz_remove_stale_temporaries(path, ".tmp-");
+    if (stale)
+        cz_log(CZ_LOG_INFO, "%s: removed %u temporary file(s) of killed writers", path, stale);
     w->f = fopen(w->tmp, "wb");
     if (!w->f) return cz_error_set(err, CZ_E_IO, "%s: cannot create: %s", w->tmp, strerror(errno));
     return CZ_OK;

@@ -7,6 +7,7 @@
 #include "ec/msm.h"
 #include "groth16/rng.h"
 #include "poly/ntt.h"
+#include "util/cancel.h"
 
 cz_status cz_groth16_domain_log_size(unsigned *log_size, uint64_t num_constraints, cz_error *err) {
     unsigned k = 0;
@@ -111,6 +112,14 @@ static cz_status msm_g1(cz_g1 *out, const cz_g1_affine *bases, const cz_fr *scal
     return CZ_OK;
 }
 
+/* Polled between the steps (cz_cancel_set_flag): a cancelled job's unit
+ * stops at the next one instead of running the whole prover. */
+static int cancelled(cz_status *st, const char *before, cz_error *err) {
+    if (!cz_cancel_requested()) return 0;
+    *st = cz_error_set(err, CZ_E_CANCELLED, "prove: cancelled before %s", before);
+    return 1;
+}
+
 cz_status cz_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_params *params,
                                  const cz_prove_data *pd, cz_error *err) {
     cz_status st = cz_groth16_check_shapes(params, pd, err);
@@ -119,10 +128,13 @@ cz_status cz_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_p
     cz_fr *h = malloc(m * sizeof *h);
     cz_fr *scalars_a = NULL, *scalars_b = NULL;
     if (!h) return cz_error_set(err, CZ_E_NOMEM, "prove: out of memory for H (%zu)", m);
+    if (cancelled(&st, "the H polynomial", err)) goto done;
     if ((st = cz_groth16_compute_h(h, pd, err)) != CZ_OK) goto done;
+    if (cancelled(&st, "the H MSM", err)) goto done;
     if ((st = msm_g1(&out->h, params->h, h, m - 1, "H", err)) != CZ_OK) goto done;
     free(h);
     h = NULL;
+    if (cancelled(&st, "the L MSM", err)) goto done;
     if ((st = msm_g1(&out->l, params->l, pd->aux_assignment, na, "L", err)) != CZ_OK) goto done;
 
     /* A: every input, then the aux dense in A; B: inputs and aux dense in B.
@@ -137,11 +149,14 @@ cz_status cz_groth16_prove_start(cz_groth16_msm_results *out, const cz_groth16_p
     density_compact(scalars_a + ni, pd->aux_assignment, pd->a_aux_density, na);
     size_t nb_in = density_compact(scalars_b, pd->input_assignment, pd->b_input_density, ni);
     density_compact(scalars_b + nb_in, pd->aux_assignment, pd->b_aux_density, na);
+    if (cancelled(&st, "the A MSM", err)) goto done;
     if ((st = msm_g1(&out->a, params->a, scalars_a, params->n_a, "A", err)) != CZ_OK) goto done;
     free(scalars_a);
     scalars_a = NULL;
+    if (cancelled(&st, "the B1 MSM", err)) goto done;
     if ((st = msm_g1(&out->b_g1, params->b_g1, scalars_b, params->n_b_g1, "B1", err)) != CZ_OK)
         goto done;
+    if (cancelled(&st, "the B2 MSM", err)) goto done;
     if (params->n_b_g2 == 0) {
         cz_g2_set_infinity(&out->b_g2);
     } else if (cz_g2_msm(&out->b_g2, params->b_g2, scalars_b, params->n_b_g2) != CZ_OK) {

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "r1cs/internal.h"
+#include "util/log.h"
+#include "util/tmpfiles.h"
 
 cz_status cz_file_writer_open(cz_file_writer *w, const char *path, cz_error *err) {
     memset(w, 0, sizeof *w);
@@ -23,6 +25,9 @@ cz_status cz_file_writer_open(cz_file_writer *w, const char *path, cz_error *err
     }
     memcpy(w->path, path, plen + 1);
     snprintf(w->tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    unsigned stale = cz_remove_stale_temporaries(path, ".tmp.");
+    if (stale)
+        cz_log(CZ_LOG_INFO, "%s: removed %u temporary file(s) of killed writers", path, stale);
     w->f = fopen(w->tmp, "wb");
     if (!w->f) {
         cz_status st = cz_error_set(err, CZ_E_IO, "%s: cannot create: %s", w->tmp, strerror(errno));
@@ -85,7 +90,9 @@ cz_status cz_file_map(const uint8_t **data, uint64_t *size, const char *path, cz
     *data = NULL;
     *size = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cz_error_set(err, CZ_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: cannot open: %s",
+                            path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         cz_status st = cz_error_set(err, CZ_E_IO, "%s: cannot stat: %s", path, strerror(errno));

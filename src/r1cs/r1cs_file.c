@@ -274,7 +274,7 @@ static cz_status parse(cz_r1cs *out, const uint8_t *base, uint64_t size, const c
         return cz_error_set(err, CZ_E_INTERNAL, "%s: parsed %llu bytes of %llu", path,
                             (unsigned long long)pos, (unsigned long long)size - 8);
     st = cz_r1cs_validate(out, err);
-    if (st != CZ_OK) return cz_error_prefix(err, "%s: inconsistent", path);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s: inconsistent", path);
     return CZ_OK;
 }
 

@@ -18,6 +18,11 @@ const char *cz_status_name(cz_status status) {
     case CZ_E_UNSUPPORTED: return "CZ_E_UNSUPPORTED";
     case CZ_E_CUDA: return "CZ_E_CUDA";
     case CZ_E_INTERNAL: return "CZ_E_INTERNAL";
+    case CZ_E_NOT_FOUND: return "CZ_E_NOT_FOUND";
+    case CZ_E_CANCELLED: return "CZ_E_CANCELLED";
+    case CZ_E_SHUTDOWN: return "CZ_E_SHUTDOWN";
+    case CZ_E_BUSY: return "CZ_E_BUSY";
+    case CZ_E_VERIFY: return "CZ_E_VERIFY";
     }
     return "CZ_E_UNKNOWN";
 }
@@ -33,17 +38,30 @@ cz_status cz_error_set(cz_error *err, cz_status status, const char *fmt, ...) {
     return status;
 }
 
-cz_status cz_error_prefix(cz_error *err, const char *fmt, ...) {
-    if (!err) return CZ_E_INVALID_ARG;
+static void prefix_v(cz_error *err, const char *fmt, va_list ap) {
     char prefix[256];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
-    va_end(ap);
     /* truncation keeps the start of the message, which is what matters */
     char joined[sizeof prefix + sizeof err->message + 2];
     snprintf(joined, sizeof joined, "%s: %s", prefix, err->message);
     memcpy(err->message, joined, sizeof err->message - 1);
     err->message[sizeof err->message - 1] = 0;
-    return err->status;
+}
+
+void cz_error_prefix(cz_error *err, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    prefix_v(err, fmt, ap);
+    va_end(ap);
+}
+
+cz_status cz_error_wrap(cz_error *err, cz_status status, const char *fmt, ...) {
+    if (!err) return status;
+    va_list ap;
+    va_start(ap, fmt);
+    prefix_v(err, fmt, ap);
+    va_end(ap);
+    err->status = status;
+    return status;
 }

@@ -23,7 +23,15 @@ static long threads_env(const char **text) {
     return v >= 1 ? v : -1;
 }
 
+static atomic_uint thread_count_setting;
+
+void cz_thread_count_set(unsigned n) {
+    atomic_store(&thread_count_setting, n > CZ_THREADS_MAX ? CZ_THREADS_MAX : n);
+}
+
 unsigned cz_thread_count(void) {
+    unsigned set = atomic_load(&thread_count_setting);
+    if (set) return set;
     const char *text;
     long v = threads_env(&text);
     if (v > 0) return (unsigned)v;

@@ -9,9 +9,15 @@
 
 #define CZ_THREADS_MAX 4096
 
-/* Worker threads to use: $CZ_THREADS when it is a decimal number in
- * 1..CZ_THREADS_MAX, else the online cores. Always >= 1. */
+/* Worker threads to use: the program's setting (cz_thread_count_set), else
+ * $CZ_THREADS when it is a decimal number in 1..CZ_THREADS_MAX, else the
+ * online cores. Always >= 1. */
 unsigned cz_thread_count(void);
+
+/* The program's own thread count (the daemon's [synthesis] threads), which
+ * wins over $CZ_THREADS; 0 = none. The environment is left alone: setenv
+ * while other threads may read it is not safe. */
+void cz_thread_count_set(unsigned n);
 
 /* CZ_OK when $CZ_THREADS is unset, empty or a decimal number in
  * 1..CZ_THREADS_MAX; else CZ_E_INVALID_ARG with a message quoting the value.

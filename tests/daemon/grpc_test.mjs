@@ -20,6 +20,8 @@
 // Exit 0 pass, 1 fail, 77 skip (node_modules missing).
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -72,6 +74,15 @@ async function startDaemon(name, paramCache, daemonExtra = '') {
   if (!fs.existsSync(sock)) throw new Error(`daemon ${name} did not create ${sock}`);
   const opts = { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': 256 << 20 };
   const client = new pkg.ProvingEngine(`unix://${sock}`, grpc.credentials.createInsecure(), opts);
+  // The socket may be a stale one of a killed daemon: serving is when a
+  // call is answered.
+  let up = false;
+  for (let i = 0; i < 300 && !up; i++) {
+    up = await new Promise((resolve) => client.GetStatus({}, new grpc.Metadata(),
+      { deadline: Date.now() + 1000 }, (err) => resolve(!err)));
+    if (!up) await sleep(100);
+  }
+  if (!up) throw new Error(`daemon ${name} does not answer on ${sock}`);
   return { proc, exited, sock, client, log: path.join(work, `${name}.log`) };
 }
 
@@ -86,6 +97,29 @@ function call(client, method, req, deadlineMs) {
 
 function submitReq(id, c1, extra = {}) {
   return { request_id: id, proof_kind: 1, vanilla_proof: c1, sector_number: 1, miner_id: 1000, ...extra };
+}
+
+// Hand-made protobuf bytes (the JS encoder only writes valid UTF-8):
+// length-delimited field `field` holding `bytes`.
+function pbField(field, bytes) {
+  const b = Buffer.from(bytes);
+  const len = [];
+  let n = b.length;
+  do { len.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>= 7; } while (n);
+  return Buffer.concat([Buffer.from([(field << 3) | 2, ...len]), b]);
+}
+function rawCall(client, method, bytes) {
+  return new Promise((resolve) => client.makeUnaryRequest(`/cuzk.v1.ProvingEngine/${method}`,
+    (x) => x, (x) => x, bytes, (err, res) => resolve({ err, res })));
+}
+
+// The C1 of an envelope with one field of the inner C1 JSON changed.
+function tamperC1(envelope, edit) {
+  const env = JSON.parse(envelope.toString('utf8'));
+  const inner = JSON.parse(Buffer.from(env.Phase1Out, 'base64').toString('utf8'));
+  edit(inner);
+  env.Phase1Out = Buffer.from(JSON.stringify(inner)).toString('base64');
+  return Buffer.from(JSON.stringify(env));
 }
 
 async function stopDaemon(d) {
@@ -108,7 +142,8 @@ const emptyParams = path.join(work, 'no-params');
 fs.mkdirSync(emptyParams);
 
 {
-  const d = await startDaemon('fast', emptyParams, 'metrics_listen = "127.0.0.1:0"\n');
+  const d = await startDaemon('fast', emptyParams,
+    'metrics_listen = "127.0.0.1:0"\nmax_request_memory = "4MiB"\n');
   const c = d.client;
   check((fs.statSync(d.sock).mode & 0o777) === 0o600, 'socket mode 0600');
 
@@ -127,6 +162,26 @@ fs.mkdirSync(emptyParams);
     check(h.code === 200 && /\ncuzk_uptime_seconds \d+\n/.test(h.body), 'GET /metrics -> 200, Prometheus text');
     h = await get('/status');
     check(h.code === 404, 'GET /status -> 404');
+
+    // A slow client (a byte every 1.5 s, never finishing its request) does
+    // not hold /metrics for anyone else, and is cut at the deadline.
+    const slow = net.connect({ host: '127.0.0.1', port: Number(m[1]) });
+    let slowClosed = false;
+    const slowEnd = new Promise((resolve) => slow.on('close', () => { slowClosed = true; resolve(); }));
+    slow.on('error', () => {});
+    const req = 'GET /metrics HTTP/1.1\r\nHost: x\r\n';
+    let sent = 0;
+    const drip = setInterval(() => { if (!slowClosed && sent < req.length) slow.write(req[sent++]); }, 1500);
+    slow.write(req[sent++]);
+    await sleep(200);
+    h = await get('/metrics');
+    const sentThen = sent;
+    check(h.code === 200 && sentThen < req.length,
+      `GET /metrics answered while a slow client is still sending (${sentThen} of ${req.length} bytes)`);
+    const cut = await Promise.race([slowEnd.then(() => true), sleep(20000).then(() => false)]);
+    clearInterval(drip);
+    slow.destroy();
+    check(cut && sent < req.length, `the slow client is cut before it finishes (${sent} of ${req.length} bytes sent)`);
   }
 
   let r = await call(c, 'GetStatus', {});
@@ -143,9 +198,35 @@ fs.mkdirSync(emptyParams);
   r = await call(c, 'Prove', {});
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /submit is missing/.test(r.err.details),
     'Prove without submit -> INVALID_ARGUMENT');
-  r = await call(c, 'Prove', { submit: submitReq('', c1) });
-  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /request_id is empty/.test(r.err.details),
-    'empty request_id -> INVALID_ARGUMENT');
+  // No request_id: one is made up (as Rust cuzk does) and returned.
+  r = await call(c, 'SubmitProof', submitReq('', c1));
+  check(!r.err && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(r.res.job_id),
+    `empty request_id -> a made-up id (${r.err ? r.err.details : r.res.job_id})`);
+  if (!r.err) {
+    const a = await call(c, 'AwaitProof', { job_id: r.res.job_id, timeout_ms: 20000 });
+    check(!a.err && a.res.status === S.FAILED && /parameters .* not found/.test(a.res.error_message),
+      'the made-up id can be awaited');
+  }
+  // Ids are proto3 strings: valid UTF-8, and read with their length (a NUL
+  // would cut them in C and make two ids one).
+  const idOf = (bytes) => pbField(1, bytes);
+  for (const [bytes, re, what] of [
+    [[0x75, 0xff, 0xfe], /SubmitProofRequest\.request_id: not valid UTF-8 at byte 1/, 'id 75 ff fe'],
+    [Buffer.from('nul\0A', 'latin1'), /SubmitProofRequest\.request_id: NUL byte at 3/, 'id "nul\\0A"']]) {
+    r = await rawCall(c, 'SubmitProof', Buffer.concat([idOf(bytes), pbField(10, c1)]));
+    check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && re.test(r.err.details),
+      `SubmitProof ${what} -> INVALID_ARGUMENT (${r.err && r.err.details})`);
+  }
+  r = await rawCall(c, 'Prove', pbField(1, Buffer.concat([idOf([0xc3, 0x28]), pbField(10, c1)])));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT &&
+    /ProveRequest\.submit\.request_id: not valid UTF-8 at byte 0/.test(r.err.details),
+    `Prove with a non-UTF-8 id -> INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await rawCall(c, 'AwaitProof', pbField(1, Buffer.from('nul\0B', 'latin1')));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /job_id: NUL byte/.test(r.err.details),
+    'AwaitProof job_id with a NUL -> INVALID_ARGUMENT');
+  r = await rawCall(c, 'SubmitProof', Buffer.concat([idOf('nul'), pbField(10, 'tag')]));
+  r = await call(c, 'AwaitProof', { job_id: 'nul', timeout_ms: 10 });
+  check(r.err && r.err.code === grpc.status.NOT_FOUND, 'no job was made under a cut id');
   r = await call(c, 'SubmitProof', { ...submitReq('kind7', c1), proof_kind: 7 });
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /proof_kind 7/.test(r.err.details),
     `unknown proof kind -> INVALID_ARGUMENT (${r.err && r.err.details})`);
@@ -156,21 +237,50 @@ fs.mkdirSync(emptyParams);
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /vanilla_proof/.test(r.err.details),
     'PoRep without vanilla_proof -> INVALID_ARGUMENT');
 
-  const failed = async (id, payload, extra, re, what) => {
+  // What can be checked before proving is checked at submission: the
+  // call fails at once with the reason (no job, no parameters needed).
+  const refused = async (id, payload, extra, re, what) => {
     const x = await call(c, 'Prove', { submit: submitReq(id, payload, extra) });
-    const res = x.res && x.res.result;
-    check(!x.err && res.status === S.FAILED && re.test(res.error_message) && res.proof.length === 0,
-      `${what} -> FAILED (${x.err ? x.err.details : res.error_message})`);
+    check(x.err && x.err.code === grpc.status.INVALID_ARGUMENT && re.test(x.err.details),
+      `${what} -> INVALID_ARGUMENT (${x.err ? x.err.details : x.res.result.error_message})`);
   };
-  await failed('garbage', Buffer.from('\x00\x01garbage{'), {}, /vanilla_proof: c1: .*invalid JSON/, 'garbage C1');
-  await failed('truncated', c1.subarray(0, c1.length >> 1), {}, /vanilla_proof: c1/, 'truncated C1');
-  await failed('wrongsize', c1, { sector_size: 8 << 20 }, /sector_size 8388608 does not match/, 'wrong sector size');
-  await failed('noparams', c1, {}, /parameters .* not found/, 'missing parameters');
+  await refused('garbage', Buffer.from('\x00\x01garbage{'), {}, /vanilla_proof: c1: .*invalid JSON/, 'garbage C1');
+  await refused('truncated', c1.subarray(0, c1.length >> 1), {}, /vanilla_proof: c1/, 'truncated C1');
+  await refused('wrongsize', c1, { sector_size: 8 << 20 }, /sector_size 8388608 does not match/, 'wrong sector size');
+  await refused('commr', tamperC1(c1, (j) => { j.comm_r[0] ^= 1; }), {},
+    /vanilla_proof rejected: vanilla: .*comm_r/, 'tampered comm_r');
+  await refused('seed', tamperC1(c1, (j) => { j.seed[0] ^= 1; }), {},
+    /vanilla_proof rejected: vanilla: .*challenge/, 'tampered seed');
+  await refused('miner', c1, { miner_id: 1001 }, /vanilla_proof rejected: .*replica_id/, 'wrong miner_id');
+  await refused('regproof', c1, { registered_proof: 8 },
+    /registered_proof 8 \(StackedDrg32GiBV1_1\) does not match the C1 output's StackedDrg2KiBV1_1 \(5\)/,
+    'registered_proof of another sector size');
+  await refused('regproof99', c1, { registered_proof: 99 }, /registered_proof 99 \(not a PoRep seal proof\)/,
+    'registered_proof out of range');
+  r = await call(c, 'Prove', { submit: submitReq('regok', c1, { registered_proof: 5, sector_size: 2048 }) });
+  check(!r.err && r.res.result.status === S.FAILED && /parameters .* not found/.test(r.res.result.error_message),
+    'matching registered_proof and sector_size are accepted');
+  const x = await call(c, 'Prove', { submit: submitReq('noparams', c1) });
+  check(!x.err && x.res.result.status === S.FAILED && /parameters .* not found/.test(x.res.result.error_message),
+    `missing parameters -> FAILED (${x.err ? x.err.details : x.res.result.error_message})`);
 
   // 300 MB: over the daemon's 256 MiB limit.
   r = await call(c, 'Prove', { submit: submitReq('huge', Buffer.alloc(300 * 1000 * 1000, 0x20)) });
   check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
     `300 MB message -> RESOURCE_EXHAUSTED (${r.err && r.err.code} ${r.err && r.err.details})`);
+
+  // Request memory ([daemon] max_request_memory = 4 MiB here): a call
+  // counts twice its message while it is decoded; past the bound it is
+  // refused at once, and what a call held is given back when it is done.
+  r = await call(c, 'Prove', { submit: submitReq('big', Buffer.alloc(3 << 20, 0x20)) });
+  check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED && /max_request_memory/.test(r.err.details),
+    `3 MiB request over a 4 MiB request-memory bound -> RESOURCE_EXHAUSTED (${r.err && r.err.details})`);
+  let under = 0;
+  for (let i = 0; i < 5; i++) {
+    r = await call(c, 'Prove', { submit: submitReq(`mid${i}`, Buffer.alloc(1536 << 10, 0x20)) });
+    if (r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /vanilla_proof/.test(r.err.details)) under++;
+  }
+  check(under === 5, `five 1.5 MiB requests in turn are each decoded and judged (${under} of 5)`);
 
   r = await call(c, 'AwaitProof', { job_id: 'nosuchjob', timeout_ms: 10 });
   check(r.err && r.err.code === grpc.status.NOT_FOUND, 'AwaitProof unknown id -> NOT_FOUND');
@@ -184,9 +294,17 @@ fs.mkdirSync(emptyParams);
     'PreloadSRS without parameters -> FAILED_PRECONDITION');
   r = await call(c, 'EvictSRS', { circuit_id: 'porep-2k' });
   check(!r.err && r.res.was_loaded === false && r.res.freed_bytes === 0, 'EvictSRS of a cold SRS');
-  // A failed job's id can be reused (a retry starts anew).
-  r = await call(c, 'SubmitProof', submitReq('garbage', Buffer.from('still garbage')));
-  check(!r.err && r.res.job_id === 'garbage', 'resubmitting a failed request_id starts a new job');
+  // A failed job's id can be reused (a retry starts anew), with the same
+  // payload or another one (Curio re-proves a sector under its fixed id).
+  const failedCount = async () => (await call(c, 'GetStatus', {})).res.total_proofs_failed;
+  let before = await failedCount();
+  r = await call(c, 'Prove', { submit: submitReq('noparams', c1) });
+  check(!r.err && r.res.result.status === S.FAILED && await failedCount() === before + 1,
+    'resubmitting a failed request_id starts a new job');
+  before = await failedCount();
+  r = await call(c, 'Prove', { submit: submitReq('noparams', c1, { sector_size: 2048 }) });
+  check(!r.err && r.res.result.status === S.FAILED && await failedCount() === before + 1,
+    'another payload under the id of an ended job starts a new job');
 
   // The C client (`cuzk bench`) against the same daemon.
   const addr = `unix://${d.sock}`;
@@ -199,15 +317,15 @@ fs.mkdirSync(emptyParams);
   const garbageFile = path.join(work, 'garbage.json');
   fs.writeFileSync(garbageFile, '{"SectorNum": 1, "Phase1Out": "!!", "SectorSize": 2048}');
   b = run(['bench', 'single', '--c1', garbageFile, '-a', addr]);
-  check(b.code === 1 && /status: +FAILED/.test(b.out) && /Phase1Out/.test(b.out),
-    `cuzk bench single reports a FAILED proof (${b.out.split('\n').slice(-2).join(' ')})`);
+  check(b.code === 1 && /gRPC error 3/.test(b.out) && /Phase1Out/.test(b.out),
+    `cuzk bench single reports a refused C1 (${b.out.split('\n').slice(-2).join(' ')})`);
   b = run(['bench', 'status', '-a', `unix://${work}/nothing.sock`]);
   check(b.code === 1 && /gRPC status 14/.test(b.out), 'cuzk bench against no daemon: UNAVAILABLE');
 
   r = await call(c, 'GetStatus', {});
-  check(!r.err && r.res.total_proofs_failed >= 4, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
+  check(!r.err && r.res.total_proofs_failed === 5, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
   r = await call(c, 'GetMetrics', {});
-  check(!r.err && /cuzk_proofs_failed_total [56]\n/.test(r.res.prometheus_text) &&
+  check(!r.err && /cuzk_proofs_failed_total 5\n/.test(r.res.prometheus_text) &&
     /cuzk_proofs_completed_total 0\n/.test(r.res.prometheus_text), 'GetMetrics counters');
   await stopDaemon(d);
 }
@@ -256,8 +374,9 @@ if (!slow) {
   r = await call(c, 'AwaitProof', { job_id: 'p1', timeout_ms: 200 });
   check(!r.err && r.res.status === S.TIMEOUT, 'AwaitProof with timeout_ms -> TIMEOUT');
   r = await call(c, 'SubmitProof', submitReq('p1', Buffer.concat([c1, Buffer.from(' ')])));
-  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /different request/.test(r.err.details),
-    'same request_id, different payload -> INVALID_ARGUMENT');
+  check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION &&
+    /request_id 'p1' is in use by a (queued|preparing|running) porep-c2 job/.test(r.err.details),
+    `same request_id, different payload while it runs -> FAILED_PRECONDITION (${r.err && r.err.details})`);
   // p2 waits for the prover, p3 holds the synthesis worker, p4 stays queued.
   for (const id of ['p2', 'p3', 'p4']) await call(c, 'SubmitProof', submitReq(id, c1));
   const p2 = call(c, 'AwaitProof', { job_id: 'p2' });
@@ -288,6 +407,15 @@ if (!slow) {
     'AwaitProof after completion: the same proof');
   r = await call(c, 'Prove', { submit: submitReq('p1', c1) });
   check(!r.err && Buffer.compare(r.res.result.proof, res1.proof) === 0, 'duplicate Prove: the same proof, not re-run');
+  // Re-proving the sector with another C1 under its id (Curio's ids are
+  // fixed per sector): a new job, not the retained result.
+  r = await call(c, 'SubmitProof', submitReq('p1', c1, { sector_size: 2048 }));
+  check(!r.err && r.res.job_id === 'p1', `another payload under the ended job's id is accepted (${r.err && r.err.details})`);
+  r = await call(c, 'AwaitProof', { job_id: 'p1', timeout_ms: 300 });
+  check(!r.err && r.res.status === S.TIMEOUT, 'it is a new job (not the finished one)');
+  await call(c, 'CancelProof', { job_id: 'p1' });
+  r = await call(c, 'AwaitProof', { job_id: 'p1', timeout_ms: 20000 });
+  check(!r.err && r.res.status === S.CANCELLED, 'the new p1 cancelled');
   const p2r = await p2;
   check(!p2r.err && p2r.res.status === S.CANCELLED, 'p2 -> CANCELLED');
 
@@ -303,7 +431,7 @@ if (!slow) {
 
   r = await call(c, 'GetMetrics', {});
   check(/cuzk_proofs_completed_total 1\n/.test(r.res.prometheus_text) &&
-    /cuzk_proofs_cancelled_total 3\n/.test(r.res.prometheus_text), 'metrics: 1 completed, 3 cancelled');
+    /cuzk_proofs_cancelled_total 4\n/.test(r.res.prometheus_text), 'metrics: 1 completed, 4 cancelled');
   r = await call(c, 'GetStatus', {});
   check(r.res.total_proofs_completed === 1, 'status: 1 completed');
 
@@ -319,6 +447,46 @@ if (!slow) {
   check(ex.code === 0, `exit 0 after SIGTERM (${ex.code})`);
   check(!fs.existsSync(d.sock), 'socket removed');
   c.close();
+
+  // Fault: kill -9 during a proof. The restarted daemon (stale socket
+  // replaced) proves the client's retry under the same id, and the
+  // parameter cache (parameters, keys, pre-compiled circuit) is unchanged,
+  // with nothing left beside it.
+  const cacheState = () => fs.readdirSync(params).sort().map((f) => {
+    const buf = fs.readFileSync(path.join(params, f));
+    return `${f} ${buf.length} ${crypto.createHash('sha256').update(buf).digest('hex')}`;
+  }).join('\n');
+  const cacheBefore = cacheState();
+  let f = await startDaemon('fault', params);
+  const doomed = call(f.client, 'Prove', { submit: submitReq('k1', c1) });
+  let started = false;
+  for (let i = 0; i < 600 && !started; i++) {
+    const st = await call(f.client, 'GetStatus', {});
+    started = !st.err && st.res.queues[0].in_progress >= 1;
+    if (!started) await sleep(100);
+  }
+  check(started, 'the proof to be killed started');
+  await sleep(2000); // inside synthesis or the prover
+  f.proc.kill('SIGKILL');
+  const killed = await f.exited;
+  check(killed.sig === 'SIGKILL', `daemon killed (${killed.sig})`);
+  const lost = await doomed;
+  check(lost.err && lost.err.code === grpc.status.UNAVAILABLE, `the caller sees UNAVAILABLE (${lost.err && lost.err.code})`);
+  f.client.close();
+  check(fs.existsSync(f.sock), 'the killed daemon left its socket');
+  fs.renameSync(f.log, `${f.log}.killed`);
+  f = await startDaemon('fault', params);
+  const retry = await call(f.client, 'Prove', { submit: submitReq('k1', c1) });
+  const rr = retry.res && retry.res.result;
+  check(!retry.err && rr.status === S.COMPLETED && rr.proof.length === 192,
+    `the retry with the same id after restart -> COMPLETED (${retry.err ? retry.err.details : rr.error_message})`);
+  if (rr && rr.proof.length) {
+    fs.writeFileSync(proofFile + '.k1', rr.proof);
+    const vk1 = run(['verify', '--c1', c1Path, '--vk', params, '--proof', proofFile + '.k1', '--miner-id', '1000']);
+    check(vk1.code === 0, `the retried proof verifies (${vk1.out.trim()})`);
+  }
+  await stopDaemon(f);
+  check(cacheState() === cacheBefore, 'parameter cache intact after kill -9 and restart');
 }
 
 console.log(failures ? `${failures} check(s) FAILED` : 'all checks passed');

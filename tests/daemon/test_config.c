@@ -85,9 +85,15 @@ static void test_values(void) {
     CHECK(!memcmp(&c, &c2, sizeof c));
     free(buf);
 
-    /* Defaults: a unix socket under the working directory, auto budget. */
+    /* Defaults (each parsed from its row's text): a unix socket under the
+     * working directory, auto budget, ... */
     cz_config_defaults(&c);
     CHECK(!strcmp(c.listen, "unix://cuzk.sock") && c.total_budget == 0);
+    CHECK(c.drain_timeout_ms == 60000 && c.safety_margin == 5ull << 30);
+    CHECK(c.eviction_min_idle_ms == 300000 && c.result_retention_ms == 600000);
+    CHECK(c.gpu_workers_per_device == 2 && !strcmp(c.backend, "auto") && c.n_devices == 0);
+    CHECK(!strcmp(c.param_cache, "params") && !strcmp(c.log_level, "info") && !c.timeline);
+    CHECK(c.max_request_memory == 1ull << 30 && c.metrics_listen[0] == 0 && !c.allow_remote);
     CHECK(c.max_batch_size == 8 && c.max_batch_wait_ms == 10000);
     /* Curio's files: any batch size >= 1 loads (1 = plain order). */
     CHECK(parse(&c, "[scheduler]\nmax_batch_size = 1\nmax_batch_wait_ms = 0\n", &err) == CZ_OK);
@@ -171,8 +177,14 @@ static void test_errors(void) {
     CHECK(strstr(buf, "t.toml:2: [memory] pinned_budget has no effect") != NULL);
     free(buf);
     /* A missing file names the path. */
-    CHECK(cz_config_load(&c, "/nonexistent/cuzk.toml", NULL, &err) == CZ_E_IO);
+    CHECK(cz_config_load(&c, "/nonexistent/cuzk.toml", NULL, &err) == CZ_E_NOT_FOUND);
     CHECK(strstr(err.message, "/nonexistent/cuzk.toml") != NULL);
+    /* Without an error report the status is still the reader's, not a
+     * stand-in from the message plumbing. */
+    const char *bad = "[daemon]\nlisten = 5\n";
+    CHECK(cz_config_parse(&c, bad, strlen(bad), "t.toml", NULL, NULL) == CZ_E_PARSE);
+    bad = "[gpus]\ngpu_workers_per_device = 9\n";
+    CHECK(cz_config_parse(&c, bad, strlen(bad), "t.toml", NULL, NULL) == CZ_E_RANGE);
 }
 
 /* Random byte edits of a valid file: the reader never crashes (ASan run)

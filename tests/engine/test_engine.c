@@ -14,6 +14,7 @@
  * treats (kind, circuit id) as a unit's circuit, so the two slots are two
  * circuits for the prove queue. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,10 @@
 #include "engine/backend.h"
 #include "engine/job.h"
 #include "harness/harness.h"
+#include "util/cancel.h"
 
 typedef struct {
-    unsigned units, ms, gate, fail_unit, badverify;
+    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove;
     unsigned long long bytes;
     char tag;
 } fake_state;
@@ -42,6 +44,7 @@ static char done_order[64];   /* tag of each job when verify ran */
 static char prove_order[256]; /* tag of each unit at prove_start, in order */
 static size_t n_prove;
 static size_t n_done;
+static int long_prove_cancelled;
 /* Units holding their full reservation: from synthesis to prove_start's end. */
 static int in_flight, max_in_flight;
 
@@ -79,9 +82,7 @@ static void wait_gate_reached(void) {
     CHECK(!"a prepare never reached the gate");
 }
 
-static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
-                              const char *param_cache, cz_error *err) {
-    (void)param_cache;
+static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_error *err) {
     fake_state *s = calloc(1, sizeof *s);
     *statep = s;
     char text[256];
@@ -91,7 +92,8 @@ static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_
     s->units = 1;
     s->fail_unit = ~0u;
     s->tag = '?';
-    for (char *tok = strtok(text, " "); tok; tok = strtok(NULL, " ")) {
+    char *save = NULL; /* strtok_r: prepares run on several workers at once */
+    for (char *tok = strtok_r(text, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         if (sscanf(tok, "units=%u", &s->units) == 1) continue;
         if (sscanf(tok, "ms=%u", &s->ms) == 1) continue;
         if (sscanf(tok, "bytes=%llu", &s->bytes) == 1) continue;
@@ -99,8 +101,38 @@ static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_
         if (sscanf(tok, "fail=%u", &s->fail_unit) == 1) continue;
         if (sscanf(tok, "badverify=%u", &s->badverify) == 1) continue;
         if (sscanf(tok, "tag=%c", &s->tag) == 1) continue;
+        if (sscanf(tok, "refuse=%u", &s->refuse) == 1) continue;
+        if (sscanf(tok, "longprove=%u", &s->longprove) == 1) continue;
         return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
     }
+    return CZ_OK;
+}
+
+/* The kind with an admission check (admit_ops): admit parses the text and
+ * may refuse it; prepare then gets the state and a request without buffers. */
+static int admitted_prepares;
+
+static cz_status fake_admit(void **statep, const cz_engine_request *req, cz_error *err) {
+    cz_status st = fake_parse(statep, req, err);
+    if (st != CZ_OK) return st;
+    fake_state *s = *statep;
+    if (s->refuse) return cz_error_set(err, CZ_E_INVALID_ARG, "fake: refused at admission");
+    return CZ_OK;
+}
+
+static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                              const char *param_cache, cz_error *err) {
+    (void)param_cache;
+    if (*statep) { /* admitted: the engine kept no copy of the payload */
+        CHECK(req->vanilla_proof == NULL && req->vanilla_proof_len == 0);
+        pthread_mutex_lock(&log_lock);
+        admitted_prepares++;
+        pthread_mutex_unlock(&log_lock);
+    } else {
+        cz_status st = fake_parse(statep, req, err);
+        if (st != CZ_OK) return st;
+    }
+    fake_state *s = *statep;
     if (s->gate == 1) {
         pthread_mutex_lock(&log_lock);
         gate_waiting = 1;
@@ -185,6 +217,19 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
     if (n_prove < sizeof prove_order - 1) prove_order[n_prove++] = s->tag;
     pthread_mutex_unlock(&log_lock);
     sleep_ms(s->ms);
+    /* longprove=1: a prover of up to 20 s that, like the real ones, polls
+     * the thread's cancel flag between its steps (1 ms each here). */
+    for (unsigned i = 0; s->longprove && i < 20000; i++) {
+        if (cz_cancel_requested()) {
+            pthread_mutex_lock(&log_lock);
+            in_flight--;
+            long_prove_cancelled++;
+            pthread_mutex_unlock(&log_lock);
+            free(synth);
+            return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled between steps");
+        }
+        sleep_ms(1);
+    }
     if (s->gate == 2) { /* hold the prove worker */
         pthread_mutex_lock(&log_lock);
         gate_waiting = 1;
@@ -229,6 +274,7 @@ static cz_status fake_verify(void *state, const uint8_t *proof, size_t len,
     pthread_mutex_lock(&log_lock);
     if (n_done < sizeof done_order - 1) done_order[n_done++] = s->tag;
     pthread_mutex_unlock(&log_lock);
+    if (s->badverify == 2) return CZ_E_VERIFY; /* a status and no message */
     if (s->badverify) return cz_error_set(err, CZ_E_INTERNAL, "fake: does not verify");
     CHECK(len == (size_t)s->units * 8);
     for (unsigned u = 0; u < s->units; u++)
@@ -240,9 +286,28 @@ static void fake_free(void *state) {
     free(state);
 }
 
-static const cz_job_ops fake_ops = {"fake",           fake_prepare,      fake_synthesize,
-                                    fake_prove_start, fake_prove_finish, fake_discard,
-                                    fake_verify,      fake_free};
+static const cz_job_ops fake_ops = {
+    .name = "fake",
+    .prepare = fake_prepare,
+    .synthesize = fake_synthesize,
+    .prove_start = fake_prove_start,
+    .prove_finish = fake_prove_finish,
+    .discard = fake_discard,
+    .verify = fake_verify,
+    .free_state = fake_free,
+};
+
+static const cz_job_ops admit_ops = {
+    .name = "fake-admit",
+    .prepare = fake_prepare,
+    .synthesize = fake_synthesize,
+    .prove_start = fake_prove_start,
+    .prove_finish = fake_prove_finish,
+    .discard = fake_discard,
+    .verify = fake_verify,
+    .free_state = fake_free,
+    .admit = fake_admit,
+};
 
 static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prove,
                                   uint64_t retention_ms, unsigned depth, unsigned max_batch,
@@ -260,6 +325,7 @@ static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prov
     cfg.backend = "cpu";
     cfg.ops[CZ_PROOF_WINDOW_POST] = &fake_ops; /* any kind slot works */
     cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cfg.ops[CZ_PROOF_WINNING_POST] = &admit_ops;
     cz_engine *e = NULL;
     cz_error err = {0};
     CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
@@ -354,8 +420,10 @@ static void test_idempotent(void) {
     CHECK(!i1.attached && !strcmp(i1.job_id, "same"));
     CHECK(submit(e, "same", 0, "tag=S ms=5 units=3 gate=1", &i2, &err) == CZ_OK);
     CHECK(i2.attached && !strcmp(i2.job_id, "same"));
-    CHECK(submit(e, "same", 0, "tag=T ms=5", &i2, &err) == CZ_E_INVALID_ARG);
-    CHECK(strstr(err.message, "different request") != NULL);
+    /* Another payload under the id of a job in flight: refused, naming it. */
+    CHECK(submit(e, "same", 0, "tag=T ms=5", &i2, &err) == CZ_E_BUSY);
+    CHECK(strstr(err.message, "request_id 'same' is in use by a ") != NULL);
+    CHECK(strstr(err.message, " porep-c2 job (submitted ") != NULL);
     set_gate(1);
     cz_engine_result r1, r2;
     CHECK(await_status(e, "same", 20000, &r1) == CZ_JOB_COMPLETED);
@@ -385,6 +453,67 @@ static void test_idempotent(void) {
     CHECK(await_status(e, "bad", 20000, &r) == CZ_JOB_FAILED);
     CHECK(strstr(r.error_message, "self-check failed") != NULL && r.proof_len == 0);
     cz_engine_result_free(&r);
+    /* The reason is never empty, even when the op gave only a status. */
+    CHECK(submit(e, "bad2", 0, "tag=V ms=1 badverify=2", &i1, &err) == CZ_OK);
+    CHECK(await_status(e, "bad2", 20000, &r) == CZ_JOB_FAILED);
+    if (strcmp(r.error_message, "self-check failed, proof not returned: CZ_E_VERIFY") != 0)
+        printf("self-check message: '%s'\n", r.error_message);
+    CHECK(!strcmp(r.error_message, "self-check failed, proof not returned: CZ_E_VERIFY"));
+    cz_engine_result_free(&r);
+    cz_engine_destroy(e);
+}
+
+/* request_id as Curio uses it: one id per sector, reused when a sector is
+ * re-proven with a new C1. */
+static void test_request_ids(void) {
+    reset_logs();
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info i1, i2;
+    cz_error err = {0};
+    /* An ended job's id with another payload: a new job replaces it. */
+    CHECK(submit(e, "porep-1000-7", 0, "tag=A ms=1 units=2", &i1, &err) == CZ_OK);
+    CHECK(await_status(e, "porep-1000-7", 20000, NULL) == CZ_JOB_COMPLETED);
+    err = (cz_error){0};
+    cz_status st = submit(e, "porep-1000-7", 0, "tag=B ms=1 units=3", &i2, &err);
+    if (st != CZ_OK) printf("resubmission with a new payload: %s\n", err.message);
+    CHECK(st == CZ_OK && !i2.attached);
+    cz_engine_result r;
+    CHECK(await_status(e, "porep-1000-7", 20000, &r) == CZ_JOB_COMPLETED);
+    uint8_t want[24];
+    expected_proof(want, 3, 'B');
+    CHECK(r.proof_len == 24 && !memcmp(r.proof, want, 24));
+    cz_engine_result_free(&r);
+    /* The same payload again: the retained result, not a new run. */
+    size_t before = n_synth;
+    CHECK(submit(e, "porep-1000-7", 0, "tag=B ms=1 units=3", &i2, &err) == CZ_OK && i2.attached);
+    CHECK(await_status(e, "porep-1000-7", 20000, NULL) == CZ_JOB_COMPLETED && n_synth == before);
+    /* No id: one is made up (a version 4 UUID) and nothing is joined. */
+    CHECK(submit(e, "", 0, "tag=U ms=1", &i1, &err) == CZ_OK);
+    CHECK(submit(e, "", 0, "tag=U ms=1", &i2, &err) == CZ_OK);
+    CHECK(strlen(i1.job_id) == 36 && i1.job_id[14] == '4' && i1.job_id[8] == '-');
+    CHECK(!i1.attached && !i2.attached && strcmp(i1.job_id, i2.job_id) != 0);
+    CHECK(await_status(e, i1.job_id, 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, i2.job_id, 20000, NULL) == CZ_JOB_COMPLETED);
+    /* The admission check: a refusal is the submission's error (no job);
+     * an admitted job's prepare gets the state and no copy of the bytes. */
+    cz_engine_request q;
+    memset(&q, 0, sizeof q);
+    q.kind = CZ_PROOF_WINNING_POST;
+    q.request_id = "adm";
+    q.vanilla_proof = (const uint8_t *)"tag=N refuse=1";
+    q.vanilla_proof_len = strlen((const char *)q.vanilla_proof);
+    CHECK(cz_engine_submit(e, &q, &i1, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "fake: refused at admission") != NULL);
+    CHECK(await_status(e, "adm", 10, NULL) == CZ_JOB_UNKNOWN);
+    q.vanilla_proof = (const uint8_t *)"tag=M ms=1 units=2";
+    q.vanilla_proof_len = strlen((const char *)q.vanilla_proof);
+    admitted_prepares = 0;
+    CHECK(cz_engine_submit(e, &q, &i1, &err) == CZ_OK);
+    CHECK(await_status(e, "adm", 20000, &r) == CZ_JOB_COMPLETED);
+    expected_proof(want, 2, 'M');
+    CHECK(r.proof_len == 16 && !memcmp(r.proof, want, 16));
+    cz_engine_result_free(&r);
+    CHECK(admitted_prepares == 1);
     cz_engine_destroy(e);
 }
 
@@ -392,9 +521,12 @@ static void test_bad_requests(void) {
     cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
     cz_engine_submit_info info;
     cz_error err = {0};
-    CHECK(submit(e, "", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
-    CHECK(strstr(err.message, "request_id") != NULL);
     CHECK(submit(e, "a\nb", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "control character at byte 1") != NULL);
+    /* Not UTF-8: refused (it would be echoed back in a proto3 string). */
+    CHECK(submit(e, "\x75\xff\xfe", 0, "tag=A", &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "not valid UTF-8 (byte 1)") != NULL);
+    CHECK(submit(e, "caf\xc3\xa9", 0, "tag=A ms=1", &info, &err) == CZ_OK);
     cz_engine_request r;
     memset(&r, 0, sizeof r);
     r.request_id = "k";
@@ -512,6 +644,62 @@ static void test_cancel_queued_behind_pipeline(void) {
     cz_engine_destroy(e);
 }
 
+static uint64_t metric(cz_engine *e, const char *name);
+
+/* Cancel and memory: a cancelled job's synthesized units waiting for a
+ * busy prover end at once and give their memory back; the unit being
+ * proven stops at the prover's next step. */
+static void test_cancel_frees_queued(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 1, 1, 60000, 64, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "busy", 0, "tag=A gate=2 bytes=1000", &info, &err) == CZ_OK);
+    wait_gate_reached(); /* A holds the only prove worker */
+    CHECK(submit(e, "queued", 0, "tag=B units=4 bytes=1000", &info, &err) == CZ_OK);
+    int queued = 0;
+    for (int i = 0; i < 5000 && !queued; i++) {
+        queued = metric(e, "cuzk_prove_queue_items") == 4;
+        if (!queued) sleep_ms(1);
+    }
+    CHECK(queued);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 5000); /* A's unit and B's four */
+    int found = 0, was_running = 0;
+    CHECK(cz_engine_cancel(e, "queued", &found, &was_running, &err) == CZ_OK && found);
+    /* Before the prove worker is free: B is over, its memory back. */
+    cz_job_status st = await_status(e, "queued", 5000, NULL);
+    if (st != CZ_JOB_CANCELLED) printf("queued job after cancel: %s\n", cz_job_status_name(st));
+    CHECK(st == CZ_JOB_CANCELLED);
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 1000);
+    CHECK(metric(e, "cuzk_prove_queue_items") == 0);
+    set_gate(1);
+    CHECK(await_status(e, "busy", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(prove_order, "A"));
+    /* The unit in the prover: stopped between steps, not run to its end. */
+    long_prove_cancelled = 0;
+    CHECK(submit(e, "long", 0, "tag=L longprove=1 units=2 bytes=1000", &info, &err) == CZ_OK);
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&log_lock);
+        int proving = strchr(prove_order, 'L') != NULL;
+        pthread_mutex_unlock(&log_lock);
+        if (proving) break;
+        sleep_ms(1);
+    }
+    CHECK(cz_engine_cancel(e, "long", &found, &was_running, &err) == CZ_OK && was_running);
+    st = await_status(e, "long", 5000, NULL);
+    if (st != CZ_JOB_CANCELLED)
+        printf("job in the prover after cancel: %s\n", cz_job_status_name(st));
+    CHECK(st == CZ_JOB_CANCELLED && long_prove_cancelled == 1);
+    cz_engine_get_status(e, &s);
+    CHECK(s.memory_used_bytes == 0 && s.cancelled == 2 && s.failed == 0);
+    CHECK(in_flight == 0);
+    cz_engine_destroy(e);
+}
+
 typedef struct {
     cz_engine *e;
     char id[16];
@@ -542,6 +730,7 @@ static void test_memory_budget(void) {
     }
     for (int i = 0; i < 4; i++) {
         pthread_join(t[i], NULL);
+        if (w[i].st != CZ_JOB_COMPLETED) printf("%s: %s\n", w[i].id, cz_job_status_name(w[i].st));
         CHECK(w[i].st == CZ_JOB_COMPLETED);
     }
     CHECK(max_in_flight == 1);
@@ -626,8 +815,8 @@ static void test_budget_fifo(void) {
     CHECK(n == 2 && order[1] == 3);
     cz_budget_release(&b, 60);
     /* An aborted wait leaves the queue. */
-    volatile int abort_flag = 1;
-    CHECK(cz_budget_acquire(&b, 50, "x", 0, NULL, NULL, &abort_flag, &err) == CZ_E_IO);
+    atomic_int abort_flag = 1;
+    CHECK(cz_budget_acquire(&b, 50, "x", 0, NULL, NULL, &abort_flag, &err) == CZ_E_CANCELLED);
     CHECK(waiters(&b) == 0);
     cz_budget_destroy(&b);
 }
@@ -664,7 +853,7 @@ static void test_drain(void) {
     CHECK(cancelled == 1);
     CHECK(await_status(e, "quick", 1000, NULL) == CZ_JOB_COMPLETED);
     CHECK(await_status(e, "long", 1000, NULL) == CZ_JOB_CANCELLED);
-    CHECK(submit(e, "late", 0, "tag=L", &info, &err) == CZ_E_IO);
+    CHECK(submit(e, "late", 0, "tag=L", &info, &err) == CZ_E_SHUTDOWN);
     CHECK(in_flight == 0);
     cz_engine_destroy(e);
 }
@@ -904,8 +1093,10 @@ int main(void) {
     test_bad_requests();
     test_priority_order();
     test_idempotent();
+    test_request_ids();
     test_cancel_and_timeout();
     test_cancel_queued_behind_pipeline();
+    test_cancel_frees_queued();
     test_memory_budget();
     test_retention();
     test_drain();

@@ -256,8 +256,14 @@ static void job_free(void *state) {
     free(state);
 }
 
-static const cz_job_ops job_ops = {"keyload",        job_prepare, job_synthesize, job_prove_start,
-                                   job_prove_finish, job_discard, job_verify,     job_free};
+static const cz_job_ops job_ops = {.name = "keyload",
+                                   .prepare = job_prepare,
+                                   .synthesize = job_synthesize,
+                                   .prove_start = job_prove_start,
+                                   .prove_finish = job_prove_finish,
+                                   .discard = job_discard,
+                                   .verify = job_verify,
+                                   .free_state = job_free};
 
 /* ---- helpers ---- */
 

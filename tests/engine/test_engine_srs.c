@@ -126,9 +126,16 @@ static void fake_free(void *state) {
     free(state);
 }
 
-static const cz_job_ops fake_ops = {"fake-srs",       fake_prepare,      fake_synthesize,
-                                    fake_prove_start, fake_prove_finish, fake_discard,
-                                    fake_verify,      fake_free};
+static const cz_job_ops fake_ops = {
+    .name = "fake-srs",
+    .prepare = fake_prepare,
+    .synthesize = fake_synthesize,
+    .prove_start = fake_prove_start,
+    .prove_finish = fake_prove_finish,
+    .discard = fake_discard,
+    .verify = fake_verify,
+    .free_state = fake_free,
+};
 
 /* Parameters of x * x = y (x public) under the file names of sector_size. */
 static uint64_t write_tiny_params(const char *dir, uint64_t sector_size) {

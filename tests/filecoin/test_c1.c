@@ -631,7 +631,7 @@ static void test_faults(void) {
         CHECK(st != CZ_OK);
         CHECK(strstr(err.message, bad_msg[t]) != NULL);
     }
-    CHECK(cz_c1_parse_file(&c1, "/nonexistent/c1.json", &err) == CZ_E_IO);
+    CHECK(cz_c1_parse_file(&c1, "/nonexistent/c1.json", &err) == CZ_E_NOT_FOUND);
     CHECK(cz_c1_parse(&c1, (const uint8_t *)"{\"SectorNum\":1,\"X\":2}", 20, NULL) == CZ_E_PARSE);
     /* Envelope errors. */
     const char *benv[] = {"{\"SectorNum\":1,\"Phase1Out\":\"Zg=\",\"SectorSize\":2048}",

@@ -106,6 +106,15 @@ int main(void) {
         fields[i][0] ^= 1;
     }
     CHECK(verify_bytes(&c1, proof, sizeof proof, NULL));
+    /* A proof that does not verify is reported as such: CZ_OK, *valid = 0,
+     * and the error names the partition with CZ_E_VERIFY (not CZ_OK). */
+    c1.comm_r[0] ^= 1;
+    err = (cz_error){0};
+    CHECK(cz_porep_verify(&valid, &c1, &params.vk, proof, sizeof proof, NULL, SECTOR, &err) ==
+          CZ_OK);
+    CHECK(!valid && err.status == CZ_E_VERIFY);
+    CHECK(strstr(err.message, "partition 0: proof does not verify") != NULL);
+    c1.comm_r[0] ^= 1;
     for (unsigned i = 0; i < c1.challenges_per_partition; i++)
         CHECK(!verify_with_challenge(proof, i, 1));
     CHECK(verify_with_challenge(proof, 0, 0));

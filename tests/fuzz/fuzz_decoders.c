@@ -1,29 +1,133 @@
 /* libFuzzer harness for every decoder of untrusted bytes: .vk, .params,
- * proofs, G1/G2 point encodings, recorded-circuit files, the C1 output JSON
- * (raw or in Curio's envelope), base64, the daemon's TOML configuration, the
- * bincode PoSt vanilla proof (FallbackPoStSectorProof, which must re-encode
- * to the same bytes when it decodes) and the PoSt request file.
+ * proofs, G1/G2 point encodings, recorded-circuit files (iden3-like .r1cs
+ * and the pre-compiled .czc), the C1 output JSON (raw or in Curio's
+ * envelope), base64, the daemon's TOML configuration, the cuzk.v1
+ * protobuf requests as the daemon handles them (string checks, unpack, the
+ * engine's view, and for a PoRep submission the admission check: C1 parse
+ * and vanilla verification), the bincode PoSt vanilla proof
+ * (FallbackPoStSectorProof, which must re-encode to the same bytes when it
+ * decodes) and the PoSt request file.
+ *
  * The first byte picks the decoder (low 3 bits, plus 8 when bit 4 is set)
- * and the check mode (bit 3); the rest is the input. Built and run by scripts/fuzz.sh, not by
- * ctest. Any crash, leak or sanitizer report is a bug; a clean CZ_E_* status is the expected
- * outcome. */
+ * and the check mode (bit 3); the rest is the input. CZ_FUZZ_TARGET=N in
+ * the environment pins the decoder to N (the first byte then only gives
+ * the mode), so that scripts/fuzz.sh can give each decoder a run and a
+ * corpus of its own. Built and run by scripts/fuzz.sh, not by ctest. Any
+ * crash, leak or sanitizer report is a bug; a clean CZ_E_* status is the
+ * expected outcome. */
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/config.h"
+#include "daemon/request.h"
 #include "ec/encoding.h"
+#include "engine/job.h"
+#include "ff/fr.h"
 #include "filecoin/c1.h"
 #include "filecoin/post.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
+#include "r1cs/circuit.h"
+#include "r1cs/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int pinned_target = -1;
+
+static void pin_target(void) {
+    static int done;
+    if (done) return;
+    done = 1;
+    const char *t = getenv("CZ_FUZZ_TARGET");
+    if (t && *t) pinned_target = atoi(t) & 15;
+}
+
+/* A .czc file: the checksum (XXH64 of everything before the last 8 bytes)
+ * is made right, so mutations reach the structural checks behind it; the
+ * file goes through the real open (a mapping) in /dev/shm. */
+static void fuzz_circuit(const uint8_t *in, size_t len, int strict) {
+    if (len < 16) return;
+    static char path[64];
+    if (!path[0]) snprintf(path, sizeof path, "/dev/shm/cz-fuzz-%ld.czc", (long)getpid());
+    uint8_t *buf = malloc(len);
+    if (!buf) return;
+    memcpy(buf, in, len);
+    uint64_t sum = cz_xxh64(buf, len - 8, 0);
+    for (int i = 0; i < 8; i++) buf[len - 8 + i] = (uint8_t)(sum >> (8 * i));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        free(buf);
+        return;
+    }
+    ssize_t w = write(fd, buf, len);
+    close(fd);
+    free(buf);
+    if (w != (ssize_t)len) return;
+    cz_circuit *c = NULL;
+    cz_error err;
+    if (cz_circuit_open(&c, path, strict ? CZ_CIRCUIT_CHECKED : CZ_CIRCUIT_TRUSTED, 0, &err) !=
+        CZ_OK)
+        return;
+    /* A circuit that opened checked is evaluated (its invariants make the
+     * evaluation safe); sizes are bounded by the file, witnesses are not. */
+    uint64_t nz = (uint64_t)c->num_inputs + c->num_aux;
+    if (strict && c->num_inputs >= 1 && nz <= (1u << 16) && c->num_constraints <= (1u << 16)) {
+        cz_fr *z = calloc(nz, sizeof *z);
+        size_t n = (size_t)c->num_constraints;
+        cz_fr *a = calloc(n ? n : 1, sizeof *a), *b = calloc(n ? n : 1, sizeof *b),
+              *cc = calloc(n ? n : 1, sizeof *cc);
+        if (z && a && b && cc) {
+            for (uint64_t i = 0; i < nz; i++) cz_fr_from_u64(&z[i], i * 7 + 1);
+            cz_circuit_eval(a, b, cc, c, z, z + c->num_inputs);
+        }
+        free(z), free(a), free(b), free(cc);
+    }
+    cz_circuit_free(c);
+}
+
+/* A cuzk.v1 request, the rpc from the first byte of the rest, decoded as
+ * the daemon's handler does (and compared with protobuf-c's own decoding:
+ * the handler's borrows the C1 instead of copying it); a PoRep submission
+ * then goes through the engine's admission check, as cz_engine_submit
+ * would run it. */
+static void fuzz_request(const uint8_t *in, size_t len) {
+    if (len < 1) return;
+    cz_rpc rpc = (cz_rpc)(in[0] % CZ_RPC_COUNT);
+    cz_rpc_request rq, ref;
+    cz_error err;
+    cz_status st = cz_rpc_decode(&rq, rpc, in + 1, len - 1, &err);
+    cz_status st_ref = cz_rpc_decode_copying(&ref, rpc, in + 1, len - 1, 1, &err);
+    if (st != st_ref) abort();
+    if (st_ref == CZ_OK) {
+        const cz_engine_request *x = &rq.submit, *y = &ref.submit;
+        if (x->vanilla_proof_len != y->vanilla_proof_len ||
+            (x->vanilla_proof_len &&
+             memcmp(x->vanilla_proof, y->vanilla_proof, x->vanilla_proof_len)) ||
+            x->kind != y->kind || x->miner_id != y->miner_id ||
+            (x->request_id && strcmp(x->request_id, y->request_id)))
+            abort();
+        cz_rpc_request_free(&ref);
+    }
+    if (st != CZ_OK) return;
+    if ((rpc == CZ_RPC_SUBMIT || rpc == CZ_RPC_PROVE) && rq.submit.kind == CZ_PROOF_POREP &&
+        rq.submit.vanilla_proof_len) {
+        void *state = NULL;
+        cz_job_ops_porep.admit(&state, &rq.submit, &err);
+        if (state) cz_job_ops_porep.free_state(state);
+    }
+    cz_rpc_request_free(&rq);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    pin_target();
     if (size < 1) return 0;
     unsigned target = (data[0] & 7) | ((data[0] >> 4 & 1) << 3), strict = (data[0] >> 3) & 1;
+    if (pinned_target >= 0) target = (unsigned)pinned_target;
     const uint8_t *in = data + 1;
     size_t len = size - 1;
     cz_error err;
@@ -104,15 +208,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fclose(f);
                 cz_daemon_config again;
                 cz_config_defaults(&again);
-                /* what --print-config writes must read back */
+                /* what --print-config writes must read back, to the same
+                 * values (compared as printed: a string set twice leaves
+                 * bytes after its NUL that a memcmp would see) */
                 if (cz_config_parse(&again, text, text_len, "printed", NULL, &err) != CZ_OK)
                     abort();
+                char *text2 = NULL;
+                size_t text2_len = 0;
+                FILE *f2 = open_memstream(&text2, &text2_len);
+                if (f2) {
+                    cz_config_print(&again, f2);
+                    fclose(f2);
+                    if (text2_len != text_len || memcmp(text, text2, text_len) != 0) abort();
+                    free(text2);
+                }
                 free(text);
             }
         }
         break;
     }
-    case 11: { /* PoSt vanilla proof: 2 KiB WindowPoSt, strict: 32 GiB */
+    case 11: fuzz_circuit(in, len, (int)strict); break;
+    case 12: fuzz_request(in, len); break;
+    case 13: { /* PoSt vanilla proof: 2 KiB WindowPoSt, strict: 32 GiB */
         cz_post_config cfg;
         cz_post_sector_proof p;
         if (cz_post_config_from_sector(&cfg, CZ_POST_WINDOW, strict ? 32ull << 30 : 2048, &err) !=
@@ -129,7 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         break;
     }
-    case 12: { /* PoSt request file (JSON) */
+    case 14: { /* PoSt request file (JSON) */
         cz_post_request req;
         if (cz_post_request_parse_json(&req, in, len, &err) == CZ_OK) cz_post_request_free(&req);
         break;

@@ -10,7 +10,36 @@
 
 #include "ec/point.h"
 #include "gpu/gpu.h"
+#include "gpu/settings.h"
 #include "harness/harness.h"
+
+/* GPU knobs for the calls that follow: the GPU layer reads its environment
+ * once (gpu/settings.h), so a test sets a knob here instead of with
+ * setenv. gpu_knob(name, value) = the variable set to value (NULL: unset),
+ * over the environment (a knob the environment sets, such as
+ * gpu-check.sh's CZ_GPU_NTT_MAXB, stays unless overridden). Returns the
+ * parse's status; the calls that use a malformed value report it. */
+#define GPU_KNOBS_MAX 16
+static const char *gpu_knob_names[GPU_KNOBS_MAX], *gpu_knob_values[GPU_KNOBS_MAX];
+static int gpu_knob_count;
+
+static inline const char *gpu_knob_lookup(const char *name, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < gpu_knob_count; i++)
+        if (!strcmp(gpu_knob_names[i], name)) return gpu_knob_values[i];
+    return getenv(name);
+}
+
+static inline cz_status gpu_knob(const char *name, const char *value) {
+    int i = 0;
+    while (i < gpu_knob_count && strcmp(gpu_knob_names[i], name)) i++;
+    if (i == gpu_knob_count) {
+        if (gpu_knob_count == GPU_KNOBS_MAX) abort();
+        gpu_knob_names[gpu_knob_count++] = name;
+    }
+    gpu_knob_values[i] = value;
+    return cz_gpu_settings_use_lookup(gpu_knob_lookup, NULL, NULL);
+}
 
 /* ctest treats this exit status as "skipped" (SKIP_RETURN_CODE). */
 #define CZ_GPU_TEST_SKIP 77

@@ -189,13 +189,13 @@ static void check_eval(const shape *s, const char *long_knob, const char *shared
     const uint64_t vars = (uint64_t)c->num_inputs + c->num_aux, rows = c->num_constraints;
     cz_fr *z = malloc(vars * sizeof *z);
     random_witness(z, vars);
-    if (long_knob) setenv("CZ_GPU_ABC_LONG", long_knob, 1);
-    if (shared_knob) setenv("CZ_GPU_ABC_SHARED", shared_knob, 1);
+    if (long_knob) gpu_knob("CZ_GPU_ABC_LONG", long_knob);
+    if (shared_knob) gpu_knob("CZ_GPU_ABC_SHARED", shared_knob);
     cz_error err = {0};
     cz_gpu_circuit *gc = NULL;
     cz_status st = cz_gpu_circuit_create(&gc, c, &err);
-    unsetenv("CZ_GPU_ABC_LONG");
-    unsetenv("CZ_GPU_ABC_SHARED");
+    gpu_knob("CZ_GPU_ABC_LONG", NULL);
+    gpu_knob("CZ_GPU_ABC_SHARED", NULL);
     if (st != CZ_OK) fprintf(stderr, "create: %s\n", err.message);
     CHECK(st == CZ_OK);
     if (st != CZ_OK) {
@@ -348,10 +348,10 @@ static void check_refusals(void) {
     CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
     c->coef_bytes = 2;
 
-    setenv("CZ_GPU_MEM_LIMIT", "4KiB", 1);
+    gpu_knob("CZ_GPU_MEM_LIMIT", "4KiB");
     CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_NOMEM && gc == NULL);
     CHECK(strstr(err.message, "too small") && strstr(err.message, "CZ_GPU_MEM_LIMIT"));
-    unsetenv("CZ_GPU_MEM_LIMIT");
+    gpu_knob("CZ_GPU_MEM_LIMIT", NULL);
 
     /* repaired: accepted */
     CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_OK && gc != NULL);
@@ -516,13 +516,13 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
 
     cz_gpu_srs *srs = NULL;
     cz_gpu_circuit *gc = NULL;
-    if (stream_chunk) setenv("CZ_GPU_STREAM_CHUNK", stream_chunk, 1);
+    if (stream_chunk) gpu_knob("CZ_GPU_STREAM_CHUNK", stream_chunk);
     CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
-    unsetenv("CZ_GPU_STREAM_CHUNK");
+    gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
     CHECK(cz_gpu_srs_streaming(srs, NULL, 0) == (stream_chunk != NULL));
-    setenv("CZ_GPU_ABC_LONG", "8", 1); /* the packing rows (41 entries) take the warp path */
+    gpu_knob("CZ_GPU_ABC_LONG", "8"); /* the packing rows (41 entries) take the warp path */
     cz_status st = cz_gpu_circuit_create(&gc, &o.c, &err);
-    unsetenv("CZ_GPU_ABC_LONG");
+    gpu_knob("CZ_GPU_ABC_LONG", NULL);
     if (st != CZ_OK) fprintf(stderr, "circuit: %s\n", err.message);
     CHECK(st == CZ_OK);
     cz_gpu_circuit_info info;

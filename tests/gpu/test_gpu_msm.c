@@ -143,9 +143,9 @@ static void batch_knobs(int v) {
     };
     for (int i = 0; i < 6; i++) {
         if (sets[v][i])
-            setenv(names[i], sets[v][i], 1);
+            gpu_knob(names[i], sets[v][i]);
         else
-            unsetenv(names[i]);
+            gpu_knob(names[i], NULL);
     }
 }
 

@@ -144,10 +144,10 @@ int main(void) {
 
     /* A device too small for the key (1.5 GiB usable): the points stream
      * from host memory, the sums stay the same. */
-    setenv("CZ_GPU_MEM_LIMIT", "1536MiB", 1);
+    gpu_knob("CZ_GPU_MEM_LIMIT", "1536MiB");
     t0 = cz_now_ns();
     cz_status sst = cz_gpu_srs_create(&srs, &params, &err);
-    unsetenv("CZ_GPU_MEM_LIMIT");
+    gpu_knob("CZ_GPU_MEM_LIMIT", NULL);
     if (sst != CZ_OK) fprintf(stderr, "gpu srs (streaming): %s\n", err.message);
     CHECK(sst == CZ_OK);
     char why[256];

@@ -254,7 +254,8 @@ static void test_round_trip(const char *dir) {
     layout_vk(&want_vk, &p.vk);
     layout_params(&want_params, &p);
     size_t vk_len = 0, params_len = 0;
-    uint8_t *vk_bytes = cz_test_read_file(vk_path, &vk_len), *params_bytes = cz_test_read_file(params_path, &params_len);
+    uint8_t *vk_bytes = cz_test_read_file(vk_path, &vk_len),
+            *params_bytes = cz_test_read_file(params_path, &params_len);
     CHECK(vk_bytes && vk_len == want_vk.len && memcmp(vk_bytes, want_vk.p, vk_len) == 0);
     CHECK(vk_len == 868 + 96 * 3);
     CHECK(vk_len == cz_groth16_vk_encoded_size(&p.vk));
@@ -298,7 +299,7 @@ static void test_round_trip(const char *dir) {
     /* files: missing, empty, truncated on disk (path in the message) */
     char missing[600];
     snprintf(missing, sizeof missing, "%s/none.params", dir);
-    CHECK(cz_groth16_params_read(&q, missing, CZ_GROTH16_CHECKED, &err) == CZ_E_IO);
+    CHECK(cz_groth16_params_read(&q, missing, CZ_GROTH16_CHECKED, &err) == CZ_E_NOT_FOUND);
     CHECK(strstr(err.message, "none.params") != NULL);
     cz_test_write_file(params_path, params_bytes, 0);
     CHECK(cz_groth16_params_read(&q, params_path, CZ_GROTH16_CHECKED, &err) == CZ_E_PARSE);

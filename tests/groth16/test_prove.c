@@ -14,6 +14,7 @@
  *  - the verifiers against the pairing equation: good proofs pass, tampered
  *    proofs, wrong inputs and proofs under another key fail, and a batch with
  *    one bad proof fails. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "harness/harness.h"
+#include "util/cancel.h"
 #include "r1cs/backends.h"
 
 /* ---- hand-built circuits ---- */
@@ -1003,8 +1005,43 @@ static void through_backends(void) {
     cz_r1cs_free(&r1cs);
 }
 
+/* The prover polls the calling thread's cancel flag between its steps
+ * (util/cancel.h): set, it stops with CZ_E_CANCELLED before any step;
+ * cleared, or no longer the thread's flag, it proves. */
+static void cancel_between_steps(void) {
+    circuit cs;
+    cubic_circuit(&cs, 11);
+    cz_r1cs r1cs;
+    to_r1cs(&r1cs, &cs);
+    uint8_t seed[32];
+    seed_bytes(seed, 5);
+    cz_groth16_params p;
+    cz_error err = {0};
+    CHECK(dev_setup(&p, &r1cs, seed, &err) == CZ_OK);
+    cz_prove_data pd;
+    to_prove_data(&pd, &cs);
+    atomic_int flag = 1;
+    cz_groth16_msm_results msm;
+    cz_cancel_set_flag(&flag);
+    CHECK(cz_groth16_prove_start(&msm, &p, &pd, &err) == CZ_E_CANCELLED);
+    CHECK(strstr(err.message, "cancelled before the H polynomial") != NULL);
+    atomic_store(&flag, 0);
+    CHECK(cz_groth16_prove_start(&msm, &p, &pd, &err) == CZ_OK);
+    cz_cancel_set_flag(NULL);
+    atomic_store(&flag, 1); /* no longer this thread's flag */
+    CHECK(cz_groth16_prove_start(&msm, &p, &pd, &err) == CZ_OK);
+    cz_groth16_proof proof;
+    CHECK(cz_groth16_prove_finalize(&proof, &p.vk, &msm, NULL, NULL, &err) == CZ_OK);
+    CHECK(verifies(&p.vk, &proof, &cs.z[1], 1));
+    prove_data_free(&pd);
+    cz_groth16_params_free(&p);
+    r1cs_free(&r1cs);
+    circuit_free(&cs);
+}
+
 int main(void) {
     cz_test_init("groth16/prove");
+    cancel_between_steps();
 
     circuit cs;
     cubic_circuit(&cs, 3);

@@ -760,7 +760,7 @@ static void test_file_rejections(void) {
     char missing[512];
     path_of(missing, sizeof missing, "missing.czc");
     back = NULL;
-    CHECK(cz_circuit_open(&back, missing, CZ_CIRCUIT_CHECKED, 0, &err) == CZ_E_IO);
+    CHECK(cz_circuit_open(&back, missing, CZ_CIRCUIT_CHECKED, 0, &err) == CZ_E_NOT_FOUND);
     CHECK(back == NULL && strstr(err.message, "missing.czc") != NULL);
     uint32_t *col0 = (uint32_t *)cc->m[0].col, save = col0[0];
     col0[0] = ncols;

@@ -1,0 +1,84 @@
+/* The GPU layer's tuning knobs (environment variables for tests and
+ * measurements), read once into one struct instead of a getenv at every
+ * use. Defaults are the measured best on the H200 (docs/PERFORMANCE.md).
+ *
+ * The process's settings are parsed from the environment on first use;
+ * a malformed CZ_GPU_MEM_LIMIT or CZ_GPU_STREAM_CHUNK is an error that the
+ * calls depending on it report (cz_gpu_settings_status), the experimental
+ * knobs are clamped as they always were. Tests change settings with
+ * cz_gpu_settings_use, never with setenv. */
+#ifndef CZ_GPU_SETTINGS_H
+#define CZ_GPU_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    /* CZ_GPU_MEM_LIMIT (a size): device bytes a context may use, below its
+     * free memory; has_mem_limit = 0 when unset. */
+    int has_mem_limit;
+    uint64_t mem_limit;
+    /* CZ_GPU_STREAM_CHUNK (a power of two, 64 .. 2^24): stream the key in
+     * chunks of this many points even when it fits; 0 = only when needed. */
+    size_t stream_chunk;
+    int prove_profile; /* CZ_GPU_PROVE_PROFILE set: ms per prove step */
+    /* Pre-compiled circuit evaluation (circuit.cu): rows with more entries
+     * than abc_long take the long-row path (CZ_GPU_ABC_LONG, default 16);
+     * abc_shared = 0 keeps the coefficient table in global memory
+     * (CZ_GPU_ABC_SHARED, default 1). */
+    unsigned abc_long, abc_shared;
+    /* MSM (msm.cuh): accumulation variants for G1 / G2 (CZ_GPU_MSM_ACC,
+     * CZ_GPU_MSM_ACC2, defaults 2 and 3), sorted entries per accumulation
+     * thread (CZ_GPU_MSM_S, 0 = automatic), step times (CZ_GPU_MSM_PROFILE). */
+    int msm_acc_g1, msm_acc_g2;
+    unsigned msm_s;
+    int msm_profile;
+    /* NTT (ntt.cu; meanings there): CZ_GPU_NTT_OLD, _PROFILE, _MTAB, _NN,
+     * _FUSE (0/1), _G, _G0 (0..3), _MAXB (4..9). */
+    int ntt_old, ntt_profile, ntt_mtab, ntt_nn_dif, ntt_fuse;
+    unsigned ntt_g, ntt_g0, ntt_maxb;
+    /* Batch addition (batch.cu; meanings there): CZ_GPU_BATCH_T, _T2
+     * (0 = one wave of the device), _KMIN, _LEVELS, _CHUNK, _FANIN,
+     * _PROFILE. */
+    size_t batch_t, batch_kmin, batch_levels, batch_t2, batch_chunk, batch_fanin;
+    int batch_profile;
+} cz_gpu_settings;
+
+/* A knob's value by name, NULL when unset (getenv, or a test's table). */
+typedef const char *(*cz_gpu_settings_lookup)(const char *name, void *ctx);
+
+/* The defaults, every knob unset. */
+void cz_gpu_settings_defaults(cz_gpu_settings *out);
+
+/* Parses the knobs from lookup over the defaults. A malformed
+ * CZ_GPU_MEM_LIMIT (CZ_E_PARSE) or CZ_GPU_STREAM_CHUNK (CZ_E_INVALID_ARG)
+ * is an error naming the variable and its value; the other knobs are
+ * clamped into their ranges. *out is complete either way. */
+cz_status cz_gpu_settings_parse(cz_gpu_settings *out, cz_gpu_settings_lookup lookup, void *ctx,
+                                cz_error *err);
+
+/* The process's settings: the environment's, parsed on the first call
+ * (thread-safe), or what cz_gpu_settings_use set. Never NULL. */
+const cz_gpu_settings *cz_gpu_settings_get(void);
+
+/* CZ_OK, or the error of the current settings' parse (which callers that
+ * need CZ_GPU_MEM_LIMIT / CZ_GPU_STREAM_CHUNK return). */
+cz_status cz_gpu_settings_status(cz_error *err);
+
+/* Tests: replace the process's settings by s (NULL: the environment's),
+ * or by a parse of lookup (its error, if any, then reported by
+ * cz_gpu_settings_status as the environment's would be). Not while GPU
+ * calls run. */
+void cz_gpu_settings_use(const cz_gpu_settings *s);
+cz_status cz_gpu_settings_use_lookup(cz_gpu_settings_lookup lookup, void *ctx, cz_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
