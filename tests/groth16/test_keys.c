@@ -12,57 +12,10 @@
 #include "groth16/groth16.h"
 #include "groth16/rng.h"
 #include "harness/harness.h"
+#include "harness/random_key.h"
 
 #define G1B CZ_G1_UNCOMPRESSED_BYTES
 #define G2B CZ_G2_UNCOMPRESSED_BYTES
-
-static void random_fr(cz_fr *k) {
-    uint8_t b[64];
-    cz_test_rand_bytes(b, sizeof b);
-    cz_fr_from_bytes_le_reduce(k, b, sizeof b);
-}
-
-static void random_g1(cz_g1_affine *out) {
-    cz_g1 g, p;
-    cz_fr k;
-    cz_g1_generator(&g);
-    random_fr(&k);
-    cz_g1_mul_var(&p, &g, &k);
-    cz_g1_to_affine(out, &p);
-}
-
-static void random_g2(cz_g2_affine *out) {
-    cz_g2 g, p;
-    cz_fr k;
-    cz_g2_generator(&g);
-    random_fr(&k);
-    cz_g2_mul_var(&p, &g, &k);
-    cz_g2_to_affine(out, &p);
-}
-
-static void random_params(cz_groth16_params *p, size_t n_ic, size_t n_h, size_t n_l, size_t n_a,
-                          size_t n_b) {
-    memset(p, 0, sizeof *p);
-    random_g1(&p->vk.alpha_g1);
-    random_g1(&p->vk.beta_g1);
-    random_g2(&p->vk.beta_g2);
-    random_g2(&p->vk.gamma_g2);
-    random_g1(&p->vk.delta_g1);
-    random_g2(&p->vk.delta_g2);
-    p->vk.n_ic = n_ic, p->n_h = n_h, p->n_l = n_l, p->n_a = n_a, p->n_b_g1 = p->n_b_g2 = n_b;
-    p->vk.ic = malloc(n_ic * sizeof *p->vk.ic);
-    p->h = malloc(n_h * sizeof *p->h);
-    p->l = malloc(n_l * sizeof *p->l);
-    p->a = malloc(n_a * sizeof *p->a);
-    p->b_g1 = malloc(n_b * sizeof *p->b_g1);
-    p->b_g2 = malloc(n_b * sizeof *p->b_g2);
-    for (size_t i = 0; i < n_ic; i++) random_g1(&p->vk.ic[i]);
-    for (size_t i = 0; i < n_h; i++) random_g1(&p->h[i]);
-    for (size_t i = 0; i < n_l; i++) random_g1(&p->l[i]);
-    for (size_t i = 0; i < n_a; i++) random_g1(&p->a[i]);
-    for (size_t i = 0; i < n_b; i++) random_g1(&p->b_g1[i]);
-    for (size_t i = 0; i < n_b; i++) random_g2(&p->b_g2[i]);
-}
 
 /* ---- the layout, assembled independently of keys.c ---- */
 
@@ -241,7 +194,7 @@ static void test_chacha20(void) {
 
 static void test_round_trip(const char *dir) {
     cz_groth16_params p;
-    random_params(&p, 3, 7, 5, 6, 4);
+    cz_test_random_params(&p, 3, 7, 5, 6, 4);
     char vk_path[512], params_path[512];
     snprintf(vk_path, sizeof vk_path, "%s/k.vk", dir);
     snprintf(params_path, sizeof params_path, "%s/k.params", dir);
@@ -288,7 +241,7 @@ static void test_round_trip(const char *dir) {
 
     /* empty vectors are allowed except ic */
     cz_groth16_params e;
-    random_params(&e, 1, 0, 0, 0, 0);
+    cz_test_random_params(&e, 1, 0, 0, 0, 0);
     CHECK(cz_groth16_params_write(&e, params_path, &err) == CZ_OK);
     cz_groth16_params q;
     CHECK(cz_groth16_params_read(&q, params_path, CZ_GROTH16_CHECKED, &err) == CZ_OK);
@@ -323,7 +276,7 @@ static void test_round_trip(const char *dir) {
 
 static void test_rejections(void) {
     cz_groth16_params p;
-    random_params(&p, 2, 7, 5, 6, 4);
+    cz_test_random_params(&p, 2, 7, 5, 6, 4);
     buf good = {0};
     layout_params(&good, &p);
     size_t len = good.len;
@@ -458,9 +411,9 @@ static void test_rejections(void) {
 static void test_proof_bytes(void) {
     for (unsigned it = 0; it < cz_test_iters(20); it++) {
         cz_groth16_proof pr, back;
-        random_g1(&pr.a);
-        random_g2(&pr.b);
-        random_g1(&pr.c);
+        cz_test_random_g1(&pr.a);
+        cz_test_random_g2(&pr.b);
+        cz_test_random_g1(&pr.c);
         uint8_t bytes[CZ_GROTH16_PROOF_BYTES], part[96];
         cz_groth16_proof_encode(bytes, &pr);
         /* layout: compressed A || B || C */
@@ -477,9 +430,9 @@ static void test_proof_bytes(void) {
               cz_g1_affine_equal(&back.c, &pr.c));
     }
     cz_groth16_proof pr, back;
-    random_g1(&pr.a);
-    random_g2(&pr.b);
-    random_g1(&pr.c);
+    cz_test_random_g1(&pr.a);
+    cz_test_random_g2(&pr.b);
+    cz_test_random_g1(&pr.c);
     uint8_t good[CZ_GROTH16_PROOF_BYTES], bad[CZ_GROTH16_PROOF_BYTES];
     cz_groth16_proof_encode(good, &pr);
     cz_error err;

@@ -19,58 +19,11 @@
 #include "groth16/digest.h"
 #include "groth16/groth16.h"
 #include "harness/harness.h"
+#include "harness/random_key.h"
 #include "r1cs/xxh64.h"
 
 #define G1B CZ_G1_UNCOMPRESSED_BYTES
 #define G2B CZ_G2_UNCOMPRESSED_BYTES
-
-static void random_fr(cz_fr *k) {
-    uint8_t b[64];
-    cz_test_rand_bytes(b, sizeof b);
-    cz_fr_from_bytes_le_reduce(k, b, sizeof b);
-}
-
-static void random_g1(cz_g1_affine *out) {
-    cz_g1 g, p;
-    cz_fr k;
-    cz_g1_generator(&g);
-    random_fr(&k);
-    cz_g1_mul_var(&p, &g, &k);
-    cz_g1_to_affine(out, &p);
-}
-
-static void random_g2(cz_g2_affine *out) {
-    cz_g2 g, p;
-    cz_fr k;
-    cz_g2_generator(&g);
-    random_fr(&k);
-    cz_g2_mul_var(&p, &g, &k);
-    cz_g2_to_affine(out, &p);
-}
-
-static void random_params(cz_groth16_params *p, size_t n_ic, size_t n_h, size_t n_l, size_t n_a,
-                          size_t n_b) {
-    memset(p, 0, sizeof *p);
-    random_g1(&p->vk.alpha_g1);
-    random_g1(&p->vk.beta_g1);
-    random_g2(&p->vk.beta_g2);
-    random_g2(&p->vk.gamma_g2);
-    random_g1(&p->vk.delta_g1);
-    random_g2(&p->vk.delta_g2);
-    p->vk.n_ic = n_ic, p->n_h = n_h, p->n_l = n_l, p->n_a = n_a, p->n_b_g1 = p->n_b_g2 = n_b;
-    p->vk.ic = malloc(n_ic * sizeof *p->vk.ic);
-    p->h = malloc(n_h * sizeof *p->h);
-    p->l = malloc(n_l * sizeof *p->l);
-    p->a = malloc(n_a * sizeof *p->a);
-    p->b_g1 = malloc(n_b * sizeof *p->b_g1);
-    p->b_g2 = malloc(n_b * sizeof *p->b_g2);
-    for (size_t i = 0; i < n_ic; i++) random_g1(&p->vk.ic[i]);
-    for (size_t i = 0; i < n_h; i++) random_g1(&p->h[i]);
-    for (size_t i = 0; i < n_l; i++) random_g1(&p->l[i]);
-    for (size_t i = 0; i < n_a; i++) random_g1(&p->a[i]);
-    for (size_t i = 0; i < n_b; i++) random_g1(&p->b_g1[i]);
-    for (size_t i = 0; i < n_b; i++) random_g2(&p->b_g2[i]);
-}
 
 static const void *host_vector(const cz_groth16_params *p, int v) {
     const void *vec[CZ_GROTH16_VECTORS] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
@@ -93,7 +46,7 @@ static uint8_t *encode(const cz_groth16_params *p, const char *path, size_t *len
 
 static void test_layout_and_header(const char *dir) {
     cz_groth16_params p;
-    random_params(&p, 3, 15, 9, 8, 5);
+    cz_test_random_params(&p, 3, 15, 9, 8, 5);
     char path[512];
     snprintf(path, sizeof path, "%s/key.params", dir);
     size_t len = 0;
@@ -190,7 +143,7 @@ static void expect_point_verdict(const uint8_t *bytes, size_t len, int v, size_t
 
 static void test_messages(const char *dir) {
     cz_groth16_params p;
-    random_params(&p, 2, 7, 5, 6, 4);
+    cz_test_random_params(&p, 2, 7, 5, 6, 4);
     char path[512];
     snprintf(path, sizeof path, "%s/msg.params", dir);
     size_t len = 0;
@@ -252,7 +205,7 @@ static void test_messages(const char *dir) {
 
 static void test_file_map(const char *dir) {
     cz_groth16_params p;
-    random_params(&p, 2, 3, 2, 2, 2);
+    cz_test_random_params(&p, 2, 3, 2, 2, 2);
     char path[512];
     snprintf(path, sizeof path, "%s/map.params", dir);
     size_t len = 0;
