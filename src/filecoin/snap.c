@@ -90,18 +90,10 @@ cz_por_shape cz_snap_tree_d(const cz_snap_config *cfg) {
     return s;
 }
 
-/* A MerkleProof's bytes: tag, its paths (8 + per element 8 + 32 (a - 1) +
- * 8), one per base / sub / top part, then root and leaf. */
-static size_t merkle_size(const cz_por_shape *s) {
-    size_t n = 4 + 64 + 8 * (1 + (s->sub_arity != 0) + (s->top_arity != 0));
-    for (unsigned l = 0; l < cz_por_levels(s); l++) n += 16 + 32 * (cz_por_level_arity(s, l) - 1);
-    return n;
-}
-
 size_t cz_snap_encoded_size(const cz_snap_config *cfg) {
     cz_por_shape d = cz_snap_tree_d(cfg);
     return 32 + 8 + 32 * (size_t)cfg->apex_leaves + 8 +
-           cfg->challenges * (2 * merkle_size(&cfg->tree_r) + merkle_size(&d));
+           cfg->challenges * (2 * cz_post_merkle_size(&cfg->tree_r) + cz_post_merkle_size(&d));
 }
 
 cz_status cz_snap_param_identifier(char *out, size_t cap, const cz_snap_config *cfg,

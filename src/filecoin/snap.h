@@ -22,6 +22,7 @@
 
 #include "cuzk/status.h"
 #include "ff/fr.h"
+#include "filecoin/post.h"
 #include "gadgets/por.h"
 
 /* ---- registered update proofs (Go abi.RegisteredUpdateProof) ----
@@ -111,17 +112,11 @@ cz_status cz_snap_public_inputs(cz_fr out[CZ_SNAP_PUBLIC_INPUTS], const cz_snap_
 
 /* ---- vanilla partition proofs (snap_vanilla.c) ---- */
 
-/* One Merkle proof as the circuit and the verifier see it. */
-typedef struct {
-    cz_fr leaf, root;
-    uint64_t index;  /* from the path's index fields (mixed radix, leaf first) */
-    cz_fr *siblings; /* cz_por_siblings of the tree, level by level */
-} cz_snap_merkle;
-
 /* ChallengeProof: tree R old, tree D new (binary SHA-256, dD levels), tree
- * R new. */
+ * R new; each Merkle proof as PoSt's (leaf, root, the index its path's
+ * index fields give, siblings level by level). */
 typedef struct {
-    cz_snap_merkle r_old, d_new, r_new;
+    cz_post_inclusion r_old, d_new, r_new;
 } cz_snap_challenge_proof;
 
 /* PartitionProof (spec §3.2). */
