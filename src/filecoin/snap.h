@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cuzk/status.h"
 #include "ff/fr.h"
@@ -169,5 +170,50 @@ typedef struct {
 } cz_snap_gen_opts;
 cz_status cz_snap_gen(cz_snap_partition_proof *out, cz_snap_comms *comms, const cz_snap_config *cfg,
                       const cz_snap_gen_opts *opts, cz_error *err);
+
+/* Default options from a seed: comm_c, key and data leaves
+ * fr32_mask(SHA256("cuzk gen snap " tag || seed LE)). */
+void cz_snap_gen_opts_from_seed(cz_snap_gen_opts *out, uint64_t seed);
+
+/* Frees n proofs and the array. */
+void cz_snap_proofs_free(cz_snap_partition_proof *proofs, uint32_t n);
+
+/* ---- request files (post_request.c) ----
+ * What `cuzk gen snap` writes and `cuzk prove --snap` / `cuzk verify
+ * --snap` read: the fields of a SNAP_DEALS_UPDATE Prove request as one
+ * JSON object:
+ *   {"kind": "snap-update", "registered_proof": 3, "sector_size": 34359738368,
+ *    "comm_r_old": "<64 hex>", "comm_d_new": "<64 hex>", "comm_r_new": "<64 hex>",
+ *    "vanilla_proofs": ["<standard base64 of one PartitionProof>", ...]} */
+typedef struct {
+    uint32_t registered_proof;
+    uint64_t sector_size;
+    uint8_t comm_r_old[32], comm_d_new[32], comm_r_new[32];
+    uint32_t n_proofs;
+    uint8_t **proofs; /* n_proofs buffers (owned) */
+    size_t *proof_lens;
+} cz_snap_request;
+
+cz_status cz_snap_request_write_json(FILE *out, const cz_snap_request *req, cz_error *err);
+/* CZ_E_PARSE naming the key for a malformed or missing field. */
+cz_status cz_snap_request_parse_json(cz_snap_request *out, const uint8_t *data, size_t len,
+                                     cz_error *err);
+void cz_snap_request_free(cz_snap_request *req);
+
+/* Every check a SnapDeals request needs before proving (CZ_E_INVALID_ARG
+ * with a precise message): the registered update proof (0-4) and, when
+ * sector_size is not 0, that it matches; the three commitments 32 canonical
+ * bytes each; exactly one vanilla proof per partition, each decoding for the
+ * size ("vanilla_proofs[3] (561700 bytes, a StackedDrg32GiBV1 partition proof
+ * has 561768): ..."); with verify, each passing cz_snap_vanilla_verify for
+ * its partition. Out: the configuration, the commitments and the decoded
+ * proofs (cz_snap_proofs_free(*proofs, cfg->partitions)). */
+cz_status cz_snap_request_decode(cz_snap_config *cfg, cz_snap_comms *comms,
+                                 cz_snap_partition_proof **proofs, uint32_t registered_proof,
+                                 uint64_t sector_size, const uint8_t *const *bytes,
+                                 const size_t *lens, uint32_t count, const uint8_t *comm_r_old,
+                                 size_t comm_r_old_len, const uint8_t *comm_d_new,
+                                 size_t comm_d_new_len, const uint8_t *comm_r_new,
+                                 size_t comm_r_new_len, int verify, cz_error *err);
 
 #endif

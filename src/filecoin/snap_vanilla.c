@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filecoin/derive.h"
 #include "filecoin/snap.h"
 #include "hash/poseidon.h"
 
@@ -397,4 +398,17 @@ cz_status cz_snap_gen(cz_snap_partition_proof *out, cz_snap_comms *comms, const 
     if (st != CZ_OK)
         for (uint32_t k = 0; k < cfg->partitions; k++) cz_snap_proof_free(&out[k]);
     return st;
+}
+
+void cz_snap_gen_opts_from_seed(cz_snap_gen_opts *out, uint64_t seed) {
+    static const char *const tags[3] = {"comm_c", "key", "data"};
+    cz_fr *fields[3] = {&out->comm_c, &out->key_leaf, &out->data_leaf};
+    for (int k = 0; k < 3; k++) {
+        uint8_t msg[40], digest[32];
+        size_t n = (size_t)snprintf((char *)msg, 24, "cuzk gen snap %s", tags[k]);
+        for (int i = 0; i < 8; i++) msg[n + i] = (uint8_t)(seed >> (8 * i));
+        cz_fc_sha256(digest, msg, n + 8);
+        cz_fc_fr32_mask(digest);
+        cz_fr_from_bytes_le(fields[k], digest); /* below 2^254 < r */
+    }
 }
