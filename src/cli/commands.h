@@ -103,6 +103,30 @@ int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force
 int cz_cli_post_prove(const char *request, const char *params, const char *out,
                       const char *backend);
 int cz_cli_post_verify(const char *request, const char *vk, const char *proof);
+/* Shared by the request forms of prove (post_cmd.c): er through an engine
+ * of its own (cz_cli_engine_prove), the timings printed, the proof bytes
+ * written to out (t0: when the command started); the exit status. And
+ * whether path is a directory. */
+int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out,
+                         const char *backend, uint64_t t0);
+int cz_cli_is_dir(const char *path);
+/* Also shared (post_cmd.c): cz_cli_dev_setup with the failure or the vk
+ * path printed (the exit status); a verification's outcome printed
+ * ("valid", "INVALID: why" or the error; the exit status); the vk and the
+ * proof bytes (at most 1 MiB) read. */
+int cz_cli_setup_report(const char *dir, int force, const char *backend, const char *params_path,
+                        const char *vk_path, const char *circuit_path, const char *what,
+                        cz_cli_circuit_fn load, const void *ctx);
+int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err);
+cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
+                               const char *vk_path, const char *proof_path, cz_error *err);
+
+/* SnapDeals forms of setup / prove / verify (src/cli/snap_cmd.c): the size;
+ * a request file (`cuzk gen snap`). */
+int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const char *backend);
+int cz_cli_snap_prove(const char *request, const char *params, const char *out,
+                      const char *backend);
+int cz_cli_snap_verify(const char *request, const char *vk, const char *proof);
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);

@@ -1578,6 +1578,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->ops[CZ_PROOF_POREP] = &cz_job_ops_porep;
     e->ops[CZ_PROOF_WINDOW_POST] = &cz_job_ops_post;
     e->ops[CZ_PROOF_WINNING_POST] = &cz_job_ops_post;
+    e->ops[CZ_PROOF_SNAP] = &cz_job_ops_snap;
     for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++)
         if (cfg->ops[k]) e->ops[k] = cfg->ops[k];
     e->prove_thread_limit = cfg->prove_threads;
