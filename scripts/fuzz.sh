@@ -11,7 +11,8 @@
 #     corpus of its own (build-fuzz/corpus-TARGET, kept between runs); a line
 #     per run (runs, seconds, corpus files and bytes, outcome) is appended to
 #     build-fuzz/summary.txt. TARGET is one of: vk params proof g1c g1u g2c
-#     g2u r1cs c1 base64 config czc request, or "all" for every one in turn.
+#     g2u r1cs c1 base64 config czc request snap (SnapDeals partition proof
+#     and request file), or "all" for every one in turn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -66,6 +67,12 @@ build/cuzk gen post --kind window --sector-size 2KiB --out "$postdir/req.json" \
 golden=../shared/realdata/curio-testgolden/post.vproof
 [ -f "$golden" ] && { printf '\x1b'; cat "$golden"; } >"$out/corpus/post32g"
 rm -rf "$postdir"
+snapdir=$(mktemp -d)
+build/cuzk gen snap --sector-size 2KiB --out "$snapdir/req.json" --vproof-dir "$snapdir" \
+  >/dev/null 2>&1
+{ printf '\x17'; cat "$snapdir/partition-0.vproof"; } >"$out/corpus/snap2k"
+{ printf '\x1f'; cat "$snapdir/req.json"; } >"$out/corpus/snapreq"
+rm -rf "$snapdir"
 # Daemon configuration (selector 0x12; 0x1a also prints and re-parses it).
 build/cuzk daemon --example-config >"$seeddir/example.toml"
 { printf '\x12'; cat "$seeddir/example.toml"; } >"$out/corpus/toml"
@@ -109,7 +116,7 @@ if [ $# = 0 ]; then
     -print_final_stats=1 "$out/corpus"
   exit
 fi
-names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request)
+names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request snap)
 [ "$1" = all ] && set -- "${names[@]}"
 for name in "$@"; do
   case $name in
@@ -117,6 +124,7 @@ for name in "$@"; do
     g1c) run g1c 3 256 ;; g1u) run g1u 4 256 ;; g2c) run g2c 5 512 ;; g2u) run g2u 6 512 ;;
     r1cs) run r1cs 7 65536 ;; c1) run c1 8 262144 ;; base64) run base64 9 4096 ;;
     config) run config 10 8192 ;; czc) run czc 11 65536 ;; request) run request 12 262144 ;;
+    snap) run snap 15 65536 ;;
     *) echo "fuzz: unknown target '$name' (${names[*]})"; exit 2 ;;
   esac
 done

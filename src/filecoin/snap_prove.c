@@ -37,6 +37,7 @@ cz_status cz_snap_circuit_load(cz_circuit **out, int *built, const char *path,
 cz_status cz_snap_synthesize_witness(cz_witness *w, const cz_snap_config *cfg, uint32_t partition,
                                      const cz_snap_comms *comms,
                                      const cz_snap_partition_proof *proof, cz_error *err) {
+    cz_witness_free(w); /* before the new one: one partition's witness at a time */
     cz_cs *cs = cz_cs_witness_new();
     if (!cs) return cz_error_set(err, CZ_E_NOMEM, "snap witness: out of memory");
     cz_fr *input = NULL, *aux = NULL;
@@ -45,7 +46,6 @@ cz_status cz_snap_synthesize_witness(cz_witness *w, const cz_snap_config *cfg, u
     if (st == CZ_OK) st = cz_witness_finish(cs, &input, &ni, &aux, &na, err);
     cz_cs_destroy(cs);
     if (st != CZ_OK) return cz_error_wrap(err, st, "snap witness: partition %u", partition);
-    cz_witness_free(w);
     w->input = input, w->input_cap = ni, w->num_inputs = ni;
     w->aux = aux, w->aux_cap = na, w->num_aux = na;
     return CZ_OK;

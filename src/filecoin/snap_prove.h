@@ -27,7 +27,8 @@ cz_status cz_snap_circuit_load(cz_circuit **out, int *built, const char *path,
                                const cz_snap_config *cfg, FILE *progress, cz_error *err);
 
 /* The witness of partition k (what the witness back-end gives for
- * cz_snap_synthesize), into w (its buffers replaced). */
+ * cz_snap_synthesize), into w (its buffers freed first, then replaced: one
+ * thread, ~4.6 s CPU and 2.5 GB for a 32 GiB partition). */
 cz_status cz_snap_synthesize_witness(cz_witness *w, const cz_snap_config *cfg, uint32_t partition,
                                      const cz_snap_comms *comms,
                                      const cz_snap_partition_proof *proof, cz_error *err);

@@ -535,8 +535,9 @@ static void test_bad_requests(void) {
     r.vanilla_proof_len = 1;
     CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "proof_kind 9") != NULL);
-    r.kind = CZ_PROOF_SNAP; /* no ops for it in this engine */
-    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_UNSUPPORTED);
+    r.kind = CZ_PROOF_SNAP; /* the real kind: its admit refuses a request without commitments */
+    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "comm_r_old: 0 bytes, expected 32") != NULL);
     r.kind = CZ_PROOF_POREP;
     r.vanilla_proof_len = 0;
     CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
