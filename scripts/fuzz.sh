@@ -25,7 +25,8 @@ command -v clang >/dev/null || { echo "fuzz: clang not found (apt-get install cl
 [ -x build/cuzk ] && [ -f build/proto/cuzk/v1/proving.pb-c.c ] || make build >/dev/null
 proto=build/proto
 srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin,engine}/*.c)"
-srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/daemon/config.c src/daemon/wire.c"
+srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/gpu/settings.c src/daemon/config.c"
+srcs="$srcs src/daemon/wire.c"
 srcs="$srcs src/daemon/request.c $proto/cuzk/v1/proving.pb-c.c"
 # CZ_FF_PORTABLE: under ASan clang cannot find registers for the widest
 # field asm; the decoders' logic is what is fuzzed here, and the asm and
@@ -57,15 +58,17 @@ done
 { printf '\x18'; cat tests/vectors/c1_small.json; } >"$out/corpus/c1raw8"
 { printf '\x10'; cat tests/vectors/c1_small_envelope.json; } >"$out/corpus/c1env"
 { printf '\x11'; printf 'Zm9vYmE='; } >"$out/corpus/b64"
-# PoSt: a 2 KiB WindowPoSt vanilla proof (0x13), the real 32 GiB one when
-# ../shared/realdata has it (0x1b), a request file (0x14).
+
+# PoSt: a 2 KiB WindowPoSt vanilla proof (0x15: target 13), the real 32 GiB one
+# when ../shared/realdata has it (0x1d, strict), a request file (0x16: target 14);
+# SnapDeals: a 2 KiB partition proof (0x17: target 15) and its request (0x1f).
 postdir=$(mktemp -d)
 build/cuzk gen post --kind window --sector-size 2KiB --out "$postdir/req.json" \
   --vproof-dir "$postdir" >/dev/null 2>&1
-{ printf '\x13'; cat "$postdir/sector-1.vproof"; } >"$out/corpus/post2k"
-{ printf '\x14'; cat "$postdir/req.json"; } >"$out/corpus/postreq"
+{ printf '\x15'; cat "$postdir/sector-1.vproof"; } >"$out/corpus/post2k"
+{ printf '\x16'; cat "$postdir/req.json"; } >"$out/corpus/postreq"
 golden=../shared/realdata/curio-testgolden/post.vproof
-[ -f "$golden" ] && { printf '\x1b'; cat "$golden"; } >"$out/corpus/post32g"
+[ -f "$golden" ] && { printf '\x1d'; cat "$golden"; } >"$out/corpus/post32g"
 rm -rf "$postdir"
 snapdir=$(mktemp -d)
 build/cuzk gen snap --sector-size 2KiB --out "$snapdir/req.json" --vproof-dir "$snapdir" \
