@@ -193,8 +193,8 @@ static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
     return 0;
 }
 
-static const cz_backend_ops fake_backend_ops = {"fake", fake_backend_start, NULL,
-                                                fake_backend_release, NULL};
+static const cz_backend_ops fake_backend_ops = {
+    .kind = "fake", .prove_start = fake_backend_start, .release = fake_backend_release};
 
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
