@@ -17,7 +17,9 @@
 #                                          SIZE = 32GiB (default), 512MiB, 2KiB ...
 #
 # Environment: WORK (default /tmp/cuzk-full: parameters ~53 GB at 32 GiB),
-# CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out).
+# CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out),
+# CZ_SKIP_PROVE=1 (skip step 4), CZ_BENCH_WORKERS="16 6" (bench-porep once per
+# --synthesis-workers value; default once with its default).
 set -u
 dir=$(cd "${1:?usage: gpu-porep-full.sh DIR [SIZE]}" && pwd)
 size=${2:-32GiB}
@@ -40,14 +42,21 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
     step "gen c1 $size"
     timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
         --out "$work/c1.json" || fail "gen c1"
-    step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone)"
-    timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-        --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace.json" || fail bench-porep
-    step "prove + verify"
-    timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-        --backend cuda --out "$work/proof.bin" || fail prove
-    "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" --miner-id 1000 ||
-        fail verify
+    for w in ${CZ_BENCH_WORKERS:-default}; do
+        step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
+        args=()
+        [ "$w" = default ] || args=(--synthesis-workers "$w")
+        timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
+            --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
+            --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
+    done
+    if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
+        step "prove + verify"
+        timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+            --backend cuda --out "$work/proof.bin" || fail prove
+        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" \
+            --miner-id 1000 || fail verify
+    fi
     if [ "${CZ_SKIP_DAEMON:-0}" != 1 ]; then
         step "daemon (cuda) + bench single + verify"
         mkdir -p "$work/d"

@@ -21,10 +21,13 @@
 static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-porep --c1 FILE --params DIR [--proofs N] [--miner-id N]\n"
                  "                        [--backend auto|cpu|cuda] [--trace FILE]\n"
+                 "                        [--synthesis-workers N]\n"
                  "  Proves the C1 output once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
                  "  back-end busy fraction, GPU steps per partition, peak host and device memory.\n"
-                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n");
+                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
+                 "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
+                 "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n");
 }
 
 static double since(uint64_t t0) {
@@ -90,12 +93,16 @@ static uint64_t busy_ns(cz_engine *e, uint64_t *units) {
 
 int cz_cmd_bench_porep(int argc, char **argv) {
     const char *c1_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0;
-    static const struct option opts[] = {
-        {"c1", required_argument, NULL, 'c'},      {"params", required_argument, NULL, 'p'},
-        {"proofs", required_argument, NULL, 'n'},  {"miner-id", required_argument, NULL, 'm'},
-        {"backend", required_argument, NULL, 'b'}, {"trace", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    uint64_t proofs = 3, miner = 0, synthesis_workers = 0;
+    static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
+                                         {"params", required_argument, NULL, 'p'},
+                                         {"proofs", required_argument, NULL, 'n'},
+                                         {"miner-id", required_argument, NULL, 'm'},
+                                         {"backend", required_argument, NULL, 'b'},
+                                         {"trace", required_argument, NULL, 't'},
+                                         {"synthesis-workers", required_argument, NULL, 'w'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -110,6 +117,16 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                 fprintf(stderr, "cuzk bench-porep: --%s: '%s' is not %s\n",
                         opt == 'n' ? "proofs" : "miner-id", optarg,
                         opt == 'n' ? "a count from 1 to 64" : "a number");
+                return 2;
+            }
+            break;
+        case 'w':
+            if (!cz_cli_parse_u64(optarg, &synthesis_workers) || synthesis_workers < 1 ||
+                synthesis_workers > 256) {
+                fprintf(stderr,
+                        "cuzk bench-porep: --synthesis-workers: '%s' is not a count from 1 to "
+                        "256\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -163,7 +180,9 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     printf("  back-end                %s: %s\n", probe[0]->info.name, probe[0]->info.description);
     cfg.backends[0] = probe[0];
     cfg.n_backends = 1;
-    cfg.synthesis_workers = cpu ? 2 : cz_thread_count();
+    cfg.synthesis_workers = synthesis_workers ? (uint32_t)synthesis_workers
+                            : cpu             ? 2
+                                              : cz_thread_count();
     cfg.prove_workers = cpu ? 1 : 2;
     device_sampler ds = {0};
     if (!cpu && pthread_create(&ds.thread, NULL, sample_device, &ds) == 0) ds.running = 1;
