@@ -161,7 +161,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->max_batch_wait_ns = cfg->max_batch_wait_ms > UINT64_MAX / 1000000ull
                                ? UINT64_MAX
                                : cfg->max_batch_wait_ms * 1000000ull;
-    e->synth_threads = calloc(e->n_synth, sizeof(pthread_t));
+    e->synth_threads = calloc(e->n_synth + 1, sizeof(pthread_t)); /* + the critical lane */
     e->prove_threads = calloc(e->n_prove, sizeof(pthread_t));
     if (!e->synth_threads || !e->prove_threads) {
         cz_engine_destroy(e);
@@ -171,7 +171,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
      * a failure joins exactly those. */
     int rc = 0;
     uint32_t started_s = 0, started_p = 0;
-    while (started_s < e->n_synth && !rc) {
+    while (started_s < e->n_synth + 1 && !rc) {
         rc = pthread_create(&e->synth_threads[started_s], NULL, cz_eng_synthesis_worker, e);
         if (!rc) started_s++;
     }
@@ -220,7 +220,8 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
                             strerror(rc));
     }
     cz_log(CZ_LOG_INFO,
-           "engine: budget %.2f GiB, %u synthesis worker(s), %u prove worker(s) on %u back-end "
+           "engine: budget %.2f GiB, %u synthesis worker(s) (+ 1 for CRITICAL jobs), %u prove "
+           "worker(s) on %u back-end "
            "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)",
            (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
            e->max_batch, cfg->max_batch_wait_ms);
@@ -282,7 +283,7 @@ void cz_engine_destroy(cz_engine *e) {
     pthread_cond_broadcast(&e->load_work);
     cz_eng_unlock(e);
     if (e->synth_threads && e->prove_threads) {
-        for (uint32_t i = 0; i < e->n_synth; i++) pthread_join(e->synth_threads[i], NULL);
+        for (uint32_t i = 0; i < e->n_synth + 1; i++) pthread_join(e->synth_threads[i], NULL);
         for (uint32_t i = 0; i < e->n_prove; i++) pthread_join(e->prove_threads[i], NULL);
         pthread_join(e->finish_thread, NULL);
         pthread_join(e->janitor_thread, NULL);

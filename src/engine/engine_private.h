@@ -5,7 +5,7 @@
  *   engine.c    life cycle (create, drain, destroy), logging under the lock
  *   jobs.c      job table, request ids, submit / await / cancel, results
  *   schedule.c  the queues (heaps, FIFO), prove_pick, same-circuit runs,
- *               admission
+ *               admission, synthesis backpressure and the critical lane
  *   prepare.c   a job's preparation, its SRS (hot, or the SRS loader
  *               thread), key upload to a context
  *   workers.c   the synthesis, prove and finish workers, unit and job ends,
@@ -114,7 +114,8 @@ struct cz_engine {
     pthread_mutex_t lock;
     pthread_cond_t work;       /* synth heap changed or stop */
     pthread_cond_t prove_work; /* prove heap changed */
-    pthread_cond_t prove_room; /* prove heap shrank, or a job was cancelled or failed */
+    pthread_cond_t prove_room; /* prove heap shrank, a job was cancelled or failed, or
+                                  an item entered the synth heap */
     pthread_cond_t finish_work;
     pthread_cond_t job_done; /* a job reached CZ_ENG_DONE */
     pthread_cond_t janitor_wake;
@@ -146,7 +147,7 @@ struct cz_engine {
     int timeline;
     uint64_t t_start;
 
-    uint32_t n_synth, n_prove;
+    uint32_t n_synth, n_prove; /* n_synth synthesis workers, and one more: the critical lane */
     pthread_t *synth_threads, *prove_threads, finish_thread, janitor_thread, loader_thread;
     uint32_t prove_busy;
 
@@ -213,6 +214,18 @@ size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b);
 void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j);
 /* Whether j may take its SRS now (admission). */
 int cz_eng_admissible_locked(cz_engine *e, const cz_eng_job *j);
+/* Queues an item for synthesis and wakes the synthesis workers, also those
+ * waiting on backpressure (a higher priority lets them go); 0: out of
+ * memory. */
+int cz_eng_synth_push_locked(cz_engine *e, cz_eng_item it);
+/* Whether a synthesis worker has work: any item, or for the critical lane
+ * an item of CZ_PRIORITY_CRITICAL at the top. */
+int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane);
+/* Backpressure: whether the prove heap holds more units than a synthesis
+ * worker waiting on it may let pass (see schedule.c). */
+int cz_eng_prove_over_bound_locked(const cz_engine *e);
+/* Whether the synth heap's top has a priority above prio. */
+int cz_eng_synth_outranks_locked(const cz_engine *e, int prio);
 
 /* ---- prepare.c ---- */
 

@@ -73,7 +73,7 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
         j->phase = CZ_ENG_RUNNING;
         j->units_left = j->plan.units;
         for (uint32_t u = 0; u < j->plan.units; u++) {
-            if (!cz_eng_heap_push(&e->synth, (cz_eng_item){j, u, NULL, 0, 0})) {
+            if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, u, NULL, 0, 0})) {
                 /* Units never queued are over now. */
                 j->failed = 1;
                 snprintf(j->error, sizeof j->error, "engine: out of memory queueing partitions");
@@ -88,7 +88,6 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
             cz_eng_finish_job(e, j);
             pthread_mutex_lock(&e->lock);
         }
-        pthread_cond_broadcast(&e->work);
         cz_eng_unlock(e);
         if (queued) hold_for_job(e, j);
         return;

@@ -5,7 +5,7 @@
  *                "synthesize unit";
  *   prove heap   synthesized units. A synthesis worker pushes its unit at
  *                once and, while more than prove_queue_depth units wait, it
- *                waits too (backpressure, workers.c): every synthesized unit is visible to the
+ *                waits too (backpressure): every synthesized unit is visible to the
  * prove workers' choice (prove_pick), which may take a unit other than the top to stay on one
  * circuit; finish FIFO  units after prove_start, for the finalizer; load heap    jobs waiting for
  * the SRS loader (prepare.c). Also admission: when a job may take its SRS. */
@@ -178,4 +178,42 @@ void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *
         b->run_len = 0;
     }
     b->run_len++;
+}
+
+int cz_eng_synth_push_locked(cz_engine *e, cz_eng_item it) {
+    if (!cz_eng_heap_push(&e->synth, it)) return 0;
+    pthread_cond_broadcast(&e->work);
+    if (e->prove_blocked) pthread_cond_broadcast(&e->prove_room);
+    return 1;
+}
+
+/* The critical lane: one synthesis worker beyond synthesis_workers that
+ * takes only CRITICAL items (a WinningPoSt by default), so that such a job
+ * never waits for a partition in synthesis to end (tens of seconds at
+ * 32 GiB); the other workers take them too, first, when they are free. */
+int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane) {
+    if (e->synth.n == 0) return 0;
+    return !critical_lane || e->synth.v[0].j->priority >= CZ_PRIORITY_CRITICAL;
+}
+
+/* Backpressure: with more than depth units queued for proving, a worker
+ * that queued one waits (workers.c). Each pop lets exactly one blocked
+ * worker go (the first to see prove.n <= depth + blocked - 1 leaves and
+ * lowers blocked, which keeps the others waiting), so the heap holds at
+ * most depth + blocked units (those units were synthesized anyway, memory
+ * reserved; now the prove workers can choose among them).
+ *
+ * A waiting worker also takes an item of the synth heap whose priority is
+ * above the unit it queued, and waits again after it: a job of higher
+ * priority never waits behind the backpressure of lower ones. Without
+ * this, during a backlog every worker may be waiting, and a WinningPoSt
+ * is not even prepared until the prover takes one more PoRep unit, whose
+ * turn then comes before its own. Only the worker that takes the item
+ * leaves the wait, so the bound stays depth + blocked. */
+int cz_eng_prove_over_bound_locked(const cz_engine *e) {
+    return e->prove.n > e->prove_queue_depth + e->prove_blocked - 1;
+}
+
+int cz_eng_synth_outranks_locked(const cz_engine *e, int prio) {
+    return e->synth.n && e->synth.v[0].j->priority > prio;
 }

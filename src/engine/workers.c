@@ -159,9 +159,13 @@ void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j) {
     cz_eng_job_unref_locked(j);
 }
 
-/* Synthesizes one unit and hands it to the prove heap. */
-static void run_synthesis(cz_engine *e, cz_eng_item it) {
+static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane);
+
+/* Synthesizes one unit and hands it to the prove heap; then, but on the
+ * critical lane, waits while the backpressure holds. */
+static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
     cz_eng_job *j = it.j;
+    int prio = j->priority;
     cz_error uerr = {0};
     cz_status st = CZ_OK;
     void *synth = NULL;
@@ -201,21 +205,17 @@ static void run_synthesis(cz_engine *e, cz_eng_item it) {
                 cz_eng_timeline_locked(e, "GPU_QUEUE", j, "%u", it.unit);
                 pthread_cond_signal(&e->prove_work);
                 /* The item (and its job reference) moved on: j is not
-                 * touched again. Backpressure: with more than depth units
-                 * queued this worker synthesizes nothing more until one
-                 * goes. Each pop lets exactly one blocked worker go (the
-                 * first to see prove.n <= depth + blocked - 1 leaves and
-                 * lowers blocked, which keeps the others waiting), so the
-                 * heap holds at most depth + blocked units; those units
-                 * were synthesized anyway (memory reserved), now the
-                 * prove workers can choose among them. A waiting worker
-                 * also drops a unit of a cancelled or failed job (cancel
+                 * touched again. Backpressure (schedule.c): this worker
+                 * synthesizes nothing more until a unit goes, but items of
+                 * a higher priority than its unit's. The critical lane
+                 * never waits: its units are few and go first. A waiting worker also
+                 * drops a unit of a cancelled or failed job (cancel
                  * broadcasts prove_room): that frees its memory at once
                  * instead of after the prove work ahead of it, and counts
                  * as the pop that lets this worker go. */
-                if (e->prove.n > e->prove_queue_depth) {
+                if (!critical_lane && e->prove.n > e->prove_queue_depth) {
                     e->prove_blocked++;
-                    while (e->prove.n > e->prove_queue_depth + e->prove_blocked - 1 && !e->stop) {
+                    while (!e->stop && cz_eng_prove_over_bound_locked(e)) {
                         size_t d = cz_eng_prove_dropped_locked(e);
                         if (d != SIZE_MAX) {
                             cz_eng_item x = cz_eng_heap_take(&e->prove, d);
@@ -223,6 +223,12 @@ static void run_synthesis(cz_engine *e, cz_eng_item it) {
                             drop_synthesized_locked(e, x);
                             cz_eng_unlock(e);
                             return;
+                        }
+                        if (cz_eng_synth_outranks_locked(e, prio)) {
+                            e->prove_blocked--;
+                            run_item_locked(e, cz_eng_heap_pop(&e->synth), 0);
+                            e->prove_blocked++;
+                            continue;
                         }
                         pthread_cond_wait(&e->prove_room, &e->lock);
                     }
@@ -240,42 +246,49 @@ static void run_synthesis(cz_engine *e, cz_eng_item it) {
     unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
 }
 
+/* One item taken from the synth heap: a job's preparation, a unit of a
+ * cancelled or failed job (dropped at the partition boundary) or a unit to
+ * synthesize. The lock is dropped while it runs. */
+static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane) {
+    cz_eng_job *j = it.j;
+    if (it.unit == CZ_ENG_PREPARE_UNIT) {
+        cz_eng_unlock(e);
+        cz_eng_run_prepare(e, j);
+        pthread_mutex_lock(&e->lock);
+        cz_eng_job_unref_locked(j);
+    } else if (j->cancel || j->failed) {
+        if (unit_over_locked(j, CZ_OK, NULL)) {
+            cz_eng_unlock(e);
+            cz_eng_finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        cz_eng_job_unref_locked(j);
+    } else {
+        cz_eng_unlock(e);
+        run_synthesis(e, it, critical_lane);
+        pthread_mutex_lock(&e->lock);
+    }
+}
+
 void *cz_eng_synthesis_worker(void *arg) {
     cz_engine *e = arg;
     unsigned k = atomic_fetch_add(&e->synth_lanes, 1);
+    /* The last of the n_synth + 1 to start is the critical lane
+     * (schedule.c: cz_eng_synth_ready_locked). */
+    int critical_lane = k == e->n_synth;
     worker_lane =
         CZ_TRACE_LANE_SYNTH + k < CZ_TRACE_LANES ? CZ_TRACE_LANE_SYNTH + k : CZ_TRACE_LANES - 1;
     if (e->tracing) {
         char name[32];
-        snprintf(name, sizeof name, "synthesis %u", k);
+        snprintf(name, sizeof name, critical_lane ? "synthesis (critical)" : "synthesis %u", k);
         cz_trace_name_lane(&e->trace, worker_lane, name);
     }
     pthread_mutex_lock(&e->lock);
     for (;;) {
-        while (!e->stop && e->synth.n == 0) pthread_cond_wait(&e->work, &e->lock);
+        while (!e->stop && !cz_eng_synth_ready_locked(e, critical_lane))
+            pthread_cond_wait(&e->work, &e->lock);
         if (e->stop) break;
-        cz_eng_item it = cz_eng_heap_pop(&e->synth);
-        cz_eng_job *j = it.j;
-        if (it.unit == CZ_ENG_PREPARE_UNIT) {
-            cz_eng_unlock(e);
-            cz_eng_run_prepare(e, j);
-            pthread_mutex_lock(&e->lock);
-            cz_eng_job_unref_locked(j);
-            continue;
-        }
-        if (j->cancel || j->failed) { /* dropped at the partition boundary */
-            int last = unit_over_locked(j, CZ_OK, NULL);
-            if (last) {
-                cz_eng_unlock(e);
-                cz_eng_finish_job(e, j);
-                pthread_mutex_lock(&e->lock);
-            }
-            cz_eng_job_unref_locked(j);
-            continue;
-        }
-        cz_eng_unlock(e);
-        run_synthesis(e, it);
-        pthread_mutex_lock(&e->lock);
+        run_item_locked(e, cz_eng_heap_pop(&e->synth), critical_lane);
     }
     cz_eng_unlock(e);
     return NULL;
@@ -293,13 +306,12 @@ static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_jo
     for (uint32_t i = 0; i < e->n_backends; i++)
         if (&e->slots[i] != slot && !e->slots[i].out_of_service) others = 1;
     if (!others || j->cancel || j->failed) return 0;
-    if (!cz_eng_heap_push(&e->synth, (cz_eng_item){j, it.unit, NULL, 0, 0})) return 0;
+    if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, it.unit, NULL, 0, 0})) return 0;
     slot->out_of_service = 1;
     cz_eng_defer_log_locked(e, CZ_LOG_ERROR,
                             "engine: back-end %s taken out of service after a device error (%s); "
                             "partition %u of %.64s goes to the other contexts",
                             slot->backend->info.name, uerr->message, it.unit, j->id);
-    pthread_cond_broadcast(&e->work);
     pthread_cond_broadcast(&e->prove_work); /* its other workers see it and stop */
     cz_eng_unlock(e);
     if (it.reserved) cz_budget_release(&e->budget, it.reserved);
