@@ -15,15 +15,20 @@
  * Locking. One mutex, e->lock, guards the job table, the queues, the
  * counters, the back-end slots and every job's bookkeeping fields; no op,
  * SRS load, budget wait or log write runs under it (lines made under it go
- * through cz_eng_defer_log and are written by cz_eng_unlock, which every
- * unlock of e->lock goes through). One rule for every function here:
+ * through cz_eng_defer_log_locked and are written by cz_eng_unlock, which
+ * every unlock of e->lock goes through). One rule for every function here:
  *   - a name ending in `_locked` is called with e->lock held and returns
  *     with it held; where it drops the lock in between (to run an op or to
  *     end a job), its comment says so and the caller must re-check what it
  *     read before the call;
- *   - every other function is called without e->lock and returns without
- *     it.
- * No function returns with the lock in another state than it found it.
+ *   - every other function that takes the engine is called without e->lock
+ *     and returns without it;
+ *   - the functions on a queue or a job alone (the heap and FIFO
+ *     operations, cz_eng_item_before, cz_eng_find_unit_of, cz_eng_job_free)
+ *     take no lock; their callers hold e->lock whenever the queue or the
+ *     job is shared.
+ * No function returns with the lock in another state than it found it,
+ * but cz_eng_unlock.
  * A job is freed when it has been pruned from the table and no queue item,
  * running op or waiter refers to it (job->refs == 0). */
 #ifndef CZ_ENGINE_PRIVATE_H
