@@ -7,15 +7,12 @@
  * (Perfetto, chrome://tracing). */
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "filecoin/c1.h"
-#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 static void usage(FILE *out) {
@@ -32,28 +29,6 @@ static void usage(FILE *out) {
 
 static double since(uint64_t t0) {
     return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-/* Device memory in use (total - free of device 0), sampled every 20 ms. */
-typedef struct {
-    atomic_int stop;
-    uint64_t peak;
-    pthread_t thread;
-    int running;
-} device_sampler;
-
-static void *sample_device(void *arg) {
-    device_sampler *d = arg;
-    cz_error err = {0};
-    if (cz_gpu_set_device(0, &err) != CZ_OK) return NULL;
-    while (!atomic_load(&d->stop)) {
-        size_t free_b = 0, total_b = 0;
-        if (cz_gpu_mem_info(&free_b, &total_b, &err) == CZ_OK && total_b - free_b > d->peak)
-            d->peak = total_b - free_b;
-        struct timespec ts = {0, 20000000};
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
 }
 
 static cz_status submit_one(cz_engine *e, const char *id, const uint8_t *c1, size_t len,
@@ -77,18 +52,6 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
     if (st == CZ_OK) *total_s = (double)r.total_ms / 1e3;
     cz_engine_result_free(&r);
     return st;
-}
-
-static uint64_t busy_ns(cz_engine *e, uint64_t *units) {
-    cz_engine_status *s = malloc(sizeof *s);
-    uint64_t sum = 0;
-    *units = 0;
-    if (!s) return 0;
-    cz_engine_get_status(e, s);
-    for (uint32_t i = 0; i < s->n_backends; i++)
-        sum += s->backends[i].busy_ns, *units += s->backends[i].units;
-    free(s);
-    return sum;
 }
 
 int cz_cmd_bench_porep(int argc, char **argv) {
@@ -161,37 +124,16 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     unsigned partitions = parsed.partitions;
     cz_c1_free(&parsed);
 
-    cz_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.backend = backend;
-    cfg.param_cache = params;
-    cfg.result_retention_ms = 600000;
-    cfg.max_batch_size = 1;
-    cfg.trace_path = trace;
-    cfg.progress = stdout;
-    uint32_t n = 0;
-    cz_backend *probe[1];
-    if ((st = cz_backends_create(probe, &n, 1, &cfg, &err)) != CZ_OK) {
-        fprintf(stderr, "cuzk bench-porep: --backend %s: %s\n", backend, err.message);
-        free(c1);
-        return 1;
-    }
-    int cpu = !strcmp(probe[0]->ops->kind, "cpu");
-    printf("  back-end                %s: %s\n", probe[0]->info.name, probe[0]->info.description);
-    cfg.backends[0] = probe[0];
-    cfg.n_backends = 1;
-    cfg.synthesis_workers = synthesis_workers ? (uint32_t)synthesis_workers
-                            : cpu             ? 2
-                                              : cz_thread_count();
-    cfg.prove_workers = cpu ? 1 : 2;
-    device_sampler ds = {0};
-    if (!cpu && pthread_create(&ds.thread, NULL, sample_device, &ds) == 0) ds.running = 1;
     cz_engine *e = NULL;
-    if ((st = cz_engine_create(&e, &cfg, &err)) != CZ_OK) {
+    int cpu = 0;
+    if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
+                                 &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         free(c1);
         return 1;
     }
+    cz_cli_device_sampler ds = {0};
+    if (!cpu) cz_cli_device_sampler_start(&ds);
 
     double cold = 0, warm = 0, first_end = 0, last_end = 0;
     uint64_t t0 = cz_now_ns();
@@ -199,7 +141,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     if (st == CZ_OK) st = await_one(e, "bench-cold", &cold, &err);
     if (st == CZ_OK)
         printf("  latency, first proof    %8.2f s  (cold: SRS load, key upload)\n", cold);
-    uint64_t units0 = 0, busy0 = busy_ns(e, &units0);
+    uint64_t units0 = 0, busy0 = cz_cli_engine_busy_ns(e, &units0);
     uint64_t t1 = cz_now_ns();
     char ids[64][32];
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
@@ -213,7 +155,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
         last_end = since(t1);
     }
     double wall = since(t1);
-    uint64_t units1 = 0, busy1 = busy_ns(e, &units1);
+    uint64_t units1 = 0, busy1 = cz_cli_engine_busy_ns(e, &units1);
     cz_engine_status *s = malloc(sizeof *s);
     if (st == CZ_OK && s) {
         cz_engine_get_status(e, s);
@@ -238,11 +180,9 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     }
     free(s);
     cz_engine_destroy(e);
-    if (ds.running) {
-        atomic_store(&ds.stop, 1);
-        pthread_join(ds.thread, NULL);
-        printf("  peak device memory      %8.1f GiB\n", (double)ds.peak / (1u << 30));
-    }
+    uint64_t peak_device = 0;
+    if (cz_cli_device_sampler_stop(&ds, &peak_device))
+        printf("  peak device memory      %8.1f GiB\n", (double)peak_device / (1u << 30));
     printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
     free(c1);
     if (st != CZ_OK) {

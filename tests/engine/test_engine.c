@@ -82,6 +82,29 @@ static void wait_gate_reached(void) {
     CHECK(!"a prepare never reached the gate");
 }
 
+/* Polls (up to 5 s) until cond(e) holds; 1 when it did. */
+static int eventually(int (*cond)(cz_engine *), cz_engine *e) {
+    for (int i = 0; i < 5000; i++) {
+        if (cond(e)) return 1;
+        sleep_ms(1);
+    }
+    return cond(e);
+}
+
+static size_t synthesized(void) {
+    pthread_mutex_lock(&log_lock);
+    size_t n = n_synth;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
+static int has_synthesized(char tag) {
+    pthread_mutex_lock(&log_lock);
+    int yes = strchr(synth_order, tag) != NULL;
+    pthread_mutex_unlock(&log_lock);
+    return yes;
+}
+
 static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_error *err) {
     fake_state *s = calloc(1, sizeof *s);
     *statep = s;
@@ -393,11 +416,14 @@ static void test_priority_order(void) {
     CHECK(info.queue_position == 0);
     CHECK(submit(e, "l", CZ_PRIORITY_LOW, "tag=L ms=5", &info, &err) == CZ_OK);
     CHECK(submit(e, "h", CZ_PRIORITY_HIGH, "tag=H ms=5", &info, &err) == CZ_OK);
+    /* The critical lane prepares and synthesizes D while the worker is
+     * held: it completes before the gate opens. */
+    CHECK(await_status(e, "d", 20000, NULL) == CZ_JOB_COMPLETED);
     set_gate(1);
     const char *ids[] = {"blocker", "a", "b", "c", "d", "l", "h"};
     for (int i = 0; i < 7; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
-    /* CRITICAL, then HIGH, then NORMAL in submission order (the blocker was
-     * first), then LOW; a job's units stay together. */
+    /* CRITICAL (on its lane, at once), then HIGH, then NORMAL in submission
+     * order (the blocker was first), then LOW; a job's units stay together. */
     if (strcmp(synth_order, "DHXABCCL") != 0) printf("synthesis order %s\n", synth_order);
     CHECK(!strcmp(synth_order, "DHXABCCL"));
     CHECK(!strcmp(done_order, "DHXABCL"));
@@ -1087,6 +1113,75 @@ static void test_two_contexts(void) {
     cz_engine_destroy(e);
 }
 
+/* The PoRep job's unit 0 in the (held) prover, 3 units in the prove queue,
+ * both synthesis workers waiting for it to shrink. */
+static int backlog_formed(cz_engine *e) {
+    return metric(e, "cuzk_prove_queue_items") == 3 && synthesized() == 4;
+}
+
+static int post_synthesized(cz_engine *e) {
+    return has_synthesized('W') && has_synthesized('V') && metric(e, "cuzk_prove_queue_items") == 5;
+}
+
+/* A WinningPoSt (CRITICAL by default) and a WindowPoSt (HIGH by default)
+ * submitted while a PoRep job's units fill the prove queue, one is being
+ * proven and the synthesis workers wait on the prove queue's backpressure:
+ * both are synthesized at once (a worker waiting on backpressure for a
+ * lower-priority unit goes back to serve them; the WinningPoSt also has
+ * the critical lane), and they take the next prove slots, WinningPoSt
+ * first, right after the unit that was running and before every queued
+ * PoRep unit. */
+static void test_post_jumps_porep_backlog(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 1, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P units=12 ms=5 gate=2", &info, &err) ==
+          CZ_OK);
+    wait_gate_reached(); /* unit 0 is in the prover, held */
+    CHECK(eventually(backlog_formed, e));
+    CHECK(submit_kind(e, "window", CZ_PROOF_WINDOW_POST, 0, "tag=V ms=5", &info, &err) == CZ_OK);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    int both = eventually(post_synthesized, e);
+    if (!both) printf("synthesis order %s while the prover is held\n", synth_order);
+    CHECK(both);
+    set_gate(1);
+    const char *ids[] = {"porep", "window", "winning"};
+    for (int i = 0; i < 3; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(prove_order, "PWVPPPPPPPPPPP") != 0) printf("prove order %s\n", prove_order);
+    CHECK(!strcmp(prove_order, "PWVPPPPPPPPPPP"));
+    CHECK(!strncmp(synth_order, "PPPP", 4) && strchr("VW", synth_order[4]) &&
+          strchr("VW", synth_order[5]) && synth_order[4] != synth_order[5]);
+    cz_engine_destroy(e);
+}
+
+static int both_synthesizing(cz_engine *e) {
+    (void)e;
+    return synthesized() == 2;
+}
+
+/* Every synthesis worker busy with a long PoRep partition: a WinningPoSt
+ * does not wait for one to finish (the critical lane synthesizes it), and
+ * it is proven before any PoRep unit. */
+static void test_winning_while_synthesis_busy(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P units=3 ms=1500", &info, &err) ==
+          CZ_OK);
+    CHECK(eventually(both_synthesizing, e));
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(prove_order, "WPPP") != 0 || strcmp(synth_order, "PPWP") != 0)
+        printf("prove order %s, synthesis order %s\n", prove_order, synth_order);
+    CHECK(!strcmp(prove_order, "WPPP"));
+    CHECK(!strcmp(synth_order, "PPWP"));
+    cz_engine_destroy(e);
+}
+
 int main(void) {
     cz_test_init("engine/engine");
     test_budget_fifo();
@@ -1105,5 +1200,7 @@ int main(void) {
     test_runs_max_wait();
     test_runs_off_plain_order();
     test_two_contexts();
+    test_post_jumps_porep_backlog();
+    test_winning_while_synthesis_busy();
     return cz_test_finish("engine/engine");
 }
