@@ -66,9 +66,10 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     cfg.max_batch_size = 1;
     cfg.trace_path = trace;
     cfg.progress = stdout; /* a line per proven partition */
-    /* With a GPU every core synthesizes partitions for it (the memory
-     * budget bounds how many are in flight); the CPU back-end uses every
-     * core per proof, so one more worker prepares the next partition. */
+    /* With a GPU every core synthesizes partitions for it (the engine's
+     * run-ahead bound, partitions_ahead, keeps a few ahead of the prove
+     * workers); the CPU back-end uses every core per proof, so one more
+     * worker prepares the next partition. */
     uint32_t n = 0;
     cz_backend *probe[1];
     cz_status st = cz_backends_create(probe, &n, 1, &cfg, err);
