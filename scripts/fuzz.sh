@@ -11,8 +11,10 @@
 #     corpus of its own (build-fuzz/corpus-TARGET, kept between runs); a line
 #     per run (runs, seconds, corpus files and bytes, outcome) is appended to
 #     build-fuzz/summary.txt. TARGET is one of: vk params proof g1c g1u g2c
-#     g2u r1cs c1 base64 config czc request snap (SnapDeals partition proof
-#     and request file), or "all" for every one in turn.
+#     g2u r1cs c1 base64 config czc request post postreq snap (SnapDeals
+#     partition proof and request file), or "all" for every one in turn. Run it in the background at the lowest priority with
+#     `nice -n 19 scripts/fuzz.sh SECONDS all &`; build-fuzz/summary.txt
+#     and build-fuzz/run-TARGET.log tell how far it got.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -58,10 +60,10 @@ done
 { printf '\x18'; cat tests/vectors/c1_small.json; } >"$out/corpus/c1raw8"
 { printf '\x10'; cat tests/vectors/c1_small_envelope.json; } >"$out/corpus/c1env"
 { printf '\x11'; printf 'Zm9vYmE='; } >"$out/corpus/b64"
-
-# PoSt: a 2 KiB WindowPoSt vanilla proof (0x15: target 13), the real 32 GiB one
-# when ../shared/realdata has it (0x1d, strict), a request file (0x16: target 14);
-# SnapDeals: a 2 KiB partition proof (0x17: target 15) and its request (0x1f).
+# PoSt (decoder 13, 14: selectors 0x15, 0x16; bit 3 set, 0x1d: strict, the
+# 32 GiB shape): a 2 KiB WindowPoSt vanilla proof, the real 32 GiB one when
+# ../shared/realdata has it, a request file.
+# SnapDeals (decoder 15): a 2 KiB partition proof (0x17) and its request (0x1f).
 postdir=$(mktemp -d)
 build/cuzk gen post --kind window --sector-size 2KiB --out "$postdir/req.json" \
   --vproof-dir "$postdir" >/dev/null 2>&1
@@ -119,7 +121,7 @@ if [ $# = 0 ]; then
     -print_final_stats=1 "$out/corpus"
   exit
 fi
-names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request snap)
+names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request post postreq snap)
 [ "$1" = all ] && set -- "${names[@]}"
 for name in "$@"; do
   case $name in
@@ -127,6 +129,7 @@ for name in "$@"; do
     g1c) run g1c 3 256 ;; g1u) run g1u 4 256 ;; g2c) run g2c 5 512 ;; g2u) run g2u 6 512 ;;
     r1cs) run r1cs 7 65536 ;; c1) run c1 8 262144 ;; base64) run base64 9 4096 ;;
     config) run config 10 8192 ;; czc) run czc 11 65536 ;; request) run request 12 262144 ;;
+    post) run post 13 65536 ;; postreq) run postreq 14 262144 ;;
     snap) run snap 15 65536 ;;
     *) echo "fuzz: unknown target '$name' (${names[*]})"; exit 2 ;;
   esac

@@ -1,8 +1,13 @@
-/* The proving back-end of a CLI command (--backend auto | cpu | cuda) and
- * proofs through an engine made for one request, as the daemon proves. */
+/* The proving back-end of a CLI command (--backend auto | cpu | cuda),
+ * proofs through an engine made for one request, as the daemon proves, and
+ * what the benchmarks measure of an engine (busy time, device memory). */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -50,31 +55,41 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
     return CZ_OK;
 }
 
-cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
-                              const char *param_dir, const char *backend, cz_error *err) {
-    memset(out, 0, sizeof *out);
+cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
+                             const char *trace, uint32_t synthesis_workers, cz_error *err) {
+    *e = NULL;
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.backend = backend;
     cfg.param_cache = param_dir;
-    cfg.result_retention_ms = 60000;
+    cfg.result_retention_ms = 600000;
     cfg.max_batch_size = 1;
+    cfg.trace_path = trace;
     cfg.progress = stdout; /* a line per proven partition */
-    /* With a GPU every core synthesizes partitions for it (the memory
-     * budget bounds how many are in flight); the CPU back-end uses every
-     * core per proof, so one more worker prepares the next partition. */
+    /* With a GPU every core synthesizes partitions for it (the engine's
+     * run-ahead bound, partitions_ahead, keeps a few ahead of the prove
+     * workers); the CPU back-end uses every core per proof, so one more
+     * worker prepares the next partition. */
     uint32_t n = 0;
     cz_backend *probe[1];
     cz_status st = cz_backends_create(probe, &n, 1, &cfg, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "--backend %s", backend);
-    int cpu = !strcmp(probe[0]->ops->kind, "cpu");
+    *cpu = !strcmp(probe[0]->ops->kind, "cpu");
     print_backend(probe[0]);
     cfg.backends[0] = probe[0];
     cfg.n_backends = 1;
-    cfg.synthesis_workers = cpu ? 2 : cz_thread_count();
-    cfg.prove_workers = cpu ? 1 : 2;
+    cfg.synthesis_workers = synthesis_workers ? synthesis_workers : *cpu ? 2 : cz_thread_count();
+    cfg.prove_workers = *cpu ? 1 : 2;
+    return cz_engine_create(e, &cfg, err);
+}
+
+cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
+                              const char *param_dir, const char *backend, cz_error *err) {
+    memset(out, 0, sizeof *out);
     cz_engine *e = NULL;
-    if ((st = cz_engine_create(&e, &cfg, err)) != CZ_OK) return st;
+    int cpu = 0;
+    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, 0, err);
+    if (st != CZ_OK) return st;
     cz_engine_submit_info info;
     st = cz_engine_submit(e, req, &info, err);
     if (st == CZ_OK) st = cz_engine_await(e, info.job_id, 0, NULL, NULL, out, err);
@@ -82,4 +97,45 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
         st = cz_error_set(err, CZ_E_INTERNAL, "%s", out->error_message);
     cz_engine_destroy(e);
     return st;
+}
+
+/* Device memory in use (total - free of device 0), sampled every 20 ms. */
+static void *sample_device(void *arg) {
+    cz_cli_device_sampler *d = arg;
+    cz_error err = {0};
+    if (cz_gpu_set_device(0, &err) != CZ_OK) return NULL;
+    while (!atomic_load(&d->stop)) {
+        size_t free_b = 0, total_b = 0;
+        if (cz_gpu_mem_info(&free_b, &total_b, &err) == CZ_OK && total_b - free_b > d->peak)
+            d->peak = total_b - free_b;
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+void cz_cli_device_sampler_start(cz_cli_device_sampler *d) {
+    memset(d, 0, sizeof *d);
+    d->running = pthread_create(&d->thread, NULL, sample_device, d) == 0;
+}
+
+int cz_cli_device_sampler_stop(cz_cli_device_sampler *d, uint64_t *peak) {
+    if (!d->running) return 0;
+    atomic_store(&d->stop, 1);
+    pthread_join(d->thread, NULL);
+    d->running = 0;
+    *peak = d->peak;
+    return 1;
+}
+
+uint64_t cz_cli_engine_busy_ns(cz_engine *e, uint64_t *units) {
+    cz_engine_status *s = malloc(sizeof *s);
+    uint64_t sum = 0;
+    *units = 0;
+    if (!s) return 0;
+    cz_engine_get_status(e, s);
+    for (uint32_t i = 0; i < s->n_backends; i++)
+        sum += s->backends[i].busy_ns, *units += s->backends[i].units;
+    free(s);
+    return sum;
 }

@@ -8,8 +8,6 @@
  * update (`cuzk gen snap`) instead of a C1 output. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,43 +15,23 @@
 #include "cli/commands.h"
 #include "filecoin/c1.h"
 #include "filecoin/snap.h"
-#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-porep --c1 FILE|--snap REQUEST --params DIR [--proofs N]\n"
                  "                        [--miner-id N] [--backend auto|cpu|cuda] [--trace FILE]\n"
+                 "                        [--synthesis-workers N]\n"
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
                  "  back-end busy fraction, GPU steps per partition, peak host and device memory.\n"
-                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n");
+                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
+                 "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
+                 "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n");
 }
 
 static double since(uint64_t t0) {
     return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-/* Device memory in use (total - free of device 0), sampled every 20 ms. */
-typedef struct {
-    atomic_int stop;
-    uint64_t peak;
-    pthread_t thread;
-    int running;
-} device_sampler;
-
-static void *sample_device(void *arg) {
-    device_sampler *d = arg;
-    cz_error err = {0};
-    if (cz_gpu_set_device(0, &err) != CZ_OK) return NULL;
-    while (!atomic_load(&d->stop)) {
-        size_t free_b = 0, total_b = 0;
-        if (cz_gpu_mem_info(&free_b, &total_b, &err) == CZ_OK && total_b - free_b > d->peak)
-            d->peak = total_b - free_b;
-        struct timespec ts = {0, 20000000};
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
 }
 
 /* The request template under another id. */
@@ -75,27 +53,16 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
     return st;
 }
 
-static uint64_t busy_ns(cz_engine *e, uint64_t *units) {
-    cz_engine_status *s = malloc(sizeof *s);
-    uint64_t sum = 0;
-    *units = 0;
-    if (!s) return 0;
-    cz_engine_get_status(e, s);
-    for (uint32_t i = 0; i < s->n_backends; i++)
-        sum += s->backends[i].busy_ns, *units += s->backends[i].units;
-    free(s);
-    return sum;
-}
-
 int cz_cmd_bench_porep(int argc, char **argv) {
     const char *c1_path = NULL, *snap_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0;
+    uint64_t proofs = 3, miner = 0, synthesis_workers = 0;
     static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
                                          {"params", required_argument, NULL, 'p'},
                                          {"proofs", required_argument, NULL, 'n'},
                                          {"miner-id", required_argument, NULL, 'm'},
                                          {"backend", required_argument, NULL, 'b'},
                                          {"trace", required_argument, NULL, 't'},
+                                         {"synthesis-workers", required_argument, NULL, 'w'},
                                          {"snap", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -114,6 +81,16 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                 fprintf(stderr, "cuzk bench-porep: --%s: '%s' is not %s\n",
                         opt == 'n' ? "proofs" : "miner-id", optarg,
                         opt == 'n' ? "a count from 1 to 64" : "a number");
+                return 2;
+            }
+            break;
+        case 'w':
+            if (!cz_cli_parse_u64(optarg, &synthesis_workers) || synthesis_workers < 1 ||
+                synthesis_workers > 256) {
+                fprintf(stderr,
+                        "cuzk bench-porep: --synthesis-workers: '%s' is not a count from 1 to "
+                        "256\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -175,37 +152,17 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     printf("cuzk bench-porep: %s, %u partition(s), %llu proof(s) together after one alone\n%s\n",
            name, partitions, (unsigned long long)proofs, machine);
 
-    cz_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.backend = backend;
-    cfg.param_cache = params;
-    cfg.result_retention_ms = 600000;
-    cfg.max_batch_size = 1;
-    cfg.trace_path = trace;
-    cfg.progress = stdout;
-    uint32_t n = 0;
-    cz_backend *probe[1];
-    if ((st = cz_backends_create(probe, &n, 1, &cfg, &err)) != CZ_OK) {
-        fprintf(stderr, "cuzk bench-porep: --backend %s: %s\n", backend, err.message);
-        cz_snap_request_free(&snap);
-        free(c1);
-        return 1;
-    }
-    int cpu = !strcmp(probe[0]->ops->kind, "cpu");
-    printf("  back-end                %s: %s\n", probe[0]->info.name, probe[0]->info.description);
-    cfg.backends[0] = probe[0];
-    cfg.n_backends = 1;
-    cfg.synthesis_workers = cpu ? 2 : cz_thread_count();
-    cfg.prove_workers = cpu ? 1 : 2;
-    device_sampler ds = {0};
-    if (!cpu && pthread_create(&ds.thread, NULL, sample_device, &ds) == 0) ds.running = 1;
     cz_engine *e = NULL;
-    if ((st = cz_engine_create(&e, &cfg, &err)) != CZ_OK) {
+    int cpu = 0;
+    if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
+                                 &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         cz_snap_request_free(&snap);
         free(c1);
         return 1;
     }
+    cz_cli_device_sampler ds = {0};
+    if (!cpu) cz_cli_device_sampler_start(&ds);
 
     double cold = 0, warm = 0, first_end = 0, last_end = 0;
     uint64_t t0 = cz_now_ns();
@@ -213,7 +170,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     if (st == CZ_OK) st = await_one(e, "bench-cold", &cold, &err);
     if (st == CZ_OK)
         printf("  latency, first proof    %8.2f s  (cold: SRS load, key upload)\n", cold);
-    uint64_t units0 = 0, busy0 = busy_ns(e, &units0);
+    uint64_t units0 = 0, busy0 = cz_cli_engine_busy_ns(e, &units0);
     uint64_t t1 = cz_now_ns();
     char ids[64][32];
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
@@ -227,7 +184,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
         last_end = since(t1);
     }
     double wall = since(t1);
-    uint64_t units1 = 0, busy1 = busy_ns(e, &units1);
+    uint64_t units1 = 0, busy1 = cz_cli_engine_busy_ns(e, &units1);
     cz_engine_status *s = malloc(sizeof *s);
     if (st == CZ_OK && s) {
         cz_engine_get_status(e, s);
@@ -252,11 +209,9 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     }
     free(s);
     cz_engine_destroy(e);
-    if (ds.running) {
-        atomic_store(&ds.stop, 1);
-        pthread_join(ds.thread, NULL);
-        printf("  peak device memory      %8.1f GiB\n", (double)ds.peak / (1u << 30));
-    }
+    uint64_t peak_device = 0;
+    if (cz_cli_device_sampler_stop(&ds, &peak_device))
+        printf("  peak device memory      %8.1f GiB\n", (double)peak_device / (1u << 30));
     printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
     cz_snap_request_free(&snap);
     free(c1);

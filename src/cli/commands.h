@@ -3,6 +3,8 @@
 #ifndef CZ_CLI_COMMANDS_H
 #define CZ_CLI_COMMANDS_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include "cuzk/status.h"
 #include "cuzk/engine.h"
 #include "engine/backend.h"
+#include "filecoin/post.h"
 #include "groth16/groth16.h"
 #include "r1cs/circuit.h"
 
@@ -73,6 +76,30 @@ int cz_cli_backend_available(const char *cmd, const char *backend);
  * the reason. Free with cz_backend_destroy. */
 cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *err);
 
+/* An engine as the CLI commands use it: one back-end context of the
+ * --backend choice (printed; *cpu when it is the CPU), parameters from
+ * param_dir, results kept 10 minutes, no same-circuit runs, a line on
+ * stdout per proven partition, the timeline to trace when not NULL. With a
+ * GPU every core synthesizes partitions for it and two prove workers take
+ * them; on the CPU two synthesis workers and one prove worker;
+ * synthesis_workers, when not 0, replaces the synthesis workers' count. */
+cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
+                             const char *trace, uint32_t synthesis_workers, cz_error *err);
+
+/* Peak device memory in use (device 0, sampled every 20 ms) while it runs;
+ * stop returns 0 when no sampler ran (no GPU), else 1 and the peak. */
+typedef struct {
+    atomic_int stop;
+    uint64_t peak;
+    pthread_t thread;
+    int running;
+} cz_cli_device_sampler;
+void cz_cli_device_sampler_start(cz_cli_device_sampler *d);
+int cz_cli_device_sampler_stop(cz_cli_device_sampler *d, uint64_t *peak);
+
+/* Busy time and units of all the engine's back-end contexts so far. */
+uint64_t cz_cli_engine_busy_ns(cz_engine *e, uint64_t *units);
+
 /* Proves req as the daemon does (an engine of its own with the chosen
  * back-end, parameters from param_dir, pipelined partitions, the proof
  * self-verified before it is returned). out->proof on success (free with
@@ -127,6 +154,10 @@ int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const ch
 int cz_cli_snap_prove(const char *request, const char *params, const char *out,
                       const char *backend);
 int cz_cli_snap_verify(const char *request, const char *vk, const char *proof);
+/* A request file (`cuzk gen post`), with a line saying what it holds. */
+cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err);
+/* The engine request of a PoSt request file's contents (pointing into req). */
+void cz_cli_post_engine_request(cz_engine_request *out, const cz_post_request *req, const char *id);
 
 int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);
@@ -137,6 +168,7 @@ int cz_cmd_bench_groth16(int argc, char **argv);
 int cz_cmd_bench_synth(int argc, char **argv);
 int cz_cmd_bench_abc(int argc, char **argv);
 int cz_cmd_bench_porep(int argc, char **argv);
+int cz_cmd_bench_post(int argc, char **argv);
 int cz_cmd_demo(int argc, char **argv);
 int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);

@@ -90,6 +90,10 @@ static void usage(FILE *out) {
         "  bench-porep --c1 FILE --params DIR [--proofs N] [--trace FILE]\n"
         "                          PoRep C2 through an in-process engine: latency,\n"
         "                          steady state, GPU steps, peak memory, timeline\n"
+        "  bench-post --params DIR --winning FILE --window FILE [--runs N]\n"
+        "             [--backlog-c1 FILE --backlog N]\n"
+        "                          WinningPoSt latency (cold, key resident), WindowPoSt\n"
+        "                          partition steady state, WinningPoSt during a PoRep backlog\n"
         "  bench-abc --circuit-dir DIR [--sector-size S]\n"
         "                          a/b/c from the pre-compiled circuit, CPU and GPU\n"
         "  bench gpu [--quick]     the CUDA kernels (NTT, MSM, batch addition)\n"
@@ -121,6 +125,7 @@ static const struct {
     {"bench-synth", cz_cmd_bench_synth},
     {"bench-abc", cz_cmd_bench_abc},
     {"bench-porep", cz_cmd_bench_porep},
+    {"bench-post", cz_cmd_bench_post},
     {"r1cs", cz_cmd_r1cs},
     {"info", cz_cmd_info},
 };

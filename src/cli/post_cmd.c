@@ -82,8 +82,7 @@ cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof
     return st;
 }
 
-/* Reads and parses a request file; prints what it holds. */
-static cz_status load_request(cz_post_request *req, const char *path, cz_error *err) {
+cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err) {
     uint8_t *bytes = NULL;
     size_t len = 0;
     cz_status st = cz_cli_read_file(&bytes, &len, path, (size_t)1 << 31, err);
@@ -97,6 +96,21 @@ static cz_status load_request(cz_post_request *req, const char *path, cz_error *
     if (req->kind == CZ_POST_WINDOW) printf(", partition %u", req->partition_index);
     printf("\n");
     return CZ_OK;
+}
+
+void cz_cli_post_engine_request(cz_engine_request *er, const cz_post_request *req, const char *id) {
+    memset(er, 0, sizeof *er);
+    er->request_id = id;
+    er->kind = req->kind == CZ_POST_WINNING ? CZ_PROOF_WINNING_POST : CZ_PROOF_WINDOW_POST;
+    er->sector_size = req->sector_size;
+    er->registered_proof = req->registered_proof;
+    er->miner_id = req->miner_id;
+    er->vanilla_proofs = (const uint8_t *const *)req->proofs;
+    er->vanilla_proofs_len = req->proof_lens;
+    er->n_vanilla_proofs = req->n_proofs;
+    er->randomness = req->randomness;
+    er->randomness_len = 32;
+    er->partition_index = req->partition_index;
 }
 
 int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out_path,
@@ -144,21 +158,10 @@ int cz_cli_post_prove(const char *request, const char *params, const char *out_p
     }
     uint64_t t0 = cz_now_ns();
     cz_post_request req;
-    cz_status st = load_request(&req, request, &err);
+    cz_status st = cz_cli_post_request_load(&req, request, &err);
     if (st != CZ_OK) return fail("prove", &err);
     cz_engine_request er;
-    memset(&er, 0, sizeof er);
-    er.request_id = "cli";
-    er.kind = req.kind == CZ_POST_WINNING ? CZ_PROOF_WINNING_POST : CZ_PROOF_WINDOW_POST;
-    er.sector_size = req.sector_size;
-    er.registered_proof = req.registered_proof;
-    er.miner_id = req.miner_id;
-    er.vanilla_proofs = (const uint8_t *const *)req.proofs;
-    er.vanilla_proofs_len = req.proof_lens;
-    er.n_vanilla_proofs = req.n_proofs;
-    er.randomness = req.randomness;
-    er.randomness_len = 32;
-    er.partition_index = req.partition_index;
+    cz_cli_post_engine_request(&er, &req, "cli");
     int rc = cz_cli_request_prove(&er, params, out_path, backend, t0);
     cz_post_request_free(&req);
     return rc;
@@ -167,7 +170,7 @@ int cz_cli_post_prove(const char *request, const char *params, const char *out_p
 int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proof_path) {
     cz_error err = {0};
     cz_post_request req;
-    cz_status st = load_request(&req, request, &err);
+    cz_status st = cz_cli_post_request_load(&req, request, &err);
     if (st != CZ_OK) return fail("verify", &err);
     cz_post_config cfg;
     cz_fc_api_version api;

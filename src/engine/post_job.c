@@ -1,13 +1,15 @@
 /* WinningPoSt and WindowPoSt (one partition per request) as an engine job
  * kind: one unit, the FallbackPoSt circuit of the registered proof's size.
  *
- * prepare decodes every vanilla proof and runs the vanilla verifier
- * (FallbackPoSt::verify, stricter), so a malformed or invalid request fails
- * before any synthesis with INVALID_ARGUMENT naming the proof and field;
- * synthesis makes the witness only, slot by slot on the cores (a, b, c come
- * from the pre-compiled circuit in the back-end, as for PoRep); the proof
- * is verified against public inputs recomputed from the randomness, the
- * partition index and the sectors, as Filecoin's verifier does. */
+ * admit (in the submitting thread) decodes every vanilla proof and runs the
+ * vanilla verifier (FallbackPoSt::verify, stricter), so a malformed or
+ * invalid request is refused at submission with INVALID_ARGUMENT naming the
+ * proof and field, and the job keeps the decoded proofs, not the request's
+ * bytes; prepare plans the unit; synthesis makes the witness only, slot by
+ * slot on the cores (a, b, c come from the pre-compiled circuit in the
+ * back-end, as for PoRep); the proof is verified against public inputs
+ * recomputed from the randomness, the partition index and the sectors, as
+ * Filecoin's verifier does. */
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "util/parallel.h"
 
 typedef struct {
+    cz_post_proof_info info;
     cz_post_config cfg;
     cz_fc_api_version api;
     cz_post_sector_proof *proofs;
@@ -36,30 +39,32 @@ typedef struct {
 /* Units being synthesized in this process (shares of the cores). */
 static atomic_uint synthesizing;
 
-static cz_status post_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
-                              const char *param_cache, cz_error *err) {
-    (void)param_cache;
+/* Everything about the request, before it is queued: the registered id
+ * against the proof kind and sector size, the randomness, the partition
+ * index, the number of vanilla proofs, each one's bincode and the vanilla
+ * verifier (every challenge and inclusion path). */
+static cz_status post_admit(void **statep, const cz_engine_request *req, cz_error *err) {
     post_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
     *statep = s;
-    cz_post_proof_info info;
-    cz_status st = cz_post_proof_lookup(&info, req->registered_proof, err);
+    cz_post_proof_info *info = &s->info;
+    cz_status st = cz_post_proof_lookup(info, req->registered_proof, err);
     if (st != CZ_OK) {
         if (err) err->status = CZ_E_INVALID_ARG;
         return CZ_E_INVALID_ARG;
     }
     cz_post_kind want = req->kind == CZ_PROOF_WINNING_POST ? CZ_POST_WINNING : CZ_POST_WINDOW;
-    if (info.kind != want)
+    if (info->kind != want)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "registered proof %u (%s) is a %s PoSt, the request's proof_kind is "
                             "%s",
-                            info.id, info.name, cz_post_kind_name(info.kind),
+                            info->id, info->name, cz_post_kind_name(info->kind),
                             want == CZ_POST_WINNING ? "WINNING_POST" : "WINDOW_POST_PARTITION");
-    uint64_t size = req->sector_size ? req->sector_size : info.sector_size;
+    uint64_t size = req->sector_size ? req->sector_size : info->sector_size;
     if (req->n_vanilla_proofs > UINT32_MAX)
         return cz_error_set(err, CZ_E_INVALID_ARG, "%zu vanilla proofs", req->n_vanilla_proofs);
-    s->partition = info.kind == CZ_POST_WINNING ? 0 : req->partition_index;
-    st = cz_post_request_decode(&s->cfg, &s->api, &s->proofs, &s->n, info.id, size,
+    s->partition = info->kind == CZ_POST_WINNING ? 0 : req->partition_index;
+    st = cz_post_request_decode(&s->cfg, &s->api, &s->proofs, &s->n, info->id, size,
                                 req->vanilla_proofs, req->vanilla_proofs_len,
                                 (uint32_t)req->n_vanilla_proofs, req->randomness,
                                 req->randomness_len, s->partition, 1, err);
@@ -72,12 +77,21 @@ static cz_status post_prepare(void **statep, cz_job_plan *plan, const cz_engine_
         s->sector_ids[i] = s->proofs[i].sector_id;
         s->comm_rs[i] = s->proofs[i].comm_r;
     }
-    const char *id = cz_srs_post_circuit_id((int)info.kind, info.sector_size);
-    if (!id) return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for %s", info.name);
+    return CZ_OK;
+}
+
+/* The plan of admit's state: one unit of the size's circuit. */
+static cz_status post_prepare(void **statep, cz_job_plan *plan, const cz_engine_request *req,
+                              const char *param_cache, cz_error *err) {
+    (void)req, (void)param_cache;
+    post_state *s = *statep;
+    const char *id = cz_srs_post_circuit_id((int)s->info.kind, s->info.sector_size);
+    if (!id) return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for %s", s->info.name);
     /* host memory of the unit: the witness; with host evaluation (the CPU
      * back-end) also a, b, c, H and its scratch (6 m) and the MSM scalars */
     cz_post_layout L;
-    if ((st = cz_post_layout_make(&L, &s->cfg, err)) != CZ_OK) return st;
+    cz_status st = cz_post_layout_make(&L, &s->cfg, err);
+    if (st != CZ_OK) return st;
     unsigned log_m = 0;
     if ((st = cz_groth16_domain_log_size(&log_m, L.num_constraints + L.num_inputs, err)) != CZ_OK)
         return st;
@@ -185,4 +199,5 @@ const cz_job_ops cz_job_ops_post = {
     .discard = cz_job_witness_discard,
     .verify = post_verify,
     .free_state = post_free,
+    .admit = post_admit,
 };

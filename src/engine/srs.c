@@ -325,7 +325,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
     if (st != CZ_OK) return st;
     /* Points are checked on the curve; a wrong subgroup would only give
      * proofs that fail the self-verification, which is always done. */
-    st = cz_groth16_params_decode(&e->params, e->file.data, e->file.len, CZ_GROTH16_UNCHECKED, err);
+    st = cz_groth16_params_file_decode(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err);
     if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
     if (st != CZ_OK) {
         cz_groth16_params_free(&e->params);

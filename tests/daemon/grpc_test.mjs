@@ -17,6 +17,16 @@
 // request_id, a caller that leaves, CancelProof of a queued and a running
 // job, metrics, and SIGTERM during a proof.
 //
+// With CZ_DAEMON_POST_PARAMS naming a directory that holds the 2 KiB PoSt
+// parameters (`cuzk setup --kind winning-post|window-post`; ctest's
+// daemon/grpc-post, label post2k), only the PoSt part runs (seconds):
+// WinningPoSt and WindowPoSt (partition 1) through Prove and through
+// SubmitProof + AwaitProof, each proof accepted by `cuzk verify --post`, and
+// bad PoSt requests refused at submission with INVALID_ARGUMENT and the
+// precise message (truncated bincode, wrong sector count, a registered proof
+// of another size or kind, partition index out of range, randomness of the
+// wrong length, a challenge mismatch).
+//
 // Exit 0 pass, 1 fail, 77 skip (node_modules missing).
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
@@ -157,8 +167,9 @@ function snapReq(id, j) {
 }
 const emptyParams = path.join(work, 'no-params');
 fs.mkdirSync(emptyParams);
+const postParams = process.env.CZ_DAEMON_POST_PARAMS || '';
 
-{
+if (!postParams) {
   const d = await startDaemon('fast', emptyParams,
     'metrics_listen = "127.0.0.1:0"\nmax_request_memory = "4MiB"\n');
   const c = d.client;
@@ -413,7 +424,9 @@ if (snapParams && fs.existsSync(snapParams)) {
 // ---------------------------------------------------------------- slow part
 let params = process.env.CZ_DAEMON_PARAMS || '';
 const slow = process.env.CZ_SLOW_TESTS === '1' || (params && fs.existsSync(params));
-if (!slow) {
+if (postParams) {
+  await postPart(postParams);
+} else if (!slow) {
   console.log('real proofs skipped (set CZ_SLOW_TESTS=1 or CZ_DAEMON_PARAMS)');
 } else {
   if (!params) {
@@ -567,6 +580,93 @@ if (!slow) {
   }
   await stopDaemon(f);
   check(cacheState() === cacheBefore, 'parameter cache intact after kill -9 and restart');
+}
+
+// ---------------------------------------------------------------- PoSt part
+// A request of `cuzk gen post` (the JSON of cz_post_request) as a
+// SubmitProofRequest.
+function postReq(id, gen, extra = {}) {
+  return {
+    request_id: id, proof_kind: gen.kind === 'winning-post' ? 4 : 3,
+    sector_size: gen.sector_size, registered_proof: gen.registered_proof, miner_id: gen.miner_id,
+    partition_index: gen.partition_index, randomness: Buffer.from(gen.randomness, 'hex'),
+    vanilla_proofs: gen.vanilla_proofs.map((b) => Buffer.from(b, 'base64')), ...extra,
+  };
+}
+
+async function postPart(params) {
+  const gen = (kind, args) => {
+    const file = path.join(work, `${kind}.json`);
+    const r = run(['gen', 'post', '--kind', kind, '--sector-size', '2KiB', '--seed', '5',
+      '--out', file, ...args]);
+    if (r.code !== 0) throw new Error(`cuzk gen post: ${r.out}`);
+    return { file, req: JSON.parse(fs.readFileSync(file, 'utf8')) };
+  };
+  const winning = gen('winning', ['--sectors', '3']);
+  const window = gen('window', ['--sectors', '2', '--partition', '1']);
+  const d = await startDaemon('post', params);
+  const c = d.client;
+  // A verified proof: 192 bytes that `cuzk verify --post` accepts.
+  const verified = (g, res, what) => {
+    const ok = res && res.status === S.COMPLETED && res.proof.length === 192;
+    check(ok, `${what} -> COMPLETED, 192 bytes (${res ? res.error_message : 'no answer'})`);
+    if (!ok) return;
+    const file = path.join(work, `${what.replace(/\W+/g, '_')}.proof`);
+    fs.writeFileSync(file, res.proof);
+    const v = run(['verify', '--post', g.file, '--vk', params, '--proof', file]);
+    check(v.code === 0 && /\nvalid\n/.test(`\n${v.out}`), `${what}: cuzk verify --post accepts it`);
+  };
+  for (const [name, g] of [['WinningPoSt', winning], ['WindowPoSt partition 1', window]]) {
+    let r = await call(c, 'Prove', { submit: postReq(`prove-${name}`, g.req) });
+    verified(g, r.err ? null : r.res.result, `Prove ${name}`);
+    r = await call(c, 'SubmitProof', postReq(`submit-${name}`, g.req));
+    check(!r.err && r.res.job_id === `submit-${name}`, `SubmitProof ${name} (${r.err && r.err.details})`);
+    r = await call(c, 'AwaitProof', { job_id: `submit-${name}` });
+    verified(g, r.err ? null : r.res, `SubmitProof + AwaitProof ${name}`);
+  }
+
+  // Refused at submission: INVALID_ARGUMENT with the reason, no job made.
+  const w = window.req;
+  const proofs = postReq('x', w).vanilla_proofs;
+  const refusedPost = async (id, req, re, what) => {
+    for (const method of ['Prove', 'SubmitProof']) {
+      const x = await call(c, method, method === 'Prove' ? { submit: req(id) } : req(id));
+      check(x.err && x.err.code === grpc.status.INVALID_ARGUMENT && re.test(x.err.details),
+        `${method}: ${what} -> INVALID_ARGUMENT (${x.err ? x.err.details : 'accepted'})`);
+    }
+    const a = await call(c, 'AwaitProof', { job_id: id, timeout_ms: 10 });
+    check(a.err && a.err.code === grpc.status.NOT_FOUND, `${what}: no job was made`);
+  };
+  await refusedPost('truncated', (id) => postReq(id, w, { vanilla_proofs: [proofs[0], proofs[1].subarray(0, proofs[1].length - 5)] }),
+    /^vanilla_proofs\[1\] \(5675 bytes, a StackedDrgWindow2KiBV1_1 proof has 5680\): .*truncated/, 'truncated bincode');
+  await refusedPost('count', (id) => postReq(id, w, { vanilla_proofs: [...proofs, proofs[0]] }),
+    /3 vanilla proofs: StackedDrgWindow2KiBV1_1 takes 1 to 2/, 'three sectors for a two-sector partition');
+  await refusedPost('count0', (id) => postReq(id, w, { vanilla_proofs: [] }),
+    /0 vanilla proofs: StackedDrgWindow2KiBV1_1 takes 1 to 2/, 'no vanilla proofs');
+  await refusedPost('wcount', (id) => postReq(id, winning.req, { vanilla_proofs: [proofs[0], proofs[1]] }),
+    /2 vanilla proofs: .*Winning.* takes exactly 1/, 'two proofs for a WinningPoSt');
+  await refusedPost('size', (id) => postReq(id, w, { registered_proof: 11 }),
+    /registered proof 11 \(StackedDrgWindow8MiBV1_1\) is for 8388608-byte sectors, the request says sector_size 2048/,
+    'a registered proof of another sector size');
+  await refusedPost('kind', (id) => postReq(id, w, { proof_kind: 4 }),
+    /registered proof 10 \(StackedDrgWindow2KiBV1_1\) is a window PoSt, the request's proof_kind is WINNING_POST/,
+    'a WindowPoSt id for a WinningPoSt');
+  await refusedPost('unknown', (id) => postReq(id, w, { registered_proof: 99 }),
+    /registered PoSt proof 99 is unknown/, 'an unknown registered proof');
+  await refusedPost('partition', (id) => postReq(id, w, { partition_index: 3000 }),
+    /partition_index 3000 is out of range/, 'partition index out of range');
+  await refusedPost('rand31', (id) => postReq(id, w, { randomness: Buffer.from(w.randomness, 'hex').subarray(0, 31) }),
+    /randomness must be exactly 32 bytes, got 31/, 'randomness of 31 bytes');
+  const flipped = Buffer.from(w.randomness, 'hex');
+  flipped[0] ^= 1;
+  await refusedPost('challenge', (id) => postReq(id, w, { randomness: flipped }),
+    /vanilla_proofs\[0\] \(sector \d+\): inclusion_proofs\[0\] proves leaf \d+, the challenge is leaf/,
+    'randomness the proofs were not made for (challenge mismatch)');
+
+  const r = await call(c, 'GetStatus', {});
+  check(!r.err && r.res.total_proofs_completed === 4 && r.res.total_proofs_failed === 0,
+    `status: 4 completed, 0 failed (${r.res && r.res.total_proofs_completed}, ${r.res && r.res.total_proofs_failed})`);
+  await stopDaemon(d);
 }
 
 console.log(failures ? `${failures} check(s) FAILED` : 'all checks passed');

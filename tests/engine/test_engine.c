@@ -82,6 +82,29 @@ static void wait_gate_reached(void) {
     CHECK(!"a prepare never reached the gate");
 }
 
+/* Polls (up to 5 s) until cond(e) holds; 1 when it did. */
+static int eventually(int (*cond)(cz_engine *), cz_engine *e) {
+    for (int i = 0; i < 5000; i++) {
+        if (cond(e)) return 1;
+        sleep_ms(1);
+    }
+    return cond(e);
+}
+
+static size_t synthesized(void) {
+    pthread_mutex_lock(&log_lock);
+    size_t n = n_synth;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
+static int has_synthesized(char tag) {
+    pthread_mutex_lock(&log_lock);
+    int yes = strchr(synth_order, tag) != NULL;
+    pthread_mutex_unlock(&log_lock);
+    return yes;
+}
+
 static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_error *err) {
     fake_state *s = calloc(1, sizeof *s);
     *statep = s;
@@ -193,8 +216,8 @@ static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
     return 0;
 }
 
-static const cz_backend_ops fake_backend_ops = {"fake", fake_backend_start, NULL,
-                                                fake_backend_release, NULL};
+static const cz_backend_ops fake_backend_ops = {
+    .kind = "fake", .prove_start = fake_backend_start, .release = fake_backend_release};
 
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
@@ -309,12 +332,15 @@ static const cz_job_ops admit_ops = {
     .admit = fake_admit,
 };
 
+static uint32_t cfg_partitions_ahead; /* cz_engine_config.partitions_ahead of make_engine_cfg */
+
 static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prove,
                                   uint64_t retention_ms, unsigned depth, unsigned max_batch,
                                   uint64_t max_batch_wait_ms) {
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.prove_queue_depth = depth;
+    cfg.partitions_ahead = cfg_partitions_ahead;
     cfg.max_batch_size = max_batch;
     cfg.max_batch_wait_ms = max_batch_wait_ms;
     cfg.memory_budget_bytes = budget;
@@ -393,11 +419,14 @@ static void test_priority_order(void) {
     CHECK(info.queue_position == 0);
     CHECK(submit(e, "l", CZ_PRIORITY_LOW, "tag=L ms=5", &info, &err) == CZ_OK);
     CHECK(submit(e, "h", CZ_PRIORITY_HIGH, "tag=H ms=5", &info, &err) == CZ_OK);
+    /* The critical lane prepares and synthesizes D while the worker is
+     * held: it completes before the gate opens. */
+    CHECK(await_status(e, "d", 20000, NULL) == CZ_JOB_COMPLETED);
     set_gate(1);
     const char *ids[] = {"blocker", "a", "b", "c", "d", "l", "h"};
     for (int i = 0; i < 7; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
-    /* CRITICAL, then HIGH, then NORMAL in submission order (the blocker was
-     * first), then LOW; a job's units stay together. */
+    /* CRITICAL (on its lane, at once), then HIGH, then NORMAL in submission
+     * order (the blocker was first), then LOW; a job's units stay together. */
     if (strcmp(synth_order, "DHXABCCL") != 0) printf("synthesis order %s\n", synth_order);
     CHECK(!strcmp(synth_order, "DHXABCCL"));
     CHECK(!strcmp(done_order, "DHXABCL"));
@@ -1088,6 +1117,122 @@ static void test_two_contexts(void) {
     cz_engine_destroy(e);
 }
 
+/* The PoRep job's unit 0 in the (held) prover, 3 units in the prove queue,
+ * both synthesis workers waiting for it to shrink. */
+static int backlog_formed(cz_engine *e) {
+    return metric(e, "cuzk_prove_queue_items") == 3 && synthesized() == 4;
+}
+
+static int post_synthesized(cz_engine *e) {
+    return has_synthesized('W') && has_synthesized('V') && metric(e, "cuzk_prove_queue_items") == 5;
+}
+
+/* A WinningPoSt (CRITICAL by default) and a WindowPoSt (HIGH by default)
+ * submitted while a PoRep job's units fill the prove queue, one is being
+ * proven and the synthesis workers wait on the prove queue's backpressure:
+ * both are synthesized at once (a worker waiting on backpressure for a
+ * lower-priority unit goes back to serve them; the WinningPoSt also has
+ * the critical lane), and they take the next prove slots, WinningPoSt
+ * first, right after the unit that was running and before every queued
+ * PoRep unit. */
+static void test_post_jumps_porep_backlog(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 1, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P units=12 ms=5 gate=2", &info, &err) ==
+          CZ_OK);
+    wait_gate_reached(); /* unit 0 is in the prover, held */
+    CHECK(eventually(backlog_formed, e));
+    CHECK(submit_kind(e, "window", CZ_PROOF_WINDOW_POST, 0, "tag=V ms=5", &info, &err) == CZ_OK);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    int both = eventually(post_synthesized, e);
+    if (!both) printf("synthesis order %s while the prover is held\n", synth_order);
+    CHECK(both);
+    set_gate(1);
+    const char *ids[] = {"porep", "window", "winning"};
+    for (int i = 0; i < 3; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(prove_order, "PWVPPPPPPPPPPP") != 0) printf("prove order %s\n", prove_order);
+    CHECK(!strcmp(prove_order, "PWVPPPPPPPPPPP"));
+    CHECK(!strncmp(synth_order, "PPPP", 4) && strchr("VW", synth_order[4]) &&
+          strchr("VW", synth_order[5]) && synth_order[4] != synth_order[5]);
+    cz_engine_destroy(e);
+}
+
+static int both_synthesizing(cz_engine *e) {
+    (void)e;
+    return synthesized() == 2;
+}
+
+/* Every synthesis worker busy with a long PoRep partition: a WinningPoSt
+ * does not wait for one to finish (the critical lane synthesizes it), and
+ * it is proven before any PoRep unit. */
+static void test_winning_while_synthesis_busy(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P units=3 ms=1500", &info, &err) ==
+          CZ_OK);
+    CHECK(eventually(both_synthesizing, e));
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(prove_order, "WPPP") != 0 || strcmp(synth_order, "PPWP") != 0)
+        printf("prove order %s, synthesis order %s\n", prove_order, synth_order);
+    CHECK(!strcmp(prove_order, "WPPP"));
+    CHECK(!strcmp(synth_order, "PPWP"));
+    cz_engine_destroy(e);
+}
+
+static int held_and_ahead(cz_engine *e) {
+    (void)e;
+    return synthesized() >= 4;
+}
+
+static int high_synthesized(cz_engine *e) {
+    (void)e;
+    pthread_mutex_lock(&log_lock);
+    int n = 0;
+    for (size_t i = 0; i < n_synth; i++) n += synth_order[i] == 'H';
+    pthread_mutex_unlock(&log_lock);
+    return n == 2;
+}
+
+/* The run-ahead bound: with 8 synthesis workers, one prove worker held on
+ * unit 0 and partitions_ahead = 3, exactly 3 more units are synthesized
+ * (the backpressure alone lets every worker finish one: 9); a HIGH job's
+ * units are counted apart, so both are synthesized while the NORMAL bound
+ * is full; then everything completes and at most 3 + 1 units were ever
+ * between synthesis and the end of their prove. */
+static void test_partitions_ahead(void) {
+    reset_logs();
+    cfg_partitions_ahead = 3;
+    cz_engine *e = make_engine_cfg(1ull << 30, 8, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "porep", CZ_PRIORITY_NORMAL, "tag=P units=20 ms=5 gate=2", &info, &err) ==
+          CZ_OK);
+    wait_gate_reached(); /* unit 0 in the prover, held */
+    CHECK(eventually(held_and_ahead, e));
+    sleep_ms(300); /* time for more, if the bound let them */
+    if (synthesized() != 4) printf("%zu units synthesized with the prover held\n", synthesized());
+    CHECK(synthesized() == 4);
+    CHECK(submit(e, "high", CZ_PRIORITY_HIGH, "tag=H units=2 ms=5", &info, &err) == CZ_OK);
+    CHECK(eventually(high_synthesized, e));
+    CHECK(synthesized() == 6);
+    set_gate(1);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "high", 20000, NULL) == CZ_JOB_COMPLETED);
+    /* the NORMAL units' bound (3 ahead + 1 proving) and HIGH's 2 beside them */
+    if (max_in_flight > 6) printf("max in flight %d\n", max_in_flight);
+    CHECK(max_in_flight <= 6);
+    cz_engine_destroy(e);
+    cfg_partitions_ahead = 0;
+}
+
 int main(void) {
     cz_test_init("engine/engine");
     test_budget_fifo();
@@ -1106,5 +1251,8 @@ int main(void) {
     test_runs_max_wait();
     test_runs_off_plain_order();
     test_two_contexts();
+    test_post_jumps_porep_backlog();
+    test_winning_while_synthesis_busy();
+    test_partitions_ahead();
     return cz_test_finish("engine/engine");
 }

@@ -7,10 +7,10 @@
  *    recomputed from the randomness, partition and sectors, and not with
  *    any of them altered (randomness, partition for V1, a comm_r, a sector
  *    id, a proof byte);
- *  - bad requests fail before synthesis with a message naming what is
- *    wrong: truncated bincode, too many sectors, a challenge mismatch, a
- *    proof for another sector size, the kind not matching the id, a
- *    partition index out of range, 31 bytes of randomness. */
+ *  - bad requests are refused at submission (CZ_E_INVALID_ARG, no job)
+ *    with a message naming what is wrong: truncated bincode, too many sectors, a challenge
+ * mismatch, a proof for another sector size, the kind not matching the id, a partition index out of
+ * range, 31 bytes of randomness. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +73,9 @@ static void make_request(request *r, uint32_t id, uint32_t sectors, uint32_t par
     r->randomness_len = 32;
 }
 
-/* Submits and waits; the proof (192 bytes) or the failure message. */
-static cz_job_status run(const request *r, uint8_t proof[192], char *message, size_t cap) {
-    char id[32];
-    snprintf(id, sizeof id, "post-%u", ++job_seq);
+/* Submits r; the status of the submission, the job id in id. */
+static cz_status submit(const request *r, char id[32], cz_error *err) {
+    snprintf(id, 32, "post-%u", ++job_seq);
     cz_engine_request q;
     memset(&q, 0, sizeof q);
     q.request_id = id;
@@ -91,10 +90,16 @@ static cz_job_status run(const request *r, uint8_t proof[192], char *message, si
     q.randomness_len = r->randomness_len;
     q.partition_index = r->partition;
     cz_engine_submit_info info;
+    return cz_engine_submit(engine, &q, &info, err);
+}
+
+/* Submits and waits; the proof (192 bytes) or the failure message. */
+static cz_job_status run(const request *r, uint8_t proof[192], char *message, size_t cap) {
+    char id[32];
     cz_error err = {0};
-    CHECK(cz_engine_submit(engine, &q, &info, &err) == CZ_OK);
+    CHECK(submit(r, id, &err) == CZ_OK);
     cz_engine_result res;
-    CHECK(cz_engine_await(engine, info.job_id, 0, NULL, NULL, &res, &err) == CZ_OK);
+    CHECK(cz_engine_await(engine, id, 0, NULL, NULL, &res, &err) == CZ_OK);
     if (res.status == CZ_JOB_COMPLETED) {
         CHECK(res.proof_len == 192);
         if (res.proof_len == 192) memcpy(proof, res.proof, 192);
@@ -162,12 +167,20 @@ static void prove_case(const char *what, uint32_t id, uint32_t sectors, uint32_t
     request_free(&r);
 }
 
+/* A bad request is refused at submission (no job is made), with
+ * CZ_E_INVALID_ARG and a message naming what is wrong. */
 static void bad_case(const char *what, request *r, const char *want) {
-    uint8_t proof[192];
-    char msg[512];
-    CHECK(run(r, proof, msg, sizeof msg) == CZ_JOB_FAILED);
-    int ok = strstr(msg, want) != NULL;
-    printf("  %-30s %s%s\n", what, msg, ok ? "" : "  <-- expected another message");
+    char id[32];
+    cz_error err = {0};
+    cz_status st = submit(r, id, &err);
+    CHECK(st == CZ_E_INVALID_ARG);
+    cz_engine_result res;
+    CHECK(cz_engine_await(engine, id, 1, NULL, NULL, &res, NULL) == CZ_OK);
+    CHECK(res.status == CZ_JOB_UNKNOWN);
+    cz_engine_result_free(&res);
+    int ok = strstr(err.message, want) != NULL;
+    printf("  %-30s %s: %s%s\n", what, cz_status_name(st), err.message,
+           ok ? "" : "  <-- expected another message");
     CHECK(ok);
 }
 

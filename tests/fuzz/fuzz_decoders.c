@@ -93,9 +93,10 @@ static void fuzz_circuit(const uint8_t *in, size_t len, int strict) {
 
 /* A cuzk.v1 request, the rpc from the first byte of the rest, decoded as
  * the daemon's handler does (and compared with protobuf-c's own decoding:
- * the handler's borrows the C1 instead of copying it); a PoRep submission
- * then goes through the engine's admission check, as cz_engine_submit
- * would run it. */
+ * the handler's borrows the C1 instead of copying it); a PoRep or PoSt
+ * submission then goes through its kind's admission check, as
+ * cz_engine_submit would run it (C1 parse and vanilla verification; PoSt
+ * bincode decode and vanilla verification). */
 static void fuzz_request(const uint8_t *in, size_t len) {
     if (len < 1) return;
     cz_rpc rpc = (cz_rpc)(in[0] % CZ_RPC_COUNT);
@@ -115,11 +116,14 @@ static void fuzz_request(const uint8_t *in, size_t len) {
         cz_rpc_request_free(&ref);
     }
     if (st != CZ_OK) return;
-    if ((rpc == CZ_RPC_SUBMIT || rpc == CZ_RPC_PROVE) && rq.submit.kind == CZ_PROOF_POREP &&
-        rq.submit.vanilla_proof_len) {
+    const cz_job_ops *ops = NULL;
+    if (rq.submit.kind == CZ_PROOF_POREP && rq.submit.vanilla_proof_len) ops = &cz_job_ops_porep;
+    if (rq.submit.kind == CZ_PROOF_WINNING_POST || rq.submit.kind == CZ_PROOF_WINDOW_POST)
+        ops = &cz_job_ops_post;
+    if ((rpc == CZ_RPC_SUBMIT || rpc == CZ_RPC_PROVE) && ops) {
         void *state = NULL;
-        cz_job_ops_porep.admit(&state, &rq.submit, &err);
-        if (state) cz_job_ops_porep.free_state(state);
+        ops->admit(&state, &rq.submit, &err);
+        if (state) ops->free_state(state);
     }
     cz_rpc_request_free(&rq);
 }

@@ -1,0 +1,276 @@
+/* What the engine's files share (private to src/engine; the API is
+ * cuzk/engine.h, a job's life is engine/job.h): the engine and job structs,
+ * the queues, and the functions one file calls in another.
+ *
+ *   engine.c    life cycle (create, drain, destroy), logging under the lock
+ *   jobs.c      job table, request ids, submit / await / cancel, results
+ *   schedule.c  the queues (heaps, FIFO), prove_pick, same-circuit runs,
+ *               admission, synthesis backpressure and the critical lane
+ *   prepare.c   a job's preparation, its SRS (hot, or the SRS loader
+ *               thread), key upload to a context
+ *   workers.c   the synthesis, prove and finish workers, unit and job ends,
+ *               the janitor (retention)
+ *   metrics.c   status, Prometheus text, preload / evict
+ *
+ * Locking. One mutex, e->lock, guards the job table, the queues, the
+ * counters, the back-end slots and every job's bookkeeping fields; no op,
+ * SRS load, budget wait or log write runs under it (lines made under it go
+ * through cz_eng_defer_log_locked and are written by cz_eng_unlock, which
+ * every unlock of e->lock goes through). One rule for every function here:
+ *   - a name ending in `_locked` is called with e->lock held and returns
+ *     with it held; where it drops the lock in between (to run an op or to
+ *     end a job), its comment says so and the caller must re-check what it
+ *     read before the call;
+ *   - every other function that takes the engine is called without e->lock
+ *     and returns without it;
+ *   - the functions on a queue or a job alone (the heap and FIFO
+ *     operations, cz_eng_item_before, cz_eng_find_unit_of, cz_eng_job_free)
+ *     take no lock; their callers hold e->lock whenever the queue or the
+ *     job is shared.
+ * No function returns with the lock in another state than it found it,
+ * but cz_eng_unlock.
+ * A job is freed when it has been pruned from the table and no queue item,
+ * running op or waiter refers to it (job->refs == 0). */
+#ifndef CZ_ENGINE_PRIVATE_H
+#define CZ_ENGINE_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk/engine.h"
+#include "engine/budget.h"
+#include "engine/job.h"
+#include "engine/srs.h"
+#include "engine/trace.h"
+#include "util/log.h"
+
+#define CZ_ENG_PREPARE_UNIT      UINT32_MAX
+#define CZ_ENG_MAX_PROVE_WORKERS 64
+
+typedef enum { CZ_ENG_QUEUED, CZ_ENG_PREPARING, CZ_ENG_RUNNING, CZ_ENG_DONE } cz_eng_phase;
+
+typedef struct cz_eng_job {
+    struct cz_eng_job *next; /* job table */
+    char id[CZ_JOB_ID_MAX + 1];
+    uint64_t seq;
+    cz_proof_kind kind;
+    int priority;
+    const cz_job_ops *ops;
+    uint64_t payload_hash;
+    /* The request with every buffer owned by the job. */
+    cz_engine_request req;
+    uint8_t *owned; /* one allocation holding the copied buffers */
+    uint8_t **vp_ptrs;
+    size_t *vp_lens;
+
+    cz_eng_phase phase;
+    cz_job_status final;
+    char error[512];
+    atomic_int cancel; /* also read without the engine lock (budget and SRS waits) */
+    int failed, started;
+    void *state;
+    cz_job_plan plan;
+    int srs_held;
+    cz_srs_handle srs;
+    uint8_t *proof;
+    uint32_t units_left; /* units not yet finished or dropped */
+    uint64_t t_submit, t_first_synth, t_end;
+    uint64_t srs_load_ms, synth_ns, prove_ns;
+    int in_load_queue;  /* waiting for the SRS loader */
+    uint64_t srs_bytes; /* of plan.circuit_id when hot */
+    int refs;           /* queue items, running ops and waiters */
+    int pruned;         /* out of the table */
+} cz_eng_job;
+
+typedef struct {
+    cz_eng_job *j;
+    uint32_t unit;     /* CZ_ENG_PREPARE_UNIT: the job's prepare item */
+    void *data;        /* synth (prove heap) or pending (finish queue) */
+    uint64_t reserved; /* budget bytes held by this unit */
+    uint64_t t_ready;  /* cz_now_ns() when it entered the prove heap */
+} cz_eng_item;
+
+/* A binary heap ordered by cz_eng_item_before, or a FIFO (finish queue). */
+typedef struct {
+    cz_eng_item *v;
+    size_t n, cap;
+} cz_eng_heap;
+
+typedef struct {
+    uint64_t completed, failed, cancelled;
+    double duration_sum_s;
+} cz_eng_kind_counters;
+
+/* A back-end context and what the scheduler remembers of it. */
+typedef struct {
+    cz_backend *backend;
+    int out_of_service; /* its device failed: its workers stopped */
+    int have_last;
+    cz_proof_kind last_kind;
+    char last_circuit[32];
+    uint32_t run_len;
+} cz_eng_slot;
+
+typedef struct cz_eng_deferred_line cz_eng_deferred_line;
+
+struct cz_engine {
+    pthread_mutex_t lock;
+    pthread_cond_t work;       /* synth heap changed or stop */
+    pthread_cond_t prove_work; /* prove heap changed */
+    pthread_cond_t prove_room; /* prove heap shrank, a job was cancelled or failed, or
+                                  an item entered the synth heap */
+    pthread_cond_t finish_work;
+    pthread_cond_t job_done; /* a job reached CZ_ENG_DONE */
+    pthread_cond_t janitor_wake;
+    pthread_cond_t load_work;
+    int stop, draining;
+    int loader_busy; /* the SRS loader holds a job (loading or waiting for memory) */
+
+    cz_eng_job *jobs;
+    uint64_t next_seq;
+    cz_eng_heap synth, prove, finish, load;
+    uint32_t prove_queue_depth;
+    uint32_t prove_blocked; /* synthesis workers waiting for the prove heap to shrink */
+    /* Run-ahead bound (cz_engine_config.partitions_ahead): units being
+     * synthesized per priority (taken from the synth heap, not yet in the
+     * prove heap or dropped); schedule.c's cz_eng_synth_ready_locked. */
+    uint32_t partitions_ahead;
+    uint32_t synthesizing[CZ_PRIORITY_CRITICAL + 1];
+
+    /* Same-circuit runs (prove_pick): per back-end context, the circuit of
+     * the last unit its workers took and how many in a row; how often a
+     * context changed circuit. */
+    uint32_t max_batch;
+    uint64_t max_batch_wait_ns;
+    cz_eng_slot slots[CZ_ENGINE_MAX_BACKENDS];
+    uint32_t n_backends;
+    uint64_t circuit_switches;
+
+    cz_budget budget;
+    cz_srs_manager srs;
+    const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
+    uint32_t prove_thread_limit; /* [gpus] gpu_threads */
+    int host_evaluation;         /* some context evaluates a, b, c in host memory (the CPU) */
+    uint64_t retention_ns;
+    int timeline;
+    uint64_t t_start;
+
+    uint32_t n_synth, n_prove; /* n_synth synthesis workers, and one more: the critical lane */
+    pthread_t *synth_threads, *prove_threads, finish_thread, janitor_thread, loader_thread;
+    uint32_t prove_busy;
+
+    cz_eng_kind_counters counters[CZ_PROOF_KIND_COUNT];
+
+    /* cz_engine_config.trace_path / progress */
+    int tracing;
+    cz_trace trace;
+    char trace_path[4096];
+    FILE *progress;
+    atomic_uint synth_lanes; /* synthesis workers that took a lane */
+    pthread_mutex_t steps_lock;
+    cz_engine_step steps[CZ_ENGINE_MAX_STEPS];
+    size_t n_steps;
+    cz_eng_deferred_line *log_head, **log_tail; /* lines made under the lock */
+};
+
+/* ---- engine.c: logging ---- */
+
+/* Queues a log line made under e->lock; cz_eng_unlock writes it. */
+void cz_eng_defer_log_locked(cz_engine *e, cz_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Unlocks e->lock (the one exception to the rule above: called with it,
+ * returns without it), then writes the lines queued under it. */
+void cz_eng_unlock(cz_engine *e);
+/* TIMELINE lines ([logging] timeline): "TIMELINE,ms since start,event,job,
+ * detail". */
+void cz_eng_timeline(cz_engine *e, const char *event, const cz_eng_job *j, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void cz_eng_timeline_locked(cz_engine *e, const char *event, const cz_eng_job *j, const char *fmt,
+                            ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- jobs.c ---- */
+
+void cz_eng_job_free(cz_eng_job *j);
+/* Drops a reference; frees a pruned job with no references. */
+void cz_eng_job_unref_locked(cz_eng_job *j);
+/* Ends a job: counters, SRS reference, its state, waiters. */
+void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, const char *msg);
+/* Cancels j. A job whose prepare item is still queued ends now; otherwise
+ * the workers drop its units at the next boundary and the last one ends it.
+ * Drops the lock while it ends queued units (cz_eng_drop_queued_units_locked). */
+void cz_eng_cancel_job_locked(cz_engine *e, cz_eng_job *j);
+int cz_eng_jobs_active_locked(const cz_engine *e);
+
+/* ---- schedule.c ---- */
+
+/* (priority desc, job sequence asc, unit asc); the prepare item first. */
+int cz_eng_item_before(const cz_eng_item *a, const cz_eng_item *b);
+int cz_eng_heap_push(cz_eng_heap *h, cz_eng_item it); /* 0: out of memory */
+/* Removes and returns h->v[i] (any index), keeping the heap order. */
+cz_eng_item cz_eng_heap_take(cz_eng_heap *h, size_t i);
+cz_eng_item cz_eng_heap_pop(cz_eng_heap *h);
+int cz_eng_fifo_push(cz_eng_heap *h, cz_eng_item it); /* 0: out of memory */
+cz_eng_item cz_eng_fifo_pop(cz_eng_heap *h);
+/* Index of a unit item (not the prepare item) of j in h, or SIZE_MAX. */
+size_t cz_eng_find_unit_of(const cz_eng_heap *h, const cz_eng_job *j);
+/* Index of a prove heap item whose job is cancelled or failed, or SIZE_MAX. */
+size_t cz_eng_prove_dropped_locked(const cz_engine *e);
+/* Which prove heap item a prove worker of slot b takes next (the heap is
+ * not empty). */
+size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b);
+/* Bookkeeping of the circuit a prove worker of b is about to run. */
+void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j);
+/* Whether j may take its SRS now (admission). */
+int cz_eng_admissible_locked(cz_engine *e, const cz_eng_job *j);
+/* Queues an item for synthesis and wakes the synthesis workers, also those
+ * waiting on backpressure (a higher priority lets them go); 0: out of
+ * memory. */
+int cz_eng_synth_push_locked(cz_engine *e, cz_eng_item it);
+/* Whether a synthesis worker has work: any item, or for the critical lane
+ * an item of CZ_PRIORITY_CRITICAL at the top. */
+int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane);
+/* Backpressure: whether the prove heap holds more units than a synthesis
+ * worker waiting on it may let pass (see schedule.c). */
+int cz_eng_prove_over_bound_locked(const cz_engine *e);
+/* Whether the synth heap's top has a priority above prio. */
+int cz_eng_synth_outranks_locked(const cz_engine *e, int prio);
+/* Whether the run-ahead bound holds it back (schedule.c). */
+int cz_eng_ahead_full_locked(const cz_engine *e, const cz_eng_item *it);
+
+/* ---- prepare.c ---- */
+
+/* Parses and plans a job on a synthesis worker (its prepare item). */
+void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j);
+/* The SRS loader thread. */
+void *cz_eng_srs_loader(void *arg);
+/* The SRS manager's device loader (srs.h: cz_srs_device_load_fn). */
+cz_status cz_eng_device_load(void *ctx, const char *id, const cz_groth16_params_file *file,
+                             const cz_circuit *circuit, cz_error *err);
+
+/* ---- workers.c ---- */
+
+/* All units of j are over: verify and end the job. */
+void cz_eng_finish_job(cz_engine *e, cz_eng_job *j);
+/* The queued units of a cancelled or failed job end now; drops the lock
+ * while their ops run. */
+void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j);
+/* A span on the calling worker's trace lane. */
+void cz_eng_span(cz_engine *e, const char *name, const cz_eng_job *j, int32_t unit, uint64_t t0,
+                 uint64_t t1);
+/* Sets the calling thread's trace lane. */
+void cz_eng_set_lane(uint32_t lane);
+
+typedef struct {
+    cz_engine *e;
+    uint32_t index; /* worker number, over all contexts */
+    uint32_t slot;  /* its back-end context */
+} cz_eng_prove_worker_arg;
+
+void *cz_eng_synthesis_worker(void *arg); /* arg: the engine */
+void *cz_eng_prove_worker(void *arg);     /* arg: a malloc'd cz_eng_prove_worker_arg, freed */
+void *cz_eng_finish_worker(void *arg);
+void *cz_eng_janitor(void *arg);
+
+#endif

@@ -1,0 +1,239 @@
+/* The engine's queues and the choices made on them (engine_private.h):
+ * the heaps, ordered by (priority desc, job sequence asc, unit asc) with
+ * a job's prepare item first, and the finish FIFO:
+ *   synth heap   "prepare job" items (unit = CZ_ENG_PREPARE_UNIT) and
+ *                "synthesize unit";
+ *   prove heap   synthesized units. A synthesis worker pushes its unit at
+ *                once and, while more than prove_queue_depth units wait, it
+ *                waits too (backpressure): every synthesized unit is visible to the
+ * prove workers' choice (prove_pick), which may take a unit other than the top to stay on one
+ * circuit; finish FIFO  units after prove_start, for the finalizer; load heap    jobs waiting for
+ * the SRS loader (prepare.c). Also admission: when a job may take its SRS. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_private.h"
+#include "util/parallel.h"
+
+int cz_eng_item_before(const cz_eng_item *a, const cz_eng_item *b) {
+    if (a->j->priority != b->j->priority) return a->j->priority > b->j->priority;
+    if (a->j->seq != b->j->seq) return a->j->seq < b->j->seq;
+    uint64_t ua = a->unit == CZ_ENG_PREPARE_UNIT ? 0 : (uint64_t)a->unit + 1;
+    uint64_t ub = b->unit == CZ_ENG_PREPARE_UNIT ? 0 : (uint64_t)b->unit + 1;
+    return ua < ub;
+}
+
+/* Room for one more item; 0 when out of memory. */
+static int make_room(cz_eng_heap *h) {
+    if (h->n < h->cap) return 1;
+    size_t cap = h->cap ? 2 * h->cap : 16;
+    cz_eng_item *v = realloc(h->v, cap * sizeof *v);
+    if (!v) return 0;
+    h->v = v;
+    h->cap = cap;
+    return 1;
+}
+
+/* Moves h->v[i] up to its place; returns where it went. */
+static size_t sift_up(cz_eng_heap *h, size_t i) {
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!cz_eng_item_before(&h->v[i], &h->v[p])) break;
+        cz_eng_item t = h->v[i];
+        h->v[i] = h->v[p];
+        h->v[p] = t;
+        i = p;
+    }
+    return i;
+}
+
+int cz_eng_heap_push(cz_eng_heap *h, cz_eng_item it) {
+    if (!make_room(h)) return 0;
+    h->v[h->n] = it;
+    sift_up(h, h->n++);
+    return 1;
+}
+
+cz_eng_item cz_eng_heap_take(cz_eng_heap *h, size_t i) {
+    cz_eng_item it = h->v[i];
+    if (i == --h->n) return it;
+    h->v[i] = h->v[h->n];
+    i = sift_up(h, i); /* the moved item may belong above i ... */
+    for (;;) {         /* ... or below it */
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && cz_eng_item_before(&h->v[l], &h->v[m])) m = l;
+        if (r < h->n && cz_eng_item_before(&h->v[r], &h->v[m])) m = r;
+        if (m == i) break;
+        cz_eng_item t = h->v[i];
+        h->v[i] = h->v[m];
+        h->v[m] = t;
+        i = m;
+    }
+    return it;
+}
+
+cz_eng_item cz_eng_heap_pop(cz_eng_heap *h) {
+    return cz_eng_heap_take(h, 0);
+}
+
+/* FIFO on the same storage (finish queue): push at the end, pop the front. */
+int cz_eng_fifo_push(cz_eng_heap *h, cz_eng_item it) {
+    if (!make_room(h)) return 0;
+    h->v[h->n++] = it;
+    return 1;
+}
+
+cz_eng_item cz_eng_fifo_pop(cz_eng_heap *h) {
+    cz_eng_item it = h->v[0];
+    memmove(h->v, h->v + 1, (h->n - 1) * sizeof *h->v);
+    h->n--;
+    return it;
+}
+
+/* Admission: a job may take its SRS only when the SRSs of
+ * the admitted jobs (referenced, so never evicted), its own, and the
+ * largest partition of any of them fit the budget together. Then some
+ * partition can always get memory once the partitions in flight are done,
+ * so admitted jobs finish, and a job that does not fit yet only waits for
+ * them (without this, two jobs each holding an SRS can wait forever for
+ * partition memory the other holds). */
+int cz_eng_admissible_locked(cz_engine *e, const cz_eng_job *j) {
+    uint64_t total = 0, unit = j->plan.unit_bytes;
+    cz_budget_usage(&e->budget, NULL, &total);
+    for (const cz_eng_job *o = e->jobs; o; o = o->next)
+        if (o->srs_held && o->phase != CZ_ENG_DONE && o->plan.unit_bytes > unit)
+            unit = o->plan.unit_bytes;
+    uint64_t pinned = cz_srs_pinned_bytes(&e->srs, j->plan.circuit_id);
+    return pinned + j->srs_bytes + unit <= total;
+}
+
+/* Index of a prove heap item whose job is cancelled or failed (it will be
+ * dropped, not proven), or SIZE_MAX. */
+size_t cz_eng_prove_dropped_locked(const cz_engine *e) {
+    for (size_t i = 0; i < e->prove.n; i++)
+        if (e->prove.v[i].j->cancel || e->prove.v[i].j->failed) return i;
+    return SIZE_MAX;
+}
+
+/* Index of a unit item (not the prepare item) of j in h, or SIZE_MAX. */
+size_t cz_eng_find_unit_of(const cz_eng_heap *h, const cz_eng_job *j) {
+    for (size_t i = 0; i < h->n; i++)
+        if (h->v[i].j == j && h->v[i].unit != CZ_ENG_PREPARE_UNIT) return i;
+    return SIZE_MAX;
+}
+
+static int is_last_circuit(const cz_eng_slot *b, const cz_eng_job *j) {
+    return b->have_last && j->kind == b->last_kind && !strcmp(j->plan.circuit_id, b->last_circuit);
+}
+
+/* Which prove heap item a prove worker of context b takes next (under
+ * e->lock; the heap is not empty). Plain order is the heap's top: highest
+ * priority, oldest job, lowest unit. Departures from it:
+ *   - a unit that will be dropped (job cancelled or failed) first: it costs
+ *     nothing and frees its memory;
+ *   - same-circuit runs: while the top is of another circuit than the last
+ *     unit this context took, the run is shorter than max_batch, and no
+ *     unit of another circuit at the top priority has been ready longer
+ *     than max_batch_wait, the oldest unit of the top priority and of the
+ *     context's last circuit goes instead (the context keeps that
+ *     circuit's parameters; a switch re-uploads them). Each context runs
+ *     its own circuit, so with several devices one may stay on PoRep while
+ *     another takes the other circuit.
+ * Only units already synthesized are considered: the GPU never idles for a
+ * batch to fill, and a higher priority always goes first. The scan is
+ * linear; the heap holds at most prove_queue_depth + synthesis workers. */
+size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
+    const cz_eng_heap *h = &e->prove;
+    size_t d = cz_eng_prove_dropped_locked(e);
+    if (d != SIZE_MAX) return d;
+    const cz_eng_item *top = &h->v[0];
+    if (e->max_batch <= 1 || !b->have_last || b->run_len >= e->max_batch ||
+        is_last_circuit(b, top->j))
+        return 0;
+    uint64_t now = cz_now_ns();
+    if (now - top->t_ready > e->max_batch_wait_ns) return 0;
+    size_t best = 0;
+    for (size_t i = 1; i < h->n; i++) {
+        const cz_eng_item *it = &h->v[i];
+        if (it->j->priority != top->j->priority) continue;
+        if (!is_last_circuit(b, it->j)) {
+            if (now - it->t_ready > e->max_batch_wait_ns) return 0;
+        } else if (best == 0 || cz_eng_item_before(it, &h->v[best])) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Bookkeeping of the circuit a prove worker of b is about to run (under
+ * e->lock). */
+void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j) {
+    if (!is_last_circuit(b, j)) {
+        if (b->have_last) e->circuit_switches++;
+        b->have_last = 1;
+        b->last_kind = j->kind;
+        snprintf(b->last_circuit, sizeof b->last_circuit, "%s", j->plan.circuit_id);
+        b->run_len = 0;
+    }
+    b->run_len++;
+}
+
+int cz_eng_synth_push_locked(cz_engine *e, cz_eng_item it) {
+    if (!cz_eng_heap_push(&e->synth, it)) return 0;
+    pthread_cond_broadcast(&e->work);
+    if (e->prove_blocked) pthread_cond_broadcast(&e->prove_room);
+    return 1;
+}
+
+/* The critical lane: one synthesis worker beyond synthesis_workers that
+ * takes only CRITICAL items (a WinningPoSt by default), so that such a job
+ * never waits for a partition in synthesis to end (tens of seconds at
+ * 32 GiB); the other workers take them too, first, when they are free. */
+int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane) {
+    if (e->synth.n == 0) return 0;
+    const cz_eng_item *top = &e->synth.v[0];
+    if (critical_lane) return top->j->priority >= CZ_PRIORITY_CRITICAL;
+    return !cz_eng_ahead_full_locked(e, top);
+}
+
+/* The run-ahead bound: it may start when fewer than partitions_ahead units
+ * of its priority or above are being synthesized or wait for a prove
+ * worker. Without it every synthesis worker finishes a partition and then
+ * holds its witness while it waits for the GPU (at 32 GiB 16 workers held
+ * 64 GiB for a GPU that takes one partition per 1.3 s, 120 GiB of host
+ * memory in all); a few ahead keep the GPU as busy. Counting per priority
+ * keeps a higher priority from waiting behind a lower one's bound; the heap
+ * is ordered by priority, so what waits here is the highest-priority item. */
+int cz_eng_ahead_full_locked(const cz_engine *e, const cz_eng_item *it) {
+    if (it->unit == CZ_ENG_PREPARE_UNIT || it->j->cancel || it->j->failed) return 0;
+    const int prio = it->j->priority;
+    uint32_t ahead = 0;
+    for (int p = prio; p <= CZ_PRIORITY_CRITICAL; p++) ahead += e->synthesizing[p];
+    for (size_t i = 0; i < e->prove.n && ahead < e->partitions_ahead; i++)
+        if (e->prove.v[i].j->priority >= prio) ahead++;
+    return ahead >= e->partitions_ahead;
+}
+
+/* Backpressure: with more than depth units queued for proving, a worker
+ * that queued one waits (workers.c). Each pop lets exactly one blocked
+ * worker go (the first to see prove.n <= depth + blocked - 1 leaves and
+ * lowers blocked, which keeps the others waiting), so the heap holds at
+ * most depth + blocked units (those units were synthesized anyway, memory
+ * reserved; now the prove workers can choose among them).
+ *
+ * A waiting worker also takes an item of the synth heap whose priority is
+ * above the unit it queued, and waits again after it: a job of higher
+ * priority never waits behind the backpressure of lower ones. Without
+ * this, during a backlog every worker may be waiting, and a WinningPoSt
+ * is not even prepared until the prover takes one more PoRep unit, whose
+ * turn then comes before its own. Only the worker that takes the item
+ * leaves the wait, so the bound stays depth + blocked. */
+int cz_eng_prove_over_bound_locked(const cz_engine *e) {
+    return e->prove.n > e->prove_queue_depth + e->prove_blocked - 1;
+}
+
+int cz_eng_synth_outranks_locked(const cz_engine *e, int prio) {
+    return e->synth.n && e->synth.v[0].j->priority > prio;
+}

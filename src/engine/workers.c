@@ -1,0 +1,473 @@
+/* The engine's worker threads (engine_private.h): synthesis workers (a
+ * job's prepare item, then its units under their memory reservations,
+ * with backpressure from the prove heap), prove workers (one set per
+ * back-end context, prove_start with the GPU step hook and the cancel
+ * flag), the finalizer (prove_finish, then a job's self-verification once
+ * its last unit is over), and the janitor (prunes ended jobs past their
+ * retention). Also how a unit and a job end. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/engine_private.h"
+#include "gpu/gpu.h"
+#include "util/cancel.h"
+#include "util/parallel.h"
+
+/* The trace lane of the calling worker thread. */
+static _Thread_local uint32_t worker_lane;
+
+void cz_eng_set_lane(uint32_t lane) {
+    worker_lane = lane;
+}
+
+void cz_eng_span(cz_engine *e, const char *name, const cz_eng_job *j, int32_t unit, uint64_t t0,
+                 uint64_t t1) {
+    if (e->tracing) cz_trace_add(&e->trace, name, j ? j->id : NULL, unit, worker_lane, t0, t1);
+}
+
+/* The GPU steps of one prove_start: summed by name (the part before " (",
+ * so "B tail MSM (2 of 43)" counts as "B tail MSM") for status and
+ * metrics, and nested in the unit's span when tracing. */
+typedef struct {
+    cz_engine *e;
+    const cz_eng_job *j;
+    int32_t unit;
+} step_ctx;
+
+static void gpu_step(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
+    step_ctx *sc = ctx;
+    cz_engine *e = sc->e;
+    cz_eng_span(e, step, sc->j, sc->unit, t0, t1);
+    size_t len = strcspn(step, "(");
+    while (len && step[len - 1] == ' ') len--;
+    pthread_mutex_lock(&e->steps_lock);
+    size_t i = 0;
+    while (i < e->n_steps &&
+           (strlen(e->steps[i].name) != len || strncmp(e->steps[i].name, step, len) != 0))
+        i++;
+    if (i == e->n_steps && i < CZ_ENGINE_MAX_STEPS) {
+        snprintf(e->steps[i].name, sizeof e->steps[i].name, "%.*s", (int)len, step);
+        e->n_steps++;
+    }
+    if (i < e->n_steps) {
+        e->steps[i].count++;
+        e->steps[i].total_ns += t1 - t0;
+    }
+    pthread_mutex_unlock(&e->steps_lock);
+}
+
+/* A unit is over (finished or dropped). Returns 1 when it was the job's
+ * last unit and the caller must run cz_eng_finish_job (without the lock). */
+static int unit_over_locked(cz_eng_job *j, cz_status st, const cz_error *uerr) {
+    if (st != CZ_OK && !j->failed && !j->cancel) {
+        j->failed = 1;
+        snprintf(j->error, sizeof j->error, "%s", uerr->message);
+    }
+    return --j->units_left == 0;
+}
+
+void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
+    pthread_mutex_lock(&e->lock);
+    int cancel = j->cancel, failed = j->failed;
+    cz_eng_unlock(e);
+    cz_job_status st = CZ_JOB_COMPLETED;
+    cz_error verr = {0};
+    char msg[600] = "";
+    if (cancel) {
+        st = CZ_JOB_CANCELLED;
+        snprintf(msg, sizeof msg, "cancelled");
+    } else if (!failed) {
+        size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
+        cz_eng_timeline(e, "VERIFY_START", j, NULL);
+        uint64_t t_verify = cz_now_ns();
+        cz_status vs =
+            j->ops->verify(j->state, j->proof, len, j->plan.circuit_id[0] ? &j->srs : NULL, &verr);
+        cz_eng_span(e, "self-verify", j, -1, t_verify, cz_now_ns());
+        cz_eng_timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
+        if (vs != CZ_OK) {
+            /* Never an empty reason: an op that set no message still has
+             * a status. */
+            st = CZ_JOB_FAILED;
+            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
+                     verr.message[0] ? verr.message : cz_status_name(vs));
+        }
+    } else {
+        st = CZ_JOB_FAILED;
+    }
+    pthread_mutex_lock(&e->lock);
+    cz_eng_job_end_locked(e, j, st, msg[0] ? msg : NULL);
+    cz_eng_unlock(e);
+}
+
+/* Ends a unit: returns its memory, records its outcome, finishes the job
+ * after its last unit and drops the caller's reference to the job. A unit
+ * that fails its job drops the job's queued units. */
+static void unit_end(cz_engine *e, cz_eng_job *j, uint64_t reserved, cz_status st,
+                     const cz_error *uerr) {
+    if (reserved) cz_budget_release(&e->budget, reserved);
+    pthread_mutex_lock(&e->lock);
+    int was_failed = j->failed;
+    if (unit_over_locked(j, st, uerr)) {
+        cz_eng_unlock(e);
+        cz_eng_finish_job(e, j);
+        pthread_mutex_lock(&e->lock);
+    } else if (!was_failed && j->failed) {
+        cz_eng_drop_queued_units_locked(e, j);
+    }
+    cz_eng_job_unref_locked(j);
+    cz_eng_unlock(e);
+}
+
+/* Drops a synthesized unit taken from the prove heap; drops the lock while
+ * its discard op runs and the unit ends. */
+static void drop_synthesized_locked(cz_engine *e, cz_eng_item it) {
+    cz_eng_job *j = it.j;
+    cz_eng_unlock(e);
+    j->ops->discard(j->state, it.unit, it.data, 0);
+    unit_end(e, j, it.reserved, CZ_OK, NULL);
+    pthread_mutex_lock(&e->lock);
+}
+
+/* The queued units of a cancelled or failed job end now (the lock is
+ * dropped while ops run and units end): a unit waiting
+ * for synthesis holds nothing yet; a synthesized one holds its buffers and
+ * memory reservation, which would otherwise wait for a prove worker to take
+ * and drop it (behind a busy prover: a whole partition, minutes at 32 GiB).
+ * Units being synthesized or proven stop at their next step boundary. */
+void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j) {
+    j->refs++; /* j stays while the lock is dropped */
+    size_t i;
+    while ((i = cz_eng_find_unit_of(&e->synth, j)) != SIZE_MAX) {
+        cz_eng_heap_take(&e->synth, i);
+        if (unit_over_locked(j, CZ_OK, NULL)) {
+            cz_eng_unlock(e);
+            cz_eng_finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        cz_eng_job_unref_locked(j); /* the item's reference */
+    }
+    while ((i = cz_eng_find_unit_of(&e->prove, j)) != SIZE_MAX) {
+        cz_eng_item it = cz_eng_heap_take(&e->prove, i);
+        pthread_cond_broadcast(&e->prove_room); /* blocked synthesis workers re-check */
+        pthread_cond_broadcast(&e->work);       /* and so do those held by the run-ahead bound */
+        drop_synthesized_locked(e, it);
+    }
+    cz_eng_job_unref_locked(j);
+}
+
+static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane);
+
+/* Synthesizes one unit and hands it to the prove heap; then, but on the
+ * critical lane, waits while the backpressure holds. */
+static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
+    cz_eng_job *j = it.j;
+    int prio = j->priority;
+    cz_error uerr = {0};
+    cz_status st = CZ_OK;
+    void *synth = NULL;
+    int dropped = 0;
+    char what[64];
+    snprintf(what, sizeof what, "partition %u of %.32s", it.unit, j->id);
+    if (j->plan.unit_bytes) {
+        cz_eng_timeline(e, "MEM_WAIT", j, "%u %" PRIu64, it.unit, j->plan.unit_bytes);
+        st = cz_budget_acquire(&e->budget, j->plan.unit_bytes, what, 0, cz_srs_evict_idle, &e->srs,
+                               &j->cancel, &uerr);
+        if (st == CZ_OK)
+            it.reserved = j->plan.unit_bytes;
+        else if (j->cancel)
+            dropped = 1;
+    }
+    if (st == CZ_OK) {
+        pthread_mutex_lock(&e->lock);
+        if (!j->t_first_synth) j->t_first_synth = cz_now_ns();
+        j->started = 1;
+        cz_eng_unlock(e);
+        cz_eng_timeline(e, "SYNTH_START", j, "%u", it.unit);
+        uint64_t t0 = cz_now_ns();
+        st = j->ops->synthesize(j->state, it.unit, &synth, &uerr);
+        uint64_t dt = cz_now_ns() - t0;
+        cz_eng_span(e, "synthesis", j, (int32_t)it.unit, t0, t0 + dt);
+        cz_eng_timeline(e, "SYNTH_END", j, "%u", it.unit);
+        pthread_mutex_lock(&e->lock);
+        j->synth_ns += dt;
+        cz_eng_unlock(e);
+    }
+    pthread_mutex_lock(&e->lock);
+    e->synthesizing[prio]--; /* now in the prove heap (still ahead), or gone */
+    pthread_cond_broadcast(&e->work);
+    if (st == CZ_OK) {
+        if (!j->cancel && !j->failed && !e->stop) {
+            it.data = synth;
+            it.t_ready = cz_now_ns();
+            if (cz_eng_heap_push(&e->prove, it)) {
+                cz_eng_timeline_locked(e, "GPU_QUEUE", j, "%u", it.unit);
+                pthread_cond_signal(&e->prove_work);
+                /* The item (and its job reference) moved on: j is not
+                 * touched again. Backpressure (schedule.c): this worker
+                 * synthesizes nothing more until a unit goes, but items of
+                 * a higher priority than its unit's. The critical lane
+                 * never waits: its units are few and go first. A waiting worker also
+                 * drops a unit of a cancelled or failed job (cancel
+                 * broadcasts prove_room): that frees its memory at once
+                 * instead of after the prove work ahead of it, and counts
+                 * as the pop that lets this worker go. */
+                if (!critical_lane && e->prove.n > e->prove_queue_depth) {
+                    e->prove_blocked++;
+                    while (!e->stop && cz_eng_prove_over_bound_locked(e)) {
+                        size_t d = cz_eng_prove_dropped_locked(e);
+                        if (d != SIZE_MAX) {
+                            cz_eng_item x = cz_eng_heap_take(&e->prove, d);
+                            e->prove_blocked--;
+                            drop_synthesized_locked(e, x);
+                            cz_eng_unlock(e);
+                            return;
+                        }
+                        if (cz_eng_synth_outranks_locked(e, prio)) {
+                            e->prove_blocked--;
+                            run_item_locked(e, cz_eng_heap_pop(&e->synth), 0);
+                            e->prove_blocked++;
+                            continue;
+                        }
+                        pthread_cond_wait(&e->prove_room, &e->lock);
+                    }
+                    e->prove_blocked--;
+                }
+                cz_eng_unlock(e);
+                return;
+            }
+            st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
+        }
+        dropped = 1;
+    }
+    cz_eng_unlock(e);
+    if (synth) j->ops->discard(j->state, it.unit, synth, 0);
+    unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
+}
+
+/* One item taken from the synth heap: a job's preparation, a unit of a
+ * cancelled or failed job (dropped at the partition boundary) or a unit to
+ * synthesize. The lock is dropped while it runs. */
+static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane) {
+    cz_eng_job *j = it.j;
+    if (it.unit == CZ_ENG_PREPARE_UNIT) {
+        cz_eng_unlock(e);
+        cz_eng_run_prepare(e, j);
+        pthread_mutex_lock(&e->lock);
+        cz_eng_job_unref_locked(j);
+    } else if (j->cancel || j->failed) {
+        if (unit_over_locked(j, CZ_OK, NULL)) {
+            cz_eng_unlock(e);
+            cz_eng_finish_job(e, j);
+            pthread_mutex_lock(&e->lock);
+        }
+        cz_eng_job_unref_locked(j);
+    } else {
+        e->synthesizing[j->priority]++; /* run_synthesis lowers it */
+        cz_eng_unlock(e);
+        run_synthesis(e, it, critical_lane);
+        pthread_mutex_lock(&e->lock);
+    }
+}
+
+void *cz_eng_synthesis_worker(void *arg) {
+    cz_engine *e = arg;
+    unsigned k = atomic_fetch_add(&e->synth_lanes, 1);
+    /* The last of the n_synth + 1 to start is the critical lane
+     * (schedule.c: cz_eng_synth_ready_locked). */
+    int critical_lane = k == e->n_synth;
+    worker_lane =
+        CZ_TRACE_LANE_SYNTH + k < CZ_TRACE_LANES ? CZ_TRACE_LANE_SYNTH + k : CZ_TRACE_LANES - 1;
+    if (e->tracing) {
+        char name[32];
+        snprintf(name, sizeof name, critical_lane ? "synthesis (critical)" : "synthesis %u", k);
+        cz_trace_name_lane(&e->trace, worker_lane, name);
+    }
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && !cz_eng_synth_ready_locked(e, critical_lane))
+            pthread_cond_wait(&e->work, &e->lock);
+        if (e->stop) break;
+        run_item_locked(e, cz_eng_heap_pop(&e->synth), critical_lane);
+    }
+    cz_eng_unlock(e);
+    return NULL;
+}
+
+/* A device error (CZ_E_CUDA) on a context while another context is in
+ * service: the failing one is taken out of service (its workers stop, with
+ * one log line) and the unit goes back to synthesis (its witness was
+ * consumed), to be proven elsewhere. Returns 1 when it did (the caller's
+ * worker then stops; the lock was dropped while the unit's memory went
+ * back), 0 to fail the unit as usual. */
+static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_job *j,
+                                      cz_eng_item it, const cz_error *uerr) {
+    int others = 0;
+    for (uint32_t i = 0; i < e->n_backends; i++)
+        if (&e->slots[i] != slot && !e->slots[i].out_of_service) others = 1;
+    if (!others || j->cancel || j->failed) return 0;
+    if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, it.unit, NULL, 0, 0})) return 0;
+    slot->out_of_service = 1;
+    cz_eng_defer_log_locked(e, CZ_LOG_ERROR,
+                            "engine: back-end %s taken out of service after a device error (%s); "
+                            "partition %u of %.64s goes to the other contexts",
+                            slot->backend->info.name, uerr->message, it.unit, j->id);
+    pthread_cond_broadcast(&e->prove_work); /* its other workers see it and stop */
+    cz_eng_unlock(e);
+    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+    pthread_mutex_lock(&e->lock);
+    return 1;
+}
+
+void *cz_eng_prove_worker(void *arg) {
+    cz_eng_prove_worker_arg *pa = arg;
+    cz_engine *e = pa->e;
+    uint32_t w = pa->index;
+    cz_eng_slot *slot = &e->slots[pa->slot];
+    free(pa);
+    worker_lane = CZ_TRACE_LANE_PROVE + w < CZ_TRACE_LANE_SYNTH ? CZ_TRACE_LANE_PROVE + w
+                                                                : CZ_TRACE_LANE_SYNTH - 1;
+    if (e->tracing) {
+        char name[48];
+        snprintf(name, sizeof name, "prove %u (%s)", w, slot->backend->info.name);
+        cz_trace_name_lane(&e->trace, worker_lane, name);
+    }
+    cz_parallel_set_thread_limit(e->prove_thread_limit);
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && !slot->out_of_service && e->prove.n == 0)
+            pthread_cond_wait(&e->prove_work, &e->lock);
+        if (e->stop || slot->out_of_service) break;
+        cz_eng_item it = cz_eng_heap_take(&e->prove, cz_eng_prove_pick_locked(e, slot));
+        pthread_cond_broadcast(&e->prove_room);
+        pthread_cond_broadcast(&e->work); /* the run-ahead bound has room */
+        cz_eng_job *j = it.j;
+        int drop = j->cancel || j->failed;
+        if (!drop) cz_eng_note_circuit_locked(e, slot, j);
+        e->prove_busy++;
+        cz_eng_unlock(e);
+
+        cz_error uerr = {0};
+        cz_status st = CZ_OK;
+        void *pending = NULL;
+        if (!drop) {
+            cz_eng_timeline(e, "GPU_START", j, "%u worker=%u backend=%s", it.unit, w,
+                            slot->backend->info.name);
+            uint64_t t0 = cz_now_ns();
+            cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
+            step_ctx sc = {e, j, (int32_t)it.unit};
+            cz_gpu_set_step_hook(gpu_step, &sc);
+            /* A cancel stops the prover at its next step (util/cancel.h). */
+            cz_cancel_set_flag(&j->cancel);
+            st = j->ops->prove_start(j->state, it.unit, it.data,
+                                     j->plan.circuit_id[0] ? &j->srs : NULL, &pc, &pending, &uerr);
+            cz_cancel_set_flag(NULL);
+            cz_gpu_set_step_hook(NULL, NULL);
+            uint64_t dt = cz_now_ns() - t0;
+            cz_eng_span(e, "prove", j, (int32_t)it.unit, t0, t0 + dt);
+            if (e->tracing)
+                cz_trace_add(&e->trace, "prove queue", j->id, (int32_t)it.unit, CZ_TRACE_LANE_QUEUE,
+                             it.t_ready, t0);
+            if (e->progress && st == CZ_OK)
+                fprintf(e->progress,
+                        "job %s: partition %u of %u proven on %s in %.2f s (%.2f s queued)\n",
+                        j->id, it.unit + 1, j->plan.units, slot->backend->info.name,
+                        (double)dt / 1e9, (double)(t0 - it.t_ready) / 1e9);
+            it.data = NULL; /* consumed by prove_start */
+            cz_eng_timeline(e, "GPU_END", j, "%u", it.unit);
+            pthread_mutex_lock(&e->lock);
+            j->prove_ns += dt;
+            cz_eng_unlock(e);
+            /* The synthesized vectors are gone: keep only what finalize needs. */
+            uint64_t keep = j->plan.unit_bytes_after;
+            if (it.reserved > keep) {
+                cz_budget_release(&e->budget, it.reserved - keep);
+                it.reserved = keep;
+            }
+        } else {
+            j->ops->discard(j->state, it.unit, it.data, 0);
+            it.data = NULL;
+        }
+        pthread_mutex_lock(&e->lock);
+        e->prove_busy--;
+        if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) break;
+        if (!drop && st == CZ_OK) {
+            it.data = pending;
+            if (cz_eng_fifo_push(&e->finish, it)) {
+                pthread_cond_signal(&e->finish_work);
+                continue;
+            }
+            st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
+            j->ops->discard(j->state, it.unit, pending, 1);
+        }
+        cz_eng_unlock(e);
+        unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
+        pthread_mutex_lock(&e->lock);
+    }
+    cz_eng_unlock(e);
+    return NULL;
+}
+
+void *cz_eng_finish_worker(void *arg) {
+    cz_engine *e = arg;
+    worker_lane = CZ_TRACE_LANE_FINALIZER;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->stop && e->finish.n == 0) pthread_cond_wait(&e->finish_work, &e->lock);
+        if (e->stop) break;
+        cz_eng_item it = cz_eng_fifo_pop(&e->finish);
+        cz_eng_job *j = it.j;
+        int drop = j->cancel || j->failed;
+        cz_eng_unlock(e);
+        cz_error uerr = {0};
+        cz_status st = CZ_OK;
+        if (drop) {
+            j->ops->discard(j->state, it.unit, it.data, 1);
+        } else {
+            uint64_t t0 = cz_now_ns();
+            st = j->ops->prove_finish(j->state, it.unit, it.data,
+                                      j->plan.circuit_id[0] ? &j->srs : NULL,
+                                      j->proof + (size_t)it.unit * j->plan.unit_proof_bytes, &uerr);
+            uint64_t dt = cz_now_ns() - t0;
+            cz_eng_span(e, "finalize", j, (int32_t)it.unit, t0, t0 + dt);
+            cz_eng_timeline(e, "FINALIZE_END", j, "%u", it.unit);
+            pthread_mutex_lock(&e->lock);
+            j->prove_ns += dt;
+            cz_eng_unlock(e);
+        }
+        unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
+        pthread_mutex_lock(&e->lock);
+    }
+    cz_eng_unlock(e);
+    return NULL;
+}
+
+/* Prunes finished jobs past their retention, once a second. */
+void *cz_eng_janitor(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    while (!e->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&e->janitor_wake, &e->lock, &ts);
+        uint64_t now = cz_now_ns();
+        cz_eng_job **pp = &e->jobs;
+        while (*pp) {
+            cz_eng_job *j = *pp;
+            if (j->phase == CZ_ENG_DONE && now - j->t_end >= e->retention_ns) {
+                *pp = j->next;
+                j->pruned = 1;
+                if (j->refs == 0) cz_eng_job_free(j);
+            } else {
+                pp = &j->next;
+            }
+        }
+    }
+    cz_eng_unlock(e);
+    return NULL;
+}
