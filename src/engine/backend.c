@@ -294,6 +294,10 @@ static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
         bytes += slots_release(c);
         cz_gpu_srs_destroy(c->srs);
         cz_gpu_circuit_destroy(c->gc);
+        /* the MSMs' pooled scratch too: the next key's plan reads free
+         * memory (a 64 GiB PoRep key reloaded after a WinningPoSt's saw 36 GB
+         * less and was refused) */
+        cz_gpu_pool_trim();
     }
     c->srs = NULL;
     c->gc = NULL;

@@ -123,6 +123,11 @@ cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones
 
 /* Device memory: *free_bytes and *total_bytes of the current device. */
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err);
+/* Gives the current device's stream-ordered pool back to the device: the
+ * MSMs and batch additions keep their scratch there between calls (36 GB
+ * after a 2^27 MSM), which cz_gpu_mem_info counts as used; call it before
+ * planning an allocation that must see that memory (a key load). */
+void cz_gpu_pool_trim(void);
 /* bytes of device memory at dev set to zero. */
 cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err);
 
