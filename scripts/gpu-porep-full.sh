@@ -17,7 +17,13 @@
 #      submitted during a backlog of 2 PoRep proofs of step 2's C1; then the
 #      PoRep key removed (the disk holds one large key), the WindowPoSt key
 #      made and `cuzk bench-post` of a WindowPoSt partition of
-#      CZ_WINDOW_SECTORS sectors (default 2349, a full 32 GiB partition).
+#      CZ_WINDOW_SECTORS sectors (default 2349, a full 32 GiB partition);
+#   7. with CZ_SNAP=1, SnapDeals at SIZE: the PoRep and PoSt keys removed,
+#      the EmptySectorUpdate key made on the GPU, a synthetic update (`cuzk
+#      gen snap`), `cuzk bench-porep --snap` (one alone, then CZ_PROOFS
+#      together), `cuzk prove --snap` + `cuzk verify --snap`.
+# CZ_SKIP_POREP=1 skips steps 1-5 (PoSt's backlog then has no C1: run it
+# with them).
 # Binaries come from scripts/gpu-carry.sh (run on the build machine).
 #
 #   scripts/gpu-porep-full.sh DIR [SIZE]   DIR = the folder gpu-carry.sh filled,
@@ -43,44 +49,46 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
 {
     nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv 2>&1
     df -h "$work" | tail -1
-    step "setup $size on the GPU"
-    timed setup "$cz" setup --sector-size "$size" --backend cuda --out "$work/p" || fail setup
-    ls -l "$work/p"
-    step "gen c1 $size"
-    timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
-        --out "$work/c1.json" || fail "gen c1"
-    for w in ${CZ_BENCH_WORKERS:-default}; do
-        step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
-        args=()
-        [ "$w" = default ] || args=(--synthesis-workers "$w")
-        timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
-            --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
-            --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
-    done
-    if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
-        step "prove + verify"
-        timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-            --backend cuda --out "$work/proof.bin" || fail prove
-        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" \
-            --miner-id 1000 || fail verify
-    fi
-    if [ "${CZ_SKIP_DAEMON:-0}" != 1 ]; then
-        step "daemon (cuda) + bench single + verify"
-        mkdir -p "$work/d"
-        printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s/p"\n' \
-            "$work/d" "$work" >"$work/d/cuzk.toml"
-        "$cz" daemon --config "$work/d/cuzk.toml" >"$out/daemon.log" 2>&1 &
-        dpid=$!
-        for _ in $(seq 100); do [ -S "$work/d/cuzk.sock" ] && break; sleep 0.2; done
-        a="unix://$work/d/cuzk.sock"
-        timed "bench single" "$cz" bench single -a "$a" --c1 "$work/c1.json" --miner-id 1000 \
-            -o "$work/proof.daemon" || fail "bench single"
-        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.daemon" \
-            --miner-id 1000 || fail "verify daemon"
-        "$cz" bench status -a "$a"
-        kill -TERM $dpid
-        wait $dpid
-        echo "daemon exit: $?"
+    if [ "${CZ_SKIP_POREP:-0}" != 1 ]; then
+        step "setup $size on the GPU"
+        timed setup "$cz" setup --sector-size "$size" --backend cuda --out "$work/p" || fail setup
+        ls -l "$work/p"
+        step "gen c1 $size"
+        timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
+            --out "$work/c1.json" || fail "gen c1"
+        for w in ${CZ_BENCH_WORKERS:-default}; do
+            step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
+            args=()
+            [ "$w" = default ] || args=(--synthesis-workers "$w")
+            timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
+                --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
+                --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
+        done
+        if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
+            step "prove + verify"
+            timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+                --backend cuda --out "$work/proof.bin" || fail prove
+            "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" \
+                --miner-id 1000 || fail verify
+        fi
+        if [ "${CZ_SKIP_DAEMON:-0}" != 1 ]; then
+            step "daemon (cuda) + bench single + verify"
+            mkdir -p "$work/d"
+            printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s/p"\n' \
+                "$work/d" "$work" >"$work/d/cuzk.toml"
+            "$cz" daemon --config "$work/d/cuzk.toml" >"$out/daemon.log" 2>&1 &
+            dpid=$!
+            for _ in $(seq 100); do [ -S "$work/d/cuzk.sock" ] && break; sleep 0.2; done
+            a="unix://$work/d/cuzk.sock"
+            timed "bench single" "$cz" bench single -a "$a" --c1 "$work/c1.json" --miner-id 1000 \
+                -o "$work/proof.daemon" || fail "bench single"
+            "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.daemon" \
+                --miner-id 1000 || fail "verify daemon"
+            "$cz" bench status -a "$a"
+            kill -TERM $dpid
+            wait $dpid
+            echo "daemon exit: $?"
+        fi
     fi
     if [ "${CZ_POST:-0}" = 1 ]; then
         psize=${CZ_POST_SIZE:-$size}
@@ -107,6 +115,23 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         timed "bench-post window" "$cz" bench-post --params "$work/p" --backend cuda \
             --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
             fail "bench-post window"
+    fi
+    if [ "${CZ_SNAP:-0}" = 1 ]; then
+        rm -f "$work"/p/*stacked-proof-of-replication* "$work"/p/*proof-of-spacetime*
+        step "setup snap $size on the GPU"
+        timed "setup snap" "$cz" setup --kind snap --sector-size "$size" --backend cuda \
+            --out "$work/p" || fail "setup snap"
+        timed "gen snap" "$cz" gen snap --sector-size "$size" --out "$work/snap.json" ||
+            fail "gen snap"
+        step "bench-porep --snap ($size, ${CZ_PROOFS:-3} together after one alone)"
+        timed "bench snap" "$cz" bench-porep --snap "$work/snap.json" --params "$work/p" \
+            --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-snap.json" ||
+            fail "bench-porep --snap"
+        step "prove --snap + verify --snap"
+        timed "prove snap" "$cz" prove --snap "$work/snap.json" --params "$work/p" \
+            --backend cuda --out "$work/snap.proof" || fail "prove --snap"
+        "$cz" verify --snap "$work/snap.json" --vk "$work/p" --proof "$work/snap.proof" ||
+            fail "verify --snap"
     fi
     echo "gpu-porep-full: $fails failure(s)"
 } 2>&1 | tee "$out/porep-full.txt"
