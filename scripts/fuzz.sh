@@ -11,8 +11,8 @@
 #     corpus of its own (build-fuzz/corpus-TARGET, kept between runs); a line
 #     per run (runs, seconds, corpus files and bytes, outcome) is appended to
 #     build-fuzz/summary.txt. TARGET is one of: vk params proof g1c g1u g2c
-#     g2u r1cs c1 base64 config czc request post postreq, or "all" for every
-#     one in turn. Run it in the background at the lowest priority with
+#     g2u r1cs c1 base64 config czc request post postreq snap (SnapDeals
+#     partition proof and request file), or "all" for every one in turn. Run it in the background at the lowest priority with
 #     `nice -n 19 scripts/fuzz.sh SECONDS all &`; build-fuzz/summary.txt
 #     and build-fuzz/run-TARGET.log tell how far it got.
 set -euo pipefail
@@ -27,7 +27,8 @@ command -v clang >/dev/null || { echo "fuzz: clang not found (apt-get install cl
 [ -x build/cuzk ] && [ -f build/proto/cuzk/v1/proving.pb-c.c ] || make build >/dev/null
 proto=build/proto
 srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin,engine}/*.c)"
-srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/gpu/settings.c src/daemon/config.c src/daemon/wire.c"
+srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/gpu/settings.c src/daemon/config.c"
+srcs="$srcs src/daemon/wire.c"
 srcs="$srcs src/daemon/request.c $proto/cuzk/v1/proving.pb-c.c"
 # CZ_FF_PORTABLE: under ASan clang cannot find registers for the widest
 # field asm; the decoders' logic is what is fuzzed here, and the asm and
@@ -62,6 +63,7 @@ done
 # PoSt (decoder 13, 14: selectors 0x15, 0x16; bit 3 set, 0x1d: strict, the
 # 32 GiB shape): a 2 KiB WindowPoSt vanilla proof, the real 32 GiB one when
 # ../shared/realdata has it, a request file.
+# SnapDeals (decoder 15): a 2 KiB partition proof (0x17) and its request (0x1f).
 postdir=$(mktemp -d)
 build/cuzk gen post --kind window --sector-size 2KiB --out "$postdir/req.json" \
   --vproof-dir "$postdir" >/dev/null 2>&1
@@ -70,6 +72,12 @@ build/cuzk gen post --kind window --sector-size 2KiB --out "$postdir/req.json" \
 golden=../shared/realdata/curio-testgolden/post.vproof
 [ -f "$golden" ] && { printf '\x1d'; cat "$golden"; } >"$out/corpus/post32g"
 rm -rf "$postdir"
+snapdir=$(mktemp -d)
+build/cuzk gen snap --sector-size 2KiB --out "$snapdir/req.json" --vproof-dir "$snapdir" \
+  >/dev/null 2>&1
+{ printf '\x17'; cat "$snapdir/partition-0.vproof"; } >"$out/corpus/snap2k"
+{ printf '\x1f'; cat "$snapdir/req.json"; } >"$out/corpus/snapreq"
+rm -rf "$snapdir"
 # Daemon configuration (selector 0x12; 0x1a also prints and re-parses it).
 build/cuzk daemon --example-config >"$seeddir/example.toml"
 { printf '\x12'; cat "$seeddir/example.toml"; } >"$out/corpus/toml"
@@ -113,7 +121,7 @@ if [ $# = 0 ]; then
     -print_final_stats=1 "$out/corpus"
   exit
 fi
-names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request post postreq)
+names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request post postreq snap)
 [ "$1" = all ] && set -- "${names[@]}"
 for name in "$@"; do
   case $name in
@@ -122,6 +130,7 @@ for name in "$@"; do
     r1cs) run r1cs 7 65536 ;; c1) run c1 8 262144 ;; base64) run base64 9 4096 ;;
     config) run config 10 8192 ;; czc) run czc 11 65536 ;; request) run request 12 262144 ;;
     post) run post 13 65536 ;; postreq) run postreq 14 262144 ;;
+    snap) run snap 15 65536 ;;
     *) echo "fuzz: unknown target '$name' (${names[*]})"; exit 2 ;;
   esac
 done

@@ -9,13 +9,20 @@
 #
 # Then, on the GPU machine: LD_LIBRARY_PATH=DEST DEST/cuzk ...
 # (scripts/gpu-device-run.sh does that). DEST is emptied first.
+# CZ_CARRY_TESTS="circuit_gpu gpu_keyload ..." packs only those GPU tests
+# (the names after gpu_test_): all of them and the tree pass the device
+# tool's 64 MiB limit.
 set -eu
 build=${1:?usage: gpu-carry.sh BUILD_DIR DEST}
 dest=${2:?usage: gpu-carry.sh BUILD_DIR DEST}
 rm -rf "$dest"
 mkdir -p "$dest"
 bins=("$build/cuzk")
-for t in "$build"/tests/gpu_test_*; do bins+=("$t"); done
+if [ -n "${CZ_CARRY_TESTS+x}" ]; then
+    for t in $CZ_CARRY_TESTS; do bins+=("$build/tests/gpu_test_$t"); done
+else
+    for t in "$build"/tests/gpu_test_*; do bins+=("$t"); done
+fi
 for b in "${bins[@]}"; do
     [ -x "$b" ] || { echo "gpu-carry: $b missing (build it first)" >&2; exit 1; }
     cp "$b" "$dest/"

@@ -10,14 +10,23 @@
 #      Chrome trace-event JSON;
 #   4. `cuzk prove` once more and `cuzk verify` of its proof;
 #   5. the daemon with the CUDA back-end: `cuzk bench single` and `cuzk
-#      verify` of its proof (CZ_SKIP_DAEMON=1 skips it).
+#      verify` of its proof (CZ_SKIP_DAEMON=1 skips it);
+#   6. with CZ_POST=1, PoSt at CZ_POST_SIZE (default SIZE): the WinningPoSt
+#      key made on the GPU beside the PoRep key, `cuzk bench-post` of
+#      WinningPoSt latency (cold, key resident) and of one WinningPoSt
+#      submitted during a backlog of 2 PoRep proofs of step 2's C1; then the
+#      PoRep key removed (the disk holds one large key), the WindowPoSt key
+#      made and `cuzk bench-post` of a WindowPoSt partition of
+#      CZ_WINDOW_SECTORS sectors (default 2349, a full 32 GiB partition).
 # Binaries come from scripts/gpu-carry.sh (run on the build machine).
 #
 #   scripts/gpu-porep-full.sh DIR [SIZE]   DIR = the folder gpu-carry.sh filled,
 #                                          SIZE = 32GiB (default), 512MiB, 2KiB ...
 #
 # Environment: WORK (default /tmp/cuzk-full: parameters ~53 GB at 32 GiB),
-# CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out).
+# CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out),
+# CZ_SKIP_PROVE=1 (skip step 4), CZ_BENCH_WORKERS="16 6" (bench-porep once per
+# --synthesis-workers value; default once with its default).
 set -u
 dir=$(cd "${1:?usage: gpu-porep-full.sh DIR [SIZE]}" && pwd)
 size=${2:-32GiB}
@@ -40,14 +49,21 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
     step "gen c1 $size"
     timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
         --out "$work/c1.json" || fail "gen c1"
-    step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone)"
-    timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-        --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace.json" || fail bench-porep
-    step "prove + verify"
-    timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-        --backend cuda --out "$work/proof.bin" || fail prove
-    "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" --miner-id 1000 ||
-        fail verify
+    for w in ${CZ_BENCH_WORKERS:-default}; do
+        step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
+        args=()
+        [ "$w" = default ] || args=(--synthesis-workers "$w")
+        timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
+            --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
+            --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
+    done
+    if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
+        step "prove + verify"
+        timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+            --backend cuda --out "$work/proof.bin" || fail prove
+        "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" \
+            --miner-id 1000 || fail verify
+    fi
     if [ "${CZ_SKIP_DAEMON:-0}" != 1 ]; then
         step "daemon (cuda) + bench single + verify"
         mkdir -p "$work/d"
@@ -65,6 +81,32 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         kill -TERM $dpid
         wait $dpid
         echo "daemon exit: $?"
+    fi
+    if [ "${CZ_POST:-0}" = 1 ]; then
+        psize=${CZ_POST_SIZE:-$size}
+        step "setup winning-post $psize on the GPU"
+        timed "setup winning" "$cz" setup --kind winning-post --sector-size "$psize" \
+            --backend cuda --out "$work/p" || fail "setup winning-post"
+        "$cz" gen post --kind winning --sector-size "$psize" --sectors 3 --seed 4 \
+            --out "$work/win.json" || fail "gen post winning"
+        step "bench-post: WinningPoSt $psize"
+        timed "bench-post winning" "$cz" bench-post --params "$work/p" --backend cuda \
+            --winning "$work/win.json" --runs 5 || fail "bench-post winning"
+        step "bench-post: WinningPoSt $psize during a backlog of 2 PoRep $size proofs"
+        timed "bench-post backlog" "$cz" bench-post --params "$work/p" --backend cuda \
+            --winning "$work/win.json" --runs 1 --backlog-c1 "$work/c1.json" --backlog 2 \
+            --miner-id 1000 --trace "$out/trace-backlog.json" || fail "bench-post backlog"
+        rm -f "$work"/p/*stacked-proof-of-replication*
+        step "setup window-post $psize on the GPU"
+        timed "setup window" "$cz" setup --kind window-post --sector-size "$psize" \
+            --backend cuda --out "$work/p" || fail "setup window-post"
+        timed "gen window" "$cz" gen post --kind window --sector-size "$psize" \
+            --sectors "${CZ_WINDOW_SECTORS:-2349}" --seed 4 --partition 1 \
+            --out "$work/window.json" || fail "gen post window"
+        step "bench-post: WindowPoSt $psize partition"
+        timed "bench-post window" "$cz" bench-post --params "$work/p" --backend cuda \
+            --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
+            fail "bench-post window"
     fi
     echo "gpu-porep-full: $fails failure(s)"
 } 2>&1 | tee "$out/porep-full.txt"

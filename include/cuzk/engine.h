@@ -140,13 +140,21 @@ typedef struct {
     /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
     uint64_t memory_budget_bytes;
     uint64_t safety_margin_bytes; /* 0 = 5 GiB; more than half the memory: half is the budget */
-    uint32_t synthesis_workers; /* 0 = 1 */
-    uint32_t prove_workers;     /* per back-end context ("GPU workers per device"); 0 = 1 */
+    uint32_t synthesis_workers;   /* 0 = 1 */
+    uint32_t prove_workers;       /* per back-end context ("GPU workers per device"); 0 = 1 */
     /* Synthesized partitions waiting to prove beyond which a synthesis
      * worker that queues one more waits (its partition stays queued, so the
      * prove workers choose among up to depth + synthesis_workers);
      * 0 = prove_workers. */
     uint32_t prove_queue_depth;
+    /* Partitions synthesized ahead of the prove workers: a synthesis worker
+     * starts a unit only while fewer units of its priority or above are
+     * being synthesized or wait in the prove queue (preparations, dropped
+     * units and the critical lane are not bounded). Bounds host memory to
+     * about (this + prove workers) witnesses (4 GiB each at 32 GiB) whatever
+     * synthesis_workers is; 0 = 2 per prove worker + 2, or prove_queue_depth +
+     * the prove workers when that is more. */
+    uint32_t partitions_ahead;
     const char *param_cache; /* directory of .params / .vk (copied) */
     uint64_t result_retention_ms;
     uint64_t srs_eviction_min_idle_ms; /* an unused hot SRS may be evicted after this */

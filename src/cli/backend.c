@@ -56,7 +56,7 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
 }
 
 cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
-                             const char *trace, cz_error *err) {
+                             const char *trace, uint32_t synthesis_workers, cz_error *err) {
     *e = NULL;
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -66,9 +66,10 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     cfg.max_batch_size = 1;
     cfg.trace_path = trace;
     cfg.progress = stdout; /* a line per proven partition */
-    /* With a GPU every core synthesizes partitions for it (the memory
-     * budget bounds how many are in flight); the CPU back-end uses every
-     * core per proof, so one more worker prepares the next partition. */
+    /* With a GPU every core synthesizes partitions for it (the engine's
+     * run-ahead bound, partitions_ahead, keeps a few ahead of the prove
+     * workers); the CPU back-end uses every core per proof, so one more
+     * worker prepares the next partition. */
     uint32_t n = 0;
     cz_backend *probe[1];
     cz_status st = cz_backends_create(probe, &n, 1, &cfg, err);
@@ -77,7 +78,7 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     print_backend(probe[0]);
     cfg.backends[0] = probe[0];
     cfg.n_backends = 1;
-    cfg.synthesis_workers = *cpu ? 2 : cz_thread_count();
+    cfg.synthesis_workers = synthesis_workers ? synthesis_workers : *cpu ? 2 : cz_thread_count();
     cfg.prove_workers = *cpu ? 1 : 2;
     return cz_engine_create(e, &cfg, err);
 }
@@ -87,7 +88,7 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
     memset(out, 0, sizeof *out);
     cz_engine *e = NULL;
     int cpu = 0;
-    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, err);
+    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, 0, err);
     if (st != CZ_OK) return st;
     cz_engine_submit_info info;
     st = cz_engine_submit(e, req, &info, err);

@@ -4,7 +4,8 @@
  * per proof, the back-end contexts' busy fraction, the GPU prover's steps per
  * partition, peak host memory and peak device memory, with a line per proven
  * partition; --trace writes every unit's timeline as Chrome trace-event JSON
- * (Perfetto, chrome://tracing). */
+ * (Perfetto, chrome://tracing). --snap REQUEST does the same with a SnapDeals
+ * update (`cuzk gen snap`) instead of a C1 output. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,30 +14,31 @@
 
 #include "cli/commands.h"
 #include "filecoin/c1.h"
+#include "filecoin/snap.h"
 #include "util/parallel.h"
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: cuzk bench-porep --c1 FILE --params DIR [--proofs N] [--miner-id N]\n"
-                 "                        [--backend auto|cpu|cuda] [--trace FILE]\n"
-                 "  Proves the C1 output once alone (cold), then N times together (default 3),\n"
+    fprintf(out, "usage: cuzk bench-porep --c1 FILE|--snap REQUEST --params DIR [--proofs N]\n"
+                 "                        [--miner-id N] [--backend auto|cpu|cuda] [--trace FILE]\n"
+                 "                        [--synthesis-workers N]\n"
+                 "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
+                 "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
                  "  back-end busy fraction, GPU steps per partition, peak host and device memory.\n"
-                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n");
+                 "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
+                 "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
+                 "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n");
 }
 
 static double since(uint64_t t0) {
     return (double)(cz_now_ns() - t0) / 1e9;
 }
 
-static cz_status submit_one(cz_engine *e, const char *id, const uint8_t *c1, size_t len,
-                            uint64_t miner, cz_error *err) {
-    cz_engine_request r;
-    memset(&r, 0, sizeof r);
+/* The request template under another id. */
+static cz_status submit_one(cz_engine *e, const char *id, const cz_engine_request *tmpl,
+                            cz_error *err) {
+    cz_engine_request r = *tmpl;
     r.request_id = id;
-    r.kind = CZ_PROOF_POREP;
-    r.vanilla_proof = c1;
-    r.vanilla_proof_len = len;
-    r.miner_id = miner;
     cz_engine_submit_info info;
     return cz_engine_submit(e, &r, &info, err);
 }
@@ -52,18 +54,24 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
 }
 
 int cz_cmd_bench_porep(int argc, char **argv) {
-    const char *c1_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0;
-    static const struct option opts[] = {
-        {"c1", required_argument, NULL, 'c'},      {"params", required_argument, NULL, 'p'},
-        {"proofs", required_argument, NULL, 'n'},  {"miner-id", required_argument, NULL, 'm'},
-        {"backend", required_argument, NULL, 'b'}, {"trace", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    const char *c1_path = NULL, *snap_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
+    uint64_t proofs = 3, miner = 0, synthesis_workers = 0;
+    static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
+                                         {"params", required_argument, NULL, 'p'},
+                                         {"proofs", required_argument, NULL, 'n'},
+                                         {"miner-id", required_argument, NULL, 'm'},
+                                         {"backend", required_argument, NULL, 'b'},
+                                         {"trace", required_argument, NULL, 't'},
+                                         {"synthesis-workers", required_argument, NULL, 'w'},
+                                         {"snap", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
         case 'c': c1_path = optarg; break;
+        case 's': snap_path = optarg; break;
         case 'p': params = optarg; break;
         case 't': trace = optarg; break;
         case 'n':
@@ -76,6 +84,16 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                 return 2;
             }
             break;
+        case 'w':
+            if (!cz_cli_parse_u64(optarg, &synthesis_workers) || synthesis_workers < 1 ||
+                synthesis_workers > 256) {
+                fprintf(stderr,
+                        "cuzk bench-porep: --synthesis-workers: '%s' is not a count from 1 to "
+                        "256\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'b':
             if (!cz_cli_backend_valid("bench-porep", optarg)) return 2;
             backend = optarg;
@@ -84,7 +102,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
         default: usage(stderr); return 2;
         }
     }
-    if (!c1_path || !params || optind != argc) {
+    if (!c1_path == !snap_path || !params || optind != argc) {
         usage(stderr);
         return 2;
     }
@@ -92,25 +110,54 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     cz_error err = {0};
     uint8_t *c1 = NULL;
     size_t c1_len = 0;
-    cz_status st = cz_cli_read_file(&c1, &c1_len, c1_path, (size_t)1 << 30, &err);
+    const char *path = c1_path ? c1_path : snap_path;
+    cz_status st = cz_cli_read_file(&c1, &c1_len, path, (size_t)1 << 31, &err);
     cz_c1 parsed = {0};
-    if (st == CZ_OK) st = cz_c1_parse(&parsed, c1, c1_len, &err);
+    cz_snap_request snap = {0};
+    cz_snap_config snap_cfg;
+    uint64_t snap_size = 0;
+    cz_engine_request tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    char name[64] = "";
+    unsigned partitions = 0;
+    if (st == CZ_OK && c1_path && (st = cz_c1_parse(&parsed, c1, c1_len, &err)) == CZ_OK) {
+        snprintf(name, sizeof name, "%s", parsed.registered_proof_name);
+        partitions = parsed.partitions;
+        tmpl.kind = CZ_PROOF_POREP;
+        tmpl.vanilla_proof = c1, tmpl.vanilla_proof_len = c1_len;
+        tmpl.miner_id = miner;
+    } else if (st == CZ_OK && snap_path &&
+               (st = cz_snap_request_parse_json(&snap, c1, c1_len, &err)) == CZ_OK &&
+               (st = cz_snap_proof_sector_size(&snap_size, snap.registered_proof, &err)) == CZ_OK &&
+               (st = cz_snap_config_from_sector(&snap_cfg, snap_size, &err)) == CZ_OK) {
+        snprintf(name, sizeof name, "%s update", cz_snap_proof_name(snap.registered_proof));
+        partitions = snap_cfg.partitions;
+        tmpl.kind = CZ_PROOF_SNAP;
+        tmpl.sector_size = snap.sector_size, tmpl.registered_proof = snap.registered_proof;
+        tmpl.vanilla_proofs = (const uint8_t *const *)snap.proofs;
+        tmpl.vanilla_proofs_len = snap.proof_lens, tmpl.n_vanilla_proofs = snap.n_proofs;
+        tmpl.comm_r_old = snap.comm_r_old, tmpl.comm_r_old_len = 32;
+        tmpl.comm_d_new = snap.comm_d_new, tmpl.comm_d_new_len = 32;
+        tmpl.comm_r_new = snap.comm_r_new, tmpl.comm_r_new_len = 32;
+    }
+    cz_c1_free(&parsed);
     if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-porep: %s: %s\n", c1_path, err.message);
+        fprintf(stderr, "cuzk bench-porep: %s: %s\n", path, err.message);
+        cz_snap_request_free(&snap);
         free(c1);
         return 1;
     }
     char machine[512];
     cz_machine_describe(machine, sizeof machine);
     printf("cuzk bench-porep: %s, %u partition(s), %llu proof(s) together after one alone\n%s\n",
-           parsed.registered_proof_name, parsed.partitions, (unsigned long long)proofs, machine);
-    unsigned partitions = parsed.partitions;
-    cz_c1_free(&parsed);
+           name, partitions, (unsigned long long)proofs, machine);
 
     cz_engine *e = NULL;
     int cpu = 0;
-    if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, &err)) != CZ_OK) {
+    if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
+                                 &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
+        cz_snap_request_free(&snap);
         free(c1);
         return 1;
     }
@@ -119,7 +166,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
 
     double cold = 0, warm = 0, first_end = 0, last_end = 0;
     uint64_t t0 = cz_now_ns();
-    st = submit_one(e, "bench-cold", c1, c1_len, miner, &err);
+    st = submit_one(e, "bench-cold", &tmpl, &err);
     if (st == CZ_OK) st = await_one(e, "bench-cold", &cold, &err);
     if (st == CZ_OK)
         printf("  latency, first proof    %8.2f s  (cold: SRS load, key upload)\n", cold);
@@ -128,7 +175,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     char ids[64][32];
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
         snprintf(ids[i], sizeof ids[i], "bench-%llu", (unsigned long long)i);
-        st = submit_one(e, ids[i], c1, c1_len, miner, &err);
+        st = submit_one(e, ids[i], &tmpl, &err);
     }
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
         double total = 0;
@@ -166,6 +213,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     if (cz_cli_device_sampler_stop(&ds, &peak_device))
         printf("  peak device memory      %8.1f GiB\n", (double)peak_device / (1u << 30));
     printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
+    cz_snap_request_free(&snap);
     free(c1);
     if (st != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);

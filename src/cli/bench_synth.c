@@ -3,8 +3,10 @@
  * a/b/c evaluations, what the Groth16 prover consumes), or witness only
  * (what a GPU with the pre-compiled circuit needs): in parallel over the
  * challenges into one reused cz_witness (cz_porep_synthesize_witness), or
- * on the sequential witness back-end (the reference). Reports time and peak
- * memory (VmHWM). */
+ * on the sequential witness back-end (the reference). --kind snap: the
+ * witness of SnapDeals partitions of a synthetic update (cuzk gen snap's,
+ * seed 1) on the witness back-end, one thread per partition as the engine
+ * runs them. Reports time and peak memory (VmHWM). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +14,14 @@
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
+#include "filecoin/snap_prove.h"
 #include "filecoin/vanilla.h"
 #include "util/parallel.h"
 
 static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-synth [--sector-size SIZE] [--partition K] [--partitions N]\n"
                  "                        [--witness-only [--threads T] [--together [--rounds R]]\n"
-                 "                         | --sequential]\n"
+                 "                         | --sequential | --kind snap]\n"
                  "  SIZE: 2KiB (default), 8MiB, 512MiB, 32GiB, 64GiB\n"
                  "  --partition K: the first partition (default 0); --partitions N: N partitions\n"
                  "      one after another (K, K+1, ... cycling over the sector's; default 1)\n"
@@ -29,7 +32,9 @@ static void usage(FILE *out) {
                  "      challenges, N witnesses held at once), R times (default 1) into the same\n"
                  "      N cz_witness\n"
                  "  --sequential: the witness only, on the sequential witness back-end (one\n"
-                 "      thread, fresh buffers per partition: the reference)\n");
+                 "      thread, fresh buffers per partition: the reference)\n"
+                 "  --kind snap: SnapDeals partitions of a synthetic update instead, witness\n"
+                 "      only (one thread each)\n");
 }
 
 static void progress(void *ctx, uint32_t done, uint32_t total) {
@@ -99,9 +104,51 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* --kind snap: the witness of each partition (cz_snap_synthesize_witness). */
+static int bench_snap(uint64_t size, uint64_t partition, uint64_t partitions) {
+    char machine[512];
+    cz_machine_describe(machine, sizeof machine);
+    printf("cuzk bench-synth %s: SnapDeals, %llu-byte sector, partitions %llu.. (%llu), witness "
+           "only (witness back-end), 1 thread\n%s\n",
+           CZ_VERSION, (unsigned long long)size, (unsigned long long)partition,
+           (unsigned long long)partitions, machine);
+    cz_error err = {0};
+    cz_snap_config cfg;
+    cz_snap_gen_opts o;
+    cz_snap_gen_opts_from_seed(&o, 1);
+    cz_snap_comms comms;
+    cz_snap_partition_proof *p = NULL;
+    uint64_t t0 = cz_now_ns();
+    cz_status st = cz_snap_config_from_sector(&cfg, size, &err);
+    if (st == CZ_OK && !(p = calloc(cfg.partitions, sizeof *p)))
+        st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
+    if (st == CZ_OK) st = cz_snap_gen(p, &comms, &cfg, &o, &err);
+    if (st == CZ_OK)
+        printf("  generate update         %8.2f s, peak RSS %.0f MiB\n",
+               (double)(cz_now_ns() - t0) / 1e9, (double)cz_peak_rss_bytes() / (1 << 20));
+    cz_witness w = {0};
+    for (uint64_t k = 0; st == CZ_OK && k < partitions; k++) {
+        uint32_t part = (uint32_t)((partition + k) % cfg.partitions);
+        t0 = cz_now_ns();
+        double cpu0 = cpu_seconds();
+        st = cz_snap_synthesize_witness(&w, &cfg, part, &comms, &p[part], &err);
+        if (st == CZ_OK)
+            printf("  partition %-3u synthesis %8.3f s, cpu %.3f s  (%u aux); peak RSS %.1f MiB\n",
+                   part, (double)(cz_now_ns() - t0) / 1e9, cpu_seconds() - cpu0, w.num_aux,
+                   (double)cz_peak_rss_bytes() / (1 << 20));
+    }
+    cz_witness_free(&w);
+    if (p) cz_snap_proofs_free(p, cfg.partitions);
+    if (st != CZ_OK) {
+        fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
 int cz_cmd_bench_synth(int argc, char **argv) {
     uint64_t size = 2048, partition = 0, partitions = 1, threads = 0, rounds = 1;
-    int together = 0;
+    int together = 0, snap = 0;
     synth_mode mode = MODE_PROVE;
     for (int i = 1; i < argc; i++) {
         cz_error err = {0};
@@ -125,6 +172,13 @@ int cz_cmd_bench_synth(int argc, char **argv) {
             num = &rounds;
         } else if (!strcmp(argv[i], "--sequential")) {
             mode = MODE_SEQUENTIAL;
+        } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+            const char *k = argv[++i];
+            if (strcmp(k, "porep") && strcmp(k, "snap") && strcmp(k, "snap-update")) {
+                fprintf(stderr, "cuzk bench-synth: --kind '%s': expected porep or snap\n", k);
+                return 2;
+            }
+            snap = k[0] == 's';
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
@@ -152,6 +206,11 @@ int cz_cmd_bench_synth(int argc, char **argv) {
         fprintf(stderr, "cuzk bench-synth: --rounds needs --together\n");
         return 2;
     }
+    if (snap && (mode != MODE_PROVE || threads || together)) {
+        fprintf(stderr, "cuzk bench-synth: --kind snap is witness only: no other mode\n");
+        return 2;
+    }
+    if (snap) return bench_snap(size, partition, partitions);
     unsigned nthreads =
         mode == MODE_PARALLEL ? (threads ? (unsigned)threads : cz_thread_count()) : 1;
     char machine[512];

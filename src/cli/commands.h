@@ -81,9 +81,10 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
  * param_dir, results kept 10 minutes, no same-circuit runs, a line on
  * stdout per proven partition, the timeline to trace when not NULL. With a
  * GPU every core synthesizes partitions for it and two prove workers take
- * them; on the CPU two synthesis workers and one prove worker. */
+ * them; on the CPU two synthesis workers and one prove worker;
+ * synthesis_workers, when not 0, replaces the synthesis workers' count. */
 cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
-                             const char *trace, cz_error *err);
+                             const char *trace, uint32_t synthesis_workers, cz_error *err);
 
 /* Peak device memory in use (device 0, sampled every 20 ms) while it runs;
  * stop returns 0 when no sampler ran (no GPU), else 1 and the peak. */
@@ -129,6 +130,30 @@ int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force
 int cz_cli_post_prove(const char *request, const char *params, const char *out,
                       const char *backend);
 int cz_cli_post_verify(const char *request, const char *vk, const char *proof);
+/* Shared by the request forms of prove (post_cmd.c): er through an engine
+ * of its own (cz_cli_engine_prove), the timings printed, the proof bytes
+ * written to out (t0: when the command started); the exit status. And
+ * whether path is a directory. */
+int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out,
+                         const char *backend, uint64_t t0);
+int cz_cli_is_dir(const char *path);
+/* Also shared (post_cmd.c): cz_cli_dev_setup with the failure or the vk
+ * path printed (the exit status); a verification's outcome printed
+ * ("valid", "INVALID: why" or the error; the exit status); the vk and the
+ * proof bytes (at most 1 MiB) read. */
+int cz_cli_setup_report(const char *dir, int force, const char *backend, const char *params_path,
+                        const char *vk_path, const char *circuit_path, const char *what,
+                        cz_cli_circuit_fn load, const void *ctx);
+int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err);
+cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
+                               const char *vk_path, const char *proof_path, cz_error *err);
+
+/* SnapDeals forms of setup / prove / verify (src/cli/snap_cmd.c): the size;
+ * a request file (`cuzk gen snap`). */
+int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const char *backend);
+int cz_cli_snap_prove(const char *request, const char *params, const char *out,
+                      const char *backend);
+int cz_cli_snap_verify(const char *request, const char *vk, const char *proof);
 /* A request file (`cuzk gen post`), with a line saying what it holds. */
 cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err);
 /* The engine request of a PoSt request file's contents (pointing into req). */

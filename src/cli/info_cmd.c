@@ -1,4 +1,4 @@
-/* cuzk info circuit [--kind porep|winning-post|window-post] --sector-size
+/* cuzk info circuit [--kind porep|winning-post|window-post|snap-update] --sector-size
  * SIZE: the circuit of a kind and sector size (PoRep by default)
  * synthesized without a witness on the stats back-end (sizes, non-zeros,
  * densities, FFT domain), as the Groth16 parameters of that size expect.
@@ -12,6 +12,7 @@
 #include "filecoin/porep_circuit.h"
 #include "filecoin/post_circuit.h"
 #include "filecoin/registry.h"
+#include "filecoin/snap_circuit.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
@@ -20,7 +21,7 @@
 static void info_usage(FILE *out) {
     fprintf(out, "usage: cuzk info circuit [--kind KIND] --sector-size SIZE [--count | --compile "
                  "FILE]\n"
-                 "  KIND: porep (default), winning-post or window-post\n"
+                 "  KIND: porep (default), winning-post, window-post or snap-update\n"
                  "  SIZE: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB or a byte count\n"
                  "  --count: sizes only (faster; no non-zeros or densities)\n"
                  "  --compile FILE: build the pre-compiled circuit and write it to FILE\n");
@@ -49,9 +50,10 @@ static void stats_of_circuit(cz_r1cs_stats *st, const cz_circuit *c, uint64_t sy
     st->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
 }
 
-/* --kind: PoRep, or a PoSt kind (post >= 0). */
+/* --kind: PoRep, a PoSt kind (post >= 0) or SnapDeals. */
 typedef struct {
-    int post; /* -1: PoRep; else the cz_post_kind */
+    int post; /* -1: PoRep or SnapDeals; else the cz_post_kind */
+    int snap; /* EmptySectorUpdate (one partition) */
 } circuit_kind;
 
 static void post_progress(void *ctx, uint32_t done, uint32_t total) {
@@ -64,10 +66,12 @@ static int info_circuit(uint64_t sector_size, circuit_kind kind, int count_only,
     cz_fc_sector_info sector;
     cz_porep_geometry g;
     cz_post_config post;
+    cz_snap_config snap;
     if (cz_fc_sector_lookup(&sector, sector_size, &err) != CZ_OK ||
-        (kind.post < 0 ? cz_porep_geometry_from_sector(&g, &sector, &err)
-                       : cz_post_config_from_sector(&post, (cz_post_kind)kind.post, sector_size,
-                                                    &err)) != CZ_OK) {
+        (kind.snap       ? cz_snap_config_from_sector(&snap, sector_size, &err)
+         : kind.post < 0 ? cz_porep_geometry_from_sector(&g, &sector, &err)
+                         : cz_post_config_from_sector(&post, (cz_post_kind)kind.post, sector_size,
+                                                      &err)) != CZ_OK) {
         fprintf(stderr, "cuzk info circuit: %s\n", err.message);
         return 1;
     }
@@ -84,7 +88,9 @@ static int info_circuit(uint64_t sector_size, circuit_kind kind, int count_only,
     int show = sector.nodes >= ((uint64_t)1 << 30);
     uint64_t t0 = cz_now_ns();
     cz_status st =
-        kind.post < 0
+        kind.snap
+            ? cz_snap_synthesize(cs, &snap, 0, NULL, NULL, show ? post_progress : NULL, &prog, &err)
+        : kind.post < 0
             ? cz_porep_synthesize_progress(cs, &g, NULL, 0, show ? progress : NULL, &prog, &err)
             : cz_post_synthesize(cs, &post, NULL, 0, show ? post_progress : NULL, &prog, &err);
     cz_cli_progress_end(&prog);
@@ -119,7 +125,18 @@ static int info_circuit(uint64_t sector_size, circuit_kind kind, int count_only,
     }
     char name[32];
     size_name(name, sizeof name, sector_size);
-    if (kind.post < 0) {
+    if (kind.snap) {
+        char stem[256] = "";
+        cz_snap_param_file_stem(stem, sizeof stem, &snap, NULL);
+        printf("circuit:              EmptySectorUpdate (SnapDeals), %s sector (one partition of "
+               "%u)\n",
+               name, snap.partitions);
+        printf("geometry:             %llu nodes, tree R %u-%u-%u, tree D depth %u, %u challenges, "
+               "%u apex leaves, h %u\n",
+               (unsigned long long)snap.nodes, snap.tree_r.base_arity, snap.tree_r.sub_arity,
+               snap.tree_r.top_arity, snap.node_bits, snap.challenges, snap.apex_leaves, snap.h);
+        printf("parameters:           %s.params\n", stem);
+    } else if (kind.post < 0) {
         printf("circuit:              StackedDRG PoRep, %s sector (one partition of %u)\n", name,
                sector.partitions);
         printf("geometry:             %llu nodes, %u layers, %u challenges, tree R/C %u-%u-%u, "
@@ -194,7 +211,7 @@ int cz_cmd_info(int argc, char **argv) {
     }
     uint64_t size = 0;
     int have_size = 0, count_only = 0;
-    circuit_kind kind = {-1};
+    circuit_kind kind = {-1, 0};
     const char *compile_path = NULL;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
@@ -206,16 +223,19 @@ int cz_cmd_info(int argc, char **argv) {
             have_size = 1;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             const char *k = argv[++i];
+            kind.snap = 0;
             if (!strcmp(k, "porep"))
                 kind.post = -1;
+            else if (!strcmp(k, "snap-update") || !strcmp(k, "snap"))
+                kind.post = -1, kind.snap = 1;
             else if (!strcmp(k, "winning-post") || !strcmp(k, "winning"))
                 kind.post = CZ_POST_WINNING;
             else if (!strcmp(k, "window-post") || !strcmp(k, "window"))
                 kind.post = CZ_POST_WINDOW;
             else {
                 fprintf(stderr,
-                        "cuzk info circuit: --kind '%s': expected porep, winning-post or "
-                        "window-post\n",
+                        "cuzk info circuit: --kind '%s': expected porep, winning-post, "
+                        "window-post or snap-update\n",
                         k);
                 return 2;
             }

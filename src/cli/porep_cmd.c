@@ -288,6 +288,7 @@ enum {
     OPT_BACKEND,
     OPT_KIND,
     OPT_POST,
+    OPT_SNAP,
     OPT_HELP
 };
 static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1},
@@ -304,12 +305,14 @@ static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1
                                           {"backend", required_argument, NULL, OPT_BACKEND},
                                           {"kind", required_argument, NULL, OPT_KIND},
                                           {"post", required_argument, NULL, OPT_POST},
+                                          {"snap", required_argument, NULL, OPT_SNAP},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
 
 typedef struct {
-    const char *c1, *params, *out, *vk, *proof, *backend, *post;
-    int post_kind; /* --kind: -1 porep (default), else a cz_post_kind */
+    const char *c1, *params, *out, *vk, *proof, *backend, *post, *snap;
+    int post_kind; /* --kind: -1 porep (default) or snap, else a cz_post_kind */
+    int snap_kind; /* --kind snap */
     uint64_t sector_size, seed;
     int have_size, force;
     identity id;
@@ -332,17 +335,21 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_PROOF: o->proof = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_POST: o->post = optarg; break;
+        case OPT_SNAP: o->snap = optarg; break;
         case OPT_KIND:
+            o->post_kind = -1, o->snap_kind = 0;
             if (!strcmp(optarg, "porep"))
-                o->post_kind = -1;
+                ;
+            else if (!strcmp(optarg, "snap") || !strcmp(optarg, "snap-update"))
+                o->snap_kind = 1;
             else if (!strcmp(optarg, "winning-post") || !strcmp(optarg, "winning"))
                 o->post_kind = CZ_POST_WINNING;
             else if (!strcmp(optarg, "window-post") || !strcmp(optarg, "window"))
                 o->post_kind = CZ_POST_WINDOW;
             else {
                 fprintf(stderr,
-                        "cuzk %s: --kind '%s': expected porep, winning-post or window-post\n", cmd,
-                        optarg);
+                        "cuzk %s: --kind '%s': expected porep, winning-post, window-post or snap\n",
+                        cmd, optarg);
                 return 2;
             }
             break;
@@ -385,7 +392,8 @@ static int missing(const char *cmd, const char *flag, const char *usage) {
 
 int cz_cmd_setup(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk setup [--kind porep|winning-post|window-post] --sector-size SIZE --out DIR\n"
+        "usage: cuzk setup [--kind porep|winning-post|window-post|snap] --sector-size SIZE\n"
+        "                  --out DIR\n"
         "                  [--force] [--backend auto|cpu|cuda]\n"
         "  Development Groth16 parameters (.params, .vk named like Filecoin's) for the circuit\n"
         "  of a kind (default porep) and SIZE (2KiB, 8MiB, 512MiB, 32GiB, 64GiB), and its\n"
@@ -402,6 +410,7 @@ int cz_cmd_setup(int argc, char **argv) {
     if (!cz_cli_backend_available("setup", o.backend)) return 1;
     if (o.post_kind >= 0)
         return cz_cli_post_setup(o.post_kind, o.sector_size, o.out, o.force, o.backend);
+    if (o.snap_kind) return cz_cli_snap_setup(o.sector_size, o.out, o.force, o.backend);
     cz_error err = {0};
     cz_fc_sector_info sector;
     char params_path[4096], vk_path[4096];
@@ -462,11 +471,13 @@ int cz_cmd_prove(int argc, char **argv) {
         "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
         "                  [--sector-num N] [--backend auto|cpu|cuda]\n"
         "       cuzk prove --post REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --snap REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
         "  Proves a PoRep C1 output (Curio envelope or raw JSON) and writes the proof bytes\n"
         "  (192 per partition) after verifying them; on the GPU when one answers (auto), else\n"
         "  on the CPU. --miner-id (and --sector-num unless the envelope has SectorNum) also\n"
         "  recompute and check replica_id. --post: a WinningPoSt or WindowPoSt partition\n"
-        "  request (`cuzk gen post`), one 192-byte proof.\n";
+        "  request (`cuzk gen post`), one 192-byte proof. --snap: a SnapDeals update request\n"
+        "  (`cuzk gen snap`), 192 bytes per partition.\n";
     options o;
     int rc = parse_options(&o, "prove", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
@@ -475,6 +486,12 @@ int cz_cmd_prove(int argc, char **argv) {
         if (!o.out) return missing("prove", "--out", usage);
         if (!cz_cli_backend_available("prove", o.backend)) return 1;
         return cz_cli_post_prove(o.post, o.params, o.out, o.backend);
+    }
+    if (o.snap) {
+        if (!o.params) return missing("prove", "--params", usage);
+        if (!o.out) return missing("prove", "--out", usage);
+        if (!cz_cli_backend_available("prove", o.backend)) return 1;
+        return cz_cli_snap_prove(o.snap, o.params, o.out, o.backend);
     }
     if (!o.c1) return missing("prove", "--c1", usage);
     if (!o.params) return missing("prove", "--params", usage);
@@ -515,11 +532,13 @@ int cz_cmd_verify(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk verify --c1 FILE --vk FILE|DIR --proof PROOF [--miner-id N] [--sector-num N]\n"
         "       cuzk verify --post REQUEST --vk FILE|DIR --proof PROOF\n"
+        "       cuzk verify --snap REQUEST --vk FILE|DIR --proof PROOF\n"
         "  Checks PoRep proof bytes with the public inputs recomputed from the C1 output's\n"
         "  replica_id, comm_d, comm_r and seed (challenges derived, not read from the vanilla\n"
         "  proofs). With --miner-id, replica_id itself is recomputed too. Exit 0 = valid,\n"
         "  1 = invalid or error. --post: a PoSt proof, public inputs from the request's\n"
-        "  randomness, partition and sectors (ids and comm_r).\n";
+        "  randomness, partition and sectors (ids and comm_r). --snap: a SnapDeals proof,\n"
+        "  public inputs from the request's comm_r_old, comm_d_new and comm_r_new.\n";
     options o;
     int rc = parse_options(&o, "verify", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
@@ -527,6 +546,11 @@ int cz_cmd_verify(int argc, char **argv) {
         if (!o.vk) return missing("verify", "--vk", usage);
         if (!o.proof) return missing("verify", "--proof", usage);
         return cz_cli_post_verify(o.post, o.vk, o.proof);
+    }
+    if (o.snap) {
+        if (!o.vk) return missing("verify", "--vk", usage);
+        if (!o.proof) return missing("verify", "--proof", usage);
+        return cz_cli_snap_verify(o.snap, o.vk, o.proof);
     }
     if (!o.c1) return missing("verify", "--c1", usage);
     if (!o.vk) return missing("verify", "--vk", usage);
@@ -545,8 +569,7 @@ int cz_cmd_verify(int argc, char **argv) {
         st = param_files(params_path, vk_path, sizeof vk_path, o.vk, &c1, &err);
     else
         snprintf(vk_path, sizeof vk_path, "%s", o.vk);
-    if (st == CZ_OK) st = cz_groth16_vk_read(&vk, vk_path, CZ_GROTH16_CHECKED, &err);
-    if (st == CZ_OK) st = cz_cli_read_file(&proof, &proof_len, o.proof, 1 << 20, &err);
+    if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, o.proof, &err);
     if (st == CZ_OK) {
         const uint8_t *prover_id = identity_resolve(&o.id, &c1);
         st = cz_porep_verify(&valid, &c1, &vk, proof, proof_len, prover_id, o.id.sector_num, &err);
@@ -554,13 +577,7 @@ int cz_cmd_verify(int argc, char **argv) {
     cz_c1_free(&c1);
     cz_groth16_vk_free(&vk);
     free(proof);
-    if (st != CZ_OK) return fail("verify", &err);
-    if (!valid) {
-        printf("INVALID: %s\n", err.message);
-        return 1;
-    }
-    printf("valid\n");
-    return 0;
+    return cz_cli_verify_outcome(st, valid, &err);
 }
 
 int cz_cmd_demo(int argc, char **argv) {

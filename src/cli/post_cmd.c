@@ -26,7 +26,7 @@ static int fail(const char *cmd, const cz_error *err) {
     return 1;
 }
 
-static int is_dir(const char *path) {
+int cz_cli_is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -50,11 +50,36 @@ int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force
     snprintf(what, sizeof what, "%sPoSt circuit of %llu-byte sectors (%u x %u)",
              kind == CZ_POST_WINNING ? "Winning" : "Window", (unsigned long long)sector_size,
              cfg.sector_count, cfg.challenge_count);
-    if (cz_cli_dev_setup(dir, force, backend, params_path, vk_path, circuit_path, what,
-                         post_circuit, &cfg, &err) != CZ_OK)
+    return cz_cli_setup_report(dir, force, backend, params_path, vk_path, circuit_path, what,
+                               post_circuit, &cfg);
+}
+
+int cz_cli_setup_report(const char *dir, int force, const char *backend, const char *params_path,
+                        const char *vk_path, const char *circuit_path, const char *what,
+                        cz_cli_circuit_fn load, const void *ctx) {
+    cz_error err = {0};
+    if (cz_cli_dev_setup(dir, force, backend, params_path, vk_path, circuit_path, what, load, ctx,
+                         &err) != CZ_OK)
         return fail("setup", &err);
     printf("  verifying key           %s\n", vk_path);
     return 0;
+}
+
+int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err) {
+    if (st != CZ_OK) return fail("verify", err);
+    if (!valid) {
+        printf("INVALID: %s\n", err->message);
+        return 1;
+    }
+    printf("valid\n");
+    return 0;
+}
+
+cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
+                               const char *vk_path, const char *proof_path, cz_error *err) {
+    cz_status st = cz_groth16_vk_read(vk, vk_path, CZ_GROTH16_CHECKED, err);
+    if (st == CZ_OK) st = cz_cli_read_file(proof, proof_len, proof_path, 1 << 20, err);
+    return st;
 }
 
 cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err) {
@@ -88,32 +113,16 @@ void cz_cli_post_engine_request(cz_engine_request *er, const cz_post_request *re
     er->partition_index = req->partition_index;
 }
 
-int cz_cli_post_prove(const char *request, const char *params, const char *out_path,
-                      const char *backend) {
+int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out_path,
+                         const char *backend, uint64_t t0) {
     cz_error err = {0};
-    if (!is_dir(params)) {
-        fprintf(stderr,
-                "cuzk prove: --params '%s': a PoSt proof reads its parameters by their Filecoin "
-                "name from a directory\n",
-                params);
-        return 1;
-    }
     cz_cli_out out;
     if (cz_cli_out_open(&out, out_path, &err) != CZ_OK) {
         fprintf(stderr, "cuzk prove: --out: %s\n", err.message);
         return 1;
     }
-    uint64_t t0 = cz_now_ns();
-    cz_post_request req;
-    cz_status st = cz_cli_post_request_load(&req, request, &err);
-    if (st != CZ_OK) {
-        cz_cli_out_abort(&out);
-        return fail("prove", &err);
-    }
-    cz_engine_request er;
-    cz_cli_post_engine_request(&er, &req, "cli");
     cz_engine_result r;
-    st = cz_cli_engine_prove(&r, &er, params, backend, &err);
+    cz_status st = cz_cli_engine_prove(&r, er, params, backend, &err);
     if (st == CZ_OK) {
         printf("  parameters loaded       %8.2f s\n  synthesis               %8.2f s\n"
                "  prove                   %8.2f s\n  job, self-verified      %8.2f s  (valid)\n",
@@ -130,12 +139,32 @@ int cz_cli_post_prove(const char *request, const char *params, const char *out_p
     }
     size_t proof_len = r.proof_len;
     cz_engine_result_free(&r);
-    cz_post_request_free(&req);
     if (st != CZ_OK) return fail("prove", &err);
     printf("  total                   %8.2f s  -> %s (%zu bytes)\n", seconds_since(t0), out_path,
            proof_len);
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     return 0;
+}
+
+int cz_cli_post_prove(const char *request, const char *params, const char *out_path,
+                      const char *backend) {
+    cz_error err = {0};
+    if (!cz_cli_is_dir(params)) {
+        fprintf(stderr,
+                "cuzk prove: --params '%s': a PoSt proof reads its parameters by their Filecoin "
+                "name from a directory\n",
+                params);
+        return 1;
+    }
+    uint64_t t0 = cz_now_ns();
+    cz_post_request req;
+    cz_status st = cz_cli_post_request_load(&req, request, &err);
+    if (st != CZ_OK) return fail("prove", &err);
+    cz_engine_request er;
+    cz_cli_post_engine_request(&er, &req, "cli");
+    int rc = cz_cli_request_prove(&er, params, out_path, backend, t0);
+    cz_post_request_free(&req);
+    return rc;
 }
 
 int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proof_path) {
@@ -153,15 +182,14 @@ int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proo
                                 (const uint8_t *const *)req.proofs, req.proof_lens, req.n_proofs,
                                 req.randomness, 32, req.partition_index, 0, &err);
     char params_path[4096], vk_path[4096];
-    if (st == CZ_OK && is_dir(vk_arg))
+    if (st == CZ_OK && cz_cli_is_dir(vk_arg))
         st = cz_post_param_paths(params_path, vk_path, sizeof vk_path, vk_arg, &cfg, &err);
     else
         snprintf(vk_path, sizeof vk_path, "%s", vk_arg);
     cz_groth16_vk vk = {0};
     uint8_t *proof = NULL;
     size_t proof_len = 0;
-    if (st == CZ_OK) st = cz_groth16_vk_read(&vk, vk_path, CZ_GROTH16_CHECKED, &err);
-    if (st == CZ_OK) st = cz_cli_read_file(&proof, &proof_len, proof_path, 1 << 20, &err);
+    if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, proof_path, &err);
     uint64_t *ids = st == CZ_OK ? malloc(sizeof *ids * n) : NULL;
     cz_fr *comm_rs = st == CZ_OK ? malloc(sizeof *comm_rs * n) : NULL;
     if (st == CZ_OK && (!ids || !comm_rs)) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
@@ -176,11 +204,5 @@ int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proo
     free(p), free(ids), free(comm_rs), free(proof);
     cz_groth16_vk_free(&vk);
     cz_post_request_free(&req);
-    if (st != CZ_OK) return fail("verify", &err);
-    if (!valid) {
-        printf("INVALID: %s\n", err.message);
-        return 1;
-    }
-    printf("valid\n");
-    return 0;
+    return cz_cli_verify_outcome(st, valid, &err);
 }

@@ -366,6 +366,16 @@ static const key_row keys[] = {
      .max = UINT32_MAX,
      .def = "0",
      .doc = "Synthesized partitions waiting for the prover; 0 = the prove workers."},
+    {.section = "pipeline",
+     .key = "partitions_ahead",
+     .type = K_U32,
+     F(partitions_ahead),
+     .max = UINT32_MAX,
+     .def = "0",
+     .doc = "Partitions being synthesized or waiting for the prover, per priority level:\n"
+            "what bounds host memory (a 32 GiB partition's witness is 4 GiB); 0 = auto\n"
+            "(2 per prove worker + 2, or max_gpu_queue_depth + the prove workers when\n"
+            "that is more). CRITICAL jobs and preparations are not held back."},
     DEPRECATED("pipeline", "synthesis_lookahead"),
     DEPRECATED("pipeline", "synthesis_concurrency"),
     DEPRECATED("pipeline", "slot_size"),

@@ -716,6 +716,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     if (!ec.synthesis_workers) ec.synthesis_workers = cpu_only ? 2 : cz_thread_count();
     if (!ec.prove_workers) ec.prove_workers = cpu_only ? 1 : cfg->gpu_workers_per_device;
     ec.prove_queue_depth = cfg->max_gpu_queue_depth;
+    ec.partitions_ahead = cfg->partitions_ahead;
     ec.max_batch_size = cfg->max_batch_size;
     ec.max_batch_wait_ms = cfg->max_batch_wait_ms;
     ec.param_cache = cfg->param_cache;

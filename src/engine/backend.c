@@ -19,6 +19,7 @@ void cz_backend_init(cz_backend *b, const cz_backend_ops *ops, void *impl, const
     b->ops = ops;
     b->impl = impl;
     pthread_mutex_init(&b->run_lock, NULL);
+    pthread_mutex_init(&b->stage_lock, NULL);
     pthread_mutex_init(&b->info_lock, NULL);
     snprintf(b->info.name, sizeof b->info.name, "%s", name);
     b->info.device = -1;
@@ -36,6 +37,12 @@ void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t by
 
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
+    void *staged = NULL;
+    if (b->ops->stage && b->ops->unstage) {
+        pthread_mutex_lock(&b->stage_lock);
+        staged = b->ops->stage(b, u);
+        pthread_mutex_unlock(&b->stage_lock);
+    }
     pthread_mutex_lock(&b->run_lock);
     pthread_mutex_lock(&b->info_lock);
     b->info.busy = 1;
@@ -55,6 +62,7 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         b->info.failures++;
     pthread_mutex_unlock(&b->info_lock);
     pthread_mutex_unlock(&b->run_lock);
+    if (staged) b->ops->unstage(b, staged);
     return st;
 }
 
@@ -88,6 +96,7 @@ void cz_backend_destroy(cz_backend *b) {
     if (b->ops->release) b->ops->release(b, NULL);
     if (b->ops->destroy) b->ops->destroy(b);
     pthread_mutex_destroy(&b->run_lock);
+    pthread_mutex_destroy(&b->stage_lock);
     pthread_mutex_destroy(&b->info_lock);
     free(b);
 }
@@ -129,7 +138,7 @@ static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     return st;
 }
 
-static const cz_backend_ops cpu_ops = {"cpu", cpu_prove_start, NULL, NULL, NULL};
+static const cz_backend_ops cpu_ops = {.kind = "cpu", .prove_start = cpu_prove_start};
 
 cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
     *out = calloc(1, sizeof **out);
@@ -153,6 +162,21 @@ typedef struct {
     cz_g1_affine delta_g1, h0;
 } srs_key;
 
+/* A device buffer for one unit's witness (inputs then aux), filled by
+ * cuda_stage before the unit takes the run lock: with two, the next unit's
+ * witness crosses PCIe while the current unit's kernels run. */
+typedef struct {
+    cz_fr *z;
+    size_t elems;
+    char circuit[32];
+    const cz_witness *owner; /* the staged unit's witness (prove_start looks for it) */
+    int busy;                /* held by a unit, from stage to unstage */
+    int doomed;              /* released while busy: unstage frees it */
+} witness_slot;
+
+#define WITNESS_SLOTS 2
+#define STAGE_CHUNK   ((size_t)64 << 20) /* pinned staging of the stager's uploader */
+
 typedef struct {
     int device;
     uint64_t budget; /* 0 = the device's free memory */
@@ -160,6 +184,14 @@ typedef struct {
     cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
     srs_key key;
     char circuit[32];
+    /* Witness slots of the resident circuit (none when the key would not
+     * stay resident beside them, or for units with a, b, c from the host).
+     * slot_lock guards slot[], busy, doomed and doomed_slots; a slot's z is
+     * written by its holder only. */
+    pthread_mutex_t slot_lock;
+    witness_slot *slot[WITNESS_SLOTS];
+    unsigned doomed_slots;
+    cz_gpu_uploader *stage_up; /* used under the back-end's stage lock only */
 } cuda_ctx;
 
 static int has_host_points(const cz_groth16_params *p) {
@@ -198,14 +230,74 @@ static cz_status srs_key_of(srs_key *k, const cz_groth16_params *p, const cz_gro
     return CZ_OK;
 }
 
+static void slot_free(witness_slot *ws) {
+    cz_gpu_free(ws->z);
+    free(ws);
+}
+
+/* Frees the slots (the current device is the context's); a busy one is
+ * freed by its holder's unstage. Returns the bytes freed now. */
+static uint64_t slots_release(cuda_ctx *c) {
+    uint64_t bytes = 0;
+    pthread_mutex_lock(&c->slot_lock);
+    for (int i = 0; i < WITNESS_SLOTS; i++) {
+        witness_slot *ws = c->slot[i];
+        if (!ws) continue;
+        c->slot[i] = NULL;
+        if (ws->busy) {
+            ws->doomed = 1;
+            c->doomed_slots++;
+        } else {
+            bytes += ws->elems * sizeof(cz_fr);
+            slot_free(ws);
+        }
+    }
+    pthread_mutex_unlock(&c->slot_lock);
+    return bytes;
+}
+
+/* Slots for id's witnesses of elems elements (the device memory was kept
+ * for them by cuda_ensure); on failure the context runs without them. */
+static void slots_create(cz_backend *b, const char *id, size_t elems) {
+    cuda_ctx *c = b->impl;
+    cz_error err = {0};
+    cz_status st = c->stage_up ? CZ_OK : cz_gpu_uploader_create(&c->stage_up, STAGE_CHUNK, &err);
+    witness_slot *made[WITNESS_SLOTS] = {NULL};
+    for (int i = 0; i < WITNESS_SLOTS && st == CZ_OK; i++) {
+        if (!(made[i] = calloc(1, sizeof *made[i]))) {
+            st = cz_error_set(&err, CZ_E_NOMEM, "out of host memory");
+            break;
+        }
+        made[i]->elems = elems;
+        snprintf(made[i]->circuit, sizeof made[i]->circuit, "%s", id);
+        st = cz_gpu_alloc((void **)&made[i]->z, elems * sizeof(cz_fr), &err);
+    }
+    if (st != CZ_OK) {
+        for (int i = 0; i < WITNESS_SLOTS; i++)
+            if (made[i]) slot_free(made[i]);
+        cz_log(CZ_LOG_WARN,
+               "%s: %s: no witness slots (%s): each unit uploads its witness in its run",
+               b->info.name, id, err.message);
+        return;
+    }
+    pthread_mutex_lock(&c->slot_lock);
+    memcpy(c->slot, made, sizeof made);
+    pthread_mutex_unlock(&c->slot_lock);
+}
+
 static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
     cuda_ctx *c = b->impl;
     if ((!c->srs && !c->gc) || (circuit_id && strcmp(circuit_id, c->circuit) != 0)) return 0;
     uint64_t bytes = cz_gpu_srs_bytes(c->srs) + cz_gpu_circuit_bytes(c->gc);
     cz_error err = {0};
     if (cz_gpu_set_device(c->device, &err) == CZ_OK) {
+        bytes += slots_release(c);
         cz_gpu_srs_destroy(c->srs);
         cz_gpu_circuit_destroy(c->gc);
+        /* the MSMs' pooled scratch too: the next key's plan reads free
+         * memory (a 64 GiB PoRep key reloaded after a WinningPoSt's saw 36 GB
+         * less and was refused) */
+        cz_gpu_pool_trim();
     }
     c->srs = NULL;
     c->gc = NULL;
@@ -245,15 +337,32 @@ static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_par
         cuda_release(b, NULL);
         return st;
     }
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = key.n_ic, shape.n_h = key.n_h, shape.n_l = key.n_l;
+    shape.n_a = key.n_a, shape.n_b_g1 = key.n_b_g1, shape.n_b_g2 = key.n_b_g2;
+    /* Witness slots when the key stays resident beside them (their bytes
+     * come off the key's budget). */
+    const size_t elems = circuit ? (size_t)circuit->num_inputs + circuit->num_aux : 0;
+    const size_t slot_bytes = WITNESS_SLOTS * elems * sizeof(cz_fr);
+    int slots = 0;
+    if (elems && !c->doomed_slots) {
+        size_t avail = budget, free_b = 0, total_b = 0;
+        cz_error merr = {0};
+        if (!avail && cz_gpu_mem_info(&free_b, &total_b, &merr) == CZ_OK) avail = free_b;
+        int resident = 0;
+        if (avail > slot_bytes &&
+            cz_gpu_srs_plan(&resident, &shape, avail - slot_bytes, NULL, 0, &merr) == CZ_OK &&
+            resident) {
+            slots = 1;
+            budget = avail - slot_bytes;
+        }
+    }
     cz_gpu_key_report rep;
     memset(&rep, 0, sizeof rep);
     if (host) {
         st = cz_gpu_srs_create_budget(&c->srs, params, budget, err);
     } else {
-        cz_groth16_params shape;
-        memset(&shape, 0, sizeof shape);
-        shape.vk.n_ic = key.n_ic, shape.n_h = key.n_h, shape.n_l = key.n_l;
-        shape.n_a = key.n_a, shape.n_b_g1 = key.n_b_g1, shape.n_b_g2 = key.n_b_g2;
         int resident = 0;
         char why[256] = "";
         st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
@@ -268,7 +377,9 @@ static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_par
     }
     c->key = key;
     snprintf(c->circuit, sizeof c->circuit, "%s", id);
-    cz_backend_note_resident(b, id, cz_gpu_srs_bytes(c->srs) + gc_bytes,
+    if (slots) slots_create(b, id, elems);
+    cz_backend_note_resident(b, id,
+                             cz_gpu_srs_bytes(c->srs) + gc_bytes + (c->slot[0] ? slot_bytes : 0),
                              cz_gpu_srs_streaming(c->srs, NULL, 0));
     char why[256];
     const double dt = (double)(cz_now_ns() - t0) / 1e9;
@@ -309,24 +420,91 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                              "host copy (evict the SRS to load it on the host)");
     if (st != CZ_OK) return st;
     if (u->pd) {
-        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, err);
+        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, NULL, err);
     } else {
         /* a, b, c on the device from the resident circuit: only the
-         * witness crosses PCIe. */
+         * witness crosses PCIe (staged already, or now). */
+        const cz_fr *dev_z = NULL;
+        pthread_mutex_lock(&c->slot_lock);
+        for (int i = 0; i < WITNESS_SLOTS && !dev_z; i++)
+            if (c->slot[i] && c->slot[i]->busy && c->slot[i]->owner == u->witness)
+                dev_z = c->slot[i]->z;
+        pthread_mutex_unlock(&c->slot_lock);
         cz_prove_data view;
         cz_circuit_prove_view(&view, u->circuit, u->witness, NULL, NULL, NULL);
-        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, c->gc, &view, err);
+        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, c->gc, &view, dev_z, err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
     return st;
 }
 
-static void cuda_destroy(cz_backend *b) {
-    free(b->impl);
+static void cuda_unstage(cz_backend *b, void *staged) {
+    cuda_ctx *c = b->impl;
+    witness_slot *ws = staged;
+    pthread_mutex_lock(&c->slot_lock);
+    ws->busy = 0;
+    ws->owner = NULL;
+    const int doomed = ws->doomed;
+    if (doomed) c->doomed_slots--;
+    pthread_mutex_unlock(&c->slot_lock);
+    cz_error err = {0};
+    if (doomed && cz_gpu_set_device(c->device, &err) == CZ_OK) slot_free(ws);
 }
 
-static const cz_backend_ops cuda_ops = {"cuda", cuda_prove_start, cuda_hold, cuda_release,
-                                        cuda_destroy};
+/* The unit's witness into a free slot of its circuit, if there is one;
+ * prove_start finds it by the witness's address. A slot released meanwhile
+ * (another circuit's key came in) is doomed and out of slot[]: prove_start
+ * then uploads the witness itself, and unstage frees the slot. */
+static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
+    cuda_ctx *c = b->impl;
+    if (u->pd || !u->circuit || !u->witness) return NULL;
+    const size_t ni = u->circuit->num_inputs, na = u->circuit->num_aux;
+    if (u->witness->num_inputs != ni || u->witness->num_aux != na)
+        return NULL; /* prove_start says why */
+    const char *id = u->circuit_id ? u->circuit_id : "";
+    witness_slot *ws = NULL;
+    pthread_mutex_lock(&c->slot_lock);
+    for (int i = 0; i < WITNESS_SLOTS && !ws; i++)
+        if (c->slot[i] && !c->slot[i]->busy && c->slot[i]->elems == ni + na &&
+            !strcmp(c->slot[i]->circuit, id)) {
+            ws = c->slot[i];
+            ws->busy = 1;
+        }
+    /* the owner is set once the copy is done: prove_start never sees a
+     * slot being filled */
+    pthread_mutex_unlock(&c->slot_lock);
+    if (!ws) return NULL;
+    cz_error err = {0};
+    cz_status st = cz_gpu_set_device(c->device, &err);
+    if (st == CZ_OK)
+        st = cz_gpu_witness_upload(ws->z, c->stage_up, u->witness->input, ni, u->witness->aux, na,
+                                   &err);
+    if (st != CZ_OK) {
+        cz_log(CZ_LOG_WARN, "%s: staging %s's witness: %s (it goes up in its run instead)",
+               b->info.name, u->job_id ? u->job_id : "a unit", err.message);
+        cuda_unstage(b, ws);
+        return NULL;
+    }
+    pthread_mutex_lock(&c->slot_lock);
+    ws->owner = u->witness;
+    pthread_mutex_unlock(&c->slot_lock);
+    return ws;
+}
+
+static void cuda_destroy(cz_backend *b) {
+    cuda_ctx *c = b->impl;
+    cz_gpu_uploader_destroy(c->stage_up);
+    pthread_mutex_destroy(&c->slot_lock);
+    free(c);
+}
+
+static const cz_backend_ops cuda_ops = {.kind = "cuda",
+                                        .prove_start = cuda_prove_start,
+                                        .hold = cuda_hold,
+                                        .release = cuda_release,
+                                        .destroy = cuda_destroy,
+                                        .stage = cuda_stage,
+                                        .unstage = cuda_unstage};
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
                                  const char *name, cz_error *err) {
@@ -346,6 +524,7 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
     }
     c->device = device;
     c->budget = budget_bytes;
+    pthread_mutex_init(&c->slot_lock, NULL);
     cz_backend_init(b, &cuda_ops, c, name);
     b->info.device = device;
     snprintf(b->info.description, sizeof b->info.description, "%s", desc);

@@ -12,7 +12,8 @@
  * cz_backend_choice and owns them; the daemon and the CLI only choose.
  *
  * Thread safety: a context runs one unit at a time (prove_start holds its
- * lock); release and info may be called from any thread. */
+ * lock) and stages at most one more beside it (ops->stage); release and
+ * info may be called from any thread. */
 #ifndef CZ_ENGINE_BACKEND_H
 #define CZ_ENGINE_BACKEND_H
 
@@ -67,13 +68,24 @@ typedef struct {
      * returns the device bytes freed. Called under the run lock. */
     uint64_t (*release)(cz_backend *b, const char *circuit_id);
     void (*destroy)(cz_backend *b);
+    /* Optional: before the unit takes the run lock, copies what it can of
+     * it to the device (the CUDA context: the witness, into one of two
+     * device slots), so that copy runs beside the kernels of the unit in
+     * progress; returns a token, or NULL when nothing was staged (no free
+     * slot, no slot for this circuit, an error, which prove_start will meet
+     * again); prove_start finds what was staged for the same unit itself.
+     * Called under the stage lock, one stager at a time; unstage gives the
+     * token back after prove_start. */
+    void *(*stage)(cz_backend *b, const cz_backend_unit *u);
+    void (*unstage)(cz_backend *b, void *staged);
 } cz_backend_ops;
 
 struct cz_backend {
     const cz_backend_ops *ops;
     void *impl;
-    pthread_mutex_t run_lock;  /* one unit (or release) at a time; guards impl */
-    pthread_mutex_t info_lock; /* guards info, which status calls read without waiting */
+    pthread_mutex_t run_lock;   /* one unit (or release) at a time; guards impl */
+    pthread_mutex_t stage_lock; /* one ops->stage at a time (taken before run_lock, never inside) */
+    pthread_mutex_t info_lock;  /* guards info, which status calls read without waiting */
     cz_backend_info info;
 };
 
@@ -90,7 +102,9 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err);
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
                                  const char *name, cz_error *err);
 
-/* Runs one unit under the context's lock, counting busy time and units. */
+/* Stages the unit (ops->stage, under the stage lock), then runs it under
+ * the context's lock, counting busy time (the run, not the staging) and
+ * units. */
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
 /* ops->hold under the context's lock; CZ_E_UNSUPPORTED when it has none. */

@@ -111,6 +111,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->ops[CZ_PROOF_POREP] = &cz_job_ops_porep;
     e->ops[CZ_PROOF_WINDOW_POST] = &cz_job_ops_post;
     e->ops[CZ_PROOF_WINNING_POST] = &cz_job_ops_post;
+    e->ops[CZ_PROOF_SNAP] = &cz_job_ops_snap;
     for (int k = 0; k < CZ_PROOF_KIND_COUNT; k++)
         if (cfg->ops[k]) e->ops[k] = cfg->ops[k];
     e->prove_thread_limit = cfg->prove_threads;
@@ -157,6 +158,11 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         per = CZ_ENG_MAX_PROVE_WORKERS / e->n_backends;
     e->n_prove = per * e->n_backends;
     e->prove_queue_depth = cfg->prove_queue_depth ? cfg->prove_queue_depth : e->n_prove;
+    /* auto: enough to keep the provers fed, and never fewer than a deeper
+     * prove queue asks for (its units are what same-circuit runs choose from) */
+    e->partitions_ahead = cfg->partitions_ahead ? cfg->partitions_ahead : 2 * e->n_prove + 2;
+    if (!cfg->partitions_ahead && e->prove_queue_depth + e->n_prove > e->partitions_ahead)
+        e->partitions_ahead = e->prove_queue_depth + e->n_prove;
     e->max_batch = cfg->max_batch_size ? cfg->max_batch_size : 1;
     e->max_batch_wait_ns = cfg->max_batch_wait_ms > UINT64_MAX / 1000000ull
                                ? UINT64_MAX
@@ -222,9 +228,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     cz_log(CZ_LOG_INFO,
            "engine: budget %.2f GiB, %u synthesis worker(s) (+ 1 for CRITICAL jobs), %u prove "
            "worker(s) on %u back-end "
-           "context(s), prove queue %u, same-circuit runs up to %u (max wait %" PRIu64 " ms)",
+           "context(s), prove queue %u, partitions ahead %u, same-circuit runs up to %u (max "
+           "wait %" PRIu64 " ms)",
            (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
-           e->max_batch, cfg->max_batch_wait_ms);
+           e->partitions_ahead, e->max_batch, cfg->max_batch_wait_ms);
     for (uint32_t i = 0; i < e->n_backends; i++) {
         const cz_backend_info *bi = &e->slots[i].backend->info;
         char budget[96] = "";

@@ -133,6 +133,11 @@ struct cz_engine {
     cz_eng_heap synth, prove, finish, load;
     uint32_t prove_queue_depth;
     uint32_t prove_blocked; /* synthesis workers waiting for the prove heap to shrink */
+    /* Run-ahead bound (cz_engine_config.partitions_ahead): units being
+     * synthesized per priority (taken from the synth heap, not yet in the
+     * prove heap or dropped); schedule.c's cz_eng_synth_ready_locked. */
+    uint32_t partitions_ahead;
+    uint32_t synthesizing[CZ_PRIORITY_CRITICAL + 1];
 
     /* Same-circuit runs (prove_pick): per back-end context, the circuit of
      * the last unit its workers took and how many in a row; how often a
@@ -231,6 +236,8 @@ int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane);
 int cz_eng_prove_over_bound_locked(const cz_engine *e);
 /* Whether the synth heap's top has a priority above prio. */
 int cz_eng_synth_outranks_locked(const cz_engine *e, int prio);
+/* Whether the run-ahead bound holds it back (schedule.c). */
+int cz_eng_ahead_full_locked(const cz_engine *e, const cz_eng_item *it);
 
 /* ---- prepare.c ---- */
 

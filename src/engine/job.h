@@ -92,5 +92,25 @@ struct cz_job_ops {
 extern const cz_job_ops cz_job_ops_porep;
 /* WinningPoSt and WindowPoSt, one unit each (src/engine/post_job.c). */
 extern const cz_job_ops cz_job_ops_post;
+/* SnapDeals (EmptySectorUpdate), one unit per partition (src/engine/snap_job.c). */
+extern const cz_job_ops cz_job_ops_snap;
+
+/* Shared by the kinds whose units are a cz_witness proven with the SRS's
+ * pre-compiled circuit (post_job.c): prove_start (consumes and frees the
+ * witness; pending = cz_groth16_msm_results), prove_finish (192-byte
+ * proof) and discard. */
+cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
+                                     const cz_srs_handle *srs, const cz_prove_context *where,
+                                     void **pending, cz_error *err);
+cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
+                                  const cz_srs_handle *srs, uint8_t *out, cz_error *err);
+void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage);
+
+/* Host memory of one unit from a .params header (porep_job.c): 32 bytes
+ * per input and aux (the witness) + 64 MiB, and with host_evaluation
+ * (the CPU back-end) a, b, c, H and its scratch (6 m) and the MSM scalars.
+ * CZ_E_NOT_FOUND when the file is absent. */
+cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
+                                        cz_error *err);
 
 #endif

@@ -70,7 +70,7 @@ static uint32_t be32(const uint8_t *p) {
  * back-end) also a, b, c (3m), the H polynomial and its scratch (3m) and
  * the compacted MSM scalars (aux). An estimate of the peak, not a
  * measurement. */
-static cz_status unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
+cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
                                         cz_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -176,7 +176,8 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
     st = cz_porep_param_paths(params_path, vk_path, sizeof params_path, param_cache, &sector, err);
     if (st == CZ_OK)
-        st = unit_bytes_from_params(&plan->unit_bytes, params_path, plan->host_evaluation, err);
+        st = cz_job_unit_bytes_from_params(&plan->unit_bytes, params_path, plan->host_evaluation,
+                                           err);
     if (st != CZ_OK) return st;
     plan->wants_circuit = 1;
     plan->units = c1->partitions;

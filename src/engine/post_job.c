@@ -124,18 +124,19 @@ static cz_status post_synthesize(void *state, uint32_t unit, void **synth, cz_er
     return CZ_OK;
 }
 
-static cz_status post_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                                  const cz_prove_context *where, void **pending, cz_error *err) {
+cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
+                                     const cz_srs_handle *srs, const cz_prove_context *where,
+                                     void **pending, cz_error *err) {
     (void)state, (void)unit;
     cz_witness *w = synth;
     cz_groth16_msm_results *msm = malloc(sizeof *msm);
-    cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
+    cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "out of memory");
     if (st == CZ_OK && !srs->circuit)
-        st = cz_error_set(err, CZ_E_INTERNAL, "post: the SRS has no pre-compiled circuit");
+        st = cz_error_set(err, CZ_E_INTERNAL, "the SRS has no pre-compiled circuit");
     if (st == CZ_OK &&
         (w->num_inputs != srs->circuit->num_inputs || w->num_aux != srs->circuit->num_aux))
         st = cz_error_set(
-            err, CZ_E_INTERNAL, "post: witness of %u inputs and %u aux, the circuit has %u and %u",
+            err, CZ_E_INTERNAL, "witness of %u inputs and %u aux, the circuit has %u and %u",
             w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
     cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, NULL,
                          srs->circuit,  w,           srs->params_file};
@@ -144,25 +145,25 @@ static cz_status post_prove_start(void *state, uint32_t unit, void *synth, const
     free(w);
     if (st != CZ_OK) {
         free(msm);
-        return cz_error_wrap(err, st, "prove");
+        return cz_error_wrap(err, st, "unit %u: prove", unit);
     }
     *pending = msm;
     return CZ_OK;
 }
 
-static cz_status post_prove_finish(void *state, uint32_t unit, void *pending,
-                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
-    (void)state, (void)unit;
+cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
+                                  const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
+    (void)state;
     cz_groth16_msm_results *msm = pending;
     cz_groth16_proof proof;
     cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
     free(msm);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "finalize");
+    if (st != CZ_OK) return cz_error_wrap(err, st, "unit %u: finalize", unit);
     cz_groth16_proof_encode(out, &proof);
     return CZ_OK;
 }
 
-static void post_discard(void *state, uint32_t unit, void *data, int stage) {
+void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage) {
     (void)state, (void)unit;
     if (stage == 0) cz_witness_free(data);
     free(data);
@@ -193,9 +194,9 @@ const cz_job_ops cz_job_ops_post = {
     .name = "post",
     .prepare = post_prepare,
     .synthesize = post_synthesize,
-    .prove_start = post_prove_start,
-    .prove_finish = post_prove_finish,
-    .discard = post_discard,
+    .prove_start = cz_job_witness_prove_start,
+    .prove_finish = cz_job_msm_prove_finish,
+    .discard = cz_job_witness_discard,
     .verify = post_verify,
     .free_state = post_free,
     .admit = post_admit,

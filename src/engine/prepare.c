@@ -49,6 +49,7 @@ static void hold_for_job(cz_engine *e, cz_eng_job *j) {
         snprintf(j->error, sizeof j->error, "%s", herr.message);
     }
     pthread_cond_broadcast(&e->prove_room); /* its queued units drop at once */
+    pthread_cond_broadcast(&e->work);
     cz_eng_unlock(e);
 }
 

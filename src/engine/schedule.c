@@ -193,7 +193,27 @@ int cz_eng_synth_push_locked(cz_engine *e, cz_eng_item it) {
  * 32 GiB); the other workers take them too, first, when they are free. */
 int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane) {
     if (e->synth.n == 0) return 0;
-    return !critical_lane || e->synth.v[0].j->priority >= CZ_PRIORITY_CRITICAL;
+    const cz_eng_item *top = &e->synth.v[0];
+    if (critical_lane) return top->j->priority >= CZ_PRIORITY_CRITICAL;
+    return !cz_eng_ahead_full_locked(e, top);
+}
+
+/* The run-ahead bound: it may start when fewer than partitions_ahead units
+ * of its priority or above are being synthesized or wait for a prove
+ * worker. Without it every synthesis worker finishes a partition and then
+ * holds its witness while it waits for the GPU (at 32 GiB 16 workers held
+ * 64 GiB for a GPU that takes one partition per 1.3 s, 120 GiB of host
+ * memory in all); a few ahead keep the GPU as busy. Counting per priority
+ * keeps a higher priority from waiting behind a lower one's bound; the heap
+ * is ordered by priority, so what waits here is the highest-priority item. */
+int cz_eng_ahead_full_locked(const cz_engine *e, const cz_eng_item *it) {
+    if (it->unit == CZ_ENG_PREPARE_UNIT || it->j->cancel || it->j->failed) return 0;
+    const int prio = it->j->priority;
+    uint32_t ahead = 0;
+    for (int p = prio; p <= CZ_PRIORITY_CRITICAL; p++) ahead += e->synthesizing[p];
+    for (size_t i = 0; i < e->prove.n && ahead < e->partitions_ahead; i++)
+        if (e->prove.v[i].j->priority >= prio) ahead++;
+    return ahead >= e->partitions_ahead;
 }
 
 /* Backpressure: with more than depth units queued for proving, a worker

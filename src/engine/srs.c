@@ -12,6 +12,7 @@
 #include "filecoin/porep.h"
 #include "filecoin/post_prove.h"
 #include "filecoin/registry.h"
+#include "filecoin/snap_prove.h"
 #include "util/log.h"
 #include "util/parallel.h"
 
@@ -40,6 +41,21 @@ static const struct {
     {"window-post-32g", CZ_POST_WINDOW, 32ull << 30},
     {"window-post-64g", CZ_POST_WINDOW, 64ull << 30},
 };
+
+/* SnapDeals (EmptySectorUpdate) circuits, one per size. */
+static const struct {
+    const char *id;
+    uint64_t sector_size;
+} snap_ids[] = {
+    {"snap-2k", 2048ull},      {"snap-8m", 8ull << 20},   {"snap-512m", 512ull << 20},
+    {"snap-32g", 32ull << 30}, {"snap-64g", 64ull << 30},
+};
+
+const char *cz_srs_snap_circuit_id(uint64_t sector_size) {
+    for (size_t i = 0; i < sizeof snap_ids / sizeof snap_ids[0]; i++)
+        if (snap_ids[i].sector_size == sector_size) return snap_ids[i].id;
+    return NULL;
+}
 
 const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size) {
     for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
@@ -112,7 +128,9 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
             return CZ_OK;
         }
     uint64_t size = 0;
-    int post_kind = -1;
+    int post_kind = -1, snap = 0;
+    for (size_t i = 0; i < sizeof snap_ids / sizeof snap_ids[0]; i++)
+        if (!strcmp(snap_ids[i].id, id)) size = snap_ids[i].sector_size, snap = 1;
     for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
         if (!strcmp(porep_ids[i].id, id)) size = porep_ids[i].sector_size;
     for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
@@ -122,7 +140,7 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "unknown circuit id '%s' (known: porep-2k, porep-8m, porep-512m, "
                             "porep-32g, porep-64g, winning-post-2k ... -64g, window-post-2k ... "
-                            "-64g)",
+                            "-64g, snap-2k ... -64g)",
                             id);
     if (m->n == CZ_SRS_MAX_ENTRIES) return cz_error_set(err, CZ_E_NOMEM, "srs: too many entries");
     cz_srs_entry *e = &m->entries[m->n];
@@ -131,10 +149,20 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
     e->sector_size = size;
     e->tier = CZ_SRS_COLD;
     e->post_kind = post_kind;
+    e->snap = snap;
     cz_fc_sector_info sector;
     cz_post_config post;
+    cz_snap_config snap_cfg;
     cz_status st = cz_fc_sector_lookup(&sector, size, err);
-    if (st == CZ_OK && post_kind >= 0) {
+    if (st == CZ_OK && snap) {
+        st = cz_snap_config_from_sector(&snap_cfg, size, err);
+        if (st == CZ_OK)
+            st = cz_snap_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
+                                     &snap_cfg, err);
+        if (st == CZ_OK)
+            st = cz_snap_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &snap_cfg,
+                                      err);
+    } else if (st == CZ_OK && post_kind >= 0) {
         st = cz_post_config_from_sector(&post, (cz_post_kind)post_kind, size, err);
         if (st == CZ_OK)
             st = cz_post_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
@@ -202,7 +230,11 @@ static cz_status load_circuit(cz_srs_entry *e, cz_error *err) {
     int built = 0;
     cz_circuit *c = NULL;
     cz_post_config post;
-    if (st == CZ_OK && e->post_kind >= 0) {
+    cz_snap_config snap;
+    if (st == CZ_OK && e->snap) {
+        st = cz_snap_config_from_sector(&snap, e->sector_size, err);
+        if (st == CZ_OK) st = cz_snap_circuit_load(&c, &built, e->circuit_path, &snap, stderr, err);
+    } else if (st == CZ_OK && e->post_kind >= 0) {
         st = cz_post_config_from_sector(&post, (cz_post_kind)e->post_kind, e->sector_size, err);
         if (st == CZ_OK) st = cz_post_circuit_load(&c, &built, e->circuit_path, &post, stderr, err);
     } else if (st == CZ_OK) {
@@ -293,7 +325,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
     if (st != CZ_OK) return st;
     /* Points are checked on the curve; a wrong subgroup would only give
      * proofs that fail the self-verification, which is always done. */
-    st = cz_groth16_params_decode(&e->params, e->file.data, e->file.len, CZ_GROTH16_UNCHECKED, err);
+    st = cz_groth16_params_file_decode(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err);
     if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
     if (st != CZ_OK) {
         cz_groth16_params_free(&e->params);

@@ -38,7 +38,8 @@
 typedef struct {
     char id[32];
     uint64_t sector_size;
-    int post_kind; /* -1: PoRep; else the cz_post_kind of a PoSt circuit */
+    int post_kind; /* -1: PoRep or SnapDeals; else the cz_post_kind of a PoSt circuit */
+    int snap;      /* the SnapDeals (EmptySectorUpdate) circuit of the size */
     char params_path[PATH_MAX], vk_path[PATH_MAX];
     cz_srs_tier tier;
     int loading;                 /* a thread is loading it; others wait on the manager's cond */
@@ -86,6 +87,8 @@ const char *cz_srs_porep_circuit_id(uint64_t sector_size);
 /* The circuit id of a PoSt kind (cz_post_kind) and sector size
  * ("window-post-32g"); NULL when none. */
 const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size);
+/* The SnapDeals circuit id of a sector size ("snap-32g"); NULL when none. */
+const char *cz_srs_snap_circuit_id(uint64_t sector_size);
 
 /* Bytes of host memory the entry needs when hot: the .params file size, or
  * a few KiB (the vk twice) when its points go to the devices. */

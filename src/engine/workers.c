@@ -154,6 +154,7 @@ void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j) {
     while ((i = cz_eng_find_unit_of(&e->prove, j)) != SIZE_MAX) {
         cz_eng_item it = cz_eng_heap_take(&e->prove, i);
         pthread_cond_broadcast(&e->prove_room); /* blocked synthesis workers re-check */
+        pthread_cond_broadcast(&e->work);       /* and so do those held by the run-ahead bound */
         drop_synthesized_locked(e, it);
     }
     cz_eng_job_unref_locked(j);
@@ -197,6 +198,8 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
         cz_eng_unlock(e);
     }
     pthread_mutex_lock(&e->lock);
+    e->synthesizing[prio]--; /* now in the prove heap (still ahead), or gone */
+    pthread_cond_broadcast(&e->work);
     if (st == CZ_OK) {
         if (!j->cancel && !j->failed && !e->stop) {
             it.data = synth;
@@ -264,6 +267,7 @@ static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane) {
         }
         cz_eng_job_unref_locked(j);
     } else {
+        e->synthesizing[j->priority]++; /* run_synthesis lowers it */
         cz_eng_unlock(e);
         run_synthesis(e, it, critical_lane);
         pthread_mutex_lock(&e->lock);
@@ -340,6 +344,7 @@ void *cz_eng_prove_worker(void *arg) {
         if (e->stop || slot->out_of_service) break;
         cz_eng_item it = cz_eng_heap_take(&e->prove, cz_eng_prove_pick_locked(e, slot));
         pthread_cond_broadcast(&e->prove_room);
+        pthread_cond_broadcast(&e->work); /* the run-ahead bound has room */
         cz_eng_job *j = it.j;
         int drop = j->cancel || j->failed;
         if (!drop) cz_eng_note_circuit_locked(e, slot, j);

@@ -13,6 +13,17 @@ void cz_fc_sha256(uint8_t out[32], const void *data, size_t len) {
         memset(out, 0, 32);
 }
 
+void cz_fc_sha256_hex(char out[65], const char *text) {
+    static const char digits[] = "0123456789abcdef";
+    uint8_t digest[32];
+    cz_fc_sha256(digest, text, strlen(text));
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = digits[digest[i] >> 4];
+        out[2 * i + 1] = digits[digest[i] & 15];
+    }
+    out[64] = 0;
+}
+
 void cz_fc_sha256_node(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]) {
     uint8_t buf[64];
     memcpy(buf, left, 32);

@@ -12,6 +12,10 @@
 /* SHA-256 of data (OpenSSL libcrypto underneath). */
 void cz_fc_sha256(uint8_t out[32], const void *data, size_t len);
 
+/* The lowercase hex SHA-256 of a NUL-terminated string: the <hex> of a
+ * Groth16 parameter file name (parameter_cache.rs::cache_identifier). */
+void cz_fc_sha256_hex(char out[65], const char *text);
+
 /* Clears the two top bits of byte 31 so that 32 bytes read little-endian
  * are below 2^254 < r: Filecoin's "fr32 safe" truncation of a digest. */
 static inline void cz_fc_fr32_mask(uint8_t bytes[32]) {

@@ -23,6 +23,7 @@
 
 #include "cuzk/status.h"
 #include "ff/fr.h"
+#include "filecoin/bincode.h"
 #include "filecoin/registry.h"
 #include "gadgets/por.h"
 
@@ -125,6 +126,20 @@ typedef struct {
     cz_fr *siblings; /* cz_por_siblings(&cfg->tree) values, level by level (path order) */
     size_t offset;   /* byte offset of the MerkleProof in its encoding */
 } cz_post_inclusion;
+
+/* One bincode MerkleProof of tree shape s (the variant Single / Sub / Top
+ * as s has no sub level / a sub level / a top level, exact path lengths,
+ * indices below the arity, canonical domains), shared with SnapDeals:
+ * decode into inc (siblings: cz_por_siblings(s) values; offset set; 0 after
+ * a failure recorded in r naming `where`), encode (the inverse), the
+ * encoded size, and the root its path hashes to (Poseidon or SHA-256 as
+ * s->hasher says, level by level). */
+int cz_post_merkle_decode(cz_bincode_reader *r, cz_post_inclusion *inc, const cz_por_shape *s,
+                          const char *where);
+void cz_post_merkle_encode(cz_bincode_writer *w, const cz_post_inclusion *inc,
+                           const cz_por_shape *s);
+size_t cz_post_merkle_size(const cz_por_shape *s);
+cz_status cz_post_merkle_root(cz_fr *out, const cz_por_shape *s, const cz_post_inclusion *inc);
 
 /* FallbackPoStSectorProof with exactly one SectorProof (what Curio sends:
  * generate_single_vanilla_proof's output). */

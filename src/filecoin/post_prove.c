@@ -10,16 +10,20 @@
 #include "r1cs/backends.h"
 #include "util/parallel.h"
 
-static cz_status stem_path(char *out, size_t cap, const char *dir, const cz_post_config *cfg,
-                           const char *ext, cz_error *err) {
-    char stem[256];
-    cz_status st = cz_post_param_file_stem(stem, sizeof stem, cfg, err);
-    if (st != CZ_OK) return st;
+cz_status cz_fc_stem_path(char *out, size_t cap, const char *dir, const char *stem, const char *ext,
+                          cz_error *err) {
     const char *sep = (dir[0] && dir[strlen(dir) - 1] != '/') ? "/" : "";
     int n = snprintf(out, cap, "%s%s%s%s", dir, sep, stem, ext);
     if (n < 0 || (size_t)n >= cap)
         return cz_error_set(err, CZ_E_INVALID_ARG, "parameter path under '%s' is too long", dir);
     return CZ_OK;
+}
+
+static cz_status stem_path(char *out, size_t cap, const char *dir, const cz_post_config *cfg,
+                           const char *ext, cz_error *err) {
+    char stem[256];
+    cz_status st = cz_post_param_file_stem(stem, sizeof stem, cfg, err);
+    return st == CZ_OK ? cz_fc_stem_path(out, cap, dir, stem, ext, err) : st;
 }
 
 cz_status cz_post_param_paths(char *params_path, char *vk_path, size_t cap, const char *dir,
@@ -33,8 +37,9 @@ cz_status cz_post_circuit_path(char *path, size_t cap, const char *dir, const cz
     return stem_path(path, cap, dir, cfg, ".czc", err);
 }
 
-cz_status cz_post_circuit_load(cz_circuit **out, int *built, const char *path,
-                               const cz_post_config *cfg, FILE *progress, cz_error *err) {
+cz_status cz_fc_circuit_load(cz_circuit **out, int *built, const char *path,
+                             cz_fc_blank_synth_fn synthesize, const void *ctx, FILE *progress,
+                             cz_error *err) {
     *out = NULL;
     *built = 0;
     cz_error open_err = {0};
@@ -49,7 +54,7 @@ cz_status cz_post_circuit_load(cz_circuit **out, int *built, const char *path,
     cz_cs *cs = cz_cs_compile_new();
     if (!cs) return cz_error_set(err, CZ_E_NOMEM, "circuit %s: out of memory", path);
     cz_circuit *c = NULL;
-    cz_status st = cz_post_synthesize(cs, cfg, NULL, 0, NULL, NULL, err);
+    cz_status st = synthesize(cs, ctx, err);
     if (st == CZ_OK) st = cz_compile_finish(cs, &c, err);
     cz_cs_destroy(cs);
     if (st == CZ_OK) st = cz_circuit_write(c, path, err);
@@ -62,6 +67,15 @@ cz_status cz_post_circuit_load(cz_circuit **out, int *built, const char *path,
         fprintf(progress, "circuit %s: built in %.1f s (%.2f GB)\n", path,
                 (double)(cz_now_ns() - t0) / 1e9, (double)cz_circuit_bytes(*out) / 1e9);
     return CZ_OK;
+}
+
+static cz_status post_blank(cz_cs *cs, const void *cfg, cz_error *err) {
+    return cz_post_synthesize(cs, cfg, NULL, 0, NULL, NULL, err);
+}
+
+cz_status cz_post_circuit_load(cz_circuit **out, int *built, const char *path,
+                               const cz_post_config *cfg, FILE *progress, cz_error *err) {
+    return cz_fc_circuit_load(out, built, path, post_blank, cfg, progress, err);
 }
 
 cz_status cz_post_verify(int *valid, const cz_post_config *cfg, cz_fc_api_version api,

@@ -1,5 +1,5 @@
-/* PoSt request files and the decoding of a request's vanilla proofs; see
- * post.h. */
+/* PoSt and SnapDeals request files and the decoding of a request's
+ * vanilla proofs; see post.h and snap.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 
 #include "filecoin/c1.h"
 #include "filecoin/post.h"
+#include "filecoin/snap.h"
 #include "filecoin/vanilla.h"
 
 /* The miner actor's MaxPartitionsPerDeadline: no deadline has more
@@ -21,6 +22,23 @@ void cz_post_request_free(cz_post_request *req) {
     memset(req, 0, sizeof *req);
 }
 
+/* "vanilla_proofs":[base64, ...]} and the end of the document. */
+static cz_status write_proofs(FILE *out, uint8_t *const *proofs, const size_t *lens, uint32_t n,
+                              cz_error *err) {
+    fputs("\"vanilla_proofs\":[", out);
+    for (uint32_t i = 0; i < n; i++) {
+        char *b64;
+        size_t b64_len;
+        cz_status st = cz_base64_encode(&b64, &b64_len, proofs[i], lens[i], err);
+        if (st != CZ_OK) return st;
+        fprintf(out, "%s\"%s\"", i ? "," : "", b64);
+        free(b64);
+    }
+    fputs("]}\n", out);
+    if (ferror(out)) return cz_error_set(err, CZ_E_IO, "writing the request: %s", strerror(errno));
+    return CZ_OK;
+}
+
 static const char *kind_key(cz_post_kind k) {
     return k == CZ_POST_WINNING ? "winning-post" : "window-post";
 }
@@ -32,18 +50,8 @@ cz_status cz_post_request_write_json(FILE *out, const cz_post_request *req, cz_e
             kind_key(req->kind), req->registered_proof, (unsigned long long)req->sector_size,
             (unsigned long long)req->miner_id, req->partition_index);
     for (int i = 0; i < 32; i++) fprintf(out, "%02x", req->randomness[i]);
-    fputs("\",\"vanilla_proofs\":[", out);
-    for (uint32_t i = 0; i < req->n_proofs; i++) {
-        char *b64;
-        size_t b64_len;
-        cz_status st = cz_base64_encode(&b64, &b64_len, req->proofs[i], req->proof_lens[i], err);
-        if (st != CZ_OK) return st;
-        fprintf(out, "%s\"%s\"", i ? "," : "", b64);
-        free(b64);
-    }
-    fputs("]}\n", out);
-    if (ferror(out)) return cz_error_set(err, CZ_E_IO, "writing the request: %s", strerror(errno));
-    return CZ_OK;
+    fputs("\",", out);
+    return write_proofs(out, req->proofs, req->proof_lens, req->n_proofs, err);
 }
 
 static const char *path_one[] = {NULL, NULL};
@@ -57,14 +65,14 @@ static const char *str_of(yajl_val v) {
     return v && v->type == yajl_t_string ? v->u.string : NULL;
 }
 
-/* A non-negative integer field that fits max. */
+/* A non-negative integer field that fits max; what: "post request". */
 static cz_status get_uint(uint64_t *out, yajl_val doc, const char *key, uint64_t max,
-                          cz_error *err) {
+                          const char *what, cz_error *err) {
     yajl_val v = get(doc, key, yajl_t_any);
-    if (!v) return cz_error_set(err, CZ_E_PARSE, "post request: \"%s\" is missing", key);
+    if (!v) return cz_error_set(err, CZ_E_PARSE, "%s: \"%s\" is missing", what, key);
     if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || (uint64_t)YAJL_GET_INTEGER(v) > max)
-        return cz_error_set(err, CZ_E_PARSE, "post request: \"%s\" must be an integer in 0..%llu",
-                            key, (unsigned long long)max);
+        return cz_error_set(err, CZ_E_PARSE, "%s: \"%s\" must be an integer in 0..%llu", what, key,
+                            (unsigned long long)max);
     *out = (uint64_t)YAJL_GET_INTEGER(v);
     return CZ_OK;
 }
@@ -76,33 +84,83 @@ static int hex_val(char c) {
                                   : -1;
 }
 
-cz_status cz_post_request_parse_json(cz_post_request *out, const uint8_t *data, size_t len,
-                                     cz_error *err) {
-    memset(out, 0, sizeof *out);
+/* A string field of 64 hex digits. */
+static cz_status get_hex32(uint8_t out[32], yajl_val doc, const char *key, const char *what,
+                           cz_error *err) {
+    const char *h = str_of(get(doc, key, yajl_t_string));
+    if (!h || strlen(h) != 64)
+        return cz_error_set(err, CZ_E_PARSE, "%s: \"%s\" must be 64 hex digits", what, key);
+    for (int i = 0; i < 32; i++) {
+        int hi = hex_val(h[2 * i]), lo = hex_val(h[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return cz_error_set(err, CZ_E_PARSE, "%s: \"%s\": not a hex digit at character %d",
+                                what, key, hi < 0 ? 2 * i : 2 * i + 1);
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return CZ_OK;
+}
+
+/* "vanilla_proofs": 1 .. 100000 base64 strings, decoded (*n of them
+ * allocated on failure too: the caller frees). */
+static cz_status get_proofs(uint8_t ***proofs, size_t **lens, uint32_t *n, yajl_val doc,
+                            const char *what, cz_error *err) {
+    yajl_val arr = get(doc, "vanilla_proofs", yajl_t_array);
+    if (!arr || YAJL_GET_ARRAY(arr)->len == 0 || YAJL_GET_ARRAY(arr)->len > 100000)
+        return cz_error_set(err, CZ_E_PARSE,
+                            "%s: \"vanilla_proofs\" must be an array of 1 or more base64 strings",
+                            what);
+    size_t count = YAJL_GET_ARRAY(arr)->len;
+    *proofs = calloc(count, sizeof **proofs);
+    *lens = calloc(count, sizeof **lens);
+    if (!*proofs || !*lens) return cz_error_set(err, CZ_E_NOMEM, "%s: out of memory", what);
+    for (size_t i = 0; i < count; i++) {
+        const char *s = str_of(YAJL_GET_ARRAY(arr)->values[i]);
+        if (!s)
+            return cz_error_set(err, CZ_E_PARSE, "%s: vanilla_proofs[%zu]: not a string", what, i);
+        cz_status st = cz_base64_decode(&(*proofs)[i], &(*lens)[i], s, strlen(s), err);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "%s: vanilla_proofs[%zu]", what, i);
+        *n = (uint32_t)(i + 1);
+    }
+    return CZ_OK;
+}
+
+/* The document as a JSON object (free with yajl_tree_free). */
+static cz_status parse_doc(yajl_val *doc, const uint8_t *data, size_t len, const char *what,
+                           cz_error *err) {
     char *text = malloc(len + 1);
-    if (!text) return cz_error_set(err, CZ_E_NOMEM, "post request: out of memory");
+    if (!text) return cz_error_set(err, CZ_E_NOMEM, "%s: out of memory", what);
     memcpy(text, data, len);
     text[len] = 0;
     char why[256] = "";
-    yajl_val doc = yajl_tree_parse(text, why, sizeof why);
+    *doc = yajl_tree_parse(text, why, sizeof why);
     free(text);
-    if (!doc) {
+    if (!*doc) {
         why[strcspn(why, "\n")] = 0;
-        return cz_error_set(err, CZ_E_PARSE, "post request: not JSON: %s", why);
+        return cz_error_set(err, CZ_E_PARSE, "%s: not JSON: %s", what, why);
     }
-    cz_status st = CZ_OK;
+    if (!YAJL_IS_OBJECT(*doc)) {
+        yajl_tree_free(*doc);
+        *doc = NULL;
+        return cz_error_set(err, CZ_E_PARSE, "%s: expected a JSON object", what);
+    }
+    return CZ_OK;
+}
+
+cz_status cz_post_request_parse_json(cz_post_request *out, const uint8_t *data, size_t len,
+                                     cz_error *err) {
+    memset(out, 0, sizeof *out);
+    yajl_val doc;
+    cz_status st = parse_doc(&doc, data, len, "post request", err);
+    if (st != CZ_OK) return st;
     cz_post_request r;
     memset(&r, 0, sizeof r);
     uint64_t id = 0, part = 0;
     cz_post_proof_info info;
-    if (!YAJL_IS_OBJECT(doc)) {
-        st = cz_error_set(err, CZ_E_PARSE, "post request: expected a JSON object");
-        goto done;
-    }
-    if ((st = get_uint(&id, doc, "registered_proof", UINT32_MAX, err)) != CZ_OK ||
-        (st = get_uint(&r.sector_size, doc, "sector_size", INT64_MAX, err)) != CZ_OK ||
-        (st = get_uint(&r.miner_id, doc, "miner_id", INT64_MAX, err)) != CZ_OK ||
-        (st = get_uint(&part, doc, "partition_index", UINT32_MAX, err)) != CZ_OK)
+    const char *what = "post request";
+    if ((st = get_uint(&id, doc, "registered_proof", UINT32_MAX, what, err)) != CZ_OK ||
+        (st = get_uint(&r.sector_size, doc, "sector_size", INT64_MAX, what, err)) != CZ_OK ||
+        (st = get_uint(&r.miner_id, doc, "miner_id", INT64_MAX, what, err)) != CZ_OK ||
+        (st = get_uint(&part, doc, "partition_index", UINT32_MAX, what, err)) != CZ_OK)
         goto done;
     if ((st = cz_post_proof_lookup(&info, id, err)) != CZ_OK) {
         cz_error_prefix(err, "post request: \"registered_proof\"");
@@ -118,50 +176,8 @@ cz_status cz_post_request_parse_json(cz_post_request *out, const uint8_t *data, 
                           kind_key(info.kind), info.name);
         goto done;
     }
-    const char *rh = str_of(get(doc, "randomness", yajl_t_string));
-    if (!rh || strlen(rh) != 64) {
-        st = cz_error_set(err, CZ_E_PARSE, "post request: \"randomness\" must be 64 hex digits");
-        goto done;
-    }
-    for (int i = 0; i < 32; i++) {
-        int hi = hex_val(rh[2 * i]), lo = hex_val(rh[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            st = cz_error_set(err, CZ_E_PARSE,
-                              "post request: \"randomness\": not a hex digit at character %d",
-                              hi < 0 ? 2 * i : 2 * i + 1);
-            goto done;
-        }
-        r.randomness[i] = (uint8_t)(hi << 4 | lo);
-    }
-    yajl_val arr = get(doc, "vanilla_proofs", yajl_t_array);
-    if (!arr || YAJL_GET_ARRAY(arr)->len == 0 || YAJL_GET_ARRAY(arr)->len > 100000) {
-        st = cz_error_set(err, CZ_E_PARSE,
-                          "post request: \"vanilla_proofs\" must be an array of 1 or more "
-                          "base64 strings");
-        goto done;
-    }
-    size_t n = YAJL_GET_ARRAY(arr)->len;
-    r.proofs = calloc(n, sizeof *r.proofs);
-    r.proof_lens = calloc(n, sizeof *r.proof_lens);
-    if (!r.proofs || !r.proof_lens) {
-        st = cz_error_set(err, CZ_E_NOMEM, "post request: out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        yajl_val e = YAJL_GET_ARRAY(arr)->values[i];
-        if (!str_of(e)) {
-            st =
-                cz_error_set(err, CZ_E_PARSE, "post request: vanilla_proofs[%zu]: not a string", i);
-            goto done;
-        }
-        const char *s = str_of(e);
-        st = cz_base64_decode(&r.proofs[i], &r.proof_lens[i], s, strlen(s), err);
-        if (st != CZ_OK) {
-            cz_error_prefix(err, "post request: vanilla_proofs[%zu]", i);
-            goto done;
-        }
-        r.n_proofs = (uint32_t)(i + 1);
-    }
+    if ((st = get_hex32(r.randomness, doc, "randomness", what, err)) != CZ_OK) goto done;
+    st = get_proofs(&r.proofs, &r.proof_lens, &r.n_proofs, doc, what, err);
 done:
     yajl_tree_free(doc);
     if (st != CZ_OK) {
@@ -234,5 +250,111 @@ cz_status cz_post_request_decode(cz_post_config *cfg, cz_fc_api_version *api,
     *api = info.api_version;
     *proofs = p;
     *n = count;
+    return CZ_OK;
+}
+
+/* ------------------------------------------------------------- SnapDeals */
+
+void cz_snap_request_free(cz_snap_request *req) {
+    if (!req) return;
+    for (uint32_t i = 0; i < req->n_proofs; i++) free(req->proofs[i]);
+    free(req->proofs);
+    free(req->proof_lens);
+    memset(req, 0, sizeof *req);
+}
+
+static void put_hex32(FILE *out, const char *key, const uint8_t b[32]) {
+    fprintf(out, "\"%s\":\"", key);
+    for (int i = 0; i < 32; i++) fprintf(out, "%02x", b[i]);
+    fputs("\",", out);
+}
+
+cz_status cz_snap_request_write_json(FILE *out, const cz_snap_request *req, cz_error *err) {
+    fprintf(out, "{\"kind\":\"snap-update\",\"registered_proof\":%u,\"sector_size\":%llu,",
+            req->registered_proof, (unsigned long long)req->sector_size);
+    put_hex32(out, "comm_r_old", req->comm_r_old);
+    put_hex32(out, "comm_d_new", req->comm_d_new);
+    put_hex32(out, "comm_r_new", req->comm_r_new);
+    return write_proofs(out, req->proofs, req->proof_lens, req->n_proofs, err);
+}
+
+cz_status cz_snap_request_parse_json(cz_snap_request *out, const uint8_t *data, size_t len,
+                                     cz_error *err) {
+    memset(out, 0, sizeof *out);
+    const char *what = "snap request";
+    yajl_val doc;
+    cz_status st = parse_doc(&doc, data, len, what, err);
+    if (st != CZ_OK) return st;
+    cz_snap_request r;
+    memset(&r, 0, sizeof r);
+    uint64_t id = 0;
+    const char *kind = str_of(get(doc, "kind", yajl_t_string));
+    if (!kind || strcmp(kind, "snap-update"))
+        st = cz_error_set(err, CZ_E_PARSE, "%s: \"kind\" must be \"snap-update\"", what);
+    if (st == CZ_OK &&
+        (st = get_uint(&id, doc, "registered_proof", UINT32_MAX, what, err)) == CZ_OK &&
+        (st = get_uint(&r.sector_size, doc, "sector_size", INT64_MAX, what, err)) == CZ_OK &&
+        (st = get_hex32(r.comm_r_old, doc, "comm_r_old", what, err)) == CZ_OK &&
+        (st = get_hex32(r.comm_d_new, doc, "comm_d_new", what, err)) == CZ_OK &&
+        (st = get_hex32(r.comm_r_new, doc, "comm_r_new", what, err)) == CZ_OK)
+        st = get_proofs(&r.proofs, &r.proof_lens, &r.n_proofs, doc, what, err);
+    r.registered_proof = (uint32_t)id;
+    yajl_tree_free(doc);
+    if (st != CZ_OK) {
+        cz_snap_request_free(&r);
+        return st;
+    }
+    *out = r;
+    return CZ_OK;
+}
+
+void cz_snap_proofs_free(cz_snap_partition_proof *proofs, uint32_t n) {
+    for (uint32_t i = 0; proofs && i < n; i++) cz_snap_proof_free(&proofs[i]);
+    free(proofs);
+}
+
+cz_status cz_snap_request_decode(cz_snap_config *cfg, cz_snap_comms *comms,
+                                 cz_snap_partition_proof **proofs, uint32_t registered_proof,
+                                 uint64_t sector_size, const uint8_t *const *bytes,
+                                 const size_t *lens, uint32_t count, const uint8_t *comm_r_old,
+                                 size_t comm_r_old_len, const uint8_t *comm_d_new,
+                                 size_t comm_d_new_len, const uint8_t *comm_r_new,
+                                 size_t comm_r_new_len, int verify, cz_error *err) {
+    *proofs = NULL;
+    uint64_t size;
+    cz_status st = cz_snap_proof_sector_size(&size, registered_proof, err);
+    if (st != CZ_OK) return invalid(err);
+    if (sector_size && sector_size != size)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "registered update proof %u (%s) is for %llu-byte sectors, the "
+                            "request says sector_size %llu",
+                            registered_proof, cz_snap_proof_name(registered_proof),
+                            (unsigned long long)size, (unsigned long long)sector_size);
+    if ((st = cz_snap_comms_from_bytes(comms, comm_r_old, comm_r_old_len, comm_d_new,
+                                       comm_d_new_len, comm_r_new, comm_r_new_len, err)) != CZ_OK ||
+        (st = cz_snap_config_from_sector(cfg, size, err)) != CZ_OK)
+        return st;
+    if (count != cfg->partitions)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "%u vanilla proofs: a %s update has %u partitions, one proof each",
+                            count, cz_snap_proof_name(registered_proof), cfg->partitions);
+    cz_snap_partition_proof *p = calloc(count, sizeof *p);
+    if (!p) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < count && st == CZ_OK; i++) {
+        st = cz_snap_decode(&p[i], cfg, bytes[i], lens[i], err);
+        if (st != CZ_OK) {
+            cz_error_prefix(err, "vanilla_proofs[%u] (%zu bytes, a %s partition proof has %zu)", i,
+                            lens[i], cz_snap_proof_name(registered_proof),
+                            cz_snap_encoded_size(cfg));
+            st = invalid(err);
+        } else if (verify && (st = cz_snap_vanilla_verify(cfg, comms, i, &p[i], err)) != CZ_OK) {
+            cz_error_prefix(err, "vanilla_proofs[%u] (partition %u)", i, i);
+        }
+    }
+    if (st != CZ_OK) {
+        cz_snap_proofs_free(p, count);
+        return st;
+    }
+    *proofs = p;
     return CZ_OK;
 }

@@ -96,8 +96,8 @@ static int decode_path(cz_bincode_reader *r, cz_fr *sib, uint64_t *index, unsign
     return 1;
 }
 
-static int decode_merkle(cz_bincode_reader *r, cz_post_inclusion *inc, const cz_por_shape *s,
-                         const char *where) {
+int cz_post_merkle_decode(cz_bincode_reader *r, cz_post_inclusion *inc, const cz_por_shape *s,
+                          const char *where) {
     char field[256];
     inc->offset = r->pos;
     uint32_t tag, want = variant_of(s);
@@ -157,7 +157,7 @@ cz_status cz_post_decode(cz_post_sector_proof *out, const cz_post_config *cfg, c
     for (uint32_t i = 0; ok && i < cfg->vanilla_challenges; i++) {
         char where[96];
         snprintf(where, sizeof where, "vanilla_proof.sectors[0].inclusion_proofs[%u]", i);
-        ok = decode_merkle(&r, &p.inclusions[i], &cfg->tree, where);
+        ok = cz_post_merkle_decode(&r, &p.inclusions[i], &cfg->tree, where);
     }
     ok = ok && cz_bincode_fr(&r, &p.comm_c, "vanilla_proof.sectors[0].comm_c") &&
          cz_bincode_fr(&r, &p.comm_r_last, "vanilla_proof.sectors[0].comm_r_last") &&
@@ -172,13 +172,16 @@ cz_status cz_post_decode(cz_post_sector_proof *out, const cz_post_config *cfg, c
 
 /* ------------------------------------------------------------- encoding */
 
-size_t cz_post_encoded_size(const cz_post_config *cfg) {
-    const cz_por_shape *s = &cfg->tree;
+size_t cz_post_merkle_size(const cz_por_shape *s) {
     size_t merkle = 4 + 64, paths = 1 + (s->sub_arity != 0) + (s->top_arity != 0);
     merkle += 8 * paths;
     unsigned levels = cz_por_levels(s);
     for (unsigned l = 0; l < levels; l++) merkle += 8 + 32 * (cz_por_level_arity(s, l) - 1) + 8;
-    return 8 + 32 + 8 + 8 + (size_t)cfg->vanilla_challenges * merkle + 64;
+    return merkle;
+}
+
+size_t cz_post_encoded_size(const cz_post_config *cfg) {
+    return 8 + 32 + 8 + 8 + (size_t)cfg->vanilla_challenges * cz_post_merkle_size(&cfg->tree) + 64;
 }
 
 static void put_path(cz_bincode_writer *w, const cz_fr *sib, uint64_t index, unsigned *bit,
@@ -192,6 +195,26 @@ static void put_path(cz_bincode_writer *w, const cz_fr *sib, uint64_t index, uns
     }
 }
 
+void cz_post_merkle_encode(cz_bincode_writer *w, const cz_post_inclusion *inc,
+                           const cz_por_shape *s) {
+    uint32_t tag = variant_of(s);
+    size_t base_sib = (size_t)s->base_levels * (s->base_arity - 1);
+    unsigned bit = 0;
+    cz_bincode_put_u32(w, tag);
+    if (tag == 0) {
+        cz_bincode_put_fr(w, &inc->root);
+        cz_bincode_put_fr(w, &inc->leaf);
+        put_path(w, inc->siblings, inc->index, &bit, s->base_levels, s->base_arity);
+        return;
+    }
+    put_path(w, inc->siblings, inc->index, &bit, s->base_levels, s->base_arity);
+    put_path(w, inc->siblings + base_sib, inc->index, &bit, 1, s->sub_arity);
+    if (tag == 2)
+        put_path(w, inc->siblings + base_sib + s->sub_arity - 1, inc->index, &bit, 1, s->top_arity);
+    cz_bincode_put_fr(w, &inc->root);
+    cz_bincode_put_fr(w, &inc->leaf);
+}
+
 cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
                          const cz_post_sector_proof *p, cz_error *err) {
     if (p->n_inclusions != cfg->vanilla_challenges)
@@ -200,31 +223,12 @@ cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
     size_t size = cz_post_encoded_size(cfg);
     cz_bincode_writer w = {malloc(size), size, 0};
     if (!w.data) return cz_error_set(err, CZ_E_NOMEM, "post encode: out of memory");
-    const cz_por_shape *s = &cfg->tree;
-    uint32_t tag = variant_of(s);
-    size_t base_sib = (size_t)s->base_levels * (s->base_arity - 1);
     cz_bincode_put_u64(&w, p->sector_id);
     cz_bincode_put_fr(&w, &p->comm_r);
     cz_bincode_put_u64(&w, 1);
     cz_bincode_put_u64(&w, p->n_inclusions);
-    for (uint32_t i = 0; i < p->n_inclusions; i++) {
-        const cz_post_inclusion *inc = &p->inclusions[i];
-        unsigned bit = 0;
-        cz_bincode_put_u32(&w, tag);
-        if (tag == 0) {
-            cz_bincode_put_fr(&w, &inc->root);
-            cz_bincode_put_fr(&w, &inc->leaf);
-            put_path(&w, inc->siblings, inc->index, &bit, s->base_levels, s->base_arity);
-            continue;
-        }
-        put_path(&w, inc->siblings, inc->index, &bit, s->base_levels, s->base_arity);
-        put_path(&w, inc->siblings + base_sib, inc->index, &bit, 1, s->sub_arity);
-        if (tag == 2)
-            put_path(&w, inc->siblings + base_sib + s->sub_arity - 1, inc->index, &bit, 1,
-                     s->top_arity);
-        cz_bincode_put_fr(&w, &inc->root);
-        cz_bincode_put_fr(&w, &inc->leaf);
-    }
+    for (uint32_t i = 0; i < p->n_inclusions; i++)
+        cz_post_merkle_encode(&w, &p->inclusions[i], &cfg->tree);
     cz_bincode_put_fr(&w, &p->comm_c);
     cz_bincode_put_fr(&w, &p->comm_r_last);
     if (w.pos != size) {
@@ -239,9 +243,7 @@ cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
 
 /* ---------------------------------------------------------- verification */
 
-/* The root an inclusion proof's path hashes to (InclusionPath::root per
- * base / sub / top path, i.e. level by level). */
-static cz_status path_root(cz_fr *out, const cz_por_shape *s, const cz_post_inclusion *inc) {
+cz_status cz_post_merkle_root(cz_fr *out, const cz_por_shape *s, const cz_post_inclusion *inc) {
     cz_fr cur = inc->leaf, children[MAX_ARITY];
     unsigned levels = cz_por_levels(s), bit = 0;
     size_t sib = 0;
@@ -250,7 +252,7 @@ static cz_status path_root(cz_fr *out, const cz_por_shape *s, const cz_post_incl
         unsigned pos = (unsigned)((inc->index >> bit) & (a - 1));
         for (unsigned c = 0, k = 0; c < a; c++)
             children[c] = c == pos ? cur : inc->siblings[sib + k++];
-        cz_status st = cz_poseidon_hash(&cur, children, a);
+        cz_status st = cz_por_hash_node_native(&cur, children, a, s->hasher);
         if (st != CZ_OK) return st;
         bit += log2_arity(a);
         sib += a - 1;
@@ -295,7 +297,7 @@ static cz_status verify_one(const cz_post_config *cfg, cz_fc_api_version api,
             st = cz_error_set(err, CZ_E_INVALID_ARG,
                               "inclusion_proofs[%u] proves leaf %llu, the challenge is leaf %llu",
                               i, (unsigned long long)inc->index, (unsigned long long)ch[i]);
-        else if ((st = path_root(&root, &cfg->tree, inc)) != CZ_OK)
+        else if ((st = cz_post_merkle_root(&root, &cfg->tree, inc)) != CZ_OK)
             cz_error_set(err, st, "inclusion_proofs[%u]: Poseidon failed", i);
         else if (!cz_fr_equal(&root, &inc->root))
             st = cz_error_set(err, CZ_E_INVALID_ARG,

@@ -292,3 +292,79 @@ void cz_num_insert(cz_cs *cs, cz_num *out, const cz_num *element, const cz_bool 
     memcpy(out, result, size * sizeof *result);
     free(choices), free(result);
 }
+
+/* a * ONE = c; frees a. */
+static void enforce_times_one(cz_cs *cs, cz_lcb *a, cz_var c) {
+    if (!cz_gadget_enforce_bare(cs)) {
+        small_lc b, cc;
+        small_init(&b, cs), small_init(&cc, cs);
+        cz_lcb_add_var(&b.b, CZ_VAR_ONE);
+        cz_lcb_add_var(&cc.b, c);
+        cz_cs_enforce(cs, &a->lc, &b.b.lc, &cc.b.lc);
+        cz_lcb_free(&b.b);
+        cz_lcb_free(&cc.b);
+    }
+    cz_lcb_free(a);
+}
+
+void cz_num_mul(cz_cs *cs, cz_num *out, const cz_num *x, const cz_num *y) {
+    cz_fr product;
+    cz_fr_mul(&product, &x->value, &y->value);
+    cz_var xv = x->var, yv = y->var;
+    num_alloc(cs, out, &product, 0);
+    if (cz_gadget_enforce_bare(cs)) return;
+    small_lc a, b, c;
+    small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
+    cz_lcb_add_var(&a.b, xv);
+    cz_lcb_add_var(&b.b, yv);
+    cz_lcb_add_var(&c.b, out->var);
+    enforce_small(cs, &a, &b, &c);
+}
+
+void cz_num_mul_bit(cz_cs *cs, cz_num *out, const cz_num *x, cz_bool bit) {
+    cz_num y = {bit.var, cz_bool_value(bit) ? cz_fr_one : cz_fr_zero};
+    cz_num_mul(cs, out, x, &y);
+}
+
+void cz_num_sum(cz_cs *cs, cz_num *out, const cz_num *terms, size_t n) {
+    cz_fr sum = cz_fr_zero;
+    for (size_t i = 0; i < n; i++) cz_fr_add(&sum, &sum, &terms[i].value);
+    cz_lcb a;
+    cz_lcb_init(&a, cs, NULL, 0);
+    if (!cz_cs_ignores_lcs(cs))
+        for (size_t i = 0; i < n; i++) cz_lcb_add_var(&a, terms[i].var);
+    num_alloc(cs, out, &sum, 0);
+    enforce_times_one(cs, &a, out->var);
+}
+
+void cz_num_affine(cz_cs *cs, cz_num *out, const cz_num *x, uint64_t mul, uint64_t add) {
+    cz_fr m, k, value;
+    cz_fr_from_u64(&m, mul);
+    cz_fr_from_u64(&k, add);
+    cz_fr_mul(&value, &x->value, &m);
+    cz_fr_add(&value, &value, &k);
+    cz_var xv = x->var;
+    num_alloc(cs, out, &value, 0);
+    if (cz_gadget_enforce_bare(cs)) return;
+    small_lc a, b, c;
+    small_init(&a, cs), small_init(&b, cs), small_init(&c, cs);
+    cz_lcb_add(&a.b, xv, &m);
+    cz_lcb_add(&a.b, CZ_VAR_ONE, &k); /* kept with a zero coefficient */
+    cz_lcb_add_var(&b.b, CZ_VAR_ONE);
+    cz_lcb_add_var(&c.b, out->var);
+    enforce_small(cs, &a, &b, &c);
+}
+
+void cz_num_to_allocated_bits(cz_cs *cs, cz_bool *out, unsigned n, const cz_num *x) {
+    uint64_t limbs[CZ_FR_LIMBS];
+    value_bits(cs, limbs, x);
+    for (unsigned i = 0; i < n; i++) out[i] = cz_bit_alloc(cs, limb_bit(limbs, i));
+    cz_lcb a;
+    cz_lcb_init(&a, cs, NULL, 0);
+    cz_fr coeff = cz_fr_one;
+    for (unsigned i = 0; i < n && !cz_cs_ignores_lcs(cs); i++) {
+        cz_lcb_add(&a, out[i].var, &coeff);
+        cz_fr_dbl(&coeff, &coeff);
+    }
+    enforce_times_one(cs, &a, x->var);
+}

@@ -41,6 +41,21 @@ void cz_num_to_bits_le(cz_cs *cs, cz_bool out[CZ_NUM_BITS], const cz_num *x);
  * allocation), then the same unpacking constraint. */
 void cz_num_to_bits_le_strict(cz_cs *cs, cz_bool out[CZ_NUM_BITS], const cz_num *x);
 
+/* AllocatedNum::mul: aux p = x y; x * y = p. */
+void cz_num_mul(cz_cs *cs, cz_num *out, const cz_num *x, const cz_num *y);
+/* The same with an allocated bit (kind IS) as y: aux p = bit ? x : 0;
+ * x * bit = p. */
+void cz_num_mul_bit(cz_cs *cs, cz_num *out, const cz_num *x, cz_bool bit);
+/* aux s = sum of the n terms; (sum terms) * ONE = s. */
+void cz_num_sum(cz_cs *cs, cz_num *out, const cz_num *terms, size_t n);
+/* aux y = mul x + add; (mul x + add ONE) * ONE = y, the ONE term present
+ * even when add = 0 (bellperson keeps zero-coefficient terms). */
+void cz_num_affine(cz_cs *cs, cz_num *out, const cz_num *x, uint64_t mul, uint64_t add);
+/* field_into_allocated_bits_le's first n bits (n <= 255: n allocated bits
+ * of x's value, bit 0 first, each with its boolean constraint), then
+ * (sum 2^i bit_i) * ONE = x (the orientation of storage-proofs-update's
+ * allocated_num_to_allocated_bits, unlike to_bits_le's 0 * 0 = sum - x). */
+void cz_num_to_allocated_bits(cz_cs *cs, cz_bool *out, unsigned n, const cz_num *x);
 /* insert(element, bits, elements): out[0..n] (n = 2^nbits outputs) is
  * elements with element inserted at the position whose bits (LSB first) are
  * given; n - 1 elements. The hand-optimized forms for n = 2, 4, 8 (8 needs

@@ -123,6 +123,11 @@ cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones
 
 /* Device memory: *free_bytes and *total_bytes of the current device. */
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err);
+/* Gives the current device's stream-ordered pool back to the device: the
+ * MSMs and batch additions keep their scratch there between calls (36 GB
+ * after a 2^27 MSM), which cz_gpu_mem_info counts as used; call it before
+ * planning an allocation that must see that memory (a key load). */
+void cz_gpu_pool_trim(void);
 /* bytes of device memory at dev set to zero. */
 cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err);
 
@@ -389,10 +394,22 @@ cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_ci
  * circuit's (cz_gpu_circuit_info: counts for the shape checks, dev_density
  * for the A / B compaction) and pd's density pointers may be NULL. Peak
  * device memory then holds z beside a, b, c during the H chain. With a, b,
- * c given the circuit is not used (today's path). */
+ * c given the circuit is not used (today's path).
+ * dev_z: NULL, or (with the device circuit only) pd's assignment already on
+ * the device, inputs then aux (cz_gpu_witness_upload): it is read, not
+ * copied, so it must stay until the call returns; pd's assignment pointers
+ * are then not read. */
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
-                                     const cz_prove_data *pd, cz_error *err);
+                                     const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err);
+/* Copies a witness (ni inputs, then na aux) to dev_z (room for ni + na
+ * elements) through up and returns when the copy is done; reported to the
+ * calling thread's step hook as "witness upload (staged)". up is not an
+ * SRS's, so this runs on one thread while another proves on the same
+ * device: a back-end context stages the next unit's witness this way while
+ * the kernels of the current one run. */
+cz_status cz_gpu_witness_upload(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
+                                const cz_fr *aux, size_t na, cz_error *err);
 
 /* Each step of cz_gpu_groth16_prove_start on the calling thread ("H MSM",
  * "B tail MSM (2 of 43)", ...) is reported to fn with its start and end

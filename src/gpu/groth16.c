@@ -52,6 +52,12 @@ struct cz_gpu_srs {
     char why[256];
 };
 
+/* The steps of a proof: to the calling thread's hook (cz_gpu_set_step_hook)
+ * and, with CZ_GPU_PROVE_PROFILE=1, milliseconds per step on stderr. Every
+ * step ends with the device idle, so host time is device time. */
+static _Thread_local cz_gpu_step_fn step_hook;
+static _Thread_local void *step_hook_ctx;
+
 #define MIB(x)       ((double)(x) / (1024.0 * 1024.0))
 #define UPLOAD_CHUNK ((size_t)64 << 20) /* pinned staging per buffer, resident SRS */
 
@@ -134,6 +140,26 @@ static cz_status upload(cz_gpu_uploader *up, void *dev, const void *host, size_t
     return CZ_OK;
 }
 
+/* inputs then aux to dev_z, returning when the copy is done */
+static cz_status witness_upload(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
+                                const cz_fr *aux, size_t na, cz_error *err) {
+    uint64_t ticket = 0;
+    cz_status st = upload(up, dev_z, inputs, ni * sizeof(cz_fr), &ticket, err);
+    if (st == CZ_OK) st = upload(up, dev_z + ni, aux, na * sizeof(cz_fr), &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu: witness upload (%zu elements)", ni + na);
+    return CZ_OK;
+}
+
+cz_status cz_gpu_witness_upload(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
+                                const cz_fr *aux, size_t na, cz_error *err) {
+    const uint64_t t0 = cz_now_ns();
+    cz_status st = witness_upload(dev_z, up, inputs, ni, aux, na, err);
+    if (st == CZ_OK && step_hook)
+        step_hook(step_hook_ctx, "witness upload (staged)", t0, cz_now_ns());
+    return st;
+}
+
 /* ---- memory planning ---- */
 
 /* The device bytes this process may use: free memory, capped by
@@ -181,6 +207,20 @@ static size_t words(size_t bits) {
     return (bits + 63) / 64;
 }
 
+/* Gathered tail points per tail MSM piece (resident SRS; CZ_GPU_TAIL_CHUNK,
+ * default 2^24): a longer tail (a dense witness) is summed in pieces, so
+ * the gather buffers take 288 B x 2^24 = 4.5 GiB at most instead of 288 B
+ * per scalar (36 GiB for the 32 GiB PoRep's key, which then left no room
+ * beside it for the next unit's witness). A piece of 2^24 points costs
+ * ~15 % more per point than one MSM of 2^27. */
+static size_t tail_chunk(void) {
+    return cz_gpu_settings_get()->tail_chunk;
+}
+
+static size_t tail_cap(size_t n) {
+    return n < tail_chunk() ? n : tail_chunk();
+}
+
 /* Per-proof device buffers besides the MSMs' scratch, at their peak (the
  * H chain's a, b, c, with the assignment beside them when a, b, c come
  * from a device circuit, or the assignment and split buffers afterwards);
@@ -191,7 +231,8 @@ static size_t proof_bytes(const cz_groth16_params *p, size_t m, int tail_points)
     size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
                  (p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1) * sizeof(cz_fr) + words(nmax) * 8 +
                  nmax * sizeof(cz_fr);
-    if (tail_points) lab += nmax * sizeof(cz_g1_affine) + p->n_b_g1 * sizeof(cz_g2_affine);
+    if (tail_points)
+        lab += tail_cap(nmax) * sizeof(cz_g1_affine) + tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
     return h > lab ? h : lab;
 }
 
@@ -662,12 +703,6 @@ static void bufs_free(bufs *b) {
     memset(b, 0, sizeof *b);
 }
 
-/* The steps of a proof: to the calling thread's hook (cz_gpu_set_step_hook)
- * and, with CZ_GPU_PROVE_PROFILE=1, milliseconds per step on stderr. Every
- * step ends with the device idle, so host time is device time. */
-static _Thread_local cz_gpu_step_fn step_hook;
-static _Thread_local void *step_hook_ctx;
-
 void cz_gpu_set_step_hook(cz_gpu_step_fn fn, void *ctx) {
     step_hook = fn;
     step_hook_ctx = ctx;
@@ -810,10 +845,18 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
             st = stream_sum(s, &t1, NULL, &h1, tail, b->tail_s, NULL, err);
             if (st == CZ_OK && g2) st = stream_sum(s, NULL, &t2, &h2, tail, b->tail_s, NULL, err);
         } else {
-            st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx, tail, err);
-            if (st == CZ_OK) st = cz_gpu_g1_msm(&t1, b->tp1, b->tail_s, tail, err);
-            if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx, tail, err);
-            if (st == CZ_OK && g2) st = cz_gpu_g2_msm(&t2, b->tp2, b->tail_s, tail, err);
+            /* in pieces of at most tail_chunk() gathered points */
+            cz_g1_set_infinity(&t1);
+            cz_g2_set_infinity(&t2);
+            const size_t piece = tail_chunk();
+            for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
+                const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
+                st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
+                if (st == CZ_OK) st = chunk_sum(&t1, NULL, b->tp1, b->tail_s, NULL, k0, cnt, err);
+                if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx + k0, cnt, err);
+                if (st == CZ_OK && g2)
+                    st = chunk_sum(NULL, &t2, b->tp2, b->tail_s, NULL, k0, cnt, err);
+            }
         }
         if (st != CZ_OK) goto fail;
         cz_g1_add(o1, o1, &t1);
@@ -877,7 +920,7 @@ static int cancel_point(cz_status *st, const char *before, cz_error *err) {
 
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
-                                     const cz_prove_data *pd, cz_error *err) {
+                                     const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err) {
     if (!srs) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: no SRS (cz_gpu_srs_create)");
     if (srs->streaming && !params)
         return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -891,6 +934,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
                             "gpu prove: no a, b, c in the prove data and no device circuit");
     if (!on_device && (!pd->a || !pd->b || !pd->c))
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: a, b, c: all three or none");
+    if (dev_z && !on_device)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu prove: a device witness goes with the device circuit only");
     if (on_device) {
         cz_gpu_circuit_get_info(&ci, circuit);
         st = circuit_shapes(&srs->shape, &ci, pd, err);
@@ -906,6 +952,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     const size_t wi = words(ni), wa = words(na);
     const uint64_t *dens = NULL; /* device: a_aux | b_aux | b_input */
     bufs b = {0};
+    const cz_fr *z = dev_z; /* the assignment on the device: dev_z or b.z */
     uint64_t ticket = 0;
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
@@ -915,23 +962,24 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         goto done;
     }
     if (on_device) {
-        /* the witness goes up first (it stays for L, A, B); a, b, c from it */
-        if ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK) {
-            cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
-            goto done;
+        /* the witness goes up first, unless it is there (it stays for L, A,
+         * B); a, b, c from it */
+        if (!z) {
+            if ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK) {
+                cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
+                goto done;
+            }
+            if ((st = witness_upload(b.z, srs->up, pd->input_assignment, ni, pd->aux_assignment, na,
+                                     err)) != CZ_OK)
+                goto done;
+            z = b.z;
+            prof_step(&pr, "upload assignment");
         }
-        if ((st = upload(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr), &ticket, err)) !=
-                CZ_OK ||
-            (st = upload(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), &ticket,
-                         err)) != CZ_OK ||
-            (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
-            goto done;
-        prof_step(&pr, "upload assignment");
         for (int j = 0; j < 3; j++) {
             cz_fr *d = b.abc + j * m;
             if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;
         }
-        st = cz_gpu_circuit_eval(b.abc, b.abc + m, b.abc + 2 * m, circuit, b.z, err);
+        st = cz_gpu_circuit_eval(b.abc, b.abc + m, b.abc + 2 * m, circuit, z, err);
         if (st != CZ_OK) {
             cz_error_prefix(err, "gpu prove: a, b, c from the device circuit");
             goto done;
@@ -999,8 +1047,10 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             (st = cz_gpu_alloc((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
             (st = cz_gpu_alloc((void **)&b.tail_s, nmax * sizeof(cz_fr), err)) != CZ_OK ||
             (!srs->streaming &&
-             ((st = cz_gpu_alloc((void **)&b.tp1, nmax * sizeof(cz_g1_affine), err)) != CZ_OK ||
-              (st = cz_gpu_alloc((void **)&b.tp2, n_b * sizeof(cz_g2_affine), err)) != CZ_OK))) {
+             ((st = cz_gpu_alloc((void **)&b.tp1, tail_cap(nmax) * sizeof(cz_g1_affine), err)) !=
+                  CZ_OK ||
+              (st = cz_gpu_alloc((void **)&b.tp2, tail_cap(n_b) * sizeof(cz_g2_affine), err)) !=
+                  CZ_OK))) {
             cz_error_prefix(err, "gpu prove: per-proof buffers (%zu scalars)", ni + na);
             goto done;
         }
@@ -1020,6 +1070,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
                              err)) != CZ_OK ||
                 (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
                 goto done;
+            z = b.z;
             dens = b.dens;
             prof_step(&pr, "upload assignment");
         }
@@ -1029,7 +1080,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     if (cancel_point(&st, "the L MSM", err)) goto done;
     {
         split_points pp = {srs->l, srs->streaming ? params->l : NULL, NULL, NULL};
-        st = split_sum(srs, &out->l, NULL, &pp, b.z + ni, na, &b, "L", &pr, err);
+        st = split_sum(srs, &out->l, NULL, &pp, z + ni, na, &b, "L", &pr, err);
         if (st != CZ_OK) goto done;
     }
 
@@ -1039,7 +1090,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, NULL, ni, 0, err)) != CZ_OK ||
             (st = cz_gpu_select_bits(b.idx + c1, &c2, dens, na, (uint32_t)ni, err)) != CZ_OK ||
-            (st = cz_gpu_gather_fr(b.scal, b.z, b.idx, c1 + c2, err)) != CZ_OK)
+            (st = cz_gpu_gather_fr(b.scal, z, b.idx, c1 + c2, err)) != CZ_OK)
             goto done;
         if (c1 + c2 != n_a) { /* check_shapes counted the same bits on the host */
             st = cz_error_set(err, CZ_E_INTERNAL, "gpu prove: A compaction gave %zu of %zu",
@@ -1057,7 +1108,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         size_t c1 = 0, c2 = 0;
         if ((st = cz_gpu_select_bits(b.idx, &c1, dens + 2 * wa, ni, 0, err)) != CZ_OK ||
             (st = cz_gpu_select_bits(b.idx + c1, &c2, dens + wa, na, (uint32_t)ni, err)) != CZ_OK ||
-            (st = cz_gpu_gather_fr(b.scal, b.z, b.idx, c1 + c2, err)) != CZ_OK)
+            (st = cz_gpu_gather_fr(b.scal, z, b.idx, c1 + c2, err)) != CZ_OK)
             goto done;
         if (c1 + c2 != n_b) {
             st = cz_error_set(err, CZ_E_INTERNAL, "gpu prove: B compaction gave %zu of %zu",

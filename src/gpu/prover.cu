@@ -17,6 +17,15 @@ extern "C" cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz
     return CZ_OK;
 }
 
+extern "C" void cz_gpu_pool_trim(void) {
+    int dev = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+        (void)cudaMemPoolTrimTo(pool, 0);
+    (void)cudaGetLastError();
+}
+
 extern "C" cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
     if (bytes) CZ_CUDA_TRY(err, cudaMemset(dev, 0, bytes));
     return CZ_OK;

@@ -21,6 +21,7 @@ void cz_gpu_settings_defaults(cz_gpu_settings *s) {
     s->batch_levels = 8;
     s->batch_chunk = (size_t)1 << 27;
     s->batch_fanin = 2;
+    s->tail_chunk = (size_t)1 << 24;
 }
 
 /* The knobs' old readings, kept: atoi for flags and small integers,
@@ -87,6 +88,8 @@ cz_status cz_gpu_settings_parse(cz_gpu_settings *s, cz_gpu_settings_lookup looku
             s->stream_chunk = (size_t)x;
         }
     }
+    s->tail_chunk =
+        clamp_size(lookup, ctx, "CZ_GPU_TAIL_CHUNK", (size_t)1 << 24, 64, (size_t)1 << 24);
     s->prove_profile = lookup("CZ_GPU_PROVE_PROFILE", ctx) != NULL;
     s->abc_long = strict_u32(lookup, ctx, "CZ_GPU_ABC_LONG", 16);
     s->abc_shared = strict_u32(lookup, ctx, "CZ_GPU_ABC_SHARED", 1);

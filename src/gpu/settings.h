@@ -27,6 +27,9 @@ typedef struct {
     /* CZ_GPU_STREAM_CHUNK (a power of two, 64 .. 2^24): stream the key in
      * chunks of this many points even when it fits; 0 = only when needed. */
     size_t stream_chunk;
+    /* CZ_GPU_TAIL_CHUNK (64 .. 2^24, default 2^24): gathered tail points
+     * per tail MSM piece of a resident SRS (groth16.c). */
+    size_t tail_chunk;
     int prove_profile; /* CZ_GPU_PROVE_PROFILE set: ms per prove step */
     /* Pre-compiled circuit evaluation (circuit.cu): rows with more entries
      * than abc_long take the long-row path (CZ_GPU_ABC_LONG, default 16);

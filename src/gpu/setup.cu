@@ -908,16 +908,9 @@ static cz_status run(gpu_setup *g, cz_error *err) {
     }
     cz_gpu_free(lagrange);
     lagrange = NULL;
-    {
-        /* the sorts' scratch went back to the stream-ordered pool: give it
-         * to the device for the plain allocations that follow */
-        int dev = 0;
-        cudaMemPool_t pool;
-        if (cudaGetDevice(&dev) == cudaSuccess &&
-            cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
-            (void)cudaMemPoolTrimTo(pool, 0);
-        (void)cudaGetLastError();
-    }
+    /* the sorts' scratch went back to the stream-ordered pool: give it to
+     * the device for the plain allocations that follow */
+    cz_gpu_pool_trim();
 
     /* the evaluations against the densities */
     if ((st = dev_alloc(&fault, 8, "fault index", err)) != CZ_OK) goto out;

@@ -165,6 +165,13 @@ typedef struct {
 /* Messages start with the path. On failure nothing stays mapped. */
 cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path, cz_error *err);
 void cz_groth16_params_file_unmap(cz_groth16_params_file *f); /* harmless when not mapped */
+/* cz_groth16_params_decode of a mapped file, dropping the mapping's pages
+ * from this process's memory as they are decoded (they fault back in from
+ * the file when read again), so that the decode never holds the file's
+ * pages and the decoded points together (2 x 44 GiB at 32 GiB). Messages
+ * start with the path. */
+cz_status cz_groth16_params_file_decode(cz_groth16_params *out, const cz_groth16_params_file *f,
+                                        cz_groth16_check check, cz_error *err);
 
 #define CZ_GROTH16_PROOF_BYTES 192
 

@@ -440,6 +440,13 @@ cz_status cz_groth16_params_check_point(void *out_point, const uint8_t *in,
     return CZ_OK;
 }
 
+cz_status cz_groth16_params_file_decode(cz_groth16_params *out, const cz_groth16_params_file *f,
+                                        cz_groth16_check check, cz_error *err) {
+    cz_status st = params_decode(out, f->data, f->len, check, 1, err);
+    if (st != CZ_OK) cz_error_prefix(err, "%s", f->path);
+    return st;
+}
+
 cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path, cz_error *err) {
     memset(f, 0, sizeof *f);
     if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path)

@@ -148,6 +148,23 @@ if (g.code !== 0) {
   process.exit(1);
 }
 const c1 = fs.readFileSync(c1Path);
+// A SnapDeals update request (`cuzk gen snap`: JSON, hex commitments,
+// base64 partition proofs) as SubmitProofRequest fields.
+const snapPath = path.join(work, 'snap.json');
+g = run(['gen', 'snap', '--sector-size', '2KiB', '--seed', '9', '--out', snapPath]);
+if (g.code !== 0) {
+  console.log(`FAIL: cuzk gen snap: ${g.out}`);
+  process.exit(1);
+}
+const snap = JSON.parse(fs.readFileSync(snapPath, 'utf8'));
+function snapReq(id, j) {
+  return {
+    request_id: id, proof_kind: 2, sector_size: j.sector_size, registered_proof: j.registered_proof,
+    vanilla_proofs: j.vanilla_proofs.map((b) => Buffer.from(b, 'base64')),
+    comm_r_old: Buffer.from(j.comm_r_old, 'hex'), comm_d_new: Buffer.from(j.comm_d_new, 'hex'),
+    comm_r_new: Buffer.from(j.comm_r_new, 'hex'),
+  };
+}
 const emptyParams = path.join(work, 'no-params');
 fs.mkdirSync(emptyParams);
 const postParams = process.env.CZ_DAEMON_POST_PARAMS || '';
@@ -242,8 +259,33 @@ if (!postParams) {
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /proof_kind 7/.test(r.err.details),
     `unknown proof kind -> INVALID_ARGUMENT (${r.err && r.err.details})`);
   r = await call(c, 'SubmitProof', { ...submitReq('snap', c1), proof_kind: 2 });
-  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED && /snap-update/.test(r.err.details),
-    'SNAP_DEALS_UPDATE -> UNIMPLEMENTED');
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT &&
+    /comm_r_old: 0 bytes, expected 32/.test(r.err.details),
+    `SNAP_DEALS_UPDATE without commitments -> INVALID_ARGUMENT (${r.err && r.err.details})`);
+  // SnapDeals requests are checked at submission too (every partition
+  // proof decoded and verified against the commitments).
+  const snapOk = snapReq('snap-ok', snap);
+  const snapRefused = async (id, edit, re, what) => {
+    const q = snapReq(id, snap);
+    edit(q);
+    const x = await call(c, 'Prove', { submit: q });
+    check(x.err && x.err.code === grpc.status.INVALID_ARGUMENT && re.test(x.err.details),
+      `SnapDeals ${what} -> INVALID_ARGUMENT (${x.err ? x.err.details : x.res.result.error_message})`);
+  };
+  await snapRefused('snap31', (q) => { q.comm_r_new = q.comm_r_new.subarray(0, 31); },
+    /comm_r_new: 31 bytes, expected 32/, 'comm_r_new of 31 bytes');
+  await snapRefused('snapcommr', (q) => { q.comm_r_new = Buffer.from(q.comm_r_new); q.comm_r_new[0] ^= 1; },
+    /vanilla_proofs\[0\] \(partition 0\): comm_r_new is not Poseidon2/, 'inconsistent comm_r_new');
+  await snapRefused('snaptrunc', (q) => { q.vanilla_proofs = [q.vanilla_proofs[0].subarray(0, 1000)]; },
+    /vanilla_proofs\[0\] \(1000 bytes, a StackedDrg2KiBV1 partition proof has 15064\): partition_proof\./,
+    'truncated partition proof');
+  await snapRefused('snaptwo', (q) => { q.vanilla_proofs = [q.vanilla_proofs[0], q.vanilla_proofs[0]]; },
+    /2 vanilla proofs: a StackedDrg2KiBV1 update has 1 partitions/, 'two partition proofs');
+  await snapRefused('snapid', (q) => { q.registered_proof = 3; },
+    /registered update proof 3 \(StackedDrg32GiBV1\) is for 34359738368-byte sectors/, 'another size');
+  r = await call(c, 'Prove', { submit: snapOk });
+  check(!r.err && r.res.result.status === S.FAILED && /parameters .* not found/.test(r.res.result.error_message),
+    `a valid SnapDeals request without parameters -> FAILED (${r.err ? r.err.details : r.res.result.error_message})`);
   r = await call(c, 'Prove', { submit: submitReq('nopayload', Buffer.alloc(0)) });
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /vanilla_proof/.test(r.err.details),
     'PoRep without vanilla_proof -> INVALID_ARGUMENT');
@@ -334,10 +376,48 @@ if (!postParams) {
   check(b.code === 1 && /gRPC status 14/.test(b.out), 'cuzk bench against no daemon: UNAVAILABLE');
 
   r = await call(c, 'GetStatus', {});
-  check(!r.err && r.res.total_proofs_failed === 5, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
+  check(!r.err && r.res.total_proofs_failed === 6, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
   r = await call(c, 'GetMetrics', {});
-  check(!r.err && /cuzk_proofs_failed_total 5\n/.test(r.res.prometheus_text) &&
+  check(!r.err && /cuzk_proofs_failed_total 6\n/.test(r.res.prometheus_text) &&
     /cuzk_proofs_completed_total 0\n/.test(r.res.prometheus_text), 'GetMetrics counters');
+  await stopDaemon(d);
+}
+
+// ------------------------------------------------------- SnapDeals proofs
+// With CZ_SNAP_PARAMS naming a directory that holds the 2 KiB update
+// parameters (`cuzk setup --kind snap`; ctest: daemon/grpc-snap, label
+// snap2k): Prove and SubmitProof + AwaitProof of two updates at once, each
+// proof accepted by `cuzk verify --snap`, a repeated Prove of one id
+// answered with the same proof.
+const snapParams = process.env.CZ_SNAP_PARAMS || '';
+if (snapParams && fs.existsSync(snapParams)) {
+  const d = await startDaemon('snap', snapParams);
+  const c = d.client;
+  const other = path.join(work, 'snap-other.json');
+  g = run(['gen', 'snap', '--sector-size', '2KiB', '--seed', '10', '--out', other]);
+  check(g.code === 0, 'cuzk gen snap (a second update)');
+  const snap2 = JSON.parse(fs.readFileSync(other, 'utf8'));
+  const sub = await call(c, 'SubmitProof', snapReq('snap-sub', snap2));
+  check(!sub.err && sub.res.job_id === 'snap-sub', `SubmitProof SNAP_DEALS_UPDATE (${sub.err && sub.err.details})`);
+  const pr = await call(c, 'Prove', { submit: snapReq('snap-prove', snap) });
+  const res = pr.res && pr.res.result;
+  check(!pr.err && res.status === S.COMPLETED && res.proof.length === 192,
+    `Prove SNAP_DEALS_UPDATE -> COMPLETED, 192 bytes (${pr.err ? pr.err.details : res.error_message})`);
+  const aw = await call(c, 'AwaitProof', { job_id: 'snap-sub', timeout_ms: 600000 });
+  check(!aw.err && aw.res.status === S.COMPLETED && aw.res.proof.length === 192,
+    `AwaitProof of the submitted update -> COMPLETED (${aw.err ? aw.err.details : aw.res.error_message})`);
+  for (const [name, file, proof] of [['Prove', snapPath, res && res.proof], ['AwaitProof', other, aw.res && aw.res.proof]]) {
+    if (!proof || !proof.length) continue;
+    const pf = path.join(work, `snap-${name}.proof`);
+    fs.writeFileSync(pf, proof);
+    const v = run(['verify', '--snap', file, '--vk', snapParams, '--proof', pf]);
+    check(v.code === 0 && /\nvalid\n/.test(v.out), `the ${name} proof verifies with cuzk verify --snap (${v.out.trim().split('\n').pop()})`);
+    const w = run(['verify', '--snap', file === snapPath ? other : snapPath, '--vk', snapParams, '--proof', pf]);
+    check(w.code === 1 && /INVALID/.test(w.out), `and not with the other update's commitments`);
+  }
+  const again = await call(c, 'Prove', { submit: snapReq('snap-prove', snap) });
+  check(!again.err && again.res.result.status === S.COMPLETED && res &&
+    Buffer.compare(again.res.result.proof, res.proof) === 0, 'the same request_id again: the same proof');
   await stopDaemon(d);
 }
 

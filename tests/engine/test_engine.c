@@ -216,8 +216,8 @@ static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
     return 0;
 }
 
-static const cz_backend_ops fake_backend_ops = {"fake", fake_backend_start, NULL,
-                                                fake_backend_release, NULL};
+static const cz_backend_ops fake_backend_ops = {
+    .kind = "fake", .prove_start = fake_backend_start, .release = fake_backend_release};
 
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
@@ -332,12 +332,15 @@ static const cz_job_ops admit_ops = {
     .admit = fake_admit,
 };
 
+static uint32_t cfg_partitions_ahead; /* cz_engine_config.partitions_ahead of make_engine_cfg */
+
 static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prove,
                                   uint64_t retention_ms, unsigned depth, unsigned max_batch,
                                   uint64_t max_batch_wait_ms) {
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.prove_queue_depth = depth;
+    cfg.partitions_ahead = cfg_partitions_ahead;
     cfg.max_batch_size = max_batch;
     cfg.max_batch_wait_ms = max_batch_wait_ms;
     cfg.memory_budget_bytes = budget;
@@ -561,8 +564,9 @@ static void test_bad_requests(void) {
     r.vanilla_proof_len = 1;
     CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "proof_kind 9") != NULL);
-    r.kind = CZ_PROOF_SNAP; /* no ops for it in this engine */
-    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_UNSUPPORTED);
+    r.kind = CZ_PROOF_SNAP; /* the real kind: its admit refuses a request without commitments */
+    CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "comm_r_old: 0 bytes, expected 32") != NULL);
     r.kind = CZ_PROOF_POREP;
     r.vanilla_proof_len = 0;
     CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_E_INVALID_ARG);
@@ -1182,6 +1186,53 @@ static void test_winning_while_synthesis_busy(void) {
     cz_engine_destroy(e);
 }
 
+static int held_and_ahead(cz_engine *e) {
+    (void)e;
+    return synthesized() >= 4;
+}
+
+static int high_synthesized(cz_engine *e) {
+    (void)e;
+    pthread_mutex_lock(&log_lock);
+    int n = 0;
+    for (size_t i = 0; i < n_synth; i++) n += synth_order[i] == 'H';
+    pthread_mutex_unlock(&log_lock);
+    return n == 2;
+}
+
+/* The run-ahead bound: with 8 synthesis workers, one prove worker held on
+ * unit 0 and partitions_ahead = 3, exactly 3 more units are synthesized
+ * (the backpressure alone lets every worker finish one: 9); a HIGH job's
+ * units are counted apart, so both are synthesized while the NORMAL bound
+ * is full; then everything completes and at most 3 + 1 units were ever
+ * between synthesis and the end of their prove. */
+static void test_partitions_ahead(void) {
+    reset_logs();
+    cfg_partitions_ahead = 3;
+    cz_engine *e = make_engine_cfg(1ull << 30, 8, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "porep", CZ_PRIORITY_NORMAL, "tag=P units=20 ms=5 gate=2", &info, &err) ==
+          CZ_OK);
+    wait_gate_reached(); /* unit 0 in the prover, held */
+    CHECK(eventually(held_and_ahead, e));
+    sleep_ms(300); /* time for more, if the bound let them */
+    if (synthesized() != 4) printf("%zu units synthesized with the prover held\n", synthesized());
+    CHECK(synthesized() == 4);
+    CHECK(submit(e, "high", CZ_PRIORITY_HIGH, "tag=H units=2 ms=5", &info, &err) == CZ_OK);
+    CHECK(eventually(high_synthesized, e));
+    CHECK(synthesized() == 6);
+    set_gate(1);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "high", 20000, NULL) == CZ_JOB_COMPLETED);
+    /* the NORMAL units' bound (3 ahead + 1 proving) and HIGH's 2 beside them */
+    if (max_in_flight > 6) printf("max in flight %d\n", max_in_flight);
+    CHECK(max_in_flight <= 6);
+    cz_engine_destroy(e);
+    cfg_partitions_ahead = 0;
+}
+
 int main(void) {
     cz_test_init("engine/engine");
     test_budget_fifo();
@@ -1202,5 +1253,6 @@ int main(void) {
     test_two_contexts();
     test_post_jumps_porep_backlog();
     test_winning_while_synthesis_busy();
+    test_partitions_ahead();
     return cz_test_finish("engine/engine");
 }

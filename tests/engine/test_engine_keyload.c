@@ -163,10 +163,11 @@ static uint64_t fake_release(cz_backend *b, const char *circuit_id) {
     return 0;
 }
 
-static const cz_backend_ops fake_cuda_ops = {"fake-cuda", fake_start, fake_hold, fake_release,
-                                             NULL};
+static const cz_backend_ops fake_cuda_ops = {
+    .kind = "fake-cuda", .prove_start = fake_start, .hold = fake_hold, .release = fake_release};
 /* a context that keeps nothing resident, like the CPU one */
-static const cz_backend_ops fake_cpu_ops = {"fake-cpu", fake_start, NULL, fake_release, NULL};
+static const cz_backend_ops fake_cpu_ops = {
+    .kind = "fake-cpu", .prove_start = fake_start, .release = fake_release};
 
 static fake_dev devs[4];
 

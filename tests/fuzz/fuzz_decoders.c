@@ -30,6 +30,7 @@
 #include "ff/fr.h"
 #include "filecoin/c1.h"
 #include "filecoin/post.h"
+#include "filecoin/snap.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
@@ -255,7 +256,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (cz_post_request_parse_json(&req, in, len, &err) == CZ_OK) cz_post_request_free(&req);
         break;
     }
-    default: { /* 8, 15: C1 output, auto-detected (strict: raw JSON only) */
+    case 15: { /* SnapDeals partition proof (2 KiB); strict: SnapDeals request file (JSON) */
+        if (strict) {
+            cz_snap_request req;
+            if (cz_snap_request_parse_json(&req, in, len, &err) == CZ_OK)
+                cz_snap_request_free(&req);
+            break;
+        }
+        cz_snap_config cfg;
+        cz_snap_partition_proof p;
+        if (cz_snap_config_from_sector(&cfg, 2048, &err) != CZ_OK) abort();
+        if (cz_snap_decode(&p, &cfg, in, len, &err) == CZ_OK) {
+            uint8_t *enc;
+            size_t enc_len;
+            if (cz_snap_encode(&enc, &enc_len, &cfg, &p, &err) != CZ_OK || enc_len != len ||
+                memcmp(enc, in, len))
+                abort(); /* a decoded proof re-encodes to its bytes */
+            free(enc);
+            cz_snap_proof_free(&p);
+        }
+        break;
+    }
+    default: { /* 8: C1 output, auto-detected (strict: raw JSON only) */
         cz_c1 c1;
         cz_status st =
             strict ? cz_c1_parse_raw(&c1, in, len, &err) : cz_c1_parse(&c1, in, len, &err);

@@ -419,9 +419,87 @@ static void test_packing(void) {
     }
 }
 
+/* ---- the SnapDeals gadgets: mul, mul by a bit, sum, affine,
+ * allocated_num_to_allocated_bits (storage-proofs-update gadgets.rs) ---- */
+static void test_snap_gadgets(void) {
+    cz_cs *cs = proxy_new(1);
+    proxy_of(cs)->record = 1;
+    cz_fr va, vb, t, k5;
+    random_fr(&va), random_fr(&vb);
+    cz_num a, b, p, q, z, sum, aff, terms[3];
+    cz_num_alloc(cs, &a, &va);
+    cz_num_alloc(cs, &b, &vb);
+    /* mul: aux p; a * b = p */
+    cz_num_mul(cs, &p, &a, &b);
+    cz_fr_mul(&t, &va, &vb);
+    CHECK(p.var == 2 && cz_fr_equal(&p.value, &t));
+    CHECK(LC_IS(cs, 0, 0, T(0, 1)) && LC_IS(cs, 0, 1, T(1, 1)) && LC_IS(cs, 0, 2, T(2, 1)));
+    /* mul by an allocated bit: a * bit = q (q = a or 0) */
+    cz_bool one = cz_bit_alloc(cs, 1), zero = cz_bit_alloc(cs, 0);
+    cz_num_mul_bit(cs, &q, &a, one);
+    CHECK(cz_fr_equal(&q.value, &va) && LC_IS(cs, 3, 1, T(one.var, 1)));
+    cz_num_mul_bit(cs, &z, &a, zero);
+    CHECK(cz_fr_is_zero(&z.value) && LC_IS(cs, 4, 0, T(0, 1)) && LC_IS(cs, 4, 2, T(z.var, 1)));
+    /* sum: aux s; (a + b + p) * ONE = s */
+    terms[0] = a, terms[1] = b, terms[2] = p;
+    cz_num_sum(cs, &sum, terms, 3);
+    cz_fr_add(&t, &va, &vb);
+    cz_fr_add(&t, &t, &p.value);
+    CHECK(cz_fr_equal(&sum.value, &t));
+    CHECK(LC_IS(cs, 5, 0, T(0, 1), T(1, 1), T(2, 1)) && LC_IS(cs, 5, 1, T(ONE, 1)) &&
+          LC_IS(cs, 5, 2, T(sum.var, 1)));
+    /* affine: (10 a + 3 ONE) * ONE = y, and the ONE term kept with 0 */
+    cz_num_affine(cs, &aff, &a, 10, 3);
+    cz_fr_from_u64(&k5, 10);
+    cz_fr_mul(&t, &va, &k5);
+    cz_fr_from_u64(&k5, 3);
+    cz_fr_add(&t, &t, &k5);
+    CHECK(cz_fr_equal(&aff.value, &t));
+    CHECK(LC_IS(cs, 6, 0, T(0, 10), T(ONE, 3)) && LC_IS(cs, 6, 2, T(aff.var, 1)));
+    cz_num_affine(cs, &aff, &a, 10, 0);
+    CHECK(LC_IS(cs, 7, 0, T(0, 10), T(ONE, 0)));
+    CHECK(proxy_satisfied(cs));
+    /* 255 bits of a random value: each allocated with its boolean
+     * constraint, then (sum 2^i b_i) * ONE = x */
+    uint64_t k = cs->num_constraints;
+    uint32_t first = cs->num_aux;
+    cz_bool bits[CZ_NUM_BITS];
+    cz_num_to_allocated_bits(cs, bits, CZ_NUM_BITS, &b);
+    uint8_t le[32];
+    cz_fr_to_bytes_le(le, &vb);
+    int same = 1;
+    for (unsigned i = 0; i < CZ_NUM_BITS; i++)
+        same &= bits[i].kind == CZ_BOOL_IS && bits[i].var == first + i &&
+                cz_bool_value(bits[i]) == bit_of(le, i);
+    CHECK(same);
+    CHECK(cs->num_constraints == k + CZ_NUM_BITS + 1);
+    k += CZ_NUM_BITS;
+    CHECK(LC_IS(cs, k, 1, T(ONE, 1)) && LC_IS(cs, k, 2, T(1, 1)));
+    CHECK(proxy_of(cs)->cons[k].len[0] == CZ_NUM_BITS);
+    CHECK(proxy_satisfied(cs));
+    cz_cs_destroy(cs);
+    /* a flipped bit breaks the decomposition (soundness) */
+    cs = proxy_new(1);
+    cz_num_alloc(cs, &b, &vb);
+    proxy_flip(cs, 1 + 17);
+    cz_num_to_allocated_bits(cs, bits, CZ_NUM_BITS, &b);
+    CHECK(!proxy_satisfied(cs));
+    cz_cs_destroy(cs);
+    /* the first n bits only (k_and_h_select: pb + 6 bits of 133 = 5 | 8 << 4) */
+    cs = proxy_new(1);
+    cz_fr_from_u64(&t, 133);
+    cz_num_alloc(cs, &b, &t);
+    cz_num_to_allocated_bits(cs, bits, 10, &b);
+    unsigned v = 0;
+    for (unsigned i = 0; i < 10; i++) v |= (unsigned)cz_bool_value(bits[i]) << i;
+    CHECK(v == 133 && cs->num_constraints == 11 && proxy_satisfied(cs));
+    cz_cs_destroy(cs);
+}
+
 int main(void) {
     cz_test_init("gadgets/num");
     test_num_basics();
+    test_snap_gadgets();
     test_to_bits();
     test_insert();
     test_packing();

@@ -549,7 +549,7 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
         wd.a_aux_density = wd.b_input_density = wd.b_aux_density = NULL;
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
-        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, gc, &wd, &err);
+        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, gc, &wd, NULL, &err);
         if (bad) {
             CHECK(sc == CZ_E_INVALID_ARG);
             CHECK(sg == CZ_E_INVALID_ARG);
@@ -570,18 +570,40 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
             CHECK(valid);
             /* today's path with the circuit given: a, b, c from pd */
             cz_groth16_msm_results again;
-            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &pd, &err) == CZ_OK);
+            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &pd, NULL, &err) == CZ_OK);
             CHECK(sums_equal(&cpu, &again));
+            /* the witness staged on the device first (another uploader, as a
+             * back-end context stages the next unit's); pd's assignment is
+             * then not read */
+            {
+                const size_t nz = (size_t)wd.num_inputs + wd.num_aux;
+                cz_fr *dev_z = NULL;
+                cz_gpu_uploader *up = NULL;
+                CHECK(cz_gpu_alloc((void **)&dev_z, nz * sizeof(cz_fr), &err) == CZ_OK);
+                CHECK(cz_gpu_uploader_create(&up, (size_t)1 << 16, &err) == CZ_OK);
+                CHECK(cz_gpu_witness_upload(dev_z, up, wd.input_assignment, wd.num_inputs,
+                                            wd.aux_assignment, wd.num_aux, &err) == CZ_OK);
+                cz_prove_data bare = wd;
+                bare.input_assignment = bare.aux_assignment = NULL;
+                CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &bare, dev_z, &err) ==
+                      CZ_OK);
+                CHECK(sums_equal(&cpu, &again));
+                /* with a, b, c from pd a device witness is refused */
+                CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &pd, dev_z, &err) ==
+                      CZ_E_INVALID_ARG);
+                cz_gpu_uploader_destroy(up);
+                cz_gpu_free(dev_z);
+            }
             /* refusals: no circuit, only some of a, b, c, another circuit's witness */
-            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, NULL, &wd, &err) ==
+            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, NULL, &wd, NULL, &err) ==
                   CZ_E_INVALID_ARG);
             CHECK(strstr(err.message, "device circuit") != NULL);
             wd.a = pd.a;
-            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &wd, &err) ==
+            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &wd, NULL, &err) ==
                   CZ_E_INVALID_ARG);
             wd.a = NULL;
             wd.num_aux--;
-            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &wd, &err) ==
+            CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &wd, NULL, &err) ==
                   CZ_E_INVALID_ARG);
             CHECK(strstr(err.message, "device circuit") != NULL);
         }

@@ -109,7 +109,7 @@ static void check(uint64_t n, const char *stream_chunk) {
         cz_cs_destroy(pcs);
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
-        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, &err);
+        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
         if (bad) {
             /* both refuse the unsatisfied witness */
             CHECK(sc == CZ_E_INVALID_ARG);
@@ -176,7 +176,7 @@ static void check_shape_mismatch(void) {
     cz_prove_data pd;
     small_witness(&pd, 20);
     cz_groth16_msm_results res;
-    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, NULL, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, NULL, &pd, NULL, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "params.") != NULL);
     cz_prove_data_free(&pd);
     cz_gpu_srs_destroy(srs);
@@ -207,7 +207,7 @@ static void check_streaming_refusals(void) {
     cz_prove_data pd;
     small_witness(&pd, 50);
     cz_groth16_msm_results res;
-    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, NULL, &pd, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_groth16_prove_start(&res, srs, NULL, NULL, &pd, NULL, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "host params") != NULL);
     cz_prove_data_free(&pd);
     cz_gpu_srs_destroy(srs);
@@ -226,5 +226,10 @@ int main(void) {
      * host */
     check(100, "64");
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, "1024");
+    /* resident, the tail MSMs in pieces of 64 gathered points (a dense
+     * witness's tails at 32 GiB are pieces of 2^24) */
+    gpu_knob("CZ_GPU_TAIL_CHUNK", "64");
+    check(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL);
+    gpu_knob("CZ_GPU_TAIL_CHUNK", NULL);
     return cz_test_finish("gpu/test_gpu_groth16");
 }

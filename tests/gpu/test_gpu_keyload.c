@@ -372,7 +372,7 @@ static void check_prove(void) {
     cz_cs_destroy(pcs);
     cz_groth16_msm_results cpu, gpu;
     CHECK(cz_groth16_prove_start(&cpu, &params, &pd, &err) == CZ_OK);
-    cz_status sg = srs ? cz_gpu_groth16_prove_start(&gpu, srs, NULL, NULL, &pd, &err) : CZ_E_CUDA;
+    cz_status sg = srs ? cz_gpu_groth16_prove_start(&gpu, srs, NULL, NULL, &pd, NULL, &err) : CZ_E_CUDA;
     if (sg != CZ_OK) printf("gpu prove: %s\n", err.message);
     CHECK(sg == CZ_OK);
     if (sg == CZ_OK)

@@ -101,7 +101,7 @@ int main(void) {
     /* three proofs on the resident SRS: the first pays CUDA's lazy set-up */
     for (int run = 0; run < 3; run++) {
         t0 = cz_now_ns();
-        cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, &err);
+        cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
         double ms = ms_since(t0);
         if (st != CZ_OK) fprintf(stderr, "gpu prove: %s\n", err.message);
         CHECK(st == CZ_OK);
@@ -156,7 +156,7 @@ int main(void) {
            (double)cz_gpu_srs_bytes(srs) / (1024.0 * 1024.0), ms_since(t0));
     for (int run = 0; run < 2; run++) {
         t0 = cz_now_ns();
-        cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, &err);
+        cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
         if (st != CZ_OK) fprintf(stderr, "gpu prove (streaming): %s\n", err.message);
         CHECK(st == CZ_OK);
         printf("GPU prove_start streaming run %d: %.1f ms\n", run, ms_since(t0));

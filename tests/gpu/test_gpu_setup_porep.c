@@ -133,7 +133,7 @@ int main(void) {
     cz_gpu_srs *srs = NULL;
     CHECK(cz_gpu_srs_create(&srs, &params, &err) == CZ_OK);
     cz_groth16_msm_results sums;
-    CHECK(cz_gpu_groth16_prove_start(&sums, srs, &params, NULL, &pd, &err) == CZ_OK);
+    CHECK(cz_gpu_groth16_prove_start(&sums, srs, &params, NULL, &pd, NULL, &err) == CZ_OK);
     cz_groth16_proof proof;
     CHECK(cz_groth16_prove_finalize(&proof, &params.vk, &sums, NULL, NULL, &err) == CZ_OK);
     uint8_t bytes[CZ_GROTH16_PROOF_BYTES];
