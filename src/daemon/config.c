@@ -651,7 +651,11 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
                           FILE *warn, cz_error *err) {
     char section[64] = "";
     size_t line_no = 0, pos = 0;
-    char line[4096];
+    /* Longer than any line cz_config_print writes (a PATH_MAX value with
+     * every byte escaped, its key and quotes), so that what --print-config
+     * writes always reads back (a raw tab is printed as \t: a 4 KB line
+     * read can be 8 KB printed). */
+    char line[2 * PATH_MAX + 256];
     while (pos < len) {
         line_no++;
         size_t end = pos;

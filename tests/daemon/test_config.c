@@ -230,11 +230,36 @@ static void test_mutations(void) {
     }
 }
 
+/* The fuzzer's finding (scripts/fuzz.sh config): a value that --print-config
+ * writes longer than it was read (a raw tab is printed as \t, a quote as
+ * \") must read back: 4000 tabs and quotes in a path, a line of ~4 KB read
+ * and ~8 KB printed. */
+static void test_long_printed_line(void) {
+    static char text[4200], value[4001];
+    for (int i = 0; i < 4000; i++) value[i] = i % 2 ? '\t' : 'x';
+    value[4000] = 0;
+    snprintf(text, sizeof text, "[srs]\nparam_cache=\"%s\"\n", value);
+    cz_daemon_config c, c2;
+    cz_error err = {0};
+    CHECK(parse(&c, text, &err) == CZ_OK && !strcmp(c.param_cache, value));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cz_config_print(&c, f);
+    fclose(f);
+    cz_config_defaults(&c2);
+    cz_status st = cz_config_parse(&c2, buf, len, "printed", NULL, &err);
+    if (st != CZ_OK) printf("printed configuration: %s\n", err.message);
+    CHECK(st == CZ_OK && !strcmp(c2.param_cache, value));
+    free(buf);
+}
+
 int main(void) {
     cz_test_init("daemon/config");
     test_values();
     test_sizes();
     test_errors();
     test_mutations();
+    test_long_printed_line();
     return cz_test_finish("daemon/config");
 }
