@@ -14,7 +14,8 @@
 #     g2u r1cs c1 base64 config czc request post postreq snap (SnapDeals
 #     partition proof and request file), or "all" for every one in turn. Run it in the background at the lowest priority with
 #     `nice -n 19 scripts/fuzz.sh SECONDS all &`; build-fuzz/summary.txt
-#     and build-fuzz/run-TARGET.log tell how far it got.
+#     and build-fuzz/run-TARGET.log tell how far it got. CZ_FUZZ_JOBS=N
+#     runs N targets at a time (default 1; each takes one core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -124,6 +125,11 @@ fi
 names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request post postreq snap)
 [ "$1" = all ] && set -- "${names[@]}"
 for name in "$@"; do
+  [[ " ${names[*]} " == *" $name "* ]] || { echo "fuzz: unknown target '$name' (${names[*]})"; exit 2; }
+done
+jobs=${CZ_FUZZ_JOBS:-1}
+for name in "$@"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   case $name in
     vk) run vk 0 65536 ;; params) run params 1 65536 ;; proof) run proof 2 1024 ;;
     g1c) run g1c 3 256 ;; g1u) run g1u 4 256 ;; g2c) run g2c 5 512 ;; g2u) run g2u 6 512 ;;
@@ -131,6 +137,6 @@ for name in "$@"; do
     config) run config 10 8192 ;; czc) run czc 11 65536 ;; request) run request 12 262144 ;;
     post) run post 13 65536 ;; postreq) run postreq 14 262144 ;;
     snap) run snap 15 65536 ;;
-    *) echo "fuzz: unknown target '$name' (${names[*]})"; exit 2 ;;
-  esac
+  esac &
 done
+wait

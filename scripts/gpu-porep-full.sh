@@ -11,13 +11,18 @@
 #   4. `cuzk prove` once more and `cuzk verify` of its proof;
 #   5. the daemon with the CUDA back-end: `cuzk bench single` and `cuzk
 #      verify` of its proof (CZ_SKIP_DAEMON=1 skips it);
-#   6. with CZ_POST=1, PoSt at CZ_POST_SIZE (default SIZE): the WinningPoSt
-#      key made on the GPU beside the PoRep key, `cuzk bench-post` of
-#      WinningPoSt latency (cold, key resident) and of one WinningPoSt
-#      submitted during a backlog of 2 PoRep proofs of step 2's C1; then the
-#      PoRep key removed (the disk holds one large key), the WindowPoSt key
-#      made and `cuzk bench-post` of a WindowPoSt partition of
-#      CZ_WINDOW_SECTORS sectors (default 2349, a full 32 GiB partition);
+#   6. with CZ_POST=1 (or "winning", or "window": one of the two), PoSt at
+#      CZ_POST_SIZE (default SIZE): the WinningPoSt key made on the GPU beside
+#      the PoRep key, `cuzk bench-post` of WinningPoSt latency (cold, key
+#      resident) and of one WinningPoSt submitted during a backlog of 2 PoRep
+#      proofs of step 2's C1; then the PoRep key removed (the disk holds one
+#      large key), the WindowPoSt key made and `cuzk bench-post` of a
+#      WindowPoSt partition of CZ_WINDOW_SECTORS sectors (default 2349, a
+#      full 32 GiB partition). The 32 GiB WindowPoSt key (60.8 GB) and its
+#      circuit (8.4 GB) do not both fit a 64 GiB disk: when the setup is
+#      refused for space, the circuit it wrote stays on the disk and the key
+#      goes to /dev/shm (memory; enlarged when it is too small and the
+#      mount allows), the circuit linked beside it;
 #   7. with CZ_SNAP=1, SnapDeals at SIZE: the PoRep and PoSt keys removed,
 #      the EmptySectorUpdate key made on the GPU, a synthetic update (`cuzk
 #      gen snap`), `cuzk bench-porep --snap` (one alone, then CZ_PROOFS
@@ -90,8 +95,10 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
             echo "daemon exit: $?"
         fi
     fi
-    if [ "${CZ_POST:-0}" = 1 ]; then
-        psize=${CZ_POST_SIZE:-$size}
+    post=${CZ_POST:-0}
+    [ "$post" = 1 ] && post="winning window"
+    psize=${CZ_POST_SIZE:-$size}
+    if [[ " $post " == *" winning "* ]]; then
         step "setup winning-post $psize on the GPU"
         timed "setup winning" "$cz" setup --kind winning-post --sector-size "$psize" \
             --backend cuda --out "$work/p" || fail "setup winning-post"
@@ -104,17 +111,37 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         timed "bench-post backlog" "$cz" bench-post --params "$work/p" --backend cuda \
             --winning "$work/win.json" --runs 1 --backlog-c1 "$work/c1.json" --backlog 2 \
             --miner-id 1000 --trace "$out/trace-backlog.json" || fail "bench-post backlog"
+    fi
+    if [[ " $post " == *" window "* ]]; then
         rm -f "$work"/p/*stacked-proof-of-replication*
+        wdir=$work/p
         step "setup window-post $psize on the GPU"
         timed "setup window" "$cz" setup --kind window-post --sector-size "$psize" \
-            --backend cuda --out "$work/p" || fail "setup window-post"
+            --backend cuda --out "$wdir" 2>&1 | tee "$work/setup-window.txt"
+        rc=${PIPESTATUS[0]}
+        if [ "$rc" != 0 ] && grep -q "the key needs .* free" "$work/setup-window.txt"; then
+            wdir=/dev/shm/cuzk-window
+            mkdir -p "$wdir"
+            czc=$(sed -nE 's/^circuit (.*\.czc): .*/\1/p' "$work/setup-window.txt" | head -1)
+            ln -sf "$czc" "$wdir/$(basename "$czc")"
+            avail=$(df --output=avail -k /dev/shm | tail -1)
+            [ "$avail" -lt $((64 << 20)) ] && mount -o remount,size=$((100 << 30)) /dev/shm
+            df -h /dev/shm | tail -1
+            step "setup window-post $psize on the GPU, the key in $wdir (memory)"
+            timed "setup window" "$cz" setup --kind window-post --sector-size "$psize" \
+                --backend cuda --out "$wdir" || fail "setup window-post"
+        elif [ "$rc" != 0 ]; then
+            fail "setup window-post"
+        fi
         timed "gen window" "$cz" gen post --kind window --sector-size "$psize" \
             --sectors "${CZ_WINDOW_SECTORS:-2349}" --seed 4 --partition 1 \
             --out "$work/window.json" || fail "gen post window"
         step "bench-post: WindowPoSt $psize partition"
-        timed "bench-post window" "$cz" bench-post --params "$work/p" --backend cuda \
+        timed "bench-post window" "$cz" bench-post --params "$wdir" --backend cuda \
             --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
             fail "bench-post window"
+        free -g
+        [ "$wdir" = "$work/p" ] || rm -rf "$wdir"
     fi
     if [ "${CZ_SNAP:-0}" = 1 ]; then
         rm -f "$work"/p/*stacked-proof-of-replication* "$work"/p/*proof-of-spacetime*

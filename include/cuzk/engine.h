@@ -120,15 +120,20 @@ typedef struct cz_backend cz_backend; /* src/engine/backend.h */
 /* Prove back-end contexts an engine may own (CPU, or one per GPU entry). */
 #define CZ_ENGINE_MAX_BACKENDS 16
 
+/* Keys (with their circuits) a CUDA context keeps resident side by side. */
+#define CZ_BACKEND_MAX_RESIDENT 4
+
 /* What a prove back-end context reports (GetStatus, /metrics). */
 typedef struct {
     char name[32];         /* "cpu", "cuda:0", "cuda:0/1" (second context of device 0) */
     int device;            /* CUDA ordinal; -1 for the CPU */
     char description[160]; /* "NVIDIA H200, 132 SMs, 139 GiB, sm_90", or the CPU's threads */
-    uint64_t memory_used;  /* device bytes held (key, tables); 0 for the CPU */
+    uint64_t memory_used;  /* device bytes held (keys, circuits, tables); 0 for the CPU */
     uint64_t memory_budget, memory_total; /* this context's share / the device's size */
-    char resident_circuit[32];            /* "" when nothing is resident */
-    int streaming;                        /* the resident key streams from host memory */
+    /* the circuits whose keys are resident, most recently used first */
+    char resident_circuits[CZ_BACKEND_MAX_RESIDENT][32];
+    uint32_t n_resident;
+    int streaming; /* a resident key streams from host memory */
     int busy;
     int out_of_service; /* a device error took it out of service (engine status only) */
     char current_job[CZ_JOB_ID_MAX + 1]; /* job of the unit in progress ("" idle) */

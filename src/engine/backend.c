@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gpu/gpu.h"
+#include "gpu/settings.h"
 #include "util/cancel.h"
 #include "util/log.h"
 #include "util/parallel.h"
@@ -25,14 +26,22 @@ void cz_backend_init(cz_backend *b, const cz_backend_ops *ops, void *impl, const
     b->info.device = -1;
 }
 
-void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t bytes,
-                              int streaming) {
+void cz_backend_note_residents(cz_backend *b, const char *const *ids, uint32_t n, uint64_t bytes,
+                               int streaming) {
+    if (n > CZ_BACKEND_MAX_RESIDENT) n = CZ_BACKEND_MAX_RESIDENT;
     pthread_mutex_lock(&b->info_lock);
-    snprintf(b->info.resident_circuit, sizeof b->info.resident_circuit, "%s",
-             circuit_id ? circuit_id : "");
+    b->info.n_resident = n;
+    for (uint32_t i = 0; i < n; i++)
+        snprintf(b->info.resident_circuits[i], sizeof b->info.resident_circuits[i], "%s", ids[i]);
     b->info.memory_used = bytes;
     b->info.streaming = streaming;
     pthread_mutex_unlock(&b->info_lock);
+}
+
+void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t bytes,
+                              int streaming) {
+    const int one = circuit_id && *circuit_id;
+    cz_backend_note_residents(b, &circuit_id, one ? 1 : 0, bytes, streaming);
 }
 
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
@@ -150,12 +159,20 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
 }
 
 /* ---- CUDA ----
- * The key of the circuit proven last stays resident (cz_gpu_srs), keyed by
- * the circuit id and the key's sizes, delta and first H point (copied), so
- * host parameters that were evicted and reloaded at another address still
- * hit, and another circuit's or another setup's key never does. The key
- * comes from the host points when the unit has them, else straight from the
- * mapped .params file (cz_gpu_srs_load: no host copy, resident only). */
+ * The keys of the circuits proven last stay resident (cz_gpu_srs, with the
+ * pre-compiled circuit and two witness slots each), up to
+ * CZ_BACKEND_MAX_RESIDENT side by side while they fit the context's budget
+ * together with one proof's working set, which they share (the context runs
+ * one unit at a time): a WinningPoSt key (2.3 GiB at 32 GiB) stays beside a
+ * 32 GiB PoRep key, so a WinningPoSt in a PoRep backlog loads nothing and
+ * evicts nothing. A key that does not fit evicts the least recently used
+ * others until it does, or until it is alone (then it may stream, as a key
+ * too big for the device does). Each is keyed by the circuit id and the
+ * key's sizes, delta and first H point (copied), so host parameters that
+ * were evicted and reloaded at another address still hit, and another
+ * circuit's or another setup's key never does. A key comes from the host
+ * points when the unit has them, else straight from the mapped .params file
+ * (cz_gpu_srs_load: no host copy, resident only). */
 
 typedef struct {
     size_t n_ic, n_h, n_l, n_a, n_b_g1, n_b_g2;
@@ -177,19 +194,30 @@ typedef struct {
 #define WITNESS_SLOTS 2
 #define STAGE_CHUNK   ((size_t)64 << 20) /* pinned staging of the stager's uploader */
 
+/* One resident key. Witness slots exist for circuits given with the key
+ * (units with a, b, c from the host have none) when they fit beside it. */
 typedef struct {
-    int device;
-    uint64_t budget; /* 0 = the device's free memory */
     cz_gpu_srs *srs;
     cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
     srs_key key;
     char circuit[32];
-    /* Witness slots of the resident circuit (none when the key would not
-     * stay resident beside them, or for units with a, b, c from the host).
-     * slot_lock guards slot[], busy, doomed and doomed_slots; a slot's z is
-     * written by its holder only. */
-    pthread_mutex_t slot_lock;
+    size_t held;        /* device bytes: key, tables, circuit, slots */
+    size_t work;        /* one proof's working set (cz_gpu_srs_footprint) */
+    uint64_t last_used; /* of the context's tick */
     witness_slot *slot[WITNESS_SLOTS];
+} resident_key;
+
+typedef struct {
+    int device;
+    uint64_t budget; /* 0 = the device's free memory */
+    /* res[0..n_res) change under the run lock and slot_lock both (the stager
+     * reads the slots under slot_lock only); slot_lock also guards each
+     * slot's busy, doomed, owner and doomed_slots. A slot's z is written by
+     * its holder only. */
+    resident_key res[CZ_BACKEND_MAX_RESIDENT];
+    uint32_t n_res;
+    uint64_t tick;
+    pthread_mutex_t slot_lock;
     unsigned doomed_slots;
     cz_gpu_uploader *stage_up; /* used under the back-end's stage lock only */
 } cuda_ctx;
@@ -235,15 +263,15 @@ static void slot_free(witness_slot *ws) {
     free(ws);
 }
 
-/* Frees the slots (the current device is the context's); a busy one is
- * freed by its holder's unstage. Returns the bytes freed now. */
-static uint64_t slots_release(cuda_ctx *c) {
+/* Frees a key's slots (under slot_lock; the current device is the
+ * context's); a busy one is freed by its holder's unstage. Returns the
+ * bytes freed now. */
+static uint64_t slots_release_locked(cuda_ctx *c, resident_key *r) {
     uint64_t bytes = 0;
-    pthread_mutex_lock(&c->slot_lock);
     for (int i = 0; i < WITNESS_SLOTS; i++) {
-        witness_slot *ws = c->slot[i];
+        witness_slot *ws = r->slot[i];
         if (!ws) continue;
-        c->slot[i] = NULL;
+        r->slot[i] = NULL;
         if (ws->busy) {
             ws->doomed = 1;
             c->doomed_slots++;
@@ -252,13 +280,12 @@ static uint64_t slots_release(cuda_ctx *c) {
             slot_free(ws);
         }
     }
-    pthread_mutex_unlock(&c->slot_lock);
     return bytes;
 }
 
-/* Slots for id's witnesses of elems elements (the device memory was kept
- * for them by cuda_ensure); on failure the context runs without them. */
-static void slots_create(cz_backend *b, const char *id, size_t elems) {
+/* Slots for r's witnesses of elems elements (the device memory was kept
+ * for them by load_key); 1 when made, 0 when the key runs without them. */
+static int slots_create(cz_backend *b, resident_key *r, size_t elems) {
     cuda_ctx *c = b->impl;
     cz_error err = {0};
     cz_status st = c->stage_up ? CZ_OK : cz_gpu_uploader_create(&c->stage_up, STAGE_CHUNK, &err);
@@ -269,7 +296,7 @@ static void slots_create(cz_backend *b, const char *id, size_t elems) {
             break;
         }
         made[i]->elems = elems;
-        snprintf(made[i]->circuit, sizeof made[i]->circuit, "%s", id);
+        snprintf(made[i]->circuit, sizeof made[i]->circuit, "%s", r->circuit);
         st = cz_gpu_alloc((void **)&made[i]->z, elems * sizeof(cz_fr), &err);
     }
     if (st != CZ_OK) {
@@ -277,70 +304,137 @@ static void slots_create(cz_backend *b, const char *id, size_t elems) {
             if (made[i]) slot_free(made[i]);
         cz_log(CZ_LOG_WARN,
                "%s: %s: no witness slots (%s): each unit uploads its witness in its run",
-               b->info.name, id, err.message);
-        return;
+               b->info.name, r->circuit, err.message);
+        return 0;
     }
     pthread_mutex_lock(&c->slot_lock);
-    memcpy(c->slot, made, sizeof made);
+    memcpy(r->slot, made, sizeof made);
     pthread_mutex_unlock(&c->slot_lock);
+    return 1;
+}
+
+/* Reports the resident set (most recently used first). */
+static void note_residents(cz_backend *b) {
+    cuda_ctx *c = b->impl;
+    const char *ids[CZ_BACKEND_MAX_RESIDENT];
+    uint32_t order[CZ_BACKEND_MAX_RESIDENT];
+    uint64_t bytes = 0;
+    int streaming = 0;
+    for (uint32_t i = 0; i < c->n_res; i++) {
+        uint32_t k = i;
+        while (k > 0 && c->res[order[k - 1]].last_used < c->res[i].last_used) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+        bytes += c->res[i].held;
+        streaming |= cz_gpu_srs_streaming(c->res[i].srs, NULL, 0);
+    }
+    for (uint32_t i = 0; i < c->n_res; i++) ids[i] = c->res[order[i]].circuit;
+    cz_backend_note_residents(b, ids, c->n_res, bytes, streaming);
+}
+
+/* Frees res[i] and closes the gap (the current device is the context's). */
+static uint64_t key_release(cuda_ctx *c, uint32_t i) {
+    resident_key *r = &c->res[i];
+    uint64_t bytes = cz_gpu_srs_bytes(r->srs) + cz_gpu_circuit_bytes(r->gc);
+    pthread_mutex_lock(&c->slot_lock);
+    bytes += slots_release_locked(c, r);
+    cz_gpu_srs_destroy(r->srs);
+    cz_gpu_circuit_destroy(r->gc);
+    memmove(&c->res[i], &c->res[i + 1], (c->n_res - i - 1) * sizeof c->res[0]);
+    c->n_res--;
+    memset(&c->res[c->n_res], 0, sizeof c->res[0]);
+    pthread_mutex_unlock(&c->slot_lock);
+    return bytes;
 }
 
 static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
     cuda_ctx *c = b->impl;
-    if ((!c->srs && !c->gc) || (circuit_id && strcmp(circuit_id, c->circuit) != 0)) return 0;
-    uint64_t bytes = cz_gpu_srs_bytes(c->srs) + cz_gpu_circuit_bytes(c->gc);
+    uint64_t bytes = 0;
     cz_error err = {0};
-    if (cz_gpu_set_device(c->device, &err) == CZ_OK) {
-        bytes += slots_release(c);
-        cz_gpu_srs_destroy(c->srs);
-        cz_gpu_circuit_destroy(c->gc);
-        /* the MSMs' pooled scratch too: the next key's plan reads free
-         * memory (a 64 GiB PoRep key reloaded after a WinningPoSt's saw 36 GB
-         * less and was refused) */
-        cz_gpu_pool_trim();
-    }
-    c->srs = NULL;
-    c->gc = NULL;
-    c->circuit[0] = 0;
-    cz_backend_note_resident(b, "", 0, 0);
+    if (!c->n_res || cz_gpu_set_device(c->device, &err) != CZ_OK) return 0;
+    for (uint32_t i = c->n_res; i-- > 0;)
+        if (!circuit_id || !strcmp(circuit_id, c->res[i].circuit)) bytes += key_release(c, i);
+    /* the MSMs' pooled scratch too: the next key's plan reads free memory
+     * (a 64 GiB PoRep key reloaded after a WinningPoSt's saw 36 GB less
+     * and was refused) */
+    if (bytes) cz_gpu_pool_trim();
+    note_residents(b);
     return bytes;
 }
 
-/* Makes the key of id (and its circuit, when given) resident, from the
- * host points when params has them, else from the file; with no host
- * points a key that would stream is CZ_E_UNSUPPORTED. */
-static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_params *params,
-                             const cz_groth16_params_file *file, const cz_circuit *circuit,
-                             cz_error *err) {
+/* The resident entry of id with this key, or NULL. */
+static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, int host,
+                              const cz_circuit *circuit) {
+    for (uint32_t i = 0; i < c->n_res; i++) {
+        resident_key *r = &c->res[i];
+        if (!memcmp(key, &r->key, sizeof *key) && !strcmp(id, r->circuit) && (!circuit || r->gc) &&
+            (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
+            return r;
+    }
+    return NULL;
+}
+
+/* Device bytes the key being loaded may take (its points, tables and its
+ * own working set, as cz_gpu_srs_plan counts them) beside the keys resident
+ * now: the budget (or the free memory with what this context holds) less
+ * what they hold, less the part of their working set larger than the new
+ * key's (work). 0 when nothing is resident and no budget is set: the
+ * device's free memory, as for a lone key. */
+static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
+    size_t held = 0, their_work = 0;
+    for (uint32_t i = 0; i < c->n_res; i++) {
+        held += c->res[i].held;
+        if (c->res[i].work > their_work) their_work = c->res[i].work;
+    }
+    *none = 0;
+    if (!c->n_res && !c->budget) return 0;
+    size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
+    cz_error merr = {0};
+    if (!total) {
+        if (cz_gpu_mem_info(&free_b, &total_b, &merr) != CZ_OK) return *none = 1, 0;
+        total = free_b + held;
+    }
+    /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    if (cz_gpu_settings_status(&merr) == CZ_OK && knobs->has_mem_limit && knobs->mem_limit < total)
+        total = (size_t)knobs->mem_limit;
+    const size_t extra = their_work > work ? their_work - work : 0;
+    if (total <= held + extra) return *none = 1, 0;
+    return total - held - extra;
+}
+
+/* Loads id's key (and circuit) as a new entry beside the resident ones, in
+ * room bytes (0: the device's free memory). With others resident the key
+ * must fit resident (CZ_E_NOMEM when it does not: the caller evicts and
+ * tries again); alone, a key with host points may stream. */
+static cz_status key_load(cz_backend *b, resident_key **out, const char *id, const srs_key *key,
+                          const cz_groth16_params *params, const cz_groth16_params_file *file,
+                          const cz_circuit *circuit, size_t room, size_t work, cz_error *err) {
     cuda_ctx *c = b->impl;
-    cz_status st = cz_gpu_set_device(c->device, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", b->info.name);
-    srs_key key;
-    if ((st = srs_key_of(&key, params, file, err)) != CZ_OK)
-        return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
-    const int host = has_host_points(params);
-    if (c->srs && !memcmp(&key, &c->key, sizeof key) && !strcmp(id, c->circuit) &&
-        (!circuit || c->gc) && (host || !cz_gpu_srs_streaming(c->srs, NULL, 0)))
-        return CZ_OK;
-    cuda_release(b, NULL); /* the context holds one circuit at a time */
+    const int host = has_host_points(params), alone = c->n_res == 0;
+    cz_gpu_circuit *gc = NULL;
+    cz_gpu_srs *srs = NULL;
+    cz_status st;
     uint64_t t0 = cz_now_ns();
-    /* The circuit first: the key may stream when both do not fit. */
-    if (circuit && (st = cz_gpu_circuit_create(&c->gc, circuit, err)) != CZ_OK)
+    /* The circuit first: a lone key may stream when both do not fit. */
+    if (circuit && (st = cz_gpu_circuit_create(&gc, circuit, err)) != CZ_OK)
         return cz_error_wrap(err, st, "%s: %s: pre-compiled circuit", b->info.name, id);
-    size_t gc_bytes = cz_gpu_circuit_bytes(c->gc);
-    size_t budget = c->budget > gc_bytes ? (size_t)(c->budget - gc_bytes) : 0;
-    if (c->budget && !budget) {
+    size_t gc_bytes = cz_gpu_circuit_bytes(gc);
+    size_t budget = room > gc_bytes ? room - gc_bytes : 0;
+    if (room && !budget) {
         st = cz_error_set(err, CZ_E_NOMEM,
                           "%s: %s: the pre-compiled circuit (%.0f MiB) fills the context's "
                           "device budget (%.0f MiB)",
-                          b->info.name, id, MIB(gc_bytes), MIB(c->budget));
-        cuda_release(b, NULL);
+                          b->info.name, id, MIB(gc_bytes), MIB(room));
+        cz_gpu_circuit_destroy(gc);
         return st;
     }
     cz_groth16_params shape;
     memset(&shape, 0, sizeof shape);
-    shape.vk.n_ic = key.n_ic, shape.n_h = key.n_h, shape.n_l = key.n_l;
-    shape.n_a = key.n_a, shape.n_b_g1 = key.n_b_g1, shape.n_b_g2 = key.n_b_g2;
+    shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
+    shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
     /* Witness slots when the key stays resident beside them (their bytes
      * come off the key's budget). */
     const size_t elems = circuit ? (size_t)circuit->num_inputs + circuit->num_aux : 0;
@@ -358,60 +452,127 @@ static cz_status cuda_ensure(cz_backend *b, const char *id, const cz_groth16_par
             budget = avail - slot_bytes;
         }
     }
+    int resident = 0;
+    char why[256] = "";
+    st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
+    if (st == CZ_OK && !resident && !alone)
+        st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
+    else if (st == CZ_OK && !resident && !host)
+        st = cz_error_set(err, CZ_E_UNSUPPORTED,
+                          "the key %s; streaming it needs its points in host memory", why);
     cz_gpu_key_report rep;
     memset(&rep, 0, sizeof rep);
-    if (host) {
-        st = cz_gpu_srs_create_budget(&c->srs, params, budget, err);
-    } else {
-        int resident = 0;
-        char why[256] = "";
-        st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
-        if (st == CZ_OK && !resident)
-            st = cz_error_set(err, CZ_E_UNSUPPORTED,
-                              "the key %s; streaming it needs its points in host memory", why);
-        if (st == CZ_OK) st = cz_gpu_srs_load(&c->srs, file, budget, NULL, &rep, err);
-    }
+    if (st == CZ_OK)
+        st = host ? cz_gpu_srs_create_budget(&srs, params, budget, err)
+                  : cz_gpu_srs_load(&srs, file, budget, NULL, &rep, err);
     if (st != CZ_OK) {
-        cuda_release(b, NULL);
+        cz_gpu_circuit_destroy(gc);
         return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
     }
-    c->key = key;
-    snprintf(c->circuit, sizeof c->circuit, "%s", id);
-    if (slots) slots_create(b, id, elems);
-    cz_backend_note_resident(b, id,
-                             cz_gpu_srs_bytes(c->srs) + gc_bytes + (c->slot[0] ? slot_bytes : 0),
-                             cz_gpu_srs_streaming(c->srs, NULL, 0));
-    char why[256];
+    pthread_mutex_lock(&c->slot_lock);
+    resident_key *r = &c->res[c->n_res++];
+    memset(r, 0, sizeof *r);
+    r->srs = srs, r->gc = gc, r->key = *key, r->work = work;
+    snprintf(r->circuit, sizeof r->circuit, "%s", id);
+    pthread_mutex_unlock(&c->slot_lock);
+    r->held = cz_gpu_srs_bytes(srs) + gc_bytes;
+    if (slots && slots_create(b, r, elems)) r->held += slot_bytes;
+    *out = r;
     const double dt = (double)(cz_now_ns() - t0) / 1e9;
-    if (cz_gpu_srs_streaming(c->srs, why, sizeof why))
+    const char *beside = alone ? "" : " beside the other resident keys";
+    if (cz_gpu_srs_streaming(srs, why, sizeof why))
         fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
     else if (!host)
         fprintf(stderr,
                 "%s: %s: parameters (%.0f MiB) loaded from %s in %.2f s (%.2f GB/s, %s) and "
-                "circuit (%.0f MiB) resident, in %.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), file->path, rep.seconds,
+                "circuit (%.0f MiB) resident%s, in %.2f s\n",
+                b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), file->path, rep.seconds,
                 rep.seconds > 0 ? (double)rep.file_bytes / rep.seconds / 1e9 : 0.0,
                 rep.checked ? "points checked on the device" : "trusted by digest", MIB(gc_bytes),
-                dt);
+                beside, dt);
     else
         fprintf(stderr,
-                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident, uploaded "
+                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident%s, uploaded "
                 "in %.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(c->srs)), MIB(gc_bytes), dt);
+                b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), MIB(gc_bytes), beside, dt);
     return CZ_OK;
+}
+
+/* Makes the key of id (and its circuit, when given) resident, beside the
+ * others while they fit, evicting the least recently used ones when they
+ * do not; *out is its entry. With no host points a key that would stream
+ * is CZ_E_UNSUPPORTED. */
+static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
+                             const cz_groth16_params *params, const cz_groth16_params_file *file,
+                             const cz_circuit *circuit, cz_error *err) {
+    cuda_ctx *c = b->impl;
+    cz_status st = cz_gpu_set_device(c->device, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", b->info.name);
+    srs_key key;
+    if ((st = srs_key_of(&key, params, file, err)) != CZ_OK)
+        return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
+    resident_key *r = key_find(c, id, &key, has_host_points(params), circuit);
+    if (r) {
+        if (r->last_used != c->tick) {
+            r->last_used = ++c->tick;
+            note_residents(b);
+        }
+        *out = r;
+        return CZ_OK;
+    }
+    /* Another key of the same id (another setup, or now with its circuit,
+     * or streaming where host points came back) goes first. */
+    for (uint32_t i = c->n_res; i-- > 0;)
+        if (!strcmp(id, c->res[i].circuit)) key_release(c, i);
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = key.n_ic, shape.n_h = key.n_h, shape.n_l = key.n_l;
+    shape.n_a = key.n_a, shape.n_b_g1 = key.n_b_g1, shape.n_b_g2 = key.n_b_g2;
+    size_t key_bytes = 0, work = 0;
+    if ((st = cz_gpu_srs_footprint(&key_bytes, &work, &shape, err)) != CZ_OK)
+        return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
+    for (;;) {
+        if (c->n_res == CZ_BACKEND_MAX_RESIDENT) {
+            st = CZ_E_NOMEM;
+        } else {
+            cz_gpu_pool_trim(); /* the plan reads free memory */
+            int none = 0;
+            size_t room = room_beside(c, work, &none);
+            st = none ? cz_error_set(err, CZ_E_NOMEM, "no room beside the %u resident keys",
+                                     c->n_res)
+                      : key_load(b, &r, id, &key, params, file, circuit, room, work, err);
+        }
+        if (st != CZ_E_NOMEM || !c->n_res) break;
+        /* evict the least recently used and try again */
+        uint32_t lru = 0;
+        for (uint32_t i = 1; i < c->n_res; i++)
+            if (c->res[i].last_used < c->res[lru].last_used) lru = i;
+        cz_log(CZ_LOG_INFO, "%s: %s's key makes room: %s's key (%.0f MiB) leaves the device",
+               b->info.name, id, c->res[lru].circuit, MIB(c->res[lru].held));
+        key_release(c, lru);
+        cz_gpu_pool_trim();
+    }
+    if (st == CZ_OK) {
+        r->last_used = ++c->tick;
+        *out = r;
+    }
+    note_residents(b);
+    return st;
 }
 
 static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                            const cz_groth16_params_file *file, const cz_circuit *circuit,
                            cz_error *err) {
-    return cuda_ensure(b, circuit_id ? circuit_id : "", params, file, circuit, err);
+    resident_key *r = NULL;
+    return cuda_ensure(b, &r, circuit_id ? circuit_id : "", params, file, circuit, err);
 }
 
 static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                   const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
     const char *id = u->circuit_id ? u->circuit_id : "";
-    cz_status st = cuda_ensure(b, id, u->params, u->params_file, u->circuit, err);
+    resident_key *r = NULL;
+    cz_status st = cuda_ensure(b, &r, id, u->params, u->params_file, u->circuit, err);
     if (st == CZ_E_UNSUPPORTED)
         /* the key was resident when the SRS was loaded, and the device has
          * less room now */
@@ -420,19 +581,19 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                              "host copy (evict the SRS to load it on the host)");
     if (st != CZ_OK) return st;
     if (u->pd) {
-        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, NULL, u->pd, NULL, err);
+        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, u->pd, NULL, err);
     } else {
         /* a, b, c on the device from the resident circuit: only the
          * witness crosses PCIe (staged already, or now). */
         const cz_fr *dev_z = NULL;
         pthread_mutex_lock(&c->slot_lock);
         for (int i = 0; i < WITNESS_SLOTS && !dev_z; i++)
-            if (c->slot[i] && c->slot[i]->busy && c->slot[i]->owner == u->witness)
-                dev_z = c->slot[i]->z;
+            if (r->slot[i] && r->slot[i]->busy && r->slot[i]->owner == u->witness)
+                dev_z = r->slot[i]->z;
         pthread_mutex_unlock(&c->slot_lock);
         cz_prove_data view;
         cz_circuit_prove_view(&view, u->circuit, u->witness, NULL, NULL, NULL);
-        st = cz_gpu_groth16_prove_start(out, c->srs, u->params, c->gc, &view, dev_z, err);
+        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, r->gc, &view, dev_z, err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
     return st;
@@ -453,7 +614,7 @@ static void cuda_unstage(cz_backend *b, void *staged) {
 
 /* The unit's witness into a free slot of its circuit, if there is one;
  * prove_start finds it by the witness's address. A slot released meanwhile
- * (another circuit's key came in) is doomed and out of slot[]: prove_start
+ * (its key left the device) is doomed and out of its entry: prove_start
  * then uploads the witness itself, and unstage frees the slot. */
 static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     cuda_ctx *c = b->impl;
@@ -464,11 +625,13 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     const char *id = u->circuit_id ? u->circuit_id : "";
     witness_slot *ws = NULL;
     pthread_mutex_lock(&c->slot_lock);
-    for (int i = 0; i < WITNESS_SLOTS && !ws; i++)
-        if (c->slot[i] && !c->slot[i]->busy && c->slot[i]->elems == ni + na &&
-            !strcmp(c->slot[i]->circuit, id)) {
-            ws = c->slot[i];
-            ws->busy = 1;
+    for (uint32_t k = 0; k < c->n_res && !ws; k++)
+        for (int i = 0; i < WITNESS_SLOTS && !ws; i++) {
+            witness_slot *s = c->res[k].slot[i];
+            if (s && !s->busy && s->elems == ni + na && !strcmp(s->circuit, id)) {
+                ws = s;
+                ws->busy = 1;
+            }
         }
     /* the owner is set once the copy is done: prove_start never sees a
      * slot being filled */

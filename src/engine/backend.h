@@ -4,10 +4,11 @@
  * A context is the CPU, or one CUDA device (several contexts may share one
  * device: that is how the multi-device paths are tested on a host with one
  * GPU). Each context owns what it keeps resident: a CUDA context the
- * proving key of the circuit it proved last (keyed by circuit id and the
- * key's identity, so a reloaded key hits and another setup's key does not)
- * within its device-memory budget, loaded from the host points or straight
- * from the .params file (hold). Nothing about a device lives in
+ * proving keys of the circuits it proved last, up to
+ * CZ_BACKEND_MAX_RESIDENT side by side (keyed by circuit id and the key's
+ * identity, so a reloaded key hits and another setup's key does not), within
+ * its device-memory budget, least recently used evicted first, loaded from
+ * the host points or straight from the .params file (hold). Nothing about a device lives in
  * process-global state. The engine creates the contexts from a
  * cz_backend_choice and owns them; the daemon and the CLI only choose.
  *
@@ -91,7 +92,12 @@ struct cz_backend {
 
 /* Initialises the shared part (ops, impl, name, locks). */
 void cz_backend_init(cz_backend *b, const cz_backend_ops *ops, void *impl, const char *name);
-/* What an implementation calls when its resident state changes. */
+/* What an implementation calls when its resident state changes: the
+ * circuits now resident (most recently used first), the device bytes held,
+ * whether a key streams. The one-circuit form: circuit_id alone ("" or
+ * NULL: nothing). */
+void cz_backend_note_residents(cz_backend *b, const char *const *ids, uint32_t n, uint64_t bytes,
+                               int streaming);
 void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t bytes, int streaming);
 
 /* The CPU context (cz_groth16_prove_start over all cores). */

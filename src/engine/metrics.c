@@ -172,12 +172,12 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
                   bi->name, bi->memory_used, bi->name, bi->memory_budget, bi->name,
                   bi->memory_total);
     }
-    sb_printf(&b, "# HELP cuzk_backend_resident_circuit The circuit whose key a context keeps "
+    sb_printf(&b, "# HELP cuzk_backend_resident_circuit The circuits whose keys a context keeps "
                   "(1 per context and circuit).\n# TYPE cuzk_backend_resident_circuit gauge\n");
     for (uint32_t i = 0; i < s.n_backends; i++)
-        if (s.backends[i].resident_circuit[0])
+        for (uint32_t r = 0; r < s.backends[i].n_resident; r++)
             sb_printf(&b, "cuzk_backend_resident_circuit{backend=\"%s\",circuit_id=\"%s\"} 1\n",
-                      s.backends[i].name, s.backends[i].resident_circuit);
+                      s.backends[i].name, s.backends[i].resident_circuits[r]);
     sb_printf(&b, "# HELP cuzk_gpu_step_seconds_total Time in each step of the GPU prover, all "
                   "units.\n# TYPE cuzk_gpu_step_seconds_total counter\n");
     for (size_t i = 0; i < s.n_steps; i++)

@@ -30,7 +30,8 @@ static void hold_for_job(cz_engine *e, cz_eng_job *j) {
         if (out) continue;
         cz_backend_info bi;
         cz_backend_get_info(b, &bi);
-        if (!strcmp(bi.resident_circuit, j->plan.circuit_id)) return;
+        for (uint32_t r = 0; r < bi.n_resident; r++)
+            if (!strcmp(bi.resident_circuits[r], j->plan.circuit_id)) return;
         if (idle < 0 && !bi.busy && b->ops->hold) idle = (int)i;
     }
     if (idle < 0) return;

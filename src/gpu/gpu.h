@@ -271,6 +271,15 @@ typedef struct {
 cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
                           char *why, size_t why_size, cz_error *err);
 
+/* What a key of shape takes resident (no device call): *key_bytes its
+ * points and NTT tables, *work_bytes one proof's working set (its buffers
+ * and the largest MSM's scratch), the two parts of cz_gpu_srs_plan's need.
+ * Keys resident side by side in one context share one working set, since
+ * it runs one proof at a time. CZ_E_INVALID_ARG for a shape the device
+ * prover cannot take (n_h not 2^k - 1 with k <= 28). */
+cz_status cz_gpu_srs_footprint(size_t *key_bytes, size_t *work_bytes,
+                               const cz_groth16_params *shape, cz_error *err);
+
 /* A resident SRS (points and NTT domain, as cz_gpu_srs_create_budget makes
  * it) from a mapped .params file (groth16.h: cz_groth16_params_file_map),
  * within budget_bytes of the current device (0: its free memory). The file

@@ -261,12 +261,15 @@ typedef struct {
     size_t m;
     unsigned k;            /* domain 2^k = m = n_h + 1 */
     size_t points, tables; /* bytes of the point vectors and the NTT tables */
-    size_t resident_need;  /* points, tables, a proof's buffers, the largest MSM's scratch */
+    size_t work;           /* a proof's buffers and the largest MSM's scratch */
+    size_t resident_need;  /* points, tables and work */
     size_t budget, free_b, total_b, forced;
     const char *capped; /* "" or why the budget is below the free memory */
 } srs_plan;
 
-static cz_status plan_srs(srs_plan *pl, const cz_groth16_params *p, size_t cap, cz_error *err) {
+/* The sizes of p's plan (no device call): domain, points, tables, and the
+ * working set of one proof with the key resident. */
+static cz_status plan_sizes(srs_plan *pl, const cz_groth16_params *p, cz_error *err) {
     memset(pl, 0, sizeof *pl);
     /* n_h = m - 1 for the circuit's domain m = 2^k (prover.h) */
     size_t m = p->n_h + 1;
@@ -281,12 +284,19 @@ static cz_status plan_srs(srs_plan *pl, const cz_groth16_params *p, size_t cap, 
     pl->points = (p->n_h + p->n_l + p->n_a + p->n_b_g1) * g1 + p->n_b_g2 * g2;
     pl->tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
     const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
-    cz_status st = device_budget(&pl->budget, &pl->free_b, &pl->total_b, cap, err);
+    /* one proof's buffers and the largest MSM's scratch */
+    pl->work = proof_bytes(p, m, 1) + msm_scratch(largest, 0);
+    return CZ_OK;
+}
+
+static cz_status plan_srs(srs_plan *pl, const cz_groth16_params *p, size_t cap, cz_error *err) {
+    cz_status st = plan_sizes(pl, p, err);
+    if (st != CZ_OK) return st;
+    st = device_budget(&pl->budget, &pl->free_b, &pl->total_b, cap, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
     if ((st = forced_chunk(&pl->forced, err)) != CZ_OK) return st;
-    /* Resident: the points, the tables, one proof's buffers and the
-     * largest MSM's scratch. */
-    pl->resident_need = pl->points + pl->tables + proof_bytes(p, m, 1) + msm_scratch(largest, 0);
+    /* Resident: the points, the tables and one proof's working set. */
+    pl->resident_need = pl->points + pl->tables + pl->work;
     pl->capped =
         pl->budget < pl->free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
     return CZ_OK;
@@ -318,6 +328,17 @@ cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t 
                  : pl.forced ? "streams (CZ_GPU_STREAM_CHUNK is set)"
                              : "does not fit",
                  MIB(pl.resident_need), MIB(pl.budget), pl.capped);
+    return CZ_OK;
+}
+
+cz_status cz_gpu_srs_footprint(size_t *key_bytes, size_t *work_bytes,
+                               const cz_groth16_params *shape, cz_error *err) {
+    *key_bytes = *work_bytes = 0;
+    srs_plan pl;
+    cz_status st = plan_sizes(&pl, shape, err);
+    if (st != CZ_OK) return st;
+    *key_bytes = pl.points + pl.tables;
+    *work_bytes = pl.work;
     return CZ_OK;
 }
 

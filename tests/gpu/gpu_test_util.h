@@ -12,6 +12,7 @@
 #include "gpu/gpu.h"
 #include "gpu/settings.h"
 #include "harness/harness.h"
+#include "r1cs/cs.h"
 
 /* GPU knobs for the calls that follow: the GPU layer reads its environment
  * once (gpu/settings.h), so a test sets a knob here instead of with
@@ -112,5 +113,50 @@ static inline void gpu_edge_fp(cz_fp *r, unsigned i) {
     }
 GPU_RAND_POINTS(g1, cz_fp)
 GPU_RAND_POINTS(g2, cz_fp2)
+
+/* A small circuit for prover tests, n + n / 4 + 1 constraints:
+ * v_0 = x^2, v_{j+1} = v_j (x + j) + v_{j-1}, w_j = v_j only in C every 4th
+ * step: A and B hold inputs and aux, some aux are in neither. */
+static inline void gpu_test_chain(cz_cs *cs, size_t n) {
+    const int witness = cz_cs_has_witness(cs);
+    cz_fr xv, one;
+    cz_fr_from_u64(&xv, 3);
+    cz_fr_from_u64(&one, 1);
+    cz_var x = cz_cs_alloc_input(cs, witness ? &xv : NULL);
+    cz_fr prev = one, cur;
+    cz_fr_mul(&cur, &xv, &xv);
+    cz_var vprev = CZ_VAR_ONE, v = cz_cs_alloc(cs, witness ? &cur : NULL);
+    cz_lc a, b, c;
+    cz_lc_init(&a), cz_lc_init(&b), cz_lc_init(&c);
+    cz_lc_add_var(&a, x);
+    cz_lc_add_var(&b, x);
+    cz_lc_add_var(&c, v);
+    cz_cs_enforce(cs, &a, &b, &c);
+    for (size_t j = 0; j < n; j++) {
+        cz_fr k, sum, next;
+        cz_fr_from_u64(&k, j);
+        cz_fr_add(&sum, &xv, &k);
+        cz_fr_mul(&next, &cur, &sum);
+        cz_fr_add(&next, &next, &prev);
+        cz_var w = cz_cs_alloc(cs, witness ? &next : NULL);
+        cz_lc_clear(&a), cz_lc_clear(&b), cz_lc_clear(&c);
+        cz_lc_add_var(&a, v);
+        cz_lc_add_var(&b, x);
+        cz_lc_add(&b, CZ_VAR_ONE, &k);
+        cz_lc_add_var(&c, w);
+        cz_lc_sub_var(&c, vprev);
+        cz_cs_enforce(cs, &a, &b, &c);
+        if (j % 4 == 0) {
+            cz_var u = cz_cs_alloc(cs, witness ? &next : NULL);
+            cz_lc_clear(&a), cz_lc_clear(&b), cz_lc_clear(&c);
+            cz_lc_add_var(&a, w);
+            cz_lc_add_var(&b, CZ_VAR_ONE);
+            cz_lc_add_var(&c, u);
+            cz_cs_enforce(cs, &a, &b, &c);
+        }
+        vprev = v, v = w, prev = cur, cur = next;
+    }
+    cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
+}
 
 #endif

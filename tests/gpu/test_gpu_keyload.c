@@ -301,56 +301,12 @@ static void check_refusals(const char *path) {
     free(bytes);
 }
 
-/* v_0 = x^2, v_{j+1} = v_j (x + j) + v_{j-1}, w_j = v_j only in C every 4th
- * step: A and B hold inputs and aux, some aux are in neither. */
-static void chain(cz_cs *cs, size_t n) {
-    const int witness = cz_cs_has_witness(cs);
-    cz_fr xv, one;
-    cz_fr_from_u64(&xv, 3);
-    cz_fr_from_u64(&one, 1);
-    cz_var x = cz_cs_alloc_input(cs, witness ? &xv : NULL);
-    cz_fr prev = one, cur;
-    cz_fr_mul(&cur, &xv, &xv);
-    cz_var vprev = CZ_VAR_ONE, v = cz_cs_alloc(cs, witness ? &cur : NULL);
-    cz_lc a, b, c;
-    cz_lc_init(&a), cz_lc_init(&b), cz_lc_init(&c);
-    cz_lc_add_var(&a, x);
-    cz_lc_add_var(&b, x);
-    cz_lc_add_var(&c, v);
-    cz_cs_enforce(cs, &a, &b, &c);
-    for (size_t j = 0; j < n; j++) {
-        cz_fr k, sum, next;
-        cz_fr_from_u64(&k, j);
-        cz_fr_add(&sum, &xv, &k);
-        cz_fr_mul(&next, &cur, &sum);
-        cz_fr_add(&next, &next, &prev);
-        cz_var w = cz_cs_alloc(cs, witness ? &next : NULL);
-        cz_lc_clear(&a), cz_lc_clear(&b), cz_lc_clear(&c);
-        cz_lc_add_var(&a, v);
-        cz_lc_add_var(&b, x);
-        cz_lc_add(&b, CZ_VAR_ONE, &k);
-        cz_lc_add_var(&c, w);
-        cz_lc_sub_var(&c, vprev);
-        cz_cs_enforce(cs, &a, &b, &c);
-        if (j % 4 == 0) {
-            cz_var u = cz_cs_alloc(cs, witness ? &next : NULL);
-            cz_lc_clear(&a), cz_lc_clear(&b), cz_lc_clear(&c);
-            cz_lc_add_var(&a, w);
-            cz_lc_add_var(&b, CZ_VAR_ONE);
-            cz_lc_add_var(&c, u);
-            cz_cs_enforce(cs, &a, &b, &c);
-        }
-        vprev = v, v = w, prev = cur, cur = next;
-    }
-    cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
-}
-
 /* A proof over a key loaded from its file equals the CPU's. */
 static void check_prove(void) {
     cz_error err = {0};
     const size_t n = 2000;
     cz_cs *rec = cz_cs_compile_new();
-    chain(rec, n);
+    gpu_test_chain(rec, n);
     cz_circuit *circ = NULL;
     CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
     cz_cs_destroy(rec);
@@ -366,13 +322,14 @@ static void check_prove(void) {
     cz_gpu_key_report rep;
     CHECK(load(&srs, path, CZ_GPU_KEY_CHECKED, 0, 0, 1, &rep, &err) == CZ_OK);
     cz_cs *pcs = cz_cs_prove_new();
-    chain(pcs, n);
+    gpu_test_chain(pcs, n);
     cz_prove_data pd;
     CHECK(cz_prove_finish(pcs, &pd, &err) == CZ_OK);
     cz_cs_destroy(pcs);
     cz_groth16_msm_results cpu, gpu;
     CHECK(cz_groth16_prove_start(&cpu, &params, &pd, &err) == CZ_OK);
-    cz_status sg = srs ? cz_gpu_groth16_prove_start(&gpu, srs, NULL, NULL, &pd, NULL, &err) : CZ_E_CUDA;
+    cz_status sg =
+        srs ? cz_gpu_groth16_prove_start(&gpu, srs, NULL, NULL, &pd, NULL, &err) : CZ_E_CUDA;
     if (sg != CZ_OK) printf("gpu prove: %s\n", err.message);
     CHECK(sg == CZ_OK);
     if (sg == CZ_OK)

@@ -1,0 +1,161 @@
+/* The CUDA back-end context keeping several keys resident (engine/backend.h):
+ * two circuits of different shapes proven in turn on one context give the
+ * CPU's five sums every time and both stay resident (most recently used
+ * first in the context's report); a context whose budget holds one of them
+ * with a proof's working set but not both evicts the other and still
+ * proves both right; a fifth key evicts the least recently used of four;
+ * releasing one circuit leaves the others. Units come both ways: witness
+ * with the pre-compiled circuit (a, b, c on the device, witness slots) and
+ * a, b, c from the host. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/backend.h"
+#include "gpu_test_util.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "r1cs/backends.h"
+#include "r1cs/circuit.h"
+
+typedef struct {
+    cz_circuit *circ;
+    cz_groth16_params params;
+    cz_witness w;
+    cz_prove_data pd;
+    cz_groth16_msm_results cpu;
+} test_circuit;
+
+static void make(test_circuit *t, size_t n) {
+    cz_error err = {0};
+    memset(t, 0, sizeof *t);
+    cz_cs *rec = cz_cs_compile_new();
+    gpu_test_chain(rec, n);
+    CHECK(cz_compile_finish(rec, &t->circ, &err) == CZ_OK);
+    cz_cs_destroy(rec);
+    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
+    cz_test_rand_bytes(seed, sizeof seed);
+    CHECK(cz_groth16_dev_setup(&t->params, t->circ, seed, &err) == CZ_OK);
+    cz_cs *wcs = cz_cs_witness_new();
+    gpu_test_chain(wcs, n);
+    CHECK(cz_witness_finish(wcs, &t->w.input, &t->w.num_inputs, &t->w.aux, &t->w.num_aux, &err) ==
+          CZ_OK);
+    cz_cs_destroy(wcs);
+    cz_cs *pcs = cz_cs_prove_new();
+    gpu_test_chain(pcs, n);
+    CHECK(cz_prove_finish(pcs, &t->pd, &err) == CZ_OK);
+    cz_cs_destroy(pcs);
+    CHECK(cz_groth16_prove_start(&t->cpu, &t->params, &t->pd, &err) == CZ_OK);
+}
+
+static void drop(test_circuit *t) {
+    cz_circuit_free(t->circ);
+    cz_groth16_params_free(&t->params);
+    cz_witness_free(&t->w);
+    cz_prove_data_free(&t->pd);
+}
+
+/* Proves t under id on b (from the witness, or from a, b, c when host_abc)
+ * and compares with the CPU. */
+static void prove(cz_backend *b, const char *id, const test_circuit *t, int host_abc) {
+    cz_backend_unit u = {.job_id = "test",
+                         .kind = CZ_PROOF_POREP,
+                         .circuit_id = id,
+                         .params = &t->params,
+                         .pd = host_abc ? &t->pd : NULL,
+                         .circuit = host_abc ? NULL : t->circ,
+                         .witness = host_abc ? NULL : &t->w};
+    cz_groth16_msm_results r;
+    cz_error err = {0};
+    cz_status st = cz_backend_prove_start(b, &r, &u, &err);
+    if (st != CZ_OK) printf("%s: prove %s: %s\n", b->info.name, id, err.message);
+    CHECK(st == CZ_OK);
+    if (st != CZ_OK) return;
+    CHECK(cz_g1_equal(&r.h, &t->cpu.h) && cz_g1_equal(&r.l, &t->cpu.l) &&
+          cz_g1_equal(&r.a, &t->cpu.a) && cz_g1_equal(&r.b_g1, &t->cpu.b_g1) &&
+          cz_g2_equal(&r.b_g2, &t->cpu.b_g2));
+}
+
+/* The context's resident circuits, most recently used first, as "a,b". */
+static void residents(cz_backend *b, char *out, size_t size) {
+    cz_backend_info bi;
+    cz_backend_get_info(b, &bi);
+    out[0] = 0;
+    for (uint32_t i = 0; i < bi.n_resident; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s", i ? "," : "", bi.resident_circuits[i]);
+    }
+}
+
+static void expect_residents(cz_backend *b, const char *want) {
+    char got[256];
+    residents(b, got, sizeof got);
+    if (strcmp(got, want)) printf("%s: resident '%s', expected '%s'\n", b->info.name, got, want);
+    CHECK(!strcmp(got, want));
+}
+
+/* What t takes resident on a context: key, circuit, two witness slots. */
+static size_t held_bytes(const test_circuit *t, size_t *work) {
+    cz_error err = {0};
+    size_t key = 0;
+    CHECK(cz_gpu_srs_footprint(&key, work, &t->params, &err) == CZ_OK);
+    cz_gpu_circuit *gc = NULL;
+    CHECK(cz_gpu_circuit_create(&gc, t->circ, &err) == CZ_OK);
+    size_t gc_bytes = cz_gpu_circuit_bytes(gc);
+    cz_gpu_circuit_destroy(gc);
+    return key + gc_bytes + 2 * ((size_t)t->circ->num_inputs + t->circ->num_aux) * sizeof(cz_fr);
+}
+
+int main(void) {
+    cz_test_init("gpu/test_gpu_backend");
+    if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
+    cz_error err = {0};
+    test_circuit t[2];
+    make(&t[0], 3000);
+    make(&t[1], 9000); /* another domain (2^14 against 2^12) */
+
+    /* Both side by side. */
+    cz_backend *b = NULL;
+    CHECK(cz_backend_cuda_create(&b, 0, 0, "cuda:0", &err) == CZ_OK);
+    if (!b) return 1;
+    prove(b, "small", &t[0], 0);
+    prove(b, "large", &t[1], 0);
+    expect_residents(b, "large,small");
+    prove(b, "small", &t[0], 0);
+    prove(b, "small", &t[0], 1);
+    expect_residents(b, "small,large");
+    prove(b, "large", &t[1], 1);
+    expect_residents(b, "large,small");
+    /* A fifth key evicts the least recently used of four. */
+    prove(b, "small-2", &t[0], 0);
+    prove(b, "small-3", &t[0], 0);
+    expect_residents(b, "small-3,small-2,large,small");
+    prove(b, "small", &t[0], 0);
+    prove(b, "small-4", &t[0], 0);
+    expect_residents(b, "small-4,small,small-3,small-2");
+    CHECK(cz_backend_release(b, "small-3") > 0);
+    expect_residents(b, "small-4,small,small-2");
+    CHECK(cz_backend_release(b, "no-such-circuit") == 0);
+    CHECK(cz_backend_release(b, NULL) > 0);
+    expect_residents(b, "");
+    cz_backend_destroy(b);
+
+    /* A budget for either key with a proof's working set, not both. */
+    size_t w0 = 0, w1 = 0;
+    const size_t h0 = held_bytes(&t[0], &w0), h1 = held_bytes(&t[1], &w1);
+    const size_t budget = h1 + (w0 > w1 ? w0 : w1) + h0 / 2;
+    printf("held %zu + %zu bytes, work %zu / %zu: budget %zu\n", h0, h1, w0, w1, budget);
+    CHECK(cz_backend_cuda_create(&b, 0, budget, "cuda:0/small", &err) == CZ_OK);
+    if (!b) return 1;
+    prove(b, "small", &t[0], 0);
+    prove(b, "large", &t[1], 0);
+    expect_residents(b, "large");
+    prove(b, "small", &t[0], 0);
+    expect_residents(b, "small");
+    prove(b, "large", &t[1], 1);
+    expect_residents(b, "large");
+    cz_backend_destroy(b);
+
+    drop(&t[0]);
+    drop(&t[1]);
+    return cz_test_finish("gpu/test_gpu_backend");
+}
