@@ -177,25 +177,24 @@ static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_o
     return CZ_OK;
 }
 
-/* Device scratch of one MSM of n points, an upper estimate of what
- * msm.cuh allocates (sort pairs and buffers 16 W n, buckets and their
- * reduction ~3 W 2^(c-1) XYZZ points, partial sums), plus a quarter. */
+/* Device scratch of one MSM of n points: what msm.cuh allocates, from its
+ * own formulas (window c, W = ceil(255 / c) windows, M = 2^(c-1) buckets
+ * each, S0 sorted entries per accumulation thread): keys and values with
+ * their alternates 16 W n, buckets W M XYZZ points, partial sums 4 T0 (a
+ * key each), the bucket reduction's levels (segments of 16: below W M / 4
+ * points) and the sort's temporary (a small fraction of the keys), plus a
+ * thirty-second and 64 MiB. 2^27 G1 points: 38.5 GB planned, 36.3 GB
+ * allocated (the estimate before, 52.4 GB, counted three bucket sets and
+ * 13 windows, and kept the WindowPoSt key's witness slots off the H200). */
 static size_t msm_scratch(size_t n, int g2) {
     if (n == 0) return 0;
-    const size_t c = cz_gpu_msm_window_bits(n), w = 255 / c + 2;
-    const size_t xyzz = g2 ? 384 : 192;
-    /* partial sums: 4 per accumulation thread, one thread per 8..256 pairs
-     * (about 2^18 threads in between) */
-    size_t parts = w * n / 256 > ((size_t)1 << 18) ? w * n / 256 : (size_t)1 << 18;
-    if (parts > w * n / 8 + 1) parts = w * n / 8 + 1;
-    size_t b = 16 * w * n + 3 * w * ((size_t)1 << (c - 1)) * xyzz + 4 * parts * (xyzz + 16);
-    /* b already exceeds what msm.cuh allocates (2^27 G1 points: 49.3 GB
-     * against 36.3 GB: W = 12 windows, not w = 13; buckets once, the
-     * reduction's levels far smaller than two more bucket sets), so a
-     * sixteenth more is margin enough. A quarter made the 32 GiB key (with
-     * its circuit and one proof's buffers) miss the H200 by 1.6 GB and
-     * stream from host memory. */
-    return b + b / 16 + ((size_t)64 << 20);
+    const size_t c = cz_gpu_msm_window_bits(n), w = (255 + c - 1) / c;
+    const size_t m = (size_t)1 << (c - 1), xyzz = g2 ? 384 : 192, total = w * n;
+    size_t s0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : total >> 18);
+    if (cz_gpu_settings_get()->msm_s) s0 = cz_gpu_settings_get()->msm_s;
+    const size_t t0 = (total + s0 - 1) / s0;
+    size_t b = 16 * total + w * m * xyzz + 4 * t0 * (xyzz + 8) + w * m * xyzz / 4 + total / 4;
+    return b + b / 32 + ((size_t)64 << 20);
 }
 
 static size_t max3(size_t a, size_t b, size_t c) {
