@@ -36,8 +36,10 @@
 #
 # Environment: WORK (default /tmp/cuzk-full: parameters ~53 GB at 32 GiB),
 # CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out),
-# CZ_SKIP_PROVE=1 (skip step 4), CZ_BENCH_WORKERS="16 6" (bench-porep once per
-# --synthesis-workers value; default once with its default).
+# CZ_SKIP_PROVE=1 (skip step 4), CZ_PROVE_MEM_LIMIT=22GiB (step 4 with the
+# device capped there: the key streams from host memory, as on a 24 GB
+# card), CZ_SKIP_BENCH=1 (skip step 3), CZ_BENCH_WORKERS="16 6" (bench-porep
+# once per --synthesis-workers value; default once with its default).
 set -u
 dir=$(cd "${1:?usage: gpu-porep-full.sh DIR [SIZE]}" && pwd)
 size=${2:-32GiB}
@@ -61,7 +63,9 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         step "gen c1 $size"
         timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
             --out "$work/c1.json" || fail "gen c1"
+        [ "${CZ_SKIP_BENCH:-0}" = 1 ] && CZ_BENCH_WORKERS=none
         for w in ${CZ_BENCH_WORKERS:-default}; do
+            [ "$w" = none ] && continue
             step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
             args=()
             [ "$w" = default ] || args=(--synthesis-workers "$w")
@@ -70,9 +74,10 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
                 --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
-            step "prove + verify"
-            timed prove "$cz" prove --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-                --backend cuda --out "$work/proof.bin" || fail prove
+            step "prove + verify${CZ_PROVE_MEM_LIMIT:+ (device capped at $CZ_PROVE_MEM_LIMIT)}"
+            timed prove env ${CZ_PROVE_MEM_LIMIT:+CZ_GPU_MEM_LIMIT=$CZ_PROVE_MEM_LIMIT} "$cz" prove \
+                --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 --backend cuda \
+                --out "$work/proof.bin" || fail prove
             "$cz" verify --c1 "$work/c1.json" --vk "$work/p" --proof "$work/proof.bin" \
                 --miner-id 1000 || fail verify
         fi
