@@ -28,7 +28,8 @@ typedef struct {
     int quick;
     int runs;
     const char *only;
-    unsigned abc_log; /* rows of the a / b / c circuit: 2^abc_log */
+    unsigned abc_log;    /* rows of the a / b / c circuit: 2^abc_log */
+    const char *circuit; /* a/b/c of this pre-compiled circuit file instead */
     /* keyload */
     const char *params; /* the .params file */
     unsigned synthetic; /* write a synthetic key of domain 2^synthetic there first */
@@ -291,8 +292,51 @@ static void abc_fill(void *vctx, size_t begin, size_t end, unsigned worker) {
     }
 }
 
-static int bench_abc(const gb_opts *o, unsigned lg) {
+/* Times cz_gpu_circuit_eval of c (median of o->runs after a warm-up) and
+ * prints one line: what, entries, long rows, the table's place, ms and the
+ * effective bandwidth (bytes that must move: entries, row offsets, results,
+ * z once). only >= 0: c holds that matrix alone. */
+static int abc_time(const gb_opts *o, const cz_circuit *c, const char *what, double prep_s,
+                    int only) {
     cz_error err = {0};
+    const uint64_t rows = c->num_constraints, vars = (uint64_t)c->num_inputs + c->num_aux;
+    uint64_t nnz_all = c->m[0].nnz + c->m[1].nnz + c->m[2].nnz;
+    cz_gpu_circuit *gc = NULL;
+    uint64_t t0 = cz_now_ns();
+    if (cz_gpu_circuit_create(&gc, c, &err) != CZ_OK) return fail("abc circuit", &err);
+    const double up_s = (double)(cz_now_ns() - t0) / 1e9;
+    cz_gpu_circuit_info info;
+    cz_gpu_circuit_get_info(&info, gc);
+    cz_fr *z = NULL, *out = NULL;
+    if (cz_gpu_alloc((void **)&z, vars * sizeof(cz_fr), &err) != CZ_OK ||
+        cz_gpu_alloc((void **)&out, 3 * rows * sizeof(cz_fr), &err) != CZ_OK ||
+        cz_gpu_fill_random_fr(z, vars, 4, &err) != CZ_OK)
+        return fail("abc buffers", &err);
+    double t[64];
+    for (int r = -1; r < o->runs; r++) {
+        uint64_t s0 = cz_now_ns();
+        if (cz_gpu_circuit_eval(out, out + rows, out + 2 * rows, gc, z, &err) != CZ_OK)
+            return fail("abc eval", &err);
+        if (r >= 0) t[r] = (double)(cz_now_ns() - s0) / 1e6;
+    }
+    const double ms = median(t, o->runs);
+    const double mats = only >= 0 ? 1.0 : 3.0;
+    const double bytes = (double)nnz_all * (4.0 + c->coef_bytes) + mats * (double)(rows + 1) * 4 +
+                         mats * (double)rows * 32 + (double)vars * 32;
+    printf("abc %s, %llu entries (%.2f/row; long rows %llu, table %u in %s memory): "
+           "%8.2f ms  %6.0f GB/s effective  (prepared %.1f s, uploaded %.1f s, %.0f MiB on the "
+           "device)\n",
+           what, (unsigned long long)nnz_all, (double)nnz_all / (double)rows,
+           (unsigned long long)(info.long_rows[0] + info.long_rows[1] + info.long_rows[2]),
+           c->num_coeffs, info.table_in_shared ? "shared" : "global", ms, bytes / ms / 1e6, prep_s,
+           up_s, (double)cz_gpu_circuit_bytes(gc) / (1 << 20));
+    cz_gpu_free(z);
+    cz_gpu_free(out);
+    cz_gpu_circuit_destroy(gc);
+    return 0;
+}
+
+static int bench_abc(const gb_opts *o, unsigned lg) {
     const uint64_t rows = (uint64_t)1 << lg;
     cz_circuit c;
     memset(&c, 0, sizeof c);
@@ -327,38 +371,9 @@ static int bench_abc(const gb_opts *o, unsigned lg) {
         nnz_all += nnz;
     }
     const double gen_s = (double)(cz_now_ns() - t0) / 1e9;
-    cz_gpu_circuit *gc = NULL;
-    t0 = cz_now_ns();
-    if (cz_gpu_circuit_create(&gc, &c, &err) != CZ_OK) return fail("abc circuit", &err);
-    const double up_s = (double)(cz_now_ns() - t0) / 1e9;
-    cz_gpu_circuit_info info;
-    cz_gpu_circuit_get_info(&info, gc);
-    cz_fr *z = NULL, *out = NULL;
-    if (cz_gpu_alloc((void **)&z, (rows + 1) * sizeof(cz_fr), &err) != CZ_OK ||
-        cz_gpu_alloc((void **)&out, 3 * rows * sizeof(cz_fr), &err) != CZ_OK ||
-        cz_gpu_fill_random_fr(z, rows + 1, 4, &err) != CZ_OK)
-        return fail("abc buffers", &err);
-    double t[64];
-    for (int r = -1; r < o->runs; r++) {
-        uint64_t s0 = cz_now_ns();
-        if (cz_gpu_circuit_eval(out, out + rows, out + 2 * rows, gc, z, &err) != CZ_OK)
-            return fail("abc eval", &err);
-        if (r >= 0) t[r] = (double)(cz_now_ns() - s0) / 1e6;
-    }
-    const double ms = median(t, o->runs);
-    /* bytes that must move: entries, row offsets, results, z once */
-    const double bytes = (double)nnz_all * 6 + 3.0 * (double)(rows + 1) * 4 +
-                         3.0 * (double)rows * 32 + (double)(rows + 1) * 32;
-    printf("abc 2^%-2u rows, %llu entries (%.2f/row; long rows %llu, table %u in %s memory): "
-           "%8.2f ms  %6.0f GB/s effective  (generated %.1f s, uploaded %.1f s, %.0f MiB on the "
-           "device; target at 2^27: 50 ms)\n",
-           lg, (unsigned long long)nnz_all, (double)nnz_all / (double)rows,
-           (unsigned long long)(info.long_rows[0] + info.long_rows[1] + info.long_rows[2]),
-           ABC_TABLE, info.table_in_shared ? "shared" : "global", ms, bytes / ms / 1e6, gen_s, up_s,
-           (double)cz_gpu_circuit_bytes(gc) / (1 << 20));
-    cz_gpu_free(z);
-    cz_gpu_free(out);
-    cz_gpu_circuit_destroy(gc);
+    char what[64];
+    snprintf(what, sizeof what, "2^%u rows", lg);
+    int rc = abc_time(o, &c, what, gen_s, -1);
     for (int i = 0; i < 3; i++) {
         free((void *)c.m[i].row_start);
         free((void *)c.m[i].col);
@@ -366,7 +381,34 @@ static int bench_abc(const gb_opts *o, unsigned lg) {
     }
     free(table);
     free(dens);
-    return 0;
+    return rc;
+}
+
+/* a/b/c of the pre-compiled circuit file o->circuit (a random witness: the
+ * kernels' work does not depend on its values), then of each matrix alone
+ * (the others empty), so the slow one shows. */
+static int bench_abc_file(const gb_opts *o) {
+    cz_error err = {0};
+    cz_circuit *c = NULL;
+    uint64_t t0 = cz_now_ns();
+    if (cz_circuit_open(&c, o->circuit, CZ_CIRCUIT_CHECKED, 0, &err) != CZ_OK)
+        return fail("abc circuit file", &err);
+    const double open_s = (double)(cz_now_ns() - t0) / 1e9;
+    int rc = abc_time(o, c, o->circuit, open_s, -1);
+    const size_t rows = (size_t)c->num_constraints;
+    uint32_t *none = calloc(rows + 1, sizeof *none);
+    if (!none) return fprintf(stderr, "bench gpu: abc: out of memory\n"), 1;
+    for (int k = 0; k < 3 && rc == 0; k++) {
+        cz_circuit one = *c;
+        for (int i = 0; i < 3; i++)
+            if (i != k) one.m[i].nnz = 0, one.m[i].row_start = none;
+        char what[32];
+        snprintf(what, sizeof what, "  matrix %c alone", "ABC"[k]);
+        rc = abc_time(o, &one, what, 0, k);
+    }
+    free(none);
+    cz_circuit_free(c);
+    return rc;
 }
 
 /* ---- keyload: a .params file to a resident key ---- */
@@ -542,14 +584,23 @@ static int bench_keyload(const gb_opts *o) {
 }
 
 int cz_cmd_bench_gpu(int argc, char **argv) {
-    gb_opts o = {0, 5, NULL, 0, NULL, 0, NULL, 0, 0, 0};
+    gb_opts o = {.runs = 5};
     int runs_given = 0;
-    enum { OPT_PARAMS = 256, OPT_SYNTHETIC, OPT_KEY_CHECK, OPT_COLD, OPT_HOST, OPT_CHUNK };
+    enum {
+        OPT_PARAMS = 256,
+        OPT_SYNTHETIC,
+        OPT_KEY_CHECK,
+        OPT_COLD,
+        OPT_HOST,
+        OPT_CHUNK,
+        OPT_CIRCUIT
+    };
     static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
                                              {"runs", required_argument, NULL, 'r'},
                                              {"only", required_argument, NULL, 'o'},
                                              {"log", required_argument, NULL, 'l'},
                                              {"params", required_argument, NULL, OPT_PARAMS},
+                                             {"circuit", required_argument, NULL, OPT_CIRCUIT},
                                              {"synthetic", required_argument, NULL, OPT_SYNTHETIC},
                                              {"key-check", required_argument, NULL, OPT_KEY_CHECK},
                                              {"cold", no_argument, NULL, OPT_COLD},
@@ -559,12 +610,14 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
                                              {NULL, 0, NULL, 0}};
     static const char usage[] =
         "usage: cuzk bench gpu [--quick] [--runs N] [--only field|ntt|msm|g2|batch|abc|keyload]\n"
-        "                      [--log N] [--params FILE [--synthetic N] [--key-check MODE]\n"
-        "                      [--cold] [--host] [--chunk-mib N]]\n"
+        "                      [--log N | --circuit FILE] [--params FILE [--synthetic N]\n"
+        "                      [--key-check MODE] [--cold] [--host] [--chunk-mib N]]\n"
         "  Benchmarks the CUDA kernels (field, NTT, G1/G2 MSM, batch addition, a/b/c from a\n"
         "  PoRep-shaped pre-compiled circuit) on device 0; prints \"skipped\" without a CUDA\n"
         "  device. --quick: small sizes, at most 3 runs; --runs N: 1..64 runs per size,\n"
-        "  median reported (default 5); --log N: a/b/c rows 2^N (10..29, default 27).\n"
+        "  median reported (default 5); --log N: a/b/c rows 2^N (10..29, default 27);\n"
+        "  --circuit FILE: a/b/c of that pre-compiled circuit (.czc) with a random witness,\n"
+        "  then of each matrix alone.\n"
         "  keyload (with --params FILE): the .params FILE to a resident key on the device, as\n"
         "  the engine loads it (file -> pinned staging -> device, converted and checked there):\n"
         "  time, GB/s and host peak RSS per run (default 3 runs). --key-check auto (default:\n"
@@ -578,6 +631,10 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "qr:o:l:h", longopts, NULL)) != -1) {
         if (c == OPT_PARAMS) {
             o.params = optarg;
+            continue;
+        }
+        if (c == OPT_CIRCUIT) {
+            o.circuit = optarg;
             continue;
         }
         if (c == OPT_SYNTHETIC || c == OPT_CHUNK) {
@@ -703,7 +760,11 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         rc |= bench_msm(&o, 1, o.quick ? g2quick : g2full, 1, d2);
     }
     if (want(&o, "batch")) rc |= bench_batch(&o, o.quick ? 22 : 27, d1);
-    if (want(&o, "abc")) rc |= bench_abc(&o, o.abc_log ? o.abc_log : o.quick ? 20 : 27);
+    if (want(&o, "abc"))
+        rc |= o.circuit ? bench_abc_file(&o)
+                        : bench_abc(&o, o.abc_log ? o.abc_log
+                                        : o.quick ? 20
+                                                  : 27);
     cz_gpu_free(d1);
     cz_gpu_free(d2);
     return rc;

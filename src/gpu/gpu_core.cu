@@ -60,6 +60,23 @@ extern "C" void cz_gpu_free(void *dev) {
     if (dev) (void)cudaFree(dev);
 }
 
+extern "C" cz_status cz_gpu_alloc_pooled(void **dev, size_t bytes, cz_error *err) {
+    *dev = NULL;
+    cz_gpu_pool_keep();
+    CZ_CUDA_TRY(err, cudaMallocAsync(dev, bytes ? bytes : 1, 0));
+    cudaError_t e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) {
+        (void)cudaFreeAsync(*dev, 0);
+        *dev = NULL;
+        CZ_CUDA_TRY(err, e);
+    }
+    return CZ_OK;
+}
+
+extern "C" void cz_gpu_free_pooled(void *dev) {
+    if (dev) (void)cudaFreeAsync(dev, 0);
+}
+
 extern "C" cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err) {
     if (bytes) CZ_CUDA_TRY(err, cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
     return CZ_OK;

@@ -32,6 +32,12 @@ cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err) {
 void cz_gpu_free(void *dev) {
     (void)dev;
 }
+cz_status cz_gpu_alloc_pooled(void **dev, size_t bytes, cz_error *err) {
+    return cz_gpu_alloc(dev, bytes, err);
+}
+void cz_gpu_free_pooled(void *dev) {
+    (void)dev;
+}
 cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err) {
     (void)dev, (void)host, (void)bytes;
     return NO_GPU(err);

@@ -710,15 +710,15 @@ typedef struct {
 } bufs;
 
 static void bufs_free(bufs *b) {
-    cz_gpu_free(b->abc);
-    cz_gpu_free(b->z);
-    cz_gpu_free(b->dens);
-    cz_gpu_free(b->idx);
-    cz_gpu_free(b->scal);
-    cz_gpu_free(b->ones);
-    cz_gpu_free(b->tail_s);
-    cz_gpu_free(b->tp1);
-    cz_gpu_free(b->tp2);
+    cz_gpu_free_pooled(b->abc);
+    cz_gpu_free_pooled(b->z);
+    cz_gpu_free_pooled(b->dens);
+    cz_gpu_free_pooled(b->idx);
+    cz_gpu_free_pooled(b->scal);
+    cz_gpu_free_pooled(b->ones);
+    cz_gpu_free_pooled(b->tail_s);
+    cz_gpu_free_pooled(b->tp1);
+    cz_gpu_free_pooled(b->tp2);
     free(b->host_idx);
     memset(b, 0, sizeof *b);
 }
@@ -977,7 +977,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
     /* ---- H chain: a, b, c zero-padded to m on the device ---- */
-    if ((st = cz_gpu_alloc((void **)&b.abc, 3 * m * sizeof(cz_fr), err)) != CZ_OK) {
+    if ((st = cz_gpu_alloc_pooled((void **)&b.abc, 3 * m * sizeof(cz_fr), err)) != CZ_OK) {
         cz_error_prefix(err, "gpu prove: a, b, c (3 x 2^%u elements)", srs->log_m);
         goto done;
     }
@@ -985,7 +985,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         /* the witness goes up first, unless it is there (it stays for L, A,
          * B); a, b, c from it */
         if (!z) {
-            if ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK) {
+            if ((st = cz_gpu_alloc_pooled((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) !=
+                CZ_OK) {
                 cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
                 goto done;
             }
@@ -1050,7 +1051,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         cz_error_prefix(err, "gpu prove: H MSM (%zu points)", m - 1);
         goto done;
     }
-    cz_gpu_free(b.abc);
+    cz_gpu_free_pooled(b.abc);
     b.abc = NULL;
     prof_step(&pr, "H MSM");
 
@@ -1059,18 +1060,19 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     {
         size_t nmax = max3(na, n_a, n_b);
         if ((!on_device &&
-             ((st = cz_gpu_alloc((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
-              (st = cz_gpu_alloc((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK)) ||
-            (st = cz_gpu_alloc((void **)&b.idx, (ni + na) * sizeof(uint32_t), err)) != CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr), err)) !=
+             ((st = cz_gpu_alloc_pooled((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
+              (st = cz_gpu_alloc_pooled((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK)) ||
+            (st = cz_gpu_alloc_pooled((void **)&b.idx, (ni + na) * sizeof(uint32_t), err)) !=
                 CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
-            (st = cz_gpu_alloc((void **)&b.tail_s, nmax * sizeof(cz_fr), err)) != CZ_OK ||
+            (st = cz_gpu_alloc_pooled((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr),
+                                      err)) != CZ_OK ||
+            (st = cz_gpu_alloc_pooled((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
+            (st = cz_gpu_alloc_pooled((void **)&b.tail_s, nmax * sizeof(cz_fr), err)) != CZ_OK ||
             (!srs->streaming &&
-             ((st = cz_gpu_alloc((void **)&b.tp1, tail_cap(nmax) * sizeof(cz_g1_affine), err)) !=
-                  CZ_OK ||
-              (st = cz_gpu_alloc((void **)&b.tp2, tail_cap(n_b) * sizeof(cz_g2_affine), err)) !=
-                  CZ_OK))) {
+             ((st = cz_gpu_alloc_pooled((void **)&b.tp1, tail_cap(nmax) * sizeof(cz_g1_affine),
+                                        err)) != CZ_OK ||
+              (st = cz_gpu_alloc_pooled((void **)&b.tp2, tail_cap(n_b) * sizeof(cz_g2_affine),
+                                        err)) != CZ_OK))) {
             cz_error_prefix(err, "gpu prove: per-proof buffers (%zu scalars)", ni + na);
             goto done;
         }
