@@ -57,6 +57,8 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
     nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv 2>&1
     df -h "$work" | tail -1
     if [ "${CZ_SKIP_POREP:-0}" != 1 ]; then
+        # a warm machine may still hold another kind's key: the disk holds one
+        rm -f "$work"/p/*empty-sector-update* "$work"/p/*proof-of-spacetime*
         step "setup $size on the GPU"
         timed setup "$cz" setup --sector-size "$size" --backend cuda --out "$work/p" || fail setup
         ls -l "$work/p"
