@@ -7,67 +7,39 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filecoin/circuit_files.h"
 #include "filecoin/vanilla.h"
 #include "groth16/prover.h"
 #include "util/parallel.h"
 
-cz_status cz_porep_param_paths(char *params_path, char *vk_path, size_t cap, const char *dir,
-                               const cz_fc_sector_info *sector, cz_error *err) {
+static cz_status stem_path(char *out, size_t cap, const char *dir, const cz_fc_sector_info *sector,
+                           const char *ext, cz_error *err) {
     char stem[256];
     cz_status st = cz_fc_param_file_stem(stem, sizeof stem, sector, err);
-    if (st != CZ_OK) return st;
-    const char *sep = (dir[0] && dir[strlen(dir) - 1] != '/') ? "/" : "";
-    int n1 = snprintf(params_path, cap, "%s%s%s.params", dir, sep, stem);
-    int n2 = snprintf(vk_path, cap, "%s%s%s.vk", dir, sep, stem);
-    if (n1 < 0 || n2 < 0 || (size_t)n1 >= cap || (size_t)n2 >= cap)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "parameter path under '%s' is too long", dir);
-    return CZ_OK;
+    return st == CZ_OK ? cz_fc_stem_path(out, cap, dir, stem, ext, err) : st;
+}
+
+cz_status cz_porep_param_paths(char *params_path, char *vk_path, size_t cap, const char *dir,
+                               const cz_fc_sector_info *sector, cz_error *err) {
+    cz_status st = stem_path(params_path, cap, dir, sector, ".params", err);
+    return st == CZ_OK ? stem_path(vk_path, cap, dir, sector, ".vk", err) : st;
 }
 
 cz_status cz_porep_circuit_path(char *path, size_t cap, const char *dir,
                                 const cz_fc_sector_info *sector, cz_error *err) {
-    char stem[256];
-    cz_status st = cz_fc_param_file_stem(stem, sizeof stem, sector, err);
-    if (st != CZ_OK) return st;
-    const char *sep = (dir[0] && dir[strlen(dir) - 1] != '/') ? "/" : "";
-    int n = snprintf(path, cap, "%s%s%s.czc", dir, sep, stem);
-    if (n < 0 || (size_t)n >= cap)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "circuit path under '%s' is too long", dir);
-    return CZ_OK;
+    return stem_path(path, cap, dir, sector, ".czc", err);
+}
+
+static cz_status porep_blank(cz_cs *cs, const void *sector, cz_error *err) {
+    cz_porep_geometry g;
+    cz_status st = cz_porep_geometry_from_sector(&g, sector, err);
+    return st == CZ_OK ? cz_porep_synthesize(cs, &g, NULL, 0, err) : st;
 }
 
 cz_status cz_porep_circuit_load(cz_circuit **out, int *built, const char *path,
                                 const cz_fc_sector_info *sector, FILE *progress, cz_error *err) {
-    *out = NULL;
-    *built = 0;
-    cz_error open_err = {0};
-    if (access(path, F_OK) == 0) {
-        if (cz_circuit_open(out, path, CZ_CIRCUIT_CHECKED, 0, &open_err) == CZ_OK) return CZ_OK;
-        if (progress)
-            fprintf(progress, "circuit %s: %s: building it again\n", path, open_err.message);
-    } else if (progress) {
-        fprintf(progress, "circuit %s: not found: building it (once per sector size)\n", path);
-    }
-    uint64_t t0 = cz_now_ns();
-    cz_porep_geometry g;
-    cz_status st = cz_porep_geometry_from_sector(&g, sector, err);
-    if (st != CZ_OK) return st;
-    cz_cs *cs = cz_cs_compile_new();
-    if (!cs) return cz_error_set(err, CZ_E_NOMEM, "circuit %s: out of memory", path);
-    cz_circuit *c = NULL;
-    st = cz_porep_synthesize(cs, &g, NULL, 0, err);
-    if (st == CZ_OK) st = cz_compile_finish(cs, &c, err);
-    cz_cs_destroy(cs);
-    if (st == CZ_OK) st = cz_circuit_write(c, path, err);
-    uint64_t checksum = c ? c->checksum : 0;
-    cz_circuit_free(c); /* the mapping replaces the heap copy */
-    if (st == CZ_OK) st = cz_circuit_open(out, path, CZ_CIRCUIT_TRUSTED, checksum, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "circuit %s", path);
-    *built = 1;
-    if (progress)
-        fprintf(progress, "circuit %s: built in %.1f s (%.2f GB)\n", path,
-                (double)(cz_now_ns() - t0) / 1e9, (double)cz_circuit_bytes(*out) / 1e9);
-    return CZ_OK;
+    return cz_fc_circuit_load(out, built, path, porep_blank, sector, "once per sector size",
+                              progress, err);
 }
 
 cz_status cz_porep_geometry_of_c1(cz_porep_geometry *out, const cz_c1 *c1, cz_error *err) {

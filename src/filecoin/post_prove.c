@@ -6,18 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filecoin/circuit_files.h"
 #include "filecoin/post_circuit.h"
 #include "r1cs/backends.h"
 #include "util/parallel.h"
-
-cz_status cz_fc_stem_path(char *out, size_t cap, const char *dir, const char *stem, const char *ext,
-                          cz_error *err) {
-    const char *sep = (dir[0] && dir[strlen(dir) - 1] != '/') ? "/" : "";
-    int n = snprintf(out, cap, "%s%s%s%s", dir, sep, stem, ext);
-    if (n < 0 || (size_t)n >= cap)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "parameter path under '%s' is too long", dir);
-    return CZ_OK;
-}
 
 static cz_status stem_path(char *out, size_t cap, const char *dir, const cz_post_config *cfg,
                            const char *ext, cz_error *err) {
@@ -37,45 +29,14 @@ cz_status cz_post_circuit_path(char *path, size_t cap, const char *dir, const cz
     return stem_path(path, cap, dir, cfg, ".czc", err);
 }
 
-cz_status cz_fc_circuit_load(cz_circuit **out, int *built, const char *path,
-                             cz_fc_blank_synth_fn synthesize, const void *ctx, FILE *progress,
-                             cz_error *err) {
-    *out = NULL;
-    *built = 0;
-    cz_error open_err = {0};
-    if (access(path, F_OK) == 0) {
-        if (cz_circuit_open(out, path, CZ_CIRCUIT_CHECKED, 0, &open_err) == CZ_OK) return CZ_OK;
-        if (progress)
-            fprintf(progress, "circuit %s: %s: building it again\n", path, open_err.message);
-    } else if (progress) {
-        fprintf(progress, "circuit %s: not found: building it (once per kind and size)\n", path);
-    }
-    uint64_t t0 = cz_now_ns();
-    cz_cs *cs = cz_cs_compile_new();
-    if (!cs) return cz_error_set(err, CZ_E_NOMEM, "circuit %s: out of memory", path);
-    cz_circuit *c = NULL;
-    cz_status st = synthesize(cs, ctx, err);
-    if (st == CZ_OK) st = cz_compile_finish(cs, &c, err);
-    cz_cs_destroy(cs);
-    if (st == CZ_OK) st = cz_circuit_write(c, path, err);
-    uint64_t checksum = c ? c->checksum : 0;
-    cz_circuit_free(c); /* the mapping replaces the heap copy */
-    if (st == CZ_OK) st = cz_circuit_open(out, path, CZ_CIRCUIT_TRUSTED, checksum, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "circuit %s", path);
-    *built = 1;
-    if (progress)
-        fprintf(progress, "circuit %s: built in %.1f s (%.2f GB)\n", path,
-                (double)(cz_now_ns() - t0) / 1e9, (double)cz_circuit_bytes(*out) / 1e9);
-    return CZ_OK;
-}
-
 static cz_status post_blank(cz_cs *cs, const void *cfg, cz_error *err) {
     return cz_post_synthesize(cs, cfg, NULL, 0, NULL, NULL, err);
 }
 
 cz_status cz_post_circuit_load(cz_circuit **out, int *built, const char *path,
                                const cz_post_config *cfg, FILE *progress, cz_error *err) {
-    return cz_fc_circuit_load(out, built, path, post_blank, cfg, progress, err);
+    return cz_fc_circuit_load(out, built, path, post_blank, cfg, "once per kind and size", progress,
+                              err);
 }
 
 cz_status cz_post_verify(int *valid, const cz_post_config *cfg, cz_fc_api_version api,

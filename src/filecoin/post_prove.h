@@ -15,18 +15,6 @@
 #include "r1cs/circuit.h"
 #include "r1cs/cs.h"
 
-/* Shared with SnapDeals: "<dir>/<stem><ext>" (CZ_E_INVALID_ARG when it
- * does not fit cap), and the pre-compiled circuit at path, mapped and
- * checked, or built with the compile back-end by synthesize(cs, ctx) (the
- * circuit without a witness) and written when missing or damaged, which is
- * said on progress (may be NULL); *built = 1 when this call built it. */
-cz_status cz_fc_stem_path(char *out, size_t cap, const char *dir, const char *stem, const char *ext,
-                          cz_error *err);
-typedef cz_status (*cz_fc_blank_synth_fn)(cz_cs *cs, const void *ctx, cz_error *err);
-cz_status cz_fc_circuit_load(cz_circuit **out, int *built, const char *path,
-                             cz_fc_blank_synth_fn synthesize, const void *ctx, FILE *progress,
-                             cz_error *err);
-
 /* "<dir>/<stem>.params" and "<dir>/<stem>.vk" with Filecoin's stem
  * (cz_post_param_file_stem: v28-proof-of-spacetime-fallback-...). */
 cz_status cz_post_param_paths(char *params_path, char *vk_path, size_t cap, const char *dir,

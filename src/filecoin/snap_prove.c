@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "filecoin/circuit_files.h"
 #include "filecoin/post_prove.h"
 #include "filecoin/snap_circuit.h"
 
@@ -31,7 +32,7 @@ static cz_status snap_blank(cz_cs *cs, const void *cfg, cz_error *err) {
 
 cz_status cz_snap_circuit_load(cz_circuit **out, int *built, const char *path,
                                const cz_snap_config *cfg, FILE *progress, cz_error *err) {
-    return cz_fc_circuit_load(out, built, path, snap_blank, cfg, progress, err);
+    return cz_fc_circuit_load(out, built, path, snap_blank, cfg, "once per size", progress, err);
 }
 
 cz_status cz_snap_synthesize_witness(cz_witness *w, const cz_snap_config *cfg, uint32_t partition,

@@ -22,7 +22,7 @@ cz_status cz_snap_param_paths(char *params_path, char *vk_path, size_t cap, cons
 cz_status cz_snap_circuit_path(char *path, size_t cap, const char *dir, const cz_snap_config *cfg,
                                cz_error *err);
 /* The pre-compiled circuit (one partition; every partition shares it),
- * built and written when missing (cz_fc_circuit_load). */
+ * built and written when missing (circuit_files.h). */
 cz_status cz_snap_circuit_load(cz_circuit **out, int *built, const char *path,
                                const cz_snap_config *cfg, FILE *progress, cz_error *err);
 
