@@ -187,8 +187,9 @@ static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_o
  * allocated (the estimate before, 52.4 GB, counted three bucket sets and
  * 13 windows, and kept the WindowPoSt key's witness slots off the H200). */
 static size_t msm_scratch(size_t n, int g2) {
-    if (n == 0) return 0;
-    const size_t c = cz_gpu_msm_window_bits(n), w = (255 + c - 1) / c;
+    const size_t c = cz_gpu_msm_window_bits(n); /* 0 in a build without CUDA */
+    if (n == 0 || c == 0) return 0;
+    const size_t w = (255 + c - 1) / c;
     const size_t m = (size_t)1 << (c - 1), xyzz = g2 ? 384 : 192, total = w * n;
     size_t s0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : total >> 18);
     if (cz_gpu_settings_get()->msm_s) s0 = cz_gpu_settings_get()->msm_s;
