@@ -660,7 +660,7 @@ async function postPart(params) {
   const flipped = Buffer.from(w.randomness, 'hex');
   flipped[0] ^= 1;
   await refusedPost('challenge', (id) => postReq(id, w, { randomness: flipped }),
-    /vanilla_proofs\[0\] \(sector \d+\): inclusion_proofs\[0\] proves leaf \d+, the challenge is leaf/,
+    /vanilla_proofs\[0\] \(sector \d+\): inclusion_proofs\[\d+\] proves leaf \d+, the challenge is leaf/,
     'randomness the proofs were not made for (challenge mismatch)');
 
   const r = await call(c, 'GetStatus', {});
