@@ -111,6 +111,7 @@ typedef struct {
     cz_proof_kind last_kind;
     char last_circuit[32];
     uint32_t run_len;
+    uint32_t busy_workers; /* its prove workers with a unit taken (prove_pick's affinity) */
 } cz_eng_slot;
 
 typedef struct cz_eng_deferred_line cz_eng_deferred_line;
@@ -218,7 +219,8 @@ size_t cz_eng_find_unit_of(const cz_eng_heap *h, const cz_eng_job *j);
 /* Index of a prove heap item whose job is cancelled or failed, or SIZE_MAX. */
 size_t cz_eng_prove_dropped_locked(const cz_engine *e);
 /* Which prove heap item a prove worker of slot b takes next (the heap is
- * not empty). */
+ * not empty); SIZE_MAX: none for now, every unit is left to a free context
+ * that holds its key (the worker waits for prove_work). */
 size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b);
 /* Bookkeeping of the circuit a prove worker of b is about to run. */
 void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j);

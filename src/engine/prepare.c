@@ -15,13 +15,16 @@
 
 /* Puts a job's key and circuit on a back-end context ahead of its units, so
  * that the upload (~1 GB at 2 KiB, ~50 GB at 32 GiB) overlaps their
- * synthesis: nothing when a context holds them already, else the first idle
- * context that keeps anything (never the CPU; all busy: the first unit does
- * it). A job that no context can hold, not even streaming, fails now, not
- * after its partitions are synthesized. Called without e->lock, j held. */
+ * synthesis: nothing when a context holds them already, else the idle
+ * context that keeps keys and holds the fewest (the first of those: with
+ * several devices, circuits spread over them instead of evicting each
+ * other; never the CPU; all busy: the first unit does it). A job that no context can hold, not even
+ * streaming, fails now, not after its partitions are synthesized. Called without e->lock, j held.
+ */
 static void hold_for_job(cz_engine *e, cz_eng_job *j) {
     if (!j->plan.circuit_id[0] || !j->srs.params) return;
     int idle = -1;
+    uint32_t idle_keys = 0;
     for (uint32_t i = 0; i < e->n_backends; i++) {
         cz_backend *b = e->slots[i].backend;
         pthread_mutex_lock(&e->lock);
@@ -32,7 +35,10 @@ static void hold_for_job(cz_engine *e, cz_eng_job *j) {
         cz_backend_get_info(b, &bi);
         for (uint32_t r = 0; r < bi.n_resident; r++)
             if (!strcmp(bi.resident_circuits[r], j->plan.circuit_id)) return;
-        if (idle < 0 && !bi.busy && b->ops->hold) idle = (int)i;
+        if (!bi.busy && b->ops->hold && (idle < 0 || bi.n_resident < idle_keys)) {
+            idle = (int)i;
+            idle_keys = bi.n_resident;
+        }
     }
     if (idle < 0) return;
     cz_backend *b = e->slots[idle].backend;

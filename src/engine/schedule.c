@@ -140,14 +140,19 @@ static int is_last_circuit(const cz_eng_slot *b, const cz_eng_job *j) {
  *     context's last circuit goes instead (the context keeps that
  *     circuit's parameters; a switch re-uploads them). Each context runs
  *     its own circuit, so with several devices one may stay on PoRep while
- *     another takes the other circuit.
+ *     another takes the other circuit;
+ *   - device affinity (several contexts): a unit whose key another context
+ *     keeps resident while that context has a free prove worker is left
+ *     to it (it takes the unit as soon as it looks; no key upload); this
+ *     context takes instead the first unit in that order that no other free
+ *     context holds, at the same priority, or none (SIZE_MAX: it waits for
+ *     the heap to change). A holder that is busy does not keep a unit: the
+ *     free context takes it and loads its key.
  * Only units already synthesized are considered: the GPU never idles for a
  * batch to fill, and a higher priority always goes first. The scan is
  * linear; the heap holds at most prove_queue_depth + synthesis workers. */
-size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
+static size_t run_pick(const cz_engine *e, const cz_eng_slot *b) {
     const cz_eng_heap *h = &e->prove;
-    size_t d = cz_eng_prove_dropped_locked(e);
-    if (d != SIZE_MAX) return d;
     const cz_eng_item *top = &h->v[0];
     if (e->max_batch <= 1 || !b->have_last || b->run_len >= e->max_batch ||
         is_last_circuit(b, top->j))
@@ -163,6 +168,45 @@ size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
         } else if (best == 0 || cz_eng_item_before(it, &h->v[best])) {
             best = i;
         }
+    }
+    return best;
+}
+
+/* Whether context s keeps j's key resident (its back-end's report). */
+static int slot_holds(const cz_eng_slot *s, const cz_eng_job *j) {
+    if (!j->plan.circuit_id[0]) return 0;
+    cz_backend_info bi;
+    cz_backend_get_info(s->backend, &bi);
+    for (uint32_t r = 0; r < bi.n_resident; r++)
+        if (!strcmp(bi.resident_circuits[r], j->plan.circuit_id)) return 1;
+    return 0;
+}
+
+/* Whether a context other than b, in service with a free prove worker,
+ * keeps j's key resident (b does not). */
+static int free_holder_elsewhere(const cz_engine *e, const cz_eng_slot *b, const cz_eng_job *j) {
+    if (e->n_backends < 2 || !j->plan.circuit_id[0] || slot_holds(b, j)) return 0;
+    for (uint32_t i = 0; i < e->n_backends; i++) {
+        const cz_eng_slot *s = &e->slots[i];
+        if (s != b && !s->out_of_service && s->busy_workers < e->n_prove / e->n_backends &&
+            slot_holds(s, j))
+            return 1;
+    }
+    return 0;
+}
+
+size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
+    const cz_eng_heap *h = &e->prove;
+    size_t d = cz_eng_prove_dropped_locked(e);
+    if (d != SIZE_MAX) return d;
+    size_t pick = run_pick(e, b);
+    if (!free_holder_elsewhere(e, b, h->v[pick].j)) return pick;
+    const int prio = h->v[pick].j->priority;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < h->n; i++) {
+        const cz_eng_item *it = &h->v[i];
+        if (it->j->priority != prio || free_holder_elsewhere(e, b, it->j)) continue;
+        if (best == SIZE_MAX || cz_eng_item_before(it, &h->v[best])) best = i;
     }
     return best;
 }

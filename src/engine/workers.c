@@ -206,7 +206,12 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
             it.t_ready = cz_now_ns();
             if (cz_eng_heap_push(&e->prove, it)) {
                 cz_eng_timeline_locked(e, "GPU_QUEUE", j, "%u", it.unit);
-                pthread_cond_signal(&e->prove_work);
+                /* several contexts: the one that holds its key may not
+                 * be the one a signal would wake (prove_pick's affinity) */
+                if (e->n_backends > 1)
+                    pthread_cond_broadcast(&e->prove_work);
+                else
+                    pthread_cond_signal(&e->prove_work);
                 /* The item (and its job reference) moved on: j is not
                  * touched again. Backpressure (schedule.c): this worker
                  * synthesizes nothing more until a unit goes, but items of
@@ -339,16 +344,21 @@ void *cz_eng_prove_worker(void *arg) {
     cz_parallel_set_thread_limit(e->prove_thread_limit);
     pthread_mutex_lock(&e->lock);
     for (;;) {
-        while (!e->stop && !slot->out_of_service && e->prove.n == 0)
+        size_t pick = SIZE_MAX;
+        while (!e->stop && !slot->out_of_service &&
+               (e->prove.n == 0 || (pick = cz_eng_prove_pick_locked(e, slot)) == SIZE_MAX))
             pthread_cond_wait(&e->prove_work, &e->lock);
         if (e->stop || slot->out_of_service) break;
-        cz_eng_item it = cz_eng_heap_take(&e->prove, cz_eng_prove_pick_locked(e, slot));
+        cz_eng_item it = cz_eng_heap_take(&e->prove, pick);
         pthread_cond_broadcast(&e->prove_room);
         pthread_cond_broadcast(&e->work); /* the run-ahead bound has room */
+        /* a worker that left units to this context's free worker looks again */
+        if (e->prove.n && e->n_backends > 1) pthread_cond_broadcast(&e->prove_work);
         cz_eng_job *j = it.j;
         int drop = j->cancel || j->failed;
         if (!drop) cz_eng_note_circuit_locked(e, slot, j);
         e->prove_busy++;
+        slot->busy_workers++;
         cz_eng_unlock(e);
 
         cz_error uerr = {0};
@@ -394,6 +404,7 @@ void *cz_eng_prove_worker(void *arg) {
         }
         pthread_mutex_lock(&e->lock);
         e->prove_busy--;
+        slot->busy_workers--;
         if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) break;
         if (!drop && st == CZ_OK) {
             it.data = pending;

@@ -82,10 +82,22 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
     return CZ_OK;
 }
 
+static const cz_backend_ops aff_ops;
+
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
-    (void)unit, (void)where, (void)err;
+    (void)unit;
     fake_state *s = state;
+    if (where->backend->ops == &aff_ops) { /* test_affinity's contexts run the unit */
+        cz_backend_unit u = {
+            .job_id = where->job_id, .kind = where->kind, .circuit_id = where->circuit_id};
+        cz_groth16_msm_results msm;
+        cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
+        if (st != CZ_OK) {
+            free(synth);
+            return st;
+        }
+    }
     /* The SRS is loaded and referenced while the job runs. */
     CHECK(!strcmp(s->circuit, "none") ||
           (srs != NULL && srs->params != NULL && srs->params->vk.n_ic == 2));
@@ -347,6 +359,118 @@ static void test_hold(const char *dir) {
     hold_fails = 0;
 }
 
+/* Two contexts that keep keys (two GPUs): each keeps up to 4 resident, the
+ * last used first; a unit of a circuit it does not hold loads it (counted).
+ * The engine gives a unit to the free context that holds its key, and a
+ * second job's key to the context that holds none; a unit whose holder is
+ * busy goes to the other context, which loads the key. */
+typedef struct {
+    int index;
+    char res[CZ_BACKEND_MAX_RESIDENT][32];
+    uint32_t n;
+    unsigned units[2], loads; /* units of porep-2k / porep-8m; keys loaded in prove */
+} aff_ctx;
+
+/* Makes circuit_id the most recently used resident key; 1 when it was not
+ * resident (a load). Under the context's run lock. */
+static int aff_touch(cz_backend *b, aff_ctx *c, const char *circuit_id) {
+    uint32_t at = c->n < CZ_BACKEND_MAX_RESIDENT ? c->n : CZ_BACKEND_MAX_RESIDENT - 1;
+    int load = 1;
+    for (uint32_t r = 0; r < c->n; r++)
+        if (!strcmp(c->res[r], circuit_id)) at = r, load = 0;
+    if (load && c->n < CZ_BACKEND_MAX_RESIDENT) c->n++;
+    memmove(c->res[1], c->res[0], at * sizeof c->res[0]);
+    snprintf(c->res[0], sizeof c->res[0], "%s", circuit_id);
+    const char *ids[CZ_BACKEND_MAX_RESIDENT];
+    for (uint32_t r = 0; r < c->n; r++) ids[r] = c->res[r];
+    cz_backend_note_residents(b, ids, c->n, 1000 * c->n, 0);
+    return load;
+}
+
+static cz_status aff_start(cz_backend *b, cz_groth16_msm_results *out, const cz_backend_unit *u,
+                           cz_error *err) {
+    (void)out, (void)err;
+    aff_ctx *c = b->impl;
+    int load = aff_touch(b, c, u->circuit_id);
+    sleep_ms(20);
+    pthread_mutex_lock(&lock);
+    c->loads += (unsigned)load;
+    c->units[strcmp(u->circuit_id, "porep-2k") != 0]++;
+    pthread_mutex_unlock(&lock);
+    return CZ_OK;
+}
+
+static cz_status aff_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                          const cz_groth16_params_file *file, const cz_circuit *circuit,
+                          cz_error *err) {
+    (void)params, (void)file, (void)circuit, (void)err;
+    aff_touch(b, b->impl, circuit_id);
+    return CZ_OK;
+}
+
+static const cz_backend_ops aff_ops = {
+    .kind = "fake-gpu", .prove_start = aff_start, .hold = aff_hold};
+
+static void test_affinity(const char *dir) {
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = 1 << 30;
+    cfg.synthesis_workers = 2;
+    cfg.prove_workers = 1;
+    cfg.param_cache = dir;
+    cfg.result_retention_ms = 60000;
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    aff_ctx ctx[2] = {{.index = 0}, {.index = 1}};
+    for (int i = 0; i < 2; i++) {
+        cz_backend *b = calloc(1, sizeof *b);
+        char name[16];
+        snprintf(name, sizeof name, "fake-gpu:%d", i);
+        cz_backend_init(b, &aff_ops, &ctx[i], name);
+        cfg.backends[i] = b;
+    }
+    cfg.n_backends = 2;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    /* keys from the host's decoded points, not onto every context as the
+     * SRS loads: each context holds what it was given or proved */
+    setenv("CZ_SRS_HOST_POINTS", "1", 1);
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    unsetenv("CZ_SRS_HOST_POINTS");
+    /* one unit at a time, both contexts free each time: every unit goes to
+     * the holder of its key (without affinity, either context by chance) */
+    for (int i = 0; i < 6; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "a%d", i);
+        CHECK(submit(e, id, CZ_PRIORITY_NORMAL, i % 2 ? "porep-8m 1 1 0" : "porep-2k 1 1 0") ==
+              CZ_OK);
+        CHECK(await_status(e, id, 30000) == CZ_JOB_COMPLETED);
+    }
+    pthread_mutex_lock(&lock);
+    printf("affinity: context 0 %u + %u units, context 1 %u + %u units (porep-2k + porep-8m), "
+           "%u + %u loads in prove\n",
+           ctx[0].units[0], ctx[0].units[1], ctx[1].units[0], ctx[1].units[1], ctx[0].loads,
+           ctx[1].loads);
+    CHECK(ctx[0].units[0] == 3 && ctx[0].units[1] == 0);
+    CHECK(ctx[1].units[0] == 0 && ctx[1].units[1] == 3);
+    CHECK(ctx[0].loads == 0 && ctx[1].loads == 0);
+    pthread_mutex_unlock(&lock);
+    /* six units at once: the holder is busy with the first, so the other
+     * context takes units too and loads the key once */
+    CHECK(submit(e, "spread", CZ_PRIORITY_NORMAL, "porep-2k 6 1 0") == CZ_OK);
+    CHECK(await_status(e, "spread", 30000) == CZ_JOB_COMPLETED);
+    pthread_mutex_lock(&lock);
+    printf("six units at once: %u on context 0, %u on context 1 (%u load)\n", ctx[0].units[0] - 3,
+           ctx[1].units[0], ctx[1].loads);
+    CHECK(ctx[0].units[0] > 3 && ctx[1].units[0] > 0 && ctx[0].units[0] + ctx[1].units[0] == 9);
+    CHECK(ctx[0].loads == 0 && ctx[1].loads == 1);
+    pthread_mutex_unlock(&lock);
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    CHECK(st.backends[1].n_resident == 2 &&
+          !strcmp(st.backends[1].resident_circuits[0], "porep-2k"));
+    cz_engine_destroy(e);
+}
+
 int main(void) {
     cz_test_init("engine/engine_srs");
     char dir[] = "/tmp/cz_engine_srs_XXXXXX";
@@ -399,6 +523,7 @@ int main(void) {
     cz_engine_destroy(e);
 
     test_hold(dir);
+    test_affinity(dir);
 
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
