@@ -36,12 +36,11 @@
  * CZ_GPU_FULL_INLINE before including this inlines it (gpu_bench.cu's rate
  * kernels; ntt.cu, whose pass kernels call their own out-of-line copy of the
  * inlined Fr product: everything inlined, the 2^27 NTT kernels outgrew the
- * instruction cache); the others call one out-of-line copy per field, which measured faster for the point kernels
- * (2^27 MSM 898 ms out of line, 1070-1090 ms inlined at the same or higher
- * occupancy: the inlined addition is ~10x the code) and compiles in a
- * fraction of the time. The out-of-line functions take their operands by
- * value: with references the caller's operands (the whole MSM running sum)
- * had to live in local memory (2^27 MSM 960 ms -> 898 ms by value). */
+ * instruction cache); the others call one out-of-line copy per field, which measured faster for the
+ * point kernels (2^27 MSM 898 ms out of line, 1070-1090 ms inlined at the same or higher occupancy:
+ * the inlined addition is ~10x the code) and compiles in a fraction of the time. The out-of-line
+ * functions take their operands by value: with references the caller's operands (the whole MSM
+ * running sum) had to live in local memory (2^27 MSM 960 ms -> 898 ms by value). */
 #ifdef CZ_GPU_FULL_INLINE
 #define CZ_DEV_HOT    __device__ __forceinline__
 #define CZ_HOT_ARG(T) const T & /* inlined: the same code as before by-value */
@@ -264,22 +263,27 @@ template <class P> struct mont {
         }
         if (!(j0 & 1)) asm volatile("addc.u32 %0, %0, 0;" : "+r"(X[o + N]));
     }
+    /* The first row of a product: a b0 into E (pairs from even words, E[N]
+     * = 0) and O (pairs from odd words, O[0] = 0). */
+    static CZ_DEV void row0(uint32_t *E, uint32_t *O, const mont &a, uint32_t b0) {
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
+                         : "=r"(E[j]), "=r"(E[j + 1])
+                         : "r"(a.v[j]), "r"(b0));
+            asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
+                         : "=r"(O[j + 1]), "=r"(O[j + 2])
+                         : "r"(a.v[j + 1]), "r"(b0));
+        }
+        E[N] = 0;
+        O[0] = 0;
+    }
     static CZ_DEV mont mul_pairs(const mont &a, const mont &b) {
         uint32_t E[2 * N], O[2 * N], k = 0;
         const auto av = [&](int j) { return a.v[j]; };
         const auto pv = [](int j) { return P::p(j); };
         /* row 0: plain products */
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
-                         : "=r"(E[j]), "=r"(E[j + 1])
-                         : "r"(a.v[j]), "r"(b.v[0]));
-            asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
-                         : "=r"(O[j + 1]), "=r"(O[j + 2])
-                         : "r"(a.v[j + 1]), "r"(b.v[0]));
-        }
-        E[N] = 0;
-        O[0] = 0;
+        row0(E, O, a, b.v[0]);
 #pragma unroll
         for (int i = 0; i < N; i++) {
             uint32_t *X = (i & 1) ? O : E, *Y = (i & 1) ? E : O; /* A's and B's parts */
@@ -356,6 +360,66 @@ template <class P> struct mont {
         }
         return total(E + N, O + N, k);
     }
+    /* r = x + y and r = x - y over W words, modulo 2^(32 W) (r may be x). */
+    template <int W>
+    static CZ_DEV void words_add(uint32_t *r, const uint32_t *x, const uint32_t *y) {
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(x[0]), "r"(y[0]));
+#pragma unroll
+        for (int i = 1; i < W; i++)
+            asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[i]) : "r"(x[i]), "r"(y[i]));
+    }
+    template <int W>
+    static CZ_DEV void words_sub(uint32_t *r, const uint32_t *x, const uint32_t *y) {
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(x[0]), "r"(y[0]));
+#pragma unroll
+        for (int i = 1; i < W; i++)
+            asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r[i]) : "r"(x[i]), "r"(y[i]));
+    }
+    /* Fp2's lazy product (fp2_t::mul) splits mul_pairs in two: the full
+     * 2N-word product, then one Montgomery reduction of a combination of
+     * three products, so an Fp2 product pays 3 products but 2 reductions
+     * (720 instead of 864 wide multiply-adds). mul_wide: T = a b (any
+     * a, b < 2^(32N)); the rows of mul_pairs without the reduction rows. Word
+     * i + N is first written by row i, so each row's carry goes into a fresh
+     * word (zeroed there) and E + O = a b exactly, with no carry out. */
+    static CZ_DEV void mul_wide(const mont &a, const mont &b, uint32_t *T) {
+        uint32_t E[2 * N], O[2 * N];
+        const auto av = [&](int j) { return a.v[j]; };
+        row0(E, O, a, b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) {
+            uint32_t *X = (i & 1) ? O : E, *Y = (i & 1) ? E : O;
+            X[i + N] = 0;
+            Y[i + N] = 0;
+            pchain(X, i, 0, av, b.v[i], false);
+            pchain(Y, i, 1, av, b.v[i], false);
+        }
+        words_add<2 * N>(T, E, O);
+    }
+    /* T R^-1 mod p, canonical, for T < 2 p^2 (2N words). With T = H R + L:
+     * the reduction rows of sqr_pairs on L alone give (L + M p) / R <= p,
+     * then + H (H < 2 p^2 / R < p as 2p < R): below 2p, one subtraction. */
+    static CZ_DEV mont redc_wide(const uint32_t *T) {
+        uint32_t E[2 * N], O[2 * N], k = 0;
+        const auto pv = [](int j) { return P::p(j); };
+#pragma unroll
+        for (int j = 0; j < N; j++) E[j] = T[j], O[j] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint32_t *X = (i & 1) ? O : E, *Y = (i & 1) ? E : O;
+            X[i + N] = 0;
+            Y[i + N] = 0;
+            const uint32_t m = (X[i] + Y[i] + k) * P::minv;
+            pchain(X, i, 0, pv, m, false);
+            pchain(Y, i, 1, pv, m, false);
+            k = (X[i] | Y[i] | k) != 0;
+        }
+        mont h;
+#pragma unroll
+        for (int j = 0; j < N; j++) h.v[j] = T[N + j];
+        return add(total(E + N, O + N, k), h);
+    }
+
     /* The out-of-line product and squaring take their operands by value (an
      * address passed to a __noinline__ function would keep the caller's
      * operands in local memory). Fp: mul_pairs, Fr: mul_shift. */
@@ -513,12 +577,41 @@ struct fp2_t {
     static CZ_DEV fp2_t dbl(const fp2_t &a) {
         return add(a, a);
     }
-    /* Karatsuba: 3 Fp products. */
-    static CZ_DEV fp2_t mul(const fp2_t &a, const fp2_t &b) {
-        fp_t t0 = fp_t::mul(a.c0, b.c0);
-        fp_t t1 = fp_t::mul(a.c1, b.c1);
-        fp_t t2 = fp_t::mul(fp_t::add(a.c0, a.c1), fp_t::add(b.c0, b.c1));
-        return {fp_t::sub(t0, t1), fp_t::sub(fp_t::sub(t2, t0), t1)};
+    /* Karatsuba with lazy reduction: 3 products of 2N words (fp_t::
+     * mul_wide), 2 reductions (fp_t::redc_wide). For canonical a, b (< p):
+     * c0 = a0 b0 - a1 b1 + p^2 in (0, 2 p^2); c1 = (a0 + a1)(b0 + b1) - a0 b0
+     * - a1 b1 = a0 b1 + a1 b0 < 2 p^2, with the sums a0 + a1, b0 + b1 < 2p
+     * left unreduced. Out of line, as the Fp product (see CZ_DEV_HOT).
+     * Checked against a word-level Python model of these chains (every carry
+     * asserted; random and edge inputs) before the device tests. */
+    static CZ_DEV_HOT fp2_t mul(CZ_HOT_ARG(fp2_t) a, CZ_HOT_ARG(fp2_t) b) {
+        constexpr int W = 2 * fp_t::N;
+        uint32_t t0[W], t1[W], t2[W], q[W];
+        fp_t::mul_wide(a.c0, b.c0, t0);
+        fp_t::mul_wide(a.c1, b.c1, t1);
+        /* t2 = t0 + t1 (< 2 p^2), t0 = t0 - t1 + p^2: the wrapped difference
+         * plus p^2 is exact mod 2^(32W), the true value is in (0, 2 p^2) */
+        fp_t::words_add<W>(t2, t0, t1);
+        fp_t::words_sub<W>(t0, t0, t1);
+#pragma unroll
+        for (int i = 0; i < W; i++) q[i] = p2(i);
+        fp_t::words_add<W>(t0, t0, q);
+        const fp_t c0 = fp_t::redc_wide(t0);
+        fp_t sa, sb;
+        fp_t::words_add<fp_t::N>(sa.v, a.c0.v, a.c1.v);
+        fp_t::words_add<fp_t::N>(sb.v, b.c0.v, b.c1.v);
+        fp_t::mul_wide(sa, sb, t1);
+        fp_t::words_sub<W>(t1, t1, t2);
+        return {c0, fp_t::redc_wide(t1)};
+    }
+    /* p^2 in 32-bit words, least significant first. */
+    static CZ_DEV uint32_t p2(int i) {
+        constexpr uint32_t Q[24] = {0x1c718e39u, 0x26aa0000u, 0x76382eabu, 0x7ced6b1du, 0x62113cfdu,
+                                    0x162c3383u, 0x3e71b743u, 0x66bf91edu, 0x7091a049u, 0x292e85a8u,
+                                    0x86185c7bu, 0x1d68619cu, 0x0978ef01u, 0xf5314933u, 0x16ddca6eu,
+                                    0x50a62cfdu, 0x349e8bd0u, 0x66e59e49u, 0x0e7046b4u, 0xe2dc90e5u,
+                                    0xa22f25e9u, 0x4bd278eau, 0xb8c35fc7u, 0x02a437a4u};
+        return Q[i];
     }
     /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: 2 products. */
     static CZ_DEV fp2_t sqr(const fp2_t &a) {
