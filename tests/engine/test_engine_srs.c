@@ -211,18 +211,25 @@ static const cz_engine_srs_info *find_srs(const cz_engine_status *s, const char 
     return NULL;
 }
 
-static cz_engine *make_engine(const char *dir, uint64_t budget) {
+/* The tests' engine configuration: the fake PoRep kind, parameters in dir,
+ * one prove worker. */
+static cz_engine_config test_config(const char *dir, uint64_t budget, uint32_t synthesis_workers) {
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.memory_budget_bytes = budget;
-    cfg.synthesis_workers = 1;
+    cfg.synthesis_workers = synthesis_workers;
     cfg.prove_workers = 1;
     cfg.param_cache = dir;
-    cfg.backend = "cpu";
     cfg.result_retention_ms = 60000;
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    return cfg;
+}
+
+static cz_engine *make_engine(const char *dir, uint64_t budget) {
+    cz_engine_config cfg = test_config(dir, budget, 1);
+    cfg.backend = "cpu";
     cfg.srs_eviction_min_idle_ms = 0;
     cfg.timeline = getenv("CZ_TIMELINE") != NULL;
-    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
     cz_engine *e = NULL;
     cz_error err = {0};
     CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
@@ -325,14 +332,7 @@ static const cz_backend_ops hold_ops = {
     .kind = "fake-gpu", .prove_start = hold_start, .hold = hold_hold};
 
 static void test_hold(const char *dir) {
-    cz_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.memory_budget_bytes = 1 << 30;
-    cfg.synthesis_workers = 1;
-    cfg.prove_workers = 1;
-    cfg.param_cache = dir;
-    cfg.result_retention_ms = 60000;
-    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cz_engine_config cfg = test_config(dir, 1 << 30, 1);
     cz_backend *b = calloc(1, sizeof *b);
     cz_backend_init(b, &hold_ops, NULL, "fake-gpu:0");
     cfg.backends[0] = b;
@@ -412,14 +412,7 @@ static const cz_backend_ops aff_ops = {
     .kind = "fake-gpu", .prove_start = aff_start, .hold = aff_hold};
 
 static void test_affinity(const char *dir) {
-    cz_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.memory_budget_bytes = 1 << 30;
-    cfg.synthesis_workers = 2;
-    cfg.prove_workers = 1;
-    cfg.param_cache = dir;
-    cfg.result_retention_ms = 60000;
-    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cz_engine_config cfg = test_config(dir, 1 << 30, 2);
     aff_ctx ctx[2] = {{.index = 0}, {.index = 1}};
     for (int i = 0; i < 2; i++) {
         cz_backend *b = calloc(1, sizeof *b);
