@@ -197,7 +197,9 @@ int main(void) {
     memset(&cfg, 0, sizeof cfg);
     cfg.backend = "cpu";
     cfg.param_cache = params_dir;
-    cfg.result_retention_ms = 60000;
+    /* Jobs are awaited in submission order and one can end minutes before
+     * another under ASan: keep results long enough not to prune one unread. */
+    cfg.result_retention_ms = 3600000;
     cfg.synthesis_workers = 2;
     cz_error err = {0};
     if (cz_engine_create(&engine, &cfg, &err) != CZ_OK) {

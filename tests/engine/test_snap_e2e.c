@@ -188,7 +188,9 @@ int main(void) {
     memset(&ec, 0, sizeof ec);
     ec.backend = "cpu";
     ec.param_cache = params_dir;
-    ec.result_retention_ms = 60000;
+    /* Jobs are awaited in submission order and one can end minutes before
+     * another under ASan: keep results long enough not to prune one unread. */
+    ec.result_retention_ms = 3600000;
     ec.synthesis_workers = 2;
     if (cz_engine_create(&engine, &ec, &err) != CZ_OK) {
         printf("engine: %s\n", err.message);
