@@ -53,54 +53,11 @@
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h"
 #include "gpu/internal.cuh"
+#include "gpu/pairs.cuh"
 
 using namespace cz_gpu;
 
-/* ---- small device helpers (16-byte loads and stores, the Fermat
- * inversion: internal.cuh) ---- */
-
-/* Warp shuffle of a whole field element, up (from lane - o) or down (from
- * lane + o); every lane of the warp takes part. */
-template <bool Up, class F> static CZ_DEV F shfl_f(const F &x, unsigned o) {
-    union {
-        F f;
-        uint32_t w[sizeof(F) / 4];
-    } u;
-    u.f = x;
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(F) / 4); i++)
-        u.w[i] =
-            Up ? __shfl_up_sync(0xffffffffu, u.w[i], o) : __shfl_down_sync(0xffffffffu, u.w[i], o);
-    return u.f;
-}
-
-/* ---- affine levels ---- */
-
-/* What an affine pair (a, b) needs: PAIR_ADD (den = x2 - x1) and PAIR_DBL
- * (a == b, den = 2 y1) go through the shared inversion; the others have
- * den = 1 and a result chosen by case: PAIR_A (b is infinity), PAIR_B (a is
- * infinity), PAIR_INF (both infinity, a == -b, or 2a with y1 = 0). */
-enum { PAIR_ADD, PAIR_DBL, PAIR_A, PAIR_B, PAIR_INF };
-
-template <class F>
-static CZ_DEV int pair_kind(const F &x1, const F &y1, const F &x2, const F &y2, F &den) {
-    const bool inf1 = x1.is_zero() && y1.is_zero(), inf2 = x2.is_zero() && y2.is_zero();
-    if (inf1 || inf2) {
-        den = F::one();
-        return inf1 ? (inf2 ? PAIR_INF : PAIR_B) : PAIR_A;
-    }
-    if (!(x1 == x2)) {
-        den = F::sub(x2, x1);
-        return PAIR_ADD;
-    }
-    /* same x: b = a or b = -a */
-    if (y1 == y2 && !y1.is_zero()) {
-        den = F::dbl(y1);
-        return PAIR_DBL;
-    }
-    den = F::one();
-    return PAIR_INF;
-}
+/* ---- affine levels (gpu/pairs.cuh) ---- */
 
 /* Input i of a level: the i-th selected point (level 0, through the index
  * list) or element i of the previous level's output. */
@@ -109,125 +66,33 @@ static CZ_DEV const affine<F> *level_in(const affine<F> *in, const uint32_t *idx
     return IDX ? in + idx[i] : in + i;
 }
 
-/* Denominator of pair j in the forward pass; only x is read in the usual
- * case (x1 != x2, neither x zero: then neither point is infinity, which has
- * x = 0, and pair_kind would say PAIR_ADD with the same den). */
-template <class F>
-static CZ_DEV F fwd_den(const affine<F> *pa, const affine<F> *pb, const F &x1, const F &x2) {
-    F den;
-    if (!(x1 == x2) && !x1.is_zero() && !x2.is_zero())
-        den = F::sub(x2, x1);
-    else
-        (void)pair_kind(x1, ld16(&pa->y), x2, ld16(&pb->y), den);
-    return den;
-}
+/* A level's pairs: out[j] = in[2j] + in[2j+1] for j < q = m / 2, out[q] =
+ * in[m-1] when m is odd. */
+template <class F, bool IDX> struct flat_pairs {
+    const affine<F> *__restrict__ in;
+    const uint32_t *__restrict__ idx;
+    size_t m;
+    affine<F> *__restrict__ out;
+    CZ_DEV void prologue(size_t t) const {
+        if (t == 0 && (m & 1)) st16(&out[m / 2], ld16(level_in<F, IDX>(in, idx, m - 1)));
+    }
+    CZ_DEV F den(size_t j) const {
+        const affine<F> *pa = level_in<F, IDX>(in, idx, 2 * j);
+        const affine<F> *pb = level_in<F, IDX>(in, idx, 2 * j + 1);
+        return pair_den(
+            ld16(&pa->x), ld16(&pb->x), [&] { return ld16(&pa->y); }, [&] { return ld16(&pb->y); });
+    }
+    CZ_DEV void load(size_t j, affine<F> &a, affine<F> &b) const {
+        a = ld16(level_in<F, IDX>(in, idx, 2 * j));
+        b = ld16(level_in<F, IDX>(in, idx, 2 * j + 1));
+    }
+    CZ_DEV void put(size_t j, const affine<F> &r) const {
+        st16(&out[j], r);
+    }
+};
 
 /* Threads per block of the level kernel (the block shares one inversion). */
 #define LEVEL_BLOCK 128
-
-/* x^-1 for every thread's x != 0 (threads without pairs pass 1) with one
- * inversion per block: inclusive prefix and suffix products inside each warp
- * (shuffles), the warp totals in shared memory, thread 0 inverts the block's
- * product, and x^-1 = (block product)^-1 * (product of all the others). 15
- * products per thread and one inversion per block instead of one per thread;
- * the inversion runs in one warp while the block's other warps wait, so it
- * costs its latency (a few hundred microseconds per level) rather than
- * throughput. All threads of the block must call it. Out of line: it keeps
- * the level loops' register allocation as it is without it. */
-template <class F> static __device__ __noinline__ F block_inv(const F &x) {
-    __shared__ F wtot[LEVEL_BLOCK / 32];
-    __shared__ F binv;
-    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    F pre = x, suf = x; /* inclusive prefix / suffix products over the warp's lanes */
-#pragma unroll 1
-    for (unsigned o = 1; o < 32; o <<= 1) {
-        const F u = shfl_f<true>(pre, o), v = shfl_f<false>(suf, o);
-        if (lane >= o) pre = F::mul(pre, u);
-        if (lane + o < 32) suf = F::mul(suf, v);
-    }
-    if (lane == 31) wtot[w] = pre;
-    /* exclusive: the lanes before / after this one */
-    F epre = shfl_f<true>(pre, 1), esuf = shfl_f<false>(suf, 1);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        F tot = wtot[0];
-        for (unsigned v = 1; v < LEVEL_BLOCK / 32; v++) tot = F::mul(tot, wtot[v]);
-        binv = field_inv(tot);
-    }
-    __syncthreads();
-    F r = binv;
-    for (unsigned v = 0; v < LEVEL_BLOCK / 32; v++)
-        if (v != w) r = F::mul(r, wtot[v]);
-    if (lane > 0) r = F::mul(r, epre);
-    if (lane < 31) r = F::mul(r, esuf);
-    return r;
-}
-
-/* One level: out[j] = in[2j] + in[2j+1] for j < q = m / 2, out[q] = in[m-1]
- * when m is odd. Thread t < T (T <= q) owns pairs j = t + k T; scr[j] (j >= T,
- * i.e. k >= 1) holds the product of the thread's denominators of k' < k.
- * Blocks of LEVEL_BLOCK threads; threads t >= T only join the shared
- * inversion. */
-template <class F, bool IDX>
-__global__ void __launch_bounds__(LEVEL_BLOCK, 4)
-    k_affine_level(const affine<F> *__restrict__ in, const uint32_t *__restrict__ idx, size_t m,
-                   size_t T, affine<F> *__restrict__ out, F *__restrict__ scr) {
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const size_t q = m / 2;
-    if (t == 0 && (m & 1)) st16(&out[q], ld16(level_in<F, IDX>(in, idx, m - 1)));
-    /* forward: acc = den_0 * ... * den_k */
-    F acc = F::one();
-    size_t j = t;
-    if (t < T) {
-        for (size_t k = 0; j < q; k++, j += T) {
-            const affine<F> *pa = level_in<F, IDX>(in, idx, 2 * j);
-            const affine<F> *pb = level_in<F, IDX>(in, idx, 2 * j + 1);
-            const F den = fwd_den(pa, pb, ld16(&pa->x), ld16(&pb->x));
-            if (k == 0) {
-                acc = den;
-            } else {
-                st16(&scr[j], acc);
-                acc = F::mul(acc, den);
-            }
-        }
-    }
-    /* here j = t + K T, K = the thread's pair count; every den != 0, so
-     * acc != 0 */
-    F inv = block_inv(acc);
-    if (t >= T) return;
-    /* backward: inv = (den_0 ... den_k)^-1 on entry of step k */
-    for (;;) {
-        j -= T; /* the last pair first; j >= t always holds (unsigned, T <= t + k T) */
-        const bool first = j == t;
-        const affine<F> a = ld16(level_in<F, IDX>(in, idx, 2 * j));
-        const affine<F> b = ld16(level_in<F, IDX>(in, idx, 2 * j + 1));
-        F den;
-        const int kind = pair_kind(a.x, a.y, b.x, b.y, den);
-        F dinv = inv; /* 1 / den_k */
-        if (!first) {
-            dinv = F::mul(inv, ld16(&scr[j]));
-            inv = F::mul(inv, den);
-        }
-        affine<F> r;
-        if (kind <= PAIR_DBL) {
-            F num;
-            if (kind == PAIR_ADD) {
-                num = F::sub(b.y, a.y);
-            } else {
-                const F xx = F::sqr(a.x);
-                num = F::add(F::dbl(xx), xx);
-            }
-            /* x2 == x1 for a doubling, so one formula serves both */
-            const F lam = F::mul(num, dinv);
-            r.x = F::sub(F::sub(F::sqr(lam), a.x), b.x);
-            r.y = F::sub(F::mul(lam, F::sub(a.x, r.x)), a.y);
-        } else {
-            r = kind == PAIR_A ? a : (kind == PAIR_B ? b : affine<F>::inf());
-        }
-        st16(&out[j], r);
-        if (first) break;
-    }
-}
 
 /* ---- XYZZ stage ---- */
 
@@ -282,15 +147,7 @@ struct batch_knobs {
     bool profile;
 };
 static batch_knobs batch_knobs_get(void) {
-    static size_t wave = 0;
-    if (!wave) {
-        int sms = 0;
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess ||
-            sms < 1)
-            sms = 132;
-        (void)cudaGetLastError();
-        wave = (size_t)sms * 512;
-    }
+    const size_t wave = pair_level_wave();
     const cz_gpu_settings *s = cz_gpu_settings_get();
     batch_knobs k;
     k.T = s->batch_t ? s->batch_t : wave;
@@ -414,9 +271,11 @@ static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint
         affine<F> *o = (lvl & 1) ? B : A;
         const unsigned nb = cz_gpu_blocks(T, LEVEL_BLOCK), bs = LEVEL_BLOCK;
         if (dense)
-            k_affine_level<F, false><<<nb, bs, 0, s0>>>(cur, NULL, m, T, o, scr);
+            k_pair_level<F, flat_pairs<F, false>, LEVEL_BLOCK, 4>
+                <<<nb, bs, 0, s0>>>({cur, NULL, m, o}, q, T, scr);
         else
-            k_affine_level<F, true><<<nb, bs, 0, s0>>>(cur, idx, m, T, o, scr);
+            k_pair_level<F, flat_pairs<F, true>, LEVEL_BLOCK, 4>
+                <<<nb, bs, 0, s0>>>({cur, idx, m, o}, q, T, scr);
         CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
         prof.step("level", q, T);
         cur = o;

@@ -17,7 +17,8 @@
  *    which are compacted (still sorted by key) and reduced again the same way
  *    (full XYZZ additions) until none is left. A bucket holding all n points
  *    (all scalars equal) costs n / S threads of S additions, not one thread
- *    of n.
+ *    of n. Or, with CZ_GPU_MSM_AFFINE, by batch-affine levels (see
+ *    msm_affine_acc below).
  * 4. bucket reduction per window, T = sum_j (j+1) X_j over the 2^(c-1)
  *    buckets: segments of L = 16 give LW_s = sum_t (t+1) X_{sL+t} and
  *    PS_s = sum_t X_{sL+t} by a running sum; with X' = PS and G the plain sum,
@@ -32,7 +33,10 @@
 #define CZ_GPU_MSM_CUH
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <vector>
@@ -40,6 +44,7 @@
 #include "gpu/common.cuh"
 #include "gpu/curve.cuh"
 #include "gpu/internal.cuh"
+#include "gpu/pairs.cuh"
 #include "gpu/settings.h"
 #include "util/log.h"
 
@@ -385,6 +390,396 @@ static void msm_acc0_launch(size_t T0, cudaStream_t st, const uint32_t *keys, co
 #undef MSM_ACC0
 }
 
+/* ---- Step 3 by batch-affine levels (CZ_GPU_MSM_AFFINE) ----
+ *
+ * Instead of XYZZ running sums, the sorted entries are summed by levels of
+ * affine pair additions (gpu/pairs.cuh: 6 products per addition plus a
+ * share of one inversion per block, against 10 for a mixed XYZZ addition).
+ * The entries (without the zero digits' SENTINEL tail) are taken in chunks
+ * of Nc positions. A level reads a list sorted by key (level 0: the sorted
+ * keys with their point indices and signs; later levels: (key, affine
+ * point) lists) and, with r = the rank of an entry in its key's run:
+ *   - an entry of even r followed by one of the same key starts a pair; the
+ *     pair's sum goes to the output;
+ *   - an entry of even r > 0 without a successor (the last of an odd run)
+ *     goes to the output as it is;
+ *   - an entry alone in its run (r = 0, no successor) is its bucket's sum:
+ *     it is written to the bucket (or, for the chunk's first or last key
+ *     when its run continues in the neighbour chunk, to one of the chunk's
+ *     two partial-sum slots, added to the buckets at the end);
+ *   - odd entries are the second halves of pairs.
+ * Every run of length L >= 2 leaves ceil(L / 2) entries, kept in key order
+ * at positions given by an exclusive scan of the "leaves an entry" flags;
+ * a chunk is done after ceil(log2(longest run)) + 1 levels. Run starts come
+ * from an inclusive max-scan of the run-head positions. */
+
+struct msm_max_u32 {
+    __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const {
+        return a > b ? a : b;
+    }
+};
+
+/* i if entry i starts its run, else 0 (max-scanned into run starts). */
+struct msm_run_head {
+    const uint32_t *key;
+    __host__ __device__ uint32_t operator()(uint32_t i) const {
+        return i == 0 || key[i] != key[i - 1] ? i : 0;
+    }
+};
+
+enum { AFF_ODD, AFF_PAIR, AFF_KEEP, AFF_DONE };
+
+/* Entry i's role in a level of n entries (run starts rs). */
+struct msm_aff_role {
+    const uint32_t *key, *rs;
+    uint32_t n;
+    __host__ __device__ int operator()(uint32_t i) const {
+        if (i >= n) return AFF_ODD;
+        const uint32_t r = i - rs[i];
+        if (r & 1) return AFF_ODD;
+        if (i + 1 < n && key[i + 1] == key[i]) return AFF_PAIR;
+        return r ? AFF_KEEP : AFF_DONE;
+    }
+};
+/* 1 if entry i leaves an entry in the output (PAIR, KEEP), for the scan. */
+struct msm_aff_leaves {
+    msm_aff_role role;
+    __host__ __device__ uint32_t operator()(uint32_t i) const {
+        const int r = role(i);
+        return r == AFF_PAIR || r == AFF_KEEP;
+    }
+};
+struct msm_aff_is_pair {
+    msm_aff_role role;
+    __host__ __device__ bool operator()(const uint32_t &i) const {
+        return role(i) == AFF_PAIR;
+    }
+};
+
+/* A level's entries: level 0 (L0) reads the bases through the sorted
+ * values (index | sign << 31), later levels a list's points. */
+template <class F, bool L0> struct msm_aff_src {
+    const uint32_t *__restrict__ key;
+    const uint32_t *__restrict__ val; /* L0 only */
+    const affine<F> *__restrict__ pts;
+    CZ_DEV const affine<F> *at(uint32_t i) const {
+        return L0 ? pts + (val[i] & 0x7fffffffu) : pts + i;
+    }
+    CZ_DEV affine<F> point(uint32_t i) const {
+        const affine<F> p = ld16(at(i));
+        return L0 && (val[i] >> 31) ? p.neg() : p;
+    }
+};
+
+/* The pairs of a level for k_pair_level: pair j is (ps[j], ps[j] + 1), its
+ * sum goes to output position pos[ps[j]]. */
+template <class F, bool L0> struct msm_aff_pairs {
+    msm_aff_src<F, L0> src;
+    const uint32_t *__restrict__ ps, *__restrict__ pos;
+    uint32_t *__restrict__ okey;
+    affine<F> *__restrict__ opts;
+    CZ_DEV void prologue(size_t) const {}
+    CZ_DEV F den(size_t j) const {
+        const uint32_t i = ps[j];
+        /* the sign changes y only: x is read from the bases as it is */
+        return pair_den(
+            ld16(&src.at(i)->x), ld16(&src.at(i + 1)->x), [&] { return src.point(i).y; },
+            [&] { return src.point(i + 1).y; });
+    }
+    CZ_DEV void load(size_t j, affine<F> &a, affine<F> &b) const {
+        const uint32_t i = ps[j];
+        a = src.point(i);
+        b = src.point(i + 1);
+    }
+    CZ_DEV void put(size_t j, const affine<F> &r) const {
+        const uint32_t i = ps[j], o = pos[i];
+        okey[o] = src.key[i];
+        st16(&opts[o], r);
+    }
+};
+
+/* Where a finished bucket sum goes: chunk [c0, c1) of the E sorted
+ * entries gkey; a key whose run continues in the chunk before (after) goes
+ * to slot[0] (slot[1]). */
+template <class F> struct msm_aff_done {
+    xyzz<F> *buckets;
+    msm_part<F> *slot;
+    const uint32_t *gkey;
+    uint32_t c0, c1, E;
+    CZ_DEV void put(uint32_t k, const affine<F> &p) const {
+        const xyzz<F> x = xyzz<F>::from_affine(p);
+        if (c0 > 0 && k == gkey[c0] && gkey[c0 - 1] == k) {
+            slot[0].key = k;
+            slot[0].p = x;
+        } else if (c1 < E && k == gkey[c1 - 1] && gkey[c1] == k) {
+            slot[1].key = k;
+            slot[1].p = x;
+        } else {
+            buckets[k] = x;
+        }
+    }
+};
+
+/* The entries that are not pairs: KEEP to the output, DONE to the buckets. */
+template <class F, bool L0>
+__global__ void __launch_bounds__(256)
+    k_msm_aff_rest(const msm_aff_src<F, L0> src, const msm_aff_role role,
+                   const uint32_t *__restrict__ pos, uint32_t *__restrict__ okey,
+                   affine<F> *__restrict__ opts, const msm_aff_done<F> done) {
+    const uint32_t i = blockIdx.x * 256 + threadIdx.x;
+    if (i >= role.n) return;
+    const int r = role(i);
+    if (r == AFF_KEEP) {
+        const uint32_t o = pos[i];
+        okey[o] = src.key[i];
+        st16(&opts[o], src.point(i));
+    } else if (r == AFF_DONE) {
+        done.put(src.key[i], src.point(i));
+    }
+}
+
+/* The chunks' partial sums into the buckets (one thread, in order). */
+template <class F>
+__global__ void k_msm_aff_slots(const msm_part<F> *slot, uint32_t n, xyzz<F> *buckets) {
+    for (uint32_t i = 0; i < n; i++)
+        if (slot[i].key != MSM_EMPTY) buckets[slot[i].key].add(slot[i].p);
+}
+
+/* The first sorted position holding the SENTINEL key (keys sorted). */
+static __global__ void k_msm_count_real(const uint32_t *keys, uint32_t total, uint32_t sentinel,
+                                        uint32_t *out) {
+    uint32_t lo = 0, hi = total;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < sentinel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *out = lo;
+}
+
+/* the level kernel's blocks (as batch addition's: 128 threads, 4 blocks
+ * per SM) and the fewest pairs per thread that get a wave of their own */
+#define MSM_AFF_BLOCK 128
+#define MSM_AFF_K     32
+
+/* Bump allocation from a region of cap bytes at base (256-byte aligned
+ * pieces; base NULL: only counts). */
+struct msm_carve {
+    uintptr_t base;
+    size_t used, cap;
+    template <class T> bool take(T **out, size_t count) {
+        const size_t b = (count * sizeof(T) + 255) & ~(size_t)255;
+        if (b > cap - used) return false;
+        *out = (T *)(base + used);
+        used += b;
+        return true;
+    }
+};
+
+/* Step 3 by affine levels: sorted keys / values (total entries), buckets
+ * zeroed. spare (spare_bytes) is device memory free during this step (the
+ * sort's alternate buffers); the rest is allocated. */
+template <class F>
+static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, uint32_t total,
+                                uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets,
+                                void *spare, size_t spare_bytes, cudaStream_t st, cz_error *err) {
+    cz_status status = CZ_OK;
+    uint32_t *d_small = NULL; /* [0] real entries, [1] pair count, [2] output count */
+    char *own = NULL;
+    msm_part<F> *slots = NULL;
+    uint32_t E = 0, nchunks = 0, Nc = 0;
+    size_t tmp_bytes = 0;
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_small, 4 * sizeof(uint32_t), st));
+    k_msm_count_real<<<1, 1, 0, st>>>(skeys, total, sentinel, d_small);
+    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+    CZ_CUDA_GOTO(err, status, done, cudaMemcpyAsync(&E, d_small, 4, cudaMemcpyDeviceToHost, st));
+    CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+    if (E == 0) goto done;
+    {
+        /* Chunk size: all entries when their scratch fits in twice the
+         * sort's spare buffers (the spare, and as much again allocated),
+         * else as many as fit that (at least 2^20) */
+        const size_t per = 4 /* rs */ + 4 /* pos */ + 2 /* ps */ + sizeof(F) / 2 /* scr */ +
+                           (sizeof(affine<F>) + 4) * 10 / 9 /* lists: 2/3 + 4/9 */;
+        size_t want = (size_t)E;
+        const size_t cap = (2 * spare_bytes) / per;
+        if (want > cap && cap >= ((size_t)1 << 20)) want = cap;
+        const size_t forced = cz_gpu_settings_get()->msm_affine_chunk;
+        if (forced) want = forced < (size_t)E ? forced : (size_t)E;
+        Nc = (uint32_t)want;
+        nchunks = (uint32_t)((E + (size_t)Nc - 1) / Nc);
+    }
+    {
+        /* the CUB temporaries for Nc + 1 entries */
+        thrust::counting_iterator<uint32_t> it(0);
+        size_t b1 = 0, b2 = 0, b3 = 0;
+        msm_aff_role role{NULL, NULL, 0};
+        CZ_CUDA_GOTO(err, status, done,
+                     cub::DeviceScan::InclusiveScan(
+                         NULL, b1, thrust::make_transform_iterator(it, msm_run_head{NULL}),
+                         (uint32_t *)NULL, msm_max_u32(), (int)Nc + 1, st));
+        CZ_CUDA_GOTO(err, status, done,
+                     cub::DeviceScan::ExclusiveSum(
+                         NULL, b2, thrust::make_transform_iterator(it, msm_aff_leaves{role}),
+                         (uint32_t *)NULL, (int)Nc + 1, st));
+        CZ_CUDA_GOTO(err, status, done,
+                     cub::DeviceSelect::If(NULL, b3, it, (uint32_t *)NULL, (uint32_t *)NULL,
+                                           (int)Nc + 1, msm_aff_is_pair{role}, st));
+        tmp_bytes = b1 > b2 ? b1 : b2;
+        if (b3 > tmp_bytes) tmp_bytes = b3;
+    }
+    {
+        const size_t capA = (size_t)Nc * 2 / 3 + 2, capB = capA * 2 / 3 + 2;
+        uint32_t *rs, *pos, *ps, *keyA, *keyB;
+        affine<F> *ptsA, *ptsB;
+        F *scr;
+        void *tmp;
+        /* pieces into the spare region first, then into one allocation */
+        auto place = [&](msm_carve &a, msm_carve &b, bool keep) -> bool {
+            msm_carve ca = a, cb = b;
+            bool ok = true;
+            auto put = [&](auto **out, size_t count) {
+                if (!ca.take(out, count) && !cb.take(out, count)) ok = false;
+            };
+            put(&ptsA, capA);
+            put(&ptsB, capB);
+            put(&scr, (size_t)Nc / 2 + 1);
+            put(&keyA, capA);
+            put(&keyB, capB);
+            put(&rs, (size_t)Nc + 1);
+            put(&pos, (size_t)Nc + 1);
+            put(&ps, (size_t)Nc / 2 + 1);
+            put((char **)&tmp, tmp_bytes);
+            put(&slots, 2 * (size_t)nchunks);
+            if (keep) a = ca;
+            b = cb;
+            return ok;
+        };
+        /* the spare region from its first 256-byte boundary (total may be odd) */
+        const uintptr_t sp0 = ((uintptr_t)spare + 255) & ~(uintptr_t)255;
+        const size_t sp_bytes =
+            spare_bytes > sp0 - (uintptr_t)spare ? spare_bytes - (sp0 - (uintptr_t)spare) : 0;
+        msm_carve sp{sp0, 0, sp_bytes}, count{0, 0, SIZE_MAX / 2};
+        msm_carve sp2 = sp;
+        place(sp2, count, false);
+        const size_t own_bytes = count.used;
+        if (own_bytes) CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&own, own_bytes, st));
+        msm_carve ownc{(uintptr_t)own, 0, own_bytes};
+        if (!place(sp, ownc, true)) {
+            status = cz_error_set(err, CZ_E_INTERNAL, "gpu msm: affine scratch layout");
+            goto done;
+        }
+        CZ_CUDA_GOTO(err, status, done,
+                     cudaMemsetAsync(slots, 0xff, 2 * (size_t)nchunks * sizeof *slots, st));
+        thrust::counting_iterator<uint32_t> it(0);
+        const size_t wave = pair_level_wave();
+        /* CZ_GPU_MSM_PROFILE: levels, and the time in the scans, the pair
+         * levels and the rest (synchronizes after every level) */
+        const bool profile = cz_gpu_settings_get()->msm_profile != 0;
+        cudaEvent_t ev[4];
+        float t_scan = 0, t_pairs = 0, t_rest = 0;
+        unsigned levels = 0;
+        if (profile)
+            for (int i = 0; i < 4; i++) cudaEventCreate(&ev[i]);
+        for (uint32_t ch = 0; ch < nchunks; ch++) {
+            const uint32_t c0 = ch * Nc, c1 = E - c0 > Nc ? c0 + Nc : E;
+            const msm_aff_done<F> fin{buckets, slots + 2 * ch, skeys, c0, c1, E};
+            uint32_t n = c1 - c0;
+            const uint32_t *key = skeys + c0;
+            bool l0 = true;
+            int which = 0;
+            while (n > 0) {
+                if (profile) cudaEventRecord(ev[0], st);
+                uint32_t *okey = which ? keyB : keyA;
+                affine<F> *opts = which ? ptsB : ptsA;
+                CZ_CUDA_GOTO(err, status, done,
+                             cub::DeviceScan::InclusiveScan(
+                                 tmp, tmp_bytes,
+                                 thrust::make_transform_iterator(it, msm_run_head{key}), rs,
+                                 msm_max_u32(), (int)n, st));
+                const msm_aff_role role{key, rs, n};
+                CZ_CUDA_GOTO(err, status, done,
+                             cub::DeviceScan::ExclusiveSum(
+                                 tmp, tmp_bytes,
+                                 thrust::make_transform_iterator(it, msm_aff_leaves{role}), pos,
+                                 (int)n + 1, st));
+                CZ_CUDA_GOTO(err, status, done,
+                             cub::DeviceSelect::If(tmp, tmp_bytes, it, ps, d_small + 1, (int)n,
+                                                   msm_aff_is_pair{role}, st));
+                if (profile) cudaEventRecord(ev[1], st);
+                uint32_t h[2];
+                CZ_CUDA_GOTO(err, status, done,
+                             cudaMemcpyAsync(&h[0], d_small + 1, 4, cudaMemcpyDeviceToHost, st));
+                CZ_CUDA_GOTO(err, status, done,
+                             cudaMemcpyAsync(&h[1], pos + n, 4, cudaMemcpyDeviceToHost, st));
+                CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+                const uint32_t q = h[0], nout = h[1];
+                if (q > 0) {
+                    /* a wave of threads with MSM_AFF_K pairs or more each;
+                     * fewer threads (at least a block's) when the level has
+                     * fewer pairs */
+                    size_t T = q / MSM_AFF_K;
+                    if (T > wave) T = wave;
+                    if (T < MSM_AFF_BLOCK) T = q < MSM_AFF_BLOCK ? q : MSM_AFF_BLOCK;
+                    const unsigned nb = cz_gpu_blocks(T, MSM_AFF_BLOCK);
+                    if (l0)
+                        k_pair_level<F, msm_aff_pairs<F, true>, MSM_AFF_BLOCK, 4>
+                            <<<nb, MSM_AFF_BLOCK, 0, st>>>(
+                                {{key, svals + c0, points}, ps, pos, okey, opts}, q, T, scr);
+                    else
+                        k_pair_level<F, msm_aff_pairs<F, false>, MSM_AFF_BLOCK, 4>
+                            <<<nb, MSM_AFF_BLOCK, 0, st>>>(
+                                {{key, NULL, which ? ptsA : ptsB}, ps, pos, okey, opts}, q, T, scr);
+                    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+                }
+                if (profile) cudaEventRecord(ev[2], st);
+                const unsigned nb = cz_gpu_blocks(n, 256);
+                if (l0)
+                    k_msm_aff_rest<F, true>
+                        <<<nb, 256, 0, st>>>({key, svals + c0, points}, role, pos, okey, opts, fin);
+                else
+                    k_msm_aff_rest<F, false><<<nb, 256, 0, st>>>({key, NULL, which ? ptsA : ptsB},
+                                                                 role, pos, okey, opts, fin);
+                CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+                if (profile) {
+                    float a, b, c;
+                    cudaEventRecord(ev[3], st);
+                    cudaEventSynchronize(ev[3]);
+                    cudaEventElapsedTime(&a, ev[0], ev[1]);
+                    cudaEventElapsedTime(&b, ev[1], ev[2]);
+                    cudaEventElapsedTime(&c, ev[2], ev[3]);
+                    t_scan += a, t_pairs += b, t_rest += c;
+                    if (ch == 0)
+                        cz_log(CZ_LOG_INFO,
+                               "msm affine: chunk 0 level %u: %u entries, %u pairs: scans %.3f  "
+                               "pairs %.3f  rest %.3f ms",
+                               levels, n, q, a, b, c);
+                }
+                levels++;
+                key = okey;
+                n = nout;
+                l0 = false;
+                which ^= 1;
+            }
+        }
+        k_msm_aff_slots<F><<<1, 1, 0, st>>>(slots, 2 * nchunks, buckets);
+        CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+        if (profile) {
+            cz_log(CZ_LOG_INFO,
+                   "msm affine: %u entries, %u chunk(s) of <= %u, %u levels: scans %.2f  pairs "
+                   "%.2f (incl. the host's wait)  rest %.2f ms",
+                   E, nchunks, Nc, levels, t_scan, t_pairs, t_rest);
+            for (int i = 0; i < 4; i++) cudaEventDestroy(ev[i]);
+        }
+    }
+done:
+    cudaFreeAsync(d_small, st);
+    cudaFreeAsync(own, st);
+    return status;
+}
+
 /* The whole MSM; out is a host pointer. */
 template <class F>
 static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
@@ -438,7 +833,11 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
     CZ_CUDA_GOTO(err, status, done,
                  cudaMallocAsync(&sort_tmp, sort_bytes > sel_bytes ? sort_bytes : sel_bytes, st));
     CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&buckets, W * M * sizeof(xyzz<F>), st));
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&parts, 4 * T0 * sizeof(msm_part<F>), st));
+    /* batch-affine accumulation for n >= CZ_GPU_MSM_AFFINE (0: never) */
+    bool affine_acc; /* not an initializer: the gotos above jump past it */
+    affine_acc = knobs->msm_affine && n >= knobs->msm_affine && ((uintptr_t)points & 15) == 0;
+    if (!affine_acc)
+        CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&parts, 4 * T0 * sizeof(msm_part<F>), st));
     CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_count, sizeof(int), st));
     CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_out, sizeof(jacobian<F>), st));
 
@@ -466,13 +865,19 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
     if (profile) cudaEventRecord(ev[2], st);
     /* 3. accumulate */
     CZ_CUDA_GOTO(err, status, done, cudaMemsetAsync(buckets, 0, W * M * sizeof(xyzz<F>), st));
-    {
+    if (affine_acc) {
+        /* the sort's other buffers are free now */
+        uint32_t *spare = skeys == kv ? kv + 2 * total : kv;
+        status = msm_affine_acc<F>(skeys, svals, (uint32_t)total, sentinel, points, buckets, spare,
+                                   2 * total * sizeof(uint32_t), st, err);
+        if (status != CZ_OK) goto done;
+    } else {
         msm_acc0_launch<F>(T0, st, skeys, svals, (uint32_t)total, S0, sentinel, points, buckets,
                            parts);
     }
     CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
     if (profile) cudaEventRecord(ev[3], st);
-    {
+    if (!affine_acc) {
         msm_part<F> *raw = parts, *packed = parts + 2 * T0;
         size_t nraw = 2 * T0;
         for (;;) {

@@ -98,6 +98,8 @@ cz_status cz_gpu_settings_parse(cz_gpu_settings *s, cz_gpu_settings_lookup looku
     if ((v = get(lookup, ctx, "CZ_GPU_MSM_S")) != NULL && atoi(v) >= 1)
         s->msm_s = (unsigned)atoi(v);
     s->msm_profile = lookup("CZ_GPU_MSM_PROFILE", ctx) != NULL;
+    s->msm_affine = clamp_size(lookup, ctx, "CZ_GPU_MSM_AFFINE", 0, 0, (size_t)1 << 31);
+    s->msm_affine_chunk = clamp_size(lookup, ctx, "CZ_GPU_MSM_AFFINE_CHUNK", 0, 0, (size_t)1 << 31);
     s->ntt_old = flag(lookup, ctx, "CZ_GPU_NTT_OLD", 0);
     s->ntt_profile = flag(lookup, ctx, "CZ_GPU_NTT_PROFILE", 0);
     s->ntt_nn_dif = flag(lookup, ctx, "CZ_GPU_NTT_NN", 1);

@@ -38,10 +38,14 @@ typedef struct {
     unsigned abc_long, abc_shared;
     /* MSM (msm.cuh): accumulation variants for G1 / G2 (CZ_GPU_MSM_ACC,
      * CZ_GPU_MSM_ACC2, defaults 2 and 3), sorted entries per accumulation
-     * thread (CZ_GPU_MSM_S, 0 = automatic), step times (CZ_GPU_MSM_PROFILE). */
+     * thread (CZ_GPU_MSM_S, 0 = automatic), step times (CZ_GPU_MSM_PROFILE),
+     * batch-affine accumulation for MSMs of at least CZ_GPU_MSM_AFFINE
+     * points (0 = never), in chunks of CZ_GPU_MSM_AFFINE_CHUNK sorted
+     * entries (0 = as the scratch allows; tests force small ones). */
     int msm_acc_g1, msm_acc_g2;
     unsigned msm_s;
     int msm_profile;
+    size_t msm_affine, msm_affine_chunk;
     /* NTT (ntt.cu; meanings there): CZ_GPU_NTT_OLD, _PROFILE, _MTAB, _NN,
      * _FUSE (0/1), _G, _G0 (0..3), _MAXB (4..9). */
     int ntt_old, ntt_profile, ntt_mtab, ntt_nn_dif, ntt_fuse;

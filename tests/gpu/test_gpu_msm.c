@@ -1,7 +1,8 @@
-/* Device MSM (G1, G2), batch addition and scalar classification against the
- * CPU (src/ec/msm.h and plain point sums): sizes 0, 1, 2, 3, 1000, 2^16 + 3,
- * infinity points, one point repeated or alternating with its negation,
- * all-zero / all-one / small / skewed / negative scalars. */
+/* Device MSM (G1, G2; XYZZ and batch-affine accumulation), batch addition
+ * and scalar classification against the CPU (src/ec/msm.h and plain point
+ * sums): sizes 0, 1, 2, 3, 1000, 2^16 + 3, infinity points, one point
+ * repeated or alternating with its negation, all-zero / all-one / small /
+ * skewed / negative scalars. */
 #include <stdlib.h>
 
 #include "ec/msm.h"
@@ -181,17 +182,9 @@ static void check_classify(size_t n) {
     free(s), free(ones), free(tail);
 }
 
-int main(void) {
-    cz_test_init("gpu/test_gpu_msm");
-    if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
-    /* CZ_GPU_SMALL: small sizes for runs under compute-sanitizer */
-    const int small = getenv("CZ_GPU_SMALL") != NULL;
-    const size_t big = small ? 2051 : ((size_t)1 << 16) + 3;
-    cz_g1_affine *p1 = malloc(big * sizeof *p1);
-    gpu_rand_g1(p1, big);
-    /* a few infinity points, and a repeated point (doubling inside a bucket) */
-    for (size_t i = 0; i < big; i += 997) memset(&p1[i], 0, sizeof p1[i]);
-    for (size_t i = 5; i < big; i += 1009) p1[i] = p1[3];
+/* The MSM checks over the point sets p1 (big G1 points) and p2 (big2 G2
+ * points), under the current knobs. */
+static void msm_suite(const cz_g1_affine *p1, size_t big, const cz_g2_affine *p2, size_t big2) {
     const size_t sizes[] = {0, 1, 2, 3, 31, 1000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int k = 0; k < S_COUNT; k++) check_msm_g1(p1 + 1, sizes[i], (scalar_kind)k);
@@ -221,17 +214,6 @@ int main(void) {
         check_msm_g1(q, n, S_SAME);
         free(q);
     }
-    check_batch_g1(p1, 0, 50);
-    check_batch_g1(p1, 1, 100);
-    check_batch_g1(p1, 1000, 50);
-    check_batch_g1(p1, big, 50);
-    check_batch_g1(p1, big, 3);
-    check_batch_g1(p1, big, 100);
-
-    const size_t big2 = small ? 301 : 4099;
-    cz_g2_affine *p2 = malloc(big2 * sizeof *p2);
-    gpu_rand_g2(p2, big2);
-    for (size_t i = 0; i < big2; i += 501) memset(&p2[i], 0, sizeof p2[i]);
     {
         cz_g2_affine *rep2 = malloc(64 * sizeof *rep2);
         cz_g2_affine neg2;
@@ -243,6 +225,44 @@ int main(void) {
     const size_t sizes2[] = {0, 1, 2, 100, big2};
     for (size_t i = 0; i < sizeof sizes2 / sizeof sizes2[0]; i++)
         for (int k = 0; k < S_COUNT; k++) check_msm_g2(p2, sizes2[i], (scalar_kind)k);
+}
+
+/* The MSM's accumulation paths (src/gpu/msm.cuh): 0 the XYZZ running sums
+ * (default), 1 batch-affine levels in one chunk, 2 and 3 in chunks of 97
+ * and 1000 sorted entries (runs cut by chunk boundaries: partial sums). */
+static void msm_knobs(int v) {
+    static const char *aff[] = {NULL, "1", "1", "1"}, *chunk[] = {NULL, NULL, "97", "1000"};
+    gpu_knob("CZ_GPU_MSM_AFFINE", aff[v]);
+    gpu_knob("CZ_GPU_MSM_AFFINE_CHUNK", chunk[v]);
+}
+
+int main(void) {
+    cz_test_init("gpu/test_gpu_msm");
+    if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
+    /* CZ_GPU_SMALL: small sizes for runs under compute-sanitizer */
+    const int small = getenv("CZ_GPU_SMALL") != NULL;
+    const size_t big = small ? 2051 : ((size_t)1 << 16) + 3;
+    cz_g1_affine *p1 = malloc(big * sizeof *p1);
+    gpu_rand_g1(p1, big);
+    /* a few infinity points, and a repeated point (doubling inside a bucket) */
+    for (size_t i = 0; i < big; i += 997) memset(&p1[i], 0, sizeof p1[i]);
+    for (size_t i = 5; i < big; i += 1009) p1[i] = p1[3];
+    check_batch_g1(p1, 0, 50);
+    check_batch_g1(p1, 1, 100);
+    check_batch_g1(p1, 1000, 50);
+    check_batch_g1(p1, big, 50);
+    check_batch_g1(p1, big, 3);
+    check_batch_g1(p1, big, 100);
+
+    const size_t big2 = small ? 301 : 4099;
+    cz_g2_affine *p2 = malloc(big2 * sizeof *p2);
+    gpu_rand_g2(p2, big2);
+    for (size_t i = 0; i < big2; i += 501) memset(&p2[i], 0, sizeof p2[i]);
+    for (int v = 0; v < 4; v++) {
+        msm_knobs(v);
+        msm_suite(p1, big, p2, big2);
+    }
+    msm_knobs(0);
     check_batch_g2(p2, big2, 50);
     check_batch_g2(p2, 7, 100);
 

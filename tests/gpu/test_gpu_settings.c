@@ -59,6 +59,9 @@ int main(void) {
     CHECK(parse1(&s, "CZ_GPU_MSM_S", "0", &err) == CZ_OK && s.msm_s == 0);
     CHECK(parse1(&s, "CZ_GPU_MSM_S", "24", &err) == CZ_OK && s.msm_s == 24);
     CHECK(parse1(&s, "CZ_GPU_MSM_PROFILE", "", &err) == CZ_OK && s.msm_profile == 1);
+    CHECK(d.msm_affine == 0 && d.msm_affine_chunk == 0);
+    CHECK(parse1(&s, "CZ_GPU_MSM_AFFINE", "1048576", &err) == CZ_OK && s.msm_affine == 1048576);
+    CHECK(parse1(&s, "CZ_GPU_MSM_AFFINE_CHUNK", "97", &err) == CZ_OK && s.msm_affine_chunk == 97);
     CHECK(parse1(&s, "CZ_GPU_BATCH_CHUNK", "200", &err) == CZ_OK && s.batch_chunk == 192);
     CHECK(parse1(&s, "CZ_GPU_BATCH_T", "0", &err) == CZ_OK && s.batch_t == 1);
     CHECK(parse1(&s, "CZ_GPU_BATCH_FANIN", "99", &err) == CZ_OK && s.batch_fanin == 32);
