@@ -396,63 +396,92 @@ static void msm_acc0_launch(size_t T0, cudaStream_t st, const uint32_t *keys, co
  * affine pair additions (gpu/pairs.cuh: 6 products per addition plus a
  * share of one inversion per block, against 10 for a mixed XYZZ addition).
  * The entries (without the zero digits' SENTINEL tail) are taken in chunks
- * of Nc positions. A level reads a list sorted by key (level 0: the sorted
- * keys with their point indices and signs; later levels: (key, affine
- * point) lists) and, with r = the rank of an entry in its key's run:
- *   - an entry of even r followed by one of the same key starts a pair; the
- *     pair's sum goes to the output;
- *   - an entry of even r > 0 without a successor (the last of an odd run)
- *     goes to the output as it is;
- *   - an entry alone in its run (r = 0, no successor) is its bucket's sum:
- *     it is written to the bucket (or, for the chunk's first or last key
- *     when its run continues in the neighbour chunk, to one of the chunk's
- *     two partial-sum slots, added to the buckets at the end);
- *   - odd entries are the second halves of pairs.
- * Every run of length L >= 2 leaves ceil(L / 2) entries, kept in key order
- * at positions given by an exclusive scan of the "leaves an entry" flags;
- * a chunk is done after ceil(log2(longest run)) + 1 levels. Run starts come
- * from an inclusive max-scan of the run-head positions. */
+ * of Nc. A level reads a list sorted by key (level 0: the sorted keys with
+ * their point indices and signs; later levels: (key, affine point) lists)
+ * in slots j = (2j, 2j+1):
+ *   - if both entries have the same key they are a pair, and their sum goes
+ *     to the output;
+ *   - else entry 2j+1 and entry 2j+2 are a pair when they are a run of
+ *     exactly two (which no slot would pair otherwise), and slot j + 1 then
+ *     skips its first entry;
+ *   - an entry left alone goes to the output as it is, unless its run has
+ *     no other entry: then it is its bucket's sum, written to the bucket.
+ * Every run of two or more entries gets a pair per level, so the levels end;
+ * runs about halve (a run of 4 starting at an odd position keeps 3: the
+ * outputs are at most 3/4 of the inputs). A slot's outputs stay in key
+ * order at positions given by an exclusive scan of its output counts: one
+ * CUB scan and one pair kernel per level.
+ *
+ * A level that does not fill a wave of threads costs about its inversion's
+ * latency (~1.3 ms), so a chunk's levels stop when fewer than tail_min
+ * entries are left, and what is left of every chunk is appended to one tail
+ * list, summed by levels at the end (still sorted by key: the chunks are in
+ * key order). A key whose run crosses a chunk boundary (the chunk's first
+ * or last key) is never finished inside the chunk: its last entry is kept
+ * and meets the neighbour chunk's in the tail. */
 
-struct msm_max_u32 {
-    __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const {
-        return a > b ? a : b;
-    }
-};
-
-/* i if entry i starts its run, else 0 (max-scanned into run starts). */
-struct msm_run_head {
+/* A level's keys: n sorted entries; keep_lo / keep_hi (MSM_EMPTY: none)
+ * are keys whose runs go on outside the list, never finished in it. */
+struct msm_level {
     const uint32_t *key;
-    __host__ __device__ uint32_t operator()(uint32_t i) const {
-        return i == 0 || key[i] != key[i - 1] ? i : 0;
+    uint32_t n, keep_lo, keep_hi;
+    /* an entry alone: 1 kept, 2 its bucket's sum */
+    __host__ __device__ int alone(uint32_t k, bool run_goes_on) const {
+        return run_goes_on || k == keep_lo || k == keep_hi ? 1 : 2;
     }
 };
 
-enum { AFF_ODD, AFF_PAIR, AFF_KEEP, AFF_DONE };
+/* What slot j of a level does. */
+struct msm_slot_plan {
+    uint32_t i0; /* 2j */
+    bool pair01; /* (2j, 2j+1) a pair */
+    bool pair12; /* (2j+1, 2j+2) a pair: a run of exactly two */
+    bool skip0;  /* 2j taken by slot j - 1's pair12 */
+    int single0; /* 2j alone: 0 none, 1 kept, 2 its bucket's sum */
+    int single1; /* 2j+1 alone: the same */
+    __host__ __device__ unsigned outputs() const {
+        return (pair01 || pair12) + (single0 == 1) + (single1 == 1);
+    }
+};
 
-/* Entry i's role in a level of n entries (run starts rs). */
-struct msm_aff_role {
-    const uint32_t *key, *rs;
-    uint32_t n;
-    __host__ __device__ int operator()(uint32_t i) const {
-        if (i >= n) return AFF_ODD;
-        const uint32_t r = i - rs[i];
-        if (r & 1) return AFF_ODD;
-        if (i + 1 < n && key[i + 1] == key[i]) return AFF_PAIR;
-        return r ? AFF_KEEP : AFF_DONE;
+/* 2j + 1 and 2j + 2 are a run of exactly two that starts at 2j + 1. */
+static __host__ __device__ inline bool msm_slot_pair12(const uint32_t *key, uint32_t n,
+                                                       uint32_t j) {
+    const uint32_t i1 = 2 * j + 1, i2 = i1 + 1;
+    if (i2 >= n) return false;
+    const uint32_t k = key[i1];
+    return key[2 * j] != k && key[i2] == k && (i2 + 1 >= n || key[i2 + 1] != k);
+}
+
+static __host__ __device__ inline msm_slot_plan msm_slot(const msm_level &lv, uint32_t j) {
+    const uint32_t *key = lv.key, n = lv.n;
+    msm_slot_plan p;
+    const uint32_t i0 = 2 * j, i1 = i0 + 1;
+    p.i0 = i0;
+    p.pair01 = p.pair12 = p.skip0 = false;
+    p.single0 = p.single1 = 0;
+    const uint32_t k0 = key[i0];
+    if (i1 < n && key[i1] == k0) {
+        p.pair01 = true;
+        return p;
     }
-};
-/* 1 if entry i leaves an entry in the output (PAIR, KEEP), for the scan. */
-struct msm_aff_leaves {
-    msm_aff_role role;
-    __host__ __device__ uint32_t operator()(uint32_t i) const {
-        const int r = role(i);
-        return r == AFF_PAIR || r == AFF_KEEP;
+    p.skip0 = j > 0 && msm_slot_pair12(key, n, j - 1);
+    /* alone: kept when its run goes on before it (it does not go on after) */
+    if (!p.skip0) p.single0 = lv.alone(k0, i0 > 0 && key[i0 - 1] == k0);
+    if (i1 < n) {
+        p.pair12 = msm_slot_pair12(key, n, j);
+        /* 2j+1 starts its run (its key is not 2j's) */
+        if (!p.pair12) p.single1 = lv.alone(key[i1], i1 + 1 < n && key[i1 + 1] == key[i1]);
     }
-};
-struct msm_aff_is_pair {
-    msm_aff_role role;
-    __host__ __device__ bool operator()(const uint32_t &i) const {
-        return role(i) == AFF_PAIR;
+    return p;
+}
+
+/* Slot j's output count (j == slots: 0, for the scan's total). */
+struct msm_slot_count {
+    msm_level lv;
+    uint32_t slots;
+    __host__ __device__ uint32_t operator()(uint32_t j) const {
+        return j < slots ? msm_slot(lv, j).outputs() : 0;
     }
 };
 
@@ -471,79 +500,61 @@ template <class F, bool L0> struct msm_aff_src {
     }
 };
 
-/* The pairs of a level for k_pair_level: pair j is (ps[j], ps[j] + 1), its
- * sum goes to output position pos[ps[j]]. */
-template <class F, bool L0> struct msm_aff_pairs {
+/* The slots of a level for k_pair_level: a slot without a pair passes two
+ * infinities (denominator 1, its sum unused); put writes the slot's outputs
+ * from position pos[j] on, in key order, and its finished buckets. */
+template <class F, bool L0> struct msm_aff_slots {
     msm_aff_src<F, L0> src;
-    const uint32_t *__restrict__ ps, *__restrict__ pos;
+    msm_level lv;
+    const uint32_t *__restrict__ pos;
     uint32_t *__restrict__ okey;
     affine<F> *__restrict__ opts;
+    xyzz<F> *__restrict__ buckets;
     CZ_DEV void prologue(size_t) const {}
     CZ_DEV F den(size_t j) const {
-        const uint32_t i = ps[j];
+        const msm_slot_plan p = msm_slot(lv, (uint32_t)j);
+        if (!p.pair01 && !p.pair12) return F::one();
+        const uint32_t i = p.pair01 ? p.i0 : p.i0 + 1;
         /* the sign changes y only: x is read from the bases as it is */
         return pair_den(
             ld16(&src.at(i)->x), ld16(&src.at(i + 1)->x), [&] { return src.point(i).y; },
             [&] { return src.point(i + 1).y; });
     }
     CZ_DEV void load(size_t j, affine<F> &a, affine<F> &b) const {
-        const uint32_t i = ps[j];
+        const msm_slot_plan p = msm_slot(lv, (uint32_t)j);
+        if (!p.pair01 && !p.pair12) {
+            a = b = affine<F>::inf();
+            return;
+        }
+        const uint32_t i = p.pair01 ? p.i0 : p.i0 + 1;
         a = src.point(i);
         b = src.point(i + 1);
     }
+    CZ_DEV void emit(uint32_t &o, uint32_t k, const affine<F> &v) const {
+        okey[o] = k;
+        st16(&opts[o], v);
+        o++;
+    }
+    CZ_DEV void single(uint32_t &o, int how, uint32_t i) const {
+        if (how == 1)
+            emit(o, src.key[i], src.point(i));
+        else if (how == 2)
+            buckets[src.key[i]] = xyzz<F>::from_affine(src.point(i));
+    }
     CZ_DEV void put(size_t j, const affine<F> &r) const {
-        const uint32_t i = ps[j], o = pos[i];
-        okey[o] = src.key[i];
-        st16(&opts[o], r);
-    }
-};
-
-/* Where a finished bucket sum goes: chunk [c0, c1) of the E sorted
- * entries gkey; a key whose run continues in the chunk before (after) goes
- * to slot[0] (slot[1]). */
-template <class F> struct msm_aff_done {
-    xyzz<F> *buckets;
-    msm_part<F> *slot;
-    const uint32_t *gkey;
-    uint32_t c0, c1, E;
-    CZ_DEV void put(uint32_t k, const affine<F> &p) const {
-        const xyzz<F> x = xyzz<F>::from_affine(p);
-        if (c0 > 0 && k == gkey[c0] && gkey[c0 - 1] == k) {
-            slot[0].key = k;
-            slot[0].p = x;
-        } else if (c1 < E && k == gkey[c1 - 1] && gkey[c1] == k) {
-            slot[1].key = k;
-            slot[1].p = x;
-        } else {
-            buckets[k] = x;
+        const msm_slot_plan p = msm_slot(lv, (uint32_t)j);
+        uint32_t o = pos[j];
+        if (p.pair01) {
+            emit(o, src.key[p.i0], r);
+            return;
         }
+        single(o, p.single0, p.i0);
+        if (p.pair12)
+            emit(o, src.key[p.i0 + 1], r);
+        else
+            single(o, p.single1, p.i0 + 1);
     }
 };
-
-/* The entries that are not pairs: KEEP to the output, DONE to the buckets. */
-template <class F, bool L0>
-__global__ void __launch_bounds__(256)
-    k_msm_aff_rest(const msm_aff_src<F, L0> src, const msm_aff_role role,
-                   const uint32_t *__restrict__ pos, uint32_t *__restrict__ okey,
-                   affine<F> *__restrict__ opts, const msm_aff_done<F> done) {
-    const uint32_t i = blockIdx.x * 256 + threadIdx.x;
-    if (i >= role.n) return;
-    const int r = role(i);
-    if (r == AFF_KEEP) {
-        const uint32_t o = pos[i];
-        okey[o] = src.key[i];
-        st16(&opts[o], src.point(i));
-    } else if (r == AFF_DONE) {
-        done.put(src.key[i], src.point(i));
-    }
-}
-
-/* The chunks' partial sums into the buckets (one thread, in order). */
-template <class F>
-__global__ void k_msm_aff_slots(const msm_part<F> *slot, uint32_t n, xyzz<F> *buckets) {
-    for (uint32_t i = 0; i < n; i++)
-        if (slot[i].key != MSM_EMPTY) buckets[slot[i].key].add(slot[i].p);
-}
 
 /* The first sorted position holding the SENTINEL key (keys sorted). */
 static __global__ void k_msm_count_real(const uint32_t *keys, uint32_t total, uint32_t sentinel,
@@ -560,12 +571,12 @@ static __global__ void k_msm_count_real(const uint32_t *keys, uint32_t total, ui
 }
 
 /* the level kernel's blocks (as batch addition's: 128 threads, 4 blocks
- * per SM) and the fewest pairs per thread that get a wave of their own */
+ * per SM) and the fewest slots per thread that get a wave of their own */
 #define MSM_AFF_BLOCK 128
 #define MSM_AFF_K     32
 
 /* Bump allocation from a region of cap bytes at base (256-byte aligned
- * pieces; base NULL: only counts). */
+ * pieces; base 0: only counts). */
 struct msm_carve {
     uintptr_t base;
     size_t used, cap;
@@ -578,6 +589,88 @@ struct msm_carve {
     }
 };
 
+/* The scratch of msm_affine_acc and its level loop's state. */
+template <class F> struct msm_aff_run {
+    const uint32_t *svals; /* level 0's values (the chunk's: offset by c0) */
+    const affine<F> *points;
+    xyzz<F> *buckets;
+    uint32_t *pos, *key_ab[2];
+    affine<F> *pts_ab[2];
+    F *scr;
+    void *tmp;
+    size_t tmp_bytes, wave;
+    cudaStream_t st;
+    /* CZ_GPU_MSM_PROFILE: levels, and the time in the scans and the pair
+     * levels (synchronizes after every level) */
+    bool profile;
+    cudaEvent_t ev[3];
+    float t_scan, t_pairs;
+    unsigned levels;
+};
+
+/* Levels over the list (key, pts; level 0 when pts is NULL: the bases
+ * through r.svals) of *n entries while *n >= stop (and a level makes
+ * progress: a list of kept keys only stays), at least one when pts is NULL.
+ * On return (*key, *pts, *n) is what is left, in one of r's lists. what
+ * names the list in the profile. */
+template <class F>
+static cz_status msm_aff_levels(msm_aff_run<F> &r, const uint32_t **key, const affine<F> **pts,
+                                uint32_t *n, uint32_t keep_lo, uint32_t keep_hi, uint32_t stop,
+                                const char *what, cz_error *err) {
+    thrust::counting_iterator<uint32_t> it(0);
+    const cudaStream_t st = r.st;
+    while (*n > 0 && (*pts == NULL || *n >= stop)) {
+        if (r.profile) cudaEventRecord(r.ev[0], st);
+        /* the output list: the one the input is not */
+        const int w = *key == r.key_ab[0] ? 1 : 0;
+        uint32_t *okey = r.key_ab[w];
+        affine<F> *opts = r.pts_ab[w];
+        const msm_level lv{*key, *n, keep_lo, keep_hi};
+        const uint32_t q = (*n + 1) / 2; /* slots */
+        CZ_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(
+                             r.tmp, r.tmp_bytes,
+                             thrust::make_transform_iterator(it, msm_slot_count{lv, q}), r.pos,
+                             (int)q + 1, st));
+        if (r.profile) cudaEventRecord(r.ev[1], st);
+        /* a wave of threads with MSM_AFF_K slots or more each; fewer threads
+         * (at least a block's) when the level is smaller */
+        size_t T = q / MSM_AFF_K;
+        if (T > r.wave) T = r.wave;
+        if (T < MSM_AFF_BLOCK) T = q < MSM_AFF_BLOCK ? q : MSM_AFF_BLOCK;
+        const unsigned nb = cz_gpu_blocks(T, MSM_AFF_BLOCK);
+        if (*pts == NULL)
+            k_pair_level<F, msm_aff_slots<F, true>, MSM_AFF_BLOCK, 4><<<nb, MSM_AFF_BLOCK, 0, st>>>(
+                {{*key, r.svals, r.points}, lv, r.pos, okey, opts, r.buckets}, q, T, r.scr);
+        else
+            k_pair_level<F, msm_aff_slots<F, false>, MSM_AFF_BLOCK, 4>
+                <<<nb, MSM_AFF_BLOCK, 0, st>>>(
+                    {{*key, NULL, *pts}, lv, r.pos, okey, opts, r.buckets}, q, T, r.scr);
+        CZ_CUDA_LAUNCHED(err);
+        uint32_t nout = 0;
+        CZ_CUDA_TRY(err, cudaMemcpyAsync(&nout, r.pos + q, 4, cudaMemcpyDeviceToHost, st));
+        CZ_CUDA_TRY(err, cudaStreamSynchronize(st));
+        if (r.profile) {
+            float a, b;
+            cudaEventRecord(r.ev[2], st);
+            cudaEventSynchronize(r.ev[2]);
+            cudaEventElapsedTime(&a, r.ev[0], r.ev[1]);
+            cudaEventElapsedTime(&b, r.ev[1], r.ev[2]);
+            r.t_scan += a, r.t_pairs += b;
+            if (what)
+                cz_log(CZ_LOG_INFO,
+                       "msm affine: %s level: %u entries, %u left: scan %.3f  pairs %.3f ms", what,
+                       *n, nout, a, b);
+        }
+        r.levels++;
+        const bool stuck = nout == *n && *pts != NULL;
+        *key = okey;
+        *pts = opts;
+        *n = nout;
+        if (stuck) break;
+    }
+    return CZ_OK;
+}
+
 /* Step 3 by affine levels: sorted keys / values (total entries), buckets
  * zeroed. spare (spare_bytes) is device memory free during this step (the
  * sort's alternate buffers); the rest is allocated. */
@@ -586,12 +679,16 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
                                 uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets,
                                 void *spare, size_t spare_bytes, cudaStream_t st, cz_error *err) {
     cz_status status = CZ_OK;
-    uint32_t *d_small = NULL; /* [0] real entries, [1] pair count, [2] output count */
+    uint32_t *d_small = NULL; /* the real entries' count */
     char *own = NULL;
-    msm_part<F> *slots = NULL;
-    uint32_t E = 0, nchunks = 0, Nc = 0;
-    size_t tmp_bytes = 0;
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_small, 4 * sizeof(uint32_t), st));
+    uint32_t E = 0, nchunks = 0, Nc = 0, tail_min = 0, Nmax = 0;
+    msm_aff_run<F> r;
+    memset(&r, 0, sizeof r);
+    r.points = points, r.buckets = buckets, r.st = st, r.wave = pair_level_wave();
+    r.profile = cz_gpu_settings_get()->msm_profile != 0;
+    if (r.profile)
+        for (int i = 0; i < 3; i++) cudaEventCreate(&r.ev[i]);
+    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_small, sizeof(uint32_t), st));
     k_msm_count_real<<<1, 1, 0, st>>>(skeys, total, sentinel, d_small);
     CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
     CZ_CUDA_GOTO(err, status, done, cudaMemcpyAsync(&E, d_small, 4, cudaMemcpyDeviceToHost, st));
@@ -601,8 +698,8 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
         /* Chunk size: all entries when their scratch fits in twice the
          * sort's spare buffers (the spare, and as much again allocated),
          * else as many as fit that (at least 2^20) */
-        const size_t per = 4 /* rs */ + 4 /* pos */ + 2 /* ps */ + sizeof(F) / 2 /* scr */ +
-                           (sizeof(affine<F>) + 4) * 10 / 9 /* lists: 2/3 + 4/9 */;
+        const size_t per = 2 /* pos */ + sizeof(F) / 2 /* scr */ +
+                           (sizeof(affine<F>) + 4) * 25 / 16 /* lists 3/4 + 9/16, tail 1/4 */;
         size_t want = (size_t)E;
         const size_t cap = (2 * spare_bytes) / per;
         if (want > cap && cap >= ((size_t)1 << 20)) want = cap;
@@ -610,32 +707,27 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
         if (forced) want = forced < (size_t)E ? forced : (size_t)E;
         Nc = (uint32_t)want;
         nchunks = (uint32_t)((E + (size_t)Nc - 1) / Nc);
+        /* a chunk's levels stop below a wave's worth of slots; the tail
+         * holds at most a quarter chunk (and 3 entries a chunk: two kept
+         * keys and one more) */
+        size_t tm = 2 * r.wave * MSM_AFF_K;
+        if (tm > Nc / 4 / nchunks) tm = Nc / 4 / nchunks;
+        tail_min = tm < 3 ? 3 : (uint32_t)tm;
     }
+    /* the longest list a level reads: a chunk or the tail */
+    Nmax = (size_t)nchunks * tail_min > Nc ? (uint32_t)((size_t)nchunks * tail_min) : Nc;
+    /* the scan's temporary for Nmax / 2 + 2 slots */
+    CZ_CUDA_GOTO(err, status, done,
+                 cub::DeviceScan::ExclusiveSum(
+                     NULL, r.tmp_bytes,
+                     thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                     msm_slot_count{{NULL, 0, 0, 0}, 0}),
+                     (uint32_t *)NULL, (int)(Nmax / 2 + 2), st));
     {
-        /* the CUB temporaries for Nc + 1 entries */
-        thrust::counting_iterator<uint32_t> it(0);
-        size_t b1 = 0, b2 = 0, b3 = 0;
-        msm_aff_role role{NULL, NULL, 0};
-        CZ_CUDA_GOTO(err, status, done,
-                     cub::DeviceScan::InclusiveScan(
-                         NULL, b1, thrust::make_transform_iterator(it, msm_run_head{NULL}),
-                         (uint32_t *)NULL, msm_max_u32(), (int)Nc + 1, st));
-        CZ_CUDA_GOTO(err, status, done,
-                     cub::DeviceScan::ExclusiveSum(
-                         NULL, b2, thrust::make_transform_iterator(it, msm_aff_leaves{role}),
-                         (uint32_t *)NULL, (int)Nc + 1, st));
-        CZ_CUDA_GOTO(err, status, done,
-                     cub::DeviceSelect::If(NULL, b3, it, (uint32_t *)NULL, (uint32_t *)NULL,
-                                           (int)Nc + 1, msm_aff_is_pair{role}, st));
-        tmp_bytes = b1 > b2 ? b1 : b2;
-        if (b3 > tmp_bytes) tmp_bytes = b3;
-    }
-    {
-        const size_t capA = (size_t)Nc * 2 / 3 + 2, capB = capA * 2 / 3 + 2;
-        uint32_t *rs, *pos, *ps, *keyA, *keyB;
-        affine<F> *ptsA, *ptsB;
-        F *scr;
-        void *tmp;
+        const size_t capA = (size_t)Nmax * 3 / 4 + 2, capB = capA * 3 / 4 + 2;
+        const size_t capT = (size_t)nchunks * tail_min;
+        uint32_t *tkey;
+        affine<F> *tpts;
         /* pieces into the spare region first, then into one allocation */
         auto place = [&](msm_carve &a, msm_carve &b, bool keep) -> bool {
             msm_carve ca = a, cb = b;
@@ -643,16 +735,15 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
             auto put = [&](auto **out, size_t count) {
                 if (!ca.take(out, count) && !cb.take(out, count)) ok = false;
             };
-            put(&ptsA, capA);
-            put(&ptsB, capB);
-            put(&scr, (size_t)Nc / 2 + 1);
-            put(&keyA, capA);
-            put(&keyB, capB);
-            put(&rs, (size_t)Nc + 1);
-            put(&pos, (size_t)Nc + 1);
-            put(&ps, (size_t)Nc / 2 + 1);
-            put((char **)&tmp, tmp_bytes);
-            put(&slots, 2 * (size_t)nchunks);
+            put(&r.pts_ab[0], capA);
+            put(&r.pts_ab[1], capB);
+            put(&tpts, capT);
+            put(&r.scr, (size_t)Nmax / 2 + 1);
+            put(&r.key_ab[0], capA);
+            put(&r.key_ab[1], capB);
+            put(&tkey, capT);
+            put(&r.pos, (size_t)Nmax / 2 + 2);
+            put((char **)&r.tmp, r.tmp_bytes);
             if (keep) a = ca;
             b = cb;
             return ok;
@@ -671,110 +762,62 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
             status = cz_error_set(err, CZ_E_INTERNAL, "gpu msm: affine scratch layout");
             goto done;
         }
-        CZ_CUDA_GOTO(err, status, done,
-                     cudaMemsetAsync(slots, 0xff, 2 * (size_t)nchunks * sizeof *slots, st));
-        thrust::counting_iterator<uint32_t> it(0);
-        const size_t wave = pair_level_wave();
-        /* CZ_GPU_MSM_PROFILE: levels, and the time in the scans, the pair
-         * levels and the rest (synchronizes after every level) */
-        const bool profile = cz_gpu_settings_get()->msm_profile != 0;
-        cudaEvent_t ev[4];
-        float t_scan = 0, t_pairs = 0, t_rest = 0;
-        unsigned levels = 0;
-        if (profile)
-            for (int i = 0; i < 4; i++) cudaEventCreate(&ev[i]);
+        uint32_t tail_n = 0;
         for (uint32_t ch = 0; ch < nchunks; ch++) {
             const uint32_t c0 = ch * Nc, c1 = E - c0 > Nc ? c0 + Nc : E;
-            const msm_aff_done<F> fin{buckets, slots + 2 * ch, skeys, c0, c1, E};
-            uint32_t n = c1 - c0;
+            /* the keys whose runs cross the chunk's ends */
+            uint32_t edge[4] = {MSM_EMPTY, MSM_EMPTY, MSM_EMPTY, MSM_EMPTY};
+            if (c0 > 0)
+                CZ_CUDA_GOTO(err, status, done,
+                             cudaMemcpyAsync(edge, skeys + c0 - 1, 8, cudaMemcpyDeviceToHost, st));
+            if (c1 < E)
+                CZ_CUDA_GOTO(
+                    err, status, done,
+                    cudaMemcpyAsync(edge + 2, skeys + c1 - 1, 8, cudaMemcpyDeviceToHost, st));
+            CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+            const uint32_t keep_lo = c0 > 0 && edge[0] == edge[1] ? edge[1] : MSM_EMPTY;
+            const uint32_t keep_hi = c1 < E && edge[2] == edge[3] ? edge[2] : MSM_EMPTY;
             const uint32_t *key = skeys + c0;
-            bool l0 = true;
-            int which = 0;
-            while (n > 0) {
-                if (profile) cudaEventRecord(ev[0], st);
-                uint32_t *okey = which ? keyB : keyA;
-                affine<F> *opts = which ? ptsB : ptsA;
-                CZ_CUDA_GOTO(err, status, done,
-                             cub::DeviceScan::InclusiveScan(
-                                 tmp, tmp_bytes,
-                                 thrust::make_transform_iterator(it, msm_run_head{key}), rs,
-                                 msm_max_u32(), (int)n, st));
-                const msm_aff_role role{key, rs, n};
-                CZ_CUDA_GOTO(err, status, done,
-                             cub::DeviceScan::ExclusiveSum(
-                                 tmp, tmp_bytes,
-                                 thrust::make_transform_iterator(it, msm_aff_leaves{role}), pos,
-                                 (int)n + 1, st));
-                CZ_CUDA_GOTO(err, status, done,
-                             cub::DeviceSelect::If(tmp, tmp_bytes, it, ps, d_small + 1, (int)n,
-                                                   msm_aff_is_pair{role}, st));
-                if (profile) cudaEventRecord(ev[1], st);
-                uint32_t h[2];
-                CZ_CUDA_GOTO(err, status, done,
-                             cudaMemcpyAsync(&h[0], d_small + 1, 4, cudaMemcpyDeviceToHost, st));
-                CZ_CUDA_GOTO(err, status, done,
-                             cudaMemcpyAsync(&h[1], pos + n, 4, cudaMemcpyDeviceToHost, st));
-                CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
-                const uint32_t q = h[0], nout = h[1];
-                if (q > 0) {
-                    /* a wave of threads with MSM_AFF_K pairs or more each;
-                     * fewer threads (at least a block's) when the level has
-                     * fewer pairs */
-                    size_t T = q / MSM_AFF_K;
-                    if (T > wave) T = wave;
-                    if (T < MSM_AFF_BLOCK) T = q < MSM_AFF_BLOCK ? q : MSM_AFF_BLOCK;
-                    const unsigned nb = cz_gpu_blocks(T, MSM_AFF_BLOCK);
-                    if (l0)
-                        k_pair_level<F, msm_aff_pairs<F, true>, MSM_AFF_BLOCK, 4>
-                            <<<nb, MSM_AFF_BLOCK, 0, st>>>(
-                                {{key, svals + c0, points}, ps, pos, okey, opts}, q, T, scr);
-                    else
-                        k_pair_level<F, msm_aff_pairs<F, false>, MSM_AFF_BLOCK, 4>
-                            <<<nb, MSM_AFF_BLOCK, 0, st>>>(
-                                {{key, NULL, which ? ptsA : ptsB}, ps, pos, okey, opts}, q, T, scr);
-                    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
-                }
-                if (profile) cudaEventRecord(ev[2], st);
-                const unsigned nb = cz_gpu_blocks(n, 256);
-                if (l0)
-                    k_msm_aff_rest<F, true>
-                        <<<nb, 256, 0, st>>>({key, svals + c0, points}, role, pos, okey, opts, fin);
-                else
-                    k_msm_aff_rest<F, false><<<nb, 256, 0, st>>>({key, NULL, which ? ptsA : ptsB},
-                                                                 role, pos, okey, opts, fin);
-                CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
-                if (profile) {
-                    float a, b, c;
-                    cudaEventRecord(ev[3], st);
-                    cudaEventSynchronize(ev[3]);
-                    cudaEventElapsedTime(&a, ev[0], ev[1]);
-                    cudaEventElapsedTime(&b, ev[1], ev[2]);
-                    cudaEventElapsedTime(&c, ev[2], ev[3]);
-                    t_scan += a, t_pairs += b, t_rest += c;
-                    if (ch == 0)
-                        cz_log(CZ_LOG_INFO,
-                               "msm affine: chunk 0 level %u: %u entries, %u pairs: scans %.3f  "
-                               "pairs %.3f  rest %.3f ms",
-                               levels, n, q, a, b, c);
-                }
-                levels++;
-                key = okey;
-                n = nout;
-                l0 = false;
-                which ^= 1;
+            const affine<F> *pts = NULL;
+            uint32_t n = c1 - c0;
+            r.svals = svals + c0;
+            status = msm_aff_levels(r, &key, &pts, &n, keep_lo, keep_hi, tail_min,
+                                    ch == 0 ? "chunk 0" : NULL, err);
+            if (status != CZ_OK) goto done;
+            if (n > capT - tail_n) {
+                status = cz_error_set(err, CZ_E_INTERNAL,
+                                      "gpu msm: chunk %u leaves %u entries for a tail of %zu", ch,
+                                      n, capT - tail_n);
+                goto done;
+            }
+            CZ_CUDA_GOTO(
+                err, status, done,
+                cudaMemcpyAsync(tkey + tail_n, key, (size_t)n * 4, cudaMemcpyDeviceToDevice, st));
+            CZ_CUDA_GOTO(err, status, done,
+                         cudaMemcpyAsync(tpts + tail_n, pts, (size_t)n * sizeof *pts,
+                                         cudaMemcpyDeviceToDevice, st));
+            tail_n += n;
+        }
+        {
+            const uint32_t *key = tkey;
+            const affine<F> *pts = tpts;
+            uint32_t n = tail_n;
+            status = msm_aff_levels(r, &key, &pts, &n, MSM_EMPTY, MSM_EMPTY, 0, "tail", err);
+            if (status != CZ_OK) goto done;
+            if (n != 0) {
+                status = cz_error_set(err, CZ_E_INTERNAL, "gpu msm: %u tail entries left", n);
+                goto done;
             }
         }
-        k_msm_aff_slots<F><<<1, 1, 0, st>>>(slots, 2 * nchunks, buckets);
-        CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
-        if (profile) {
+        if (r.profile)
             cz_log(CZ_LOG_INFO,
-                   "msm affine: %u entries, %u chunk(s) of <= %u, %u levels: scans %.2f  pairs "
-                   "%.2f (incl. the host's wait)  rest %.2f ms",
-                   E, nchunks, Nc, levels, t_scan, t_pairs, t_rest);
-            for (int i = 0; i < 4; i++) cudaEventDestroy(ev[i]);
-        }
+                   "msm affine: %u entries, %u chunk(s) of <= %u, tail %u, %u levels: scans %.2f  "
+                   "pairs %.2f ms",
+                   E, nchunks, Nc, tail_n, r.levels, r.t_scan, r.t_pairs);
     }
 done:
+    if (r.profile)
+        for (int i = 0; i < 3; i++) cudaEventDestroy(r.ev[i]);
     cudaFreeAsync(d_small, st);
     cudaFreeAsync(own, st);
     return status;
