@@ -41,7 +41,9 @@ typedef struct {
      * thread (CZ_GPU_MSM_S, 0 = automatic), step times (CZ_GPU_MSM_PROFILE),
      * batch-affine accumulation for MSMs of at least CZ_GPU_MSM_AFFINE
      * points (0 = never), in chunks of CZ_GPU_MSM_AFFINE_CHUNK sorted
-     * entries (0 = as the scratch allows; tests force small ones). */
+     * entries (0 = as the scratch allows; tests force small ones). The
+     * affine path's scratch (up to twice the sort's free buffers) is not in
+     * the prover's memory plan (groth16.c msm_scratch): an experiment. */
     int msm_acc_g1, msm_acc_g2;
     unsigned msm_s;
     int msm_profile;
