@@ -154,6 +154,10 @@ cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
                            const uint32_t *dev_idx, size_t count, cz_error *err);
 cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
                            const uint32_t *dev_idx, size_t count, cz_error *err);
+/* dev_out[i] = 0 where bit i of dev_ones is set, dev_in[i] elsewhere, for
+ * i < n (device arrays; dev_ones as cz_gpu_classify writes it). */
+cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones, size_t n,
+                         cz_error *err);
 
 /* Host-to-device copies through two pinned staging buffers of chunk_bytes
  * each, on a copy stream of their own, so they overlap with kernels (which

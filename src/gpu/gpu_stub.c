@@ -195,6 +195,11 @@ cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
     (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
     return NO_GPU(err);
 }
+cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones, size_t n,
+                         cz_error *err) {
+    (void)dev_out, (void)dev_in, (void)dev_ones, (void)n;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_uploader_create(cz_gpu_uploader **out, size_t chunk_bytes, cz_error *err) {
     (void)chunk_bytes;
     *out = NULL;

@@ -1,7 +1,7 @@
 /* Device helpers of the Groth16 prover (groth16.c): memory information,
  * index selection by bitmap (density compaction, "every index") and gathers
  * of scalars and points by index (the compacted tail of the 0 / 1 / other
- * split). Elements are moved as opaque 16-byte words: the host and device
+ * split), or the scalars with the ones masked (a dense tail). Elements are moved as opaque 16-byte words: the host and device
  * layouts are the same (gpu.h), and cudaMalloc's alignment (256 B) keeps
  * every 32 / 96 / 192-byte element 16-byte aligned. */
 #include <cub/device/device_select.cuh>
@@ -104,6 +104,24 @@ extern "C" cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine 
 extern "C" cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
                                       const uint32_t *dev_idx, size_t count, cz_error *err) {
     return gather<12>(dev_out, dev_in, dev_idx, count, err);
+}
+
+/* One thread per 16-byte half of a scalar: zero where the bitmap's bit is set. */
+__global__ void k_mask_fr(uint4 *out, const uint4 *in, const uint64_t *ones, size_t n) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= 2 * n) return;
+    size_t i = t / 2;
+    out[t] = (ones[i / 64] >> (i % 64)) & 1 ? make_uint4(0, 0, 0, 0) : in[t];
+}
+
+extern "C" cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones,
+                                    size_t n, cz_error *err) {
+    if (n == 0) return CZ_OK;
+    k_mask_fr<<<cz_gpu_blocks(2 * n, 256), 256>>>((uint4 *)dev_out, (const uint4 *)dev_in,
+                                                   dev_ones, n);
+    CZ_CUDA_LAUNCHED(err);
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
+    return CZ_OK;
 }
 
 /* ---- pinned double-buffered uploads ----

@@ -22,6 +22,7 @@ void cz_gpu_settings_defaults(cz_gpu_settings *s) {
     s->batch_chunk = (size_t)1 << 27;
     s->batch_fanin = 2;
     s->tail_chunk = (size_t)1 << 24;
+    s->tail_dense = 50;
 }
 
 /* The knobs' old readings, kept: atoi for flags and small integers,
@@ -90,6 +91,7 @@ cz_status cz_gpu_settings_parse(cz_gpu_settings *s, cz_gpu_settings_lookup looku
     }
     s->tail_chunk =
         clamp_size(lookup, ctx, "CZ_GPU_TAIL_CHUNK", (size_t)1 << 24, 64, (size_t)1 << 24);
+    s->tail_dense = clamp_u(lookup, ctx, "CZ_GPU_TAIL_DENSE", 50, 0, 101, 0);
     s->prove_profile = lookup("CZ_GPU_PROVE_PROFILE", ctx) != NULL;
     s->abc_long = strict_u32(lookup, ctx, "CZ_GPU_ABC_LONG", 16);
     s->abc_shared = strict_u32(lookup, ctx, "CZ_GPU_ABC_SHARED", 1);

@@ -30,6 +30,11 @@ typedef struct {
     /* CZ_GPU_TAIL_CHUNK (64 .. 2^24, default 2^24): gathered tail points
      * per tail MSM piece of a resident SRS (groth16.c). */
     size_t tail_chunk;
+    /* CZ_GPU_TAIL_DENSE (percent, 0 .. 101, default 50): a tail longer
+     * than one piece and holding at least this share of the scalars is
+     * summed by one MSM over all the points, its ones masked to zero,
+     * instead of gathered pieces (101: never; groth16.c). */
+    unsigned tail_dense;
     int prove_profile; /* CZ_GPU_PROVE_PROFILE set: ms per prove step */
     /* Pre-compiled circuit evaluation (circuit.cu): rows with more entries
      * than abc_long take the long-row path (CZ_GPU_ABC_LONG, default 16);

@@ -6,6 +6,7 @@
  * occur only in C (so the A / B density compaction matters) and boolean aux
  * (0 and 1 values in A, B and L: the 0 / 1 / other split), at a few sizes,
  * and an unsatisfied witness; the SRS is reused for several proofs. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "gpu_test_util.h"
@@ -71,9 +72,26 @@ static void synth(cz_cs *cs, uint64_t n, int bad) {
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
 }
 
+/* The prover's tail MSM steps ("L tail MSM (t of n[, masked])"): how many
+ * ran masked, and how many did not as expected (masked exactly when t is
+ * above mask_above). */
+static int masked_steps, wrong_steps;
+static size_t mask_above;
+static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
+    (void)ctx, (void)t0, (void)t1;
+    const char *p = strstr(step, "tail MSM (");
+    size_t t = 0, n = 0;
+    if (!p || sscanf(p, "tail MSM (%zu of %zu", &t, &n) != 2) return;
+    const int masked = strstr(p, ", masked") != NULL;
+    masked_steps += masked;
+    wrong_steps += masked != (t > mask_above);
+}
+
 /* stream_chunk: NULL for a resident SRS, else the points per chunk of a
- * streaming one (CZ_GPU_STREAM_CHUNK). */
-static void check(uint64_t n, const char *stream_chunk) {
+ * streaming one (CZ_GPU_STREAM_CHUNK); tails longer than mask_tail points
+ * must run masked, the others gathered; at least one must be masked when
+ * mask_tail is below SIZE_MAX. */
+static void check_masked(uint64_t n, const char *stream_chunk, size_t mask_tail) {
     cz_error err = {0};
     cz_cs *rec = cz_cs_compile_new();
     synth(rec, n, 0);
@@ -109,7 +127,12 @@ static void check(uint64_t n, const char *stream_chunk) {
         cz_cs_destroy(pcs);
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
+        masked_steps = wrong_steps = 0;
+        mask_above = mask_tail;
+        cz_gpu_set_step_hook(count_masked, NULL);
         cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
+        cz_gpu_set_step_hook(NULL, NULL);
+        if (!bad) CHECK(wrong_steps == 0 && (mask_tail == SIZE_MAX || masked_steps > 0));
         if (bad) {
             /* both refuse the unsatisfied witness */
             CHECK(sc == CZ_E_INVALID_ARG);
@@ -156,6 +179,10 @@ static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
     cz_cs_destroy(rec);
     CHECK(circ && cz_groth16_dev_setup(params, circ, seed, &err) == CZ_OK);
     cz_circuit_free(circ);
+}
+
+static void check(uint64_t n, const char *stream_chunk) {
+    check_masked(n, stream_chunk, SIZE_MAX);
 }
 
 static void small_witness(cz_prove_data *pd, uint64_t n) {
@@ -226,10 +253,15 @@ int main(void) {
      * host */
     check(100, "64");
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, "1024");
-    /* resident, the tail MSMs in pieces of 64 gathered points (a dense
-     * witness's tails at 32 GiB are pieces of 2^24) */
+    /* resident, the tail MSMs in pieces of 64 gathered points, then (a
+     * tail longer than a piece taken as dense whatever its share) as one
+     * MSM over every point with the ones masked */
     gpu_knob("CZ_GPU_TAIL_CHUNK", "64");
+    gpu_knob("CZ_GPU_TAIL_DENSE", "101");
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL);
+    gpu_knob("CZ_GPU_TAIL_DENSE", "0");
+    check_masked(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL, 64);
+    gpu_knob("CZ_GPU_TAIL_DENSE", NULL);
     gpu_knob("CZ_GPU_TAIL_CHUNK", NULL);
     return cz_test_finish("gpu/test_gpu_groth16");
 }

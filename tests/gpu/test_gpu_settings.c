@@ -65,6 +65,10 @@ int main(void) {
     CHECK(parse1(&s, "CZ_GPU_BATCH_CHUNK", "200", &err) == CZ_OK && s.batch_chunk == 192);
     CHECK(parse1(&s, "CZ_GPU_BATCH_T", "0", &err) == CZ_OK && s.batch_t == 1);
     CHECK(parse1(&s, "CZ_GPU_BATCH_FANIN", "99", &err) == CZ_OK && s.batch_fanin == 32);
+    CHECK(d.tail_dense == 50);
+    CHECK(parse1(&s, "CZ_GPU_TAIL_DENSE", "0", &err) == CZ_OK && s.tail_dense == 0);
+    CHECK(parse1(&s, "CZ_GPU_TAIL_DENSE", "101", &err) == CZ_OK && s.tail_dense == 101);
+    CHECK(parse1(&s, "CZ_GPU_TAIL_DENSE", "200", &err) == CZ_OK && s.tail_dense == 101);
 
     /* The process's settings: the environment at the first use, once. */
     setenv("CZ_GPU_MEM_LIMIT", "lots", 1);
