@@ -5,8 +5,7 @@
  * Thread safety: every function may be called from any thread once the
  * engine is created; cz_engine_destroy must be the last call.
  *
- * Semantics the daemon relies on (fixing the Rust daemon's flaws, spec
- * cuzk-features.md §6):
+ * Semantics the daemon relies on (fixing the Rust daemon's flaws):
  *   - request_id is an idempotency key for the same payload: a submit with
  *     the id and payload of a queued, running or completed job attaches to
  *     it (the same result for every caller); if that job FAILED or was

@@ -2,8 +2,8 @@
  * seal for small sizes, sparse sector for large ones; filecoin/vanilla.h).
  * cuzk gen post: synthetic, vanilla-valid WinningPoSt / WindowPoSt vanilla
  * proofs (sparse trees; filecoin/post.h) in a PoSt request file.
- * cuzk gen snap: a synthetic, vanilla-valid SnapDeals update (spec §7.2;
- * filecoin/snap.h) in a SnapDeals request file. */
+ * cuzk gen snap: a synthetic, vanilla-valid SnapDeals update
+ * (filecoin/snap.h) in a SnapDeals request file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The daemon's configuration: a TOML file with the keys of Curio's
- * cuzk.example.toml that still make sense here (same names and meanings,
- * spec cuzk-features.md §2), plus a few of our own.
+ * cuzk.example.toml that still make sense here (same names and meanings),
+ * plus a few of our own.
  *
  * The reader takes a TOML subset: [section] headers, key = value with
  * basic "strings" (\" \\ \n \t escapes), 'literal strings', integers,

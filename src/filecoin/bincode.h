@@ -1,8 +1,7 @@
 /* A reader and a writer for bincode 1.x's default encoding, as
- * rust-fil-proofs' bincode::serialize / deserialize use it (spec
- * filecoin-post-snap.md §1.4): integers little-endian and fixed width (u64,
- * usize and lengths 8 bytes, enum variant tags u32), Vec<T> = u64 length
- * then the elements, [u8; 32] = 32 raw bytes.
+ * rust-fil-proofs' bincode::serialize / deserialize use it: integers
+ * little-endian and fixed width (u64, usize and lengths 8 bytes, enum variant
+ * tags u32), Vec<T> = u64 length then the elements, [u8; 32] = 32 raw bytes.
  *
  * The reader is for untrusted bytes: every read is bounds-checked, and the
  * first failure is recorded with the byte offset and the field path the

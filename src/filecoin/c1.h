@@ -10,10 +10,10 @@
  * .path.path[2].hashes: expected 1 sibling, got 2".
  *
  * JSON shape (rust-fil-proofs filecoin-proofs/src/types, storage-proofs-core
- * merkle/proof.rs, storage-proofs-porep stacked/vanilla; spec
- * filecoin-porep.md §1.3): every 32-byte domain is an array of 32 integers
- * 0..255, read here as the little-endian repr of an Fr element and required
- * to be canonical (< r), except seed and ticket (chain randomness, any bytes).
+ * merkle/proof.rs, storage-proofs-porep stacked/vanilla): every 32-byte
+ * domain is an array of 32 integers 0..255, read here as the little-endian
+ * repr of an Fr element and required to be canonical (< r), except seed and
+ * ticket (chain randomness, any bytes).
  *
  * Storage model: variable-length lists live in four pools owned by cz_c1
  * (doms, path_elems, labeling, challenges) and are referenced by cz_c1_span

@@ -2,8 +2,7 @@
  * byte as serde_json::to_vec emits it (compact, struct fields in declaration
  * order, 32-byte domains as arrays of 32 numbers, Column._h as null, enum
  * variants externally tagged), and Curio's envelope around it with standard
- * padded base64 (Go encoding/json of a []byte). Spec filecoin-porep.md §1.2,
- * §1.3. */
+ * padded base64 (Go encoding/json of a []byte). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Replica id and empty-sector comm_d (spec §1.5, §6). */
+/* Replica id and empty-sector comm_d (see derive.h). */
 #include "filecoin/derive.h"
 
 #include <string.h>

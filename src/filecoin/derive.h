@@ -1,6 +1,7 @@
 /* Vanilla-side Filecoin derivations that need only hashing: SHA-256
  * helpers, replica_id and the comm_d of an empty (all-zero) sector.
- * See ../shared/spec/filecoin-porep.md §1.5 and §6. */
+ * Sources: rust-fil-proofs storage-proofs-porep stacked/vanilla (params.rs,
+ * challenges.rs) and filecoin-proofs tests/pieces.rs. */
 #ifndef CZ_FILECOIN_DERIVE_H
 #define CZ_FILECOIN_DERIVE_H
 
@@ -37,7 +38,7 @@ void cz_fc_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sec
  * hashes because every level of an all-zero tree is one repeated node. */
 cz_status cz_fc_empty_comm_d(uint8_t out[32], uint64_t sector_size, cz_error *err);
 
-/* Interactive PoRep challenges of one partition (spec §3.5): for
+/* Interactive PoRep challenges of one partition: for
  * i < count, j = count * partition + i (as u32),
  * h = SHA256(replica_id || seed || j u32 LE) and
  * out[i] = (h read as a little-endian integer mod (nodes - 1)) + 1, so node 0

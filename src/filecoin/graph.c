@@ -1,4 +1,4 @@
-/* SDR graph parents (spec §3.5). */
+/* SDR graph parents (see graph.h). */
 #include "filecoin/graph.h"
 
 #include <math.h>

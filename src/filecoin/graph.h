@@ -1,6 +1,6 @@
 /* The SDR stacked graph: BucketGraph DRG parents (degree 6) and Feistel
  * expander parents (degree 8), plus the parent-cache name and digest that
- * rust-fil-proofs publishes (spec §3.5; storage-proofs-core drgraph.rs,
+ * rust-fil-proofs publishes (storage-proofs-core drgraph.rs,
  * crypto/feistel.rs, storage-proofs-porep stacked/vanilla/graph.rs, cache.rs).
  *
  * Parents depend only on (nodes, porep_id, api version), never on data. */

@@ -1,7 +1,7 @@
 /* PoRep C2 on top of the circuit: per-partition synthesis for the prover,
  * the parameter files of a sector size, whole-sector proving on the CPU and
  * verification of the proof bytes the way Filecoin's verify_seal does
- * (spec filecoin-porep.md §1.6-1.7, §3.4). */
+ * (filecoin-proofs api/seal.rs). */
 #ifndef CZ_FILECOIN_POREP_H
 #define CZ_FILECOIN_POREP_H
 

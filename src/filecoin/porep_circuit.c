@@ -2,7 +2,7 @@
  *
  * Layout followed line by line (rust-fil-proofs storage-proofs-porep
  * stacked/circuit/proof.rs StackedCircuit::synthesize, params.rs
- * Proof::synthesize, create_label.rs, hash.rs; spec §3.2-3.3):
+ * Proof::synthesize, create_label.rs, hash.rs):
  *
  *   top:  replica_id (aux, inputize, to_bits_le -> byte-bits shared by every
  *         label), comm_d (aux, inputize), comm_r (aux, inputize), comm_r_last

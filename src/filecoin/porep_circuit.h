@@ -1,6 +1,6 @@
 /* The StackedDRG PoRep circuit ("commit phase 2"), constraint for constraint
- * the R1CS of rust-fil-proofs' StackedCircuit (spec filecoin-porep.md
- * §3.2-3.4, storage-proofs-porep stacked/circuit/{proof,params}.rs).
+ * the R1CS of rust-fil-proofs' StackedCircuit (storage-proofs-porep
+ * stacked/circuit/{proof,params}.rs).
  *
  * One circuit per partition; every partition of a sector size has the same
  * R1CS and differs only in its witness and public inputs. The geometry is
@@ -110,7 +110,7 @@ cz_status cz_porep_synthesize_witnesses(cz_witness *w, uint32_t n, const cz_pore
                                         cz_error *err);
 
 /* The public inputs without ONE (cz_porep_num_inputs(g) - 1 values) as
- * Filecoin's verifier derives them (spec §3.4): replica_id, comm_d, comm_r,
+ * Filecoin's verifier derives them: replica_id, comm_d, comm_r,
  * then per challenge c: c, its 6 DRG parents, its 8 expander parents, c, c,
  * c. challenges: g->challenges values (this partition's). The 32-byte values
  * are little-endian Fr reprs; CZ_E_RANGE when one is not canonical. */

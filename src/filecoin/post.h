@@ -1,5 +1,4 @@
-/* Filecoin fallback PoSt: WinningPoSt and WindowPoSt (spec
- * filecoin-post-snap.md §1-2, §4, §5, §7; rust-fil-proofs
+/* Filecoin fallback PoSt: WinningPoSt and WindowPoSt (rust-fil-proofs
  * storage-proofs-post/src/fallback, filecoin-proofs api/post_util.rs).
  *
  * One circuit (FallbackPoStCircuit) serves both kinds: `sector_count`
@@ -152,8 +151,8 @@ typedef struct {
     cz_fr *sibling_pool; /* owns every inclusion's siblings */
 } cz_post_sector_proof;
 
-/* Decodes one bincode FallbackPoStSectorProof (spec §1.4, §2.2: u64 LE
- * integers and lengths, u32 LE enum tags, 32-byte LE domains) for cfg's
+/* Decodes one bincode FallbackPoStSectorProof (u64 LE integers and
+ * lengths, u32 LE enum tags, 32-byte LE domains) for cfg's
  * tree: the MerkleProof variant must be Single / Sub / Top as the tree has
  * no sub level / a sub level / a top level, each path exactly its levels
  * (arity - 1 hashes and an index below the arity each), one SectorProof of

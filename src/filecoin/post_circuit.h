@@ -1,7 +1,6 @@
 /* The fallback PoSt circuit (FallbackPoStCircuit, rust-fil-proofs
- * storage-proofs-post/src/fallback/circuit.rs; spec filecoin-post-snap.md
- * §1.5, §2.5), bellperson's R1CS variable for variable and constraint for
- * constraint, for any cz_post_config.
+ * storage-proofs-post/src/fallback/circuit.rs), bellperson's R1CS variable
+ * for variable and constraint for constraint, for any cz_post_config.
  *
  * Per slot i (the sequential order, synthesize_default, which parameter
  * generation used; the extendable parallel order gives the same system):

@@ -1,7 +1,7 @@
 /* Fallback PoSt on top of the circuit: the parameter and pre-compiled
  * circuit files of a kind and sector size, and the verification of proof
- * bytes the way Filecoin's verifier does (spec filecoin-post-snap.md §1.3,
- * §2.6, §2.7, §4). */
+ * bytes the way Filecoin's verifier does (filecoin-proofs api/winning_post.rs,
+ * api/window_post.rs). */
 #ifndef CZ_FILECOIN_POST_PROVE_H
 #define CZ_FILECOIN_POST_PROVE_H
 

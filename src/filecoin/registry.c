@@ -1,4 +1,4 @@
-/* Registered PoRep proofs and parameter file names (spec §1.5, §2). */
+/* Registered PoRep proofs and parameter file names (see registry.h). */
 #include "filecoin/registry.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  *
  * The numbers are facts of the Filecoin network (rust-fil-proofs
  * filecoin-proofs/src/constants.rs and api/src/registry.rs, Go
- * abi.RegisteredSealProof); see ../shared/spec/filecoin-porep.md §1.5, §2. */
+ * abi.RegisteredSealProof). */
 #ifndef CZ_FILECOIN_REGISTRY_H
 #define CZ_FILECOIN_REGISTRY_H
 

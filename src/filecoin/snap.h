@@ -1,7 +1,7 @@
-/* SnapDeals: the EmptySectorUpdate proof (spec filecoin-post-snap.md §1,
- * §3, §4, §5, §7.2; rust-fil-proofs storage-proofs-update, filecoin-proofs
- * api/update.rs). The Poseidon-hash variant (spec §3.7) is not used in
- * production and is left out.
+/* SnapDeals: the EmptySectorUpdate proof (rust-fil-proofs
+ * storage-proofs-update, filecoin-proofs api/update.rs). The Poseidon-hash
+ * variant (storage-proofs-update src/poseidon) is not used in production and
+ * is left out.
  *
  * A sector update replaces the data of a committed-capacity sector: every
  * node v of the new replica is sector_key[v] + data[v] * rho(v >> (dD - h)),
@@ -120,7 +120,7 @@ typedef struct {
     cz_post_inclusion r_old, d_new, r_new;
 } cz_snap_challenge_proof;
 
-/* PartitionProof (spec §3.2). */
+/* PartitionProof (storage-proofs-update vanilla.rs). */
 typedef struct {
     cz_fr comm_c;
     cz_fr *apex_leaves;          /* cfg->apex_leaves */
@@ -159,7 +159,7 @@ cz_status cz_snap_vanilla_verify(const cz_snap_config *cfg, const cz_snap_comms 
                                  uint32_t partition, const cz_snap_partition_proof *p,
                                  cz_error *err);
 
-/* ---- synthetic updates (snap_vanilla.c, spec §7.2) ----
+/* ---- synthetic updates (snap_vanilla.c) ----
  * A sparse sector key (every leaf key_leaf), new data (every node
  * data_leaf) and the new replica key + data * rho(v) at every node (so the
  * encoding holds everywhere and comm_r_new needs no challenge): trees built

@@ -1,5 +1,5 @@
 /* The EmptySectorUpdate circuit (rust-fil-proofs storage-proofs-update
- * circuit.rs and gadgets.rs; spec filecoin-post-snap.md §1.5, §3.4),
+ * circuit.rs and gadgets.rs),
  * bellperson's R1CS variable for variable and constraint for constraint,
  * for any cz_snap_config. One partition per circuit; 4 public inputs
  * (k | h_select << pb, comm_r_old, comm_d_new, comm_r_new).

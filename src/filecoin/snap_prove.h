@@ -1,7 +1,7 @@
 /* SnapDeals on top of the circuit: the parameter and pre-compiled circuit
  * files of a sector size, the witness of one partition, and the
- * verification of proof bytes the way Filecoin's verifier does (spec
- * filecoin-post-snap.md §1.3, §3.5, §3.6, §4). */
+ * verification of proof bytes the way Filecoin's verifier does
+ * (filecoin-proofs api/update.rs, verify_empty_sector_update_proof). */
 #ifndef CZ_FILECOIN_SNAP_PROVE_H
 #define CZ_FILECOIN_SNAP_PROVE_H
 

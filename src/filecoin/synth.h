@@ -1,4 +1,4 @@
-/* Synthetic PoRep challenges (spec §3.5; rust-fil-proofs
+/* Synthetic PoRep challenges (rust-fil-proofs
  * storage-proofs-porep/src/stacked/vanilla/challenges.rs, module synthetic).
  *
  * Synthetic challenge i = (32 bytes of the ChaCha20 keystream at byte offset

@@ -1,6 +1,6 @@
 /* The vanilla (non-SNARK) side of PoRep: labels, sealing a sector, the
  * vanilla proofs of a C1 output, their native verification, and the
- * synthetic C1 generator (spec filecoin-porep.md §1.3-1.5, §3.5).
+ * synthetic C1 generator (rust-fil-proofs storage-proofs-porep stacked/vanilla).
  *
  * Generated C1 outputs are held in the same cz_c1 structure the parser fills
  * (filecoin/c1.h), so a generated output can be proven directly or written
@@ -17,7 +17,7 @@
 #include "filecoin/registry.h"
 
 /* prover_id of an f0 miner actor: unsigned LEB128 of the id at the start of
- * 32 zero bytes (spec §1.2). */
+ * 32 zero bytes. */
 void cz_fc_prover_id(uint8_t out[32], uint64_t miner_id);
 
 /* Checks c1's replica_id against the one Filecoin derives from (prover_id,

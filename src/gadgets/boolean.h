@@ -1,6 +1,6 @@
-/* Boolean gadgets, bellpepper-core's gadgets/boolean.rs semantics (spec
- * filecoin-porep.md §4.2): the same variables, constraints and emission
- * order, so that circuits built from them match Filecoin's proving keys.
+/* Boolean gadgets, bellpepper-core's gadgets/boolean.rs semantics: the same
+ * variables, constraints and emission order, so that circuits built from
+ * them match Filecoin's proving keys.
  *
  * A cz_bool is a constant, an allocated bit (IS) or the negation of one
  * (NOT). An "allocated bit" (bellpepper's AllocatedBit) is a cz_bool of kind

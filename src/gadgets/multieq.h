@@ -1,4 +1,4 @@
-/* MultiEq (bellpepper gadgets/multieq.rs, spec §4.4.3): batches equalities
+/* MultiEq (bellpepper gadgets/multieq.rs): batches equalities
  * lhs_k = rhs_k of values below 2^num_bits_k into one constraint
  * (sum 2^s_k lhs_k) * ONE = (sum 2^s_k rhs_k), as long as the packed width
  * stays below Fr::CAPACITY = 254 bits. The pending constraint is emitted when

@@ -1,5 +1,5 @@
-/* Packing bits into field elements (bellpepper gadgets/multipack.rs, spec
- * §4.3), and the native computations a verifier or witness generator needs.
+/* Packing bits into field elements (bellpepper gadgets/multipack.rs), and
+ * the native computations a verifier or witness generator needs.
  * A packed element is sum 2^i bit_i over at most Fr::CAPACITY = 254 bits. */
 #ifndef CZ_GADGETS_MULTIPACK_H
 #define CZ_GADGETS_MULTIPACK_H

@@ -1,8 +1,8 @@
 /* Field-element gadgets: bellpepper-core's AllocatedNum (gadgets/num.rs),
  * Filecoin's equal / pick / insert (storage-proofs-core gadgets/constraint.rs,
- * insertion.rs); spec filecoin-porep.md §4.3, §4.6. Values and errors as in
- * boolean.h: without a witness the values are zero and only the structure
- * is produced; failures are the constraint system's sticky status. */
+ * insertion.rs). Values and errors as in boolean.h: without a witness the
+ * values are zero and only the structure is produced; failures are the
+ * constraint system's sticky status. */
 #ifndef CZ_GADGETS_NUM_H
 #define CZ_GADGETS_NUM_H
 

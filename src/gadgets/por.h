@@ -1,6 +1,6 @@
 /* Merkle inclusion (proof of retrievability) gadget: rust-fil-proofs'
  * storage-proofs-core gadgets/por.rs (PoRCircuit, SubPath::synthesize) with
- * insertion.rs; spec filecoin-porep.md §4.6.
+ * insertion.rs.
  *
  * A tree shape is a hasher (Poseidon or SHA-256), a base arity with a number
  * of base levels, and an optional sub level and top level (one level each,

@@ -1,4 +1,4 @@
-/* Poseidon circuit (neptune legacy circuit): see poseidon.h and spec §4.5.7. */
+/* Poseidon circuit (neptune legacy circuit): see poseidon.h. */
 #include "gadgets/poseidon.h"
 
 #include <pthread.h>

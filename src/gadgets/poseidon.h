@@ -1,6 +1,6 @@
 /* Poseidon circuit: neptune's legacy circuit (circuit.rs::poseidon_hash),
- * the one Filecoin's proving keys were made with; spec filecoin-porep.md
- * §4.5.7. It runs the optimized form of hash/poseidon.h (compressed
+ * the one Filecoin's proving keys were made with.
+ * It runs the optimized form of hash/poseidon.h (compressed
  * constants, pre-sparse and sparse matrices): matrix steps are free linear
  * combinations, every S-box costs 3 constraints (plus 1 to allocate its
  * input when that is a linear combination), the first round's S-box of the

@@ -1,4 +1,4 @@
-/* SHA-256 gadget (bellpepper gadgets/sha256.rs, spec §4.4.4–4.4.5).
+/* SHA-256 gadget (bellpepper gadgets/sha256.rs).
  *
  * Constraint-for-constraint the same as bellpepper: message schedule first
  * (for t = 16..63: s0 xors, s1 xors, addmany), then the 64 rounds with the

@@ -1,4 +1,4 @@
-/* UInt32 (bellpepper gadgets/uint32.rs, spec §4.4.1–4.4.2): 32 cz_bool,
+/* UInt32 (bellpepper gadgets/uint32.rs): 32 cz_bool,
  * least significant bit first. Rotations and shifts only rename bits (no
  * constraint); xor / ch / maj work bit by bit from bit 0 with the boolean
  * gadgets' constant folding; addmany allocates the sum's bits and checks the

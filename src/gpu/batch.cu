@@ -1,5 +1,5 @@
 /* Batch addition (sum of the points selected by a bitmap) and the 0 / 1 /
- * other classification of witness scalars (spec gpu-prover.md §2.4, §7).
+ * other classification of witness scalars.
  *
  * Batch addition, per chunk of at most CZ_GPU_BATCH_CHUNK points (default
  * 2^27; halved while the scratch does not fit):
@@ -7,7 +7,7 @@
  *  1. compaction: the indices of the selected points (CUB DeviceSelect::If,
  *     order kept, so the work and the result's coordinates are
  *     deterministic);
- *  2. affine levels (Montgomery's trick, spec §7 item 7): level l turns m
+ *  2. affine levels (Montgomery's trick): level l turns m
  *     affine points into ceil(m/2) by adding the pairs (2j, 2j+1). Thread t
  *     of T owns the pairs j = t, t + T, t + 2T, ... (consecutive lanes read
  *     consecutive pairs: coalesced). Forward it multiplies the K

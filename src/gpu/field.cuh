@@ -7,7 +7,7 @@
  * device element and copies need no conversion. Values are kept fully
  * reduced (< p) after every operation, so equality is limb equality.
  *
- * Multiplication (spec gpu-prover.md §4.1): operand-scanning Montgomery with
+ * Multiplication: operand-scanning Montgomery with
  * the accumulator split into two arrays A and B, both aligned at word 0, with
  * T = A + B. The product a * b_i is added as a_even * b_i (pairs of words
  * (0,1), (2,3), ... that never overlap, so one carry chain of

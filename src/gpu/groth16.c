@@ -10,14 +10,12 @@
  * a, b, c come from the prove data or, when it has none, from a resident
  * device circuit (cz_gpu_circuit_eval into the NTT buffers; its densities
  * then replace the prove data's).
- * L, A, B_G1 and B_G2 use the 0 / 1 / other split (spec gpu-prover.md §2.2,
- * §7): sum = (batch addition of the points whose scalar is 1) + (MSM over
- * the gathered points and scalars that are neither 0 nor 1, or, when most
- * are neither, over every point with the ones masked). Both parts are
- * exact group sums, so the result is the same group element as the plain
- * MSM. The bases stay resident in a cz_gpu_srs across proofs.
- * Everything here goes through the C interface of gpu.h, so this file is C
- * (and builds against gpu_stub.c without CUDA, failing at srs creation). */
+ * L, A, B_G1 and B_G2 use the 0 / 1 / other split: sum = (batch addition of the points whose scalar
+ * is 1) + (MSM over the gathered points and scalars that are neither 0 nor 1, or, when most are
+ * neither, over every point with the ones masked). Both parts are exact group sums, so the result
+ * is the same group element as the plain MSM. The bases stay resident in a cz_gpu_srs across
+ * proofs. Everything here goes through the C interface of gpu.h, so this file is C (and builds
+ * against gpu_stub.c without CUDA, failing at srs creation). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Groth16 over BLS12-381 as bellperson implements it: keys, proofs, their
- * byte formats, and the verifiers (spec filecoin-porep.md §5.4-5.5).
+ * byte formats, and the verifiers (bellperson src/groth16/params.rs,
+ * verifying_key.rs, verifier.rs).
  *
  * Keys. The verifying key holds alpha_g1, beta_g1, beta_g2, gamma_g2,
  * delta_g1, delta_g2 and ic[] (one G1 point per public input, ONE included).

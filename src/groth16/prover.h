@@ -1,4 +1,4 @@
-/* The Groth16 prover on the CPU, exactly as bellperson's (spec §5.1-5.3).
+/* The Groth16 prover on the CPU, exactly as bellperson's.
  *
  * It is split in two so that other back-ends (the GPU) can reuse the shape:
  *

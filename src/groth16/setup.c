@@ -74,8 +74,8 @@ void cz_groth16_setup_vk_points(cz_groth16_vk *vk, const cz_groth16_secrets *s) 
 }
 
 /* Every non-zero evaluation must match a density bit and vice versa, since
- * the prover consumes key points by the densities (spec §5.3). Inputs are
- * always dense in A. */
+ * the prover consumes key points by the densities. Inputs are always dense
+ * in A. */
 cz_status cz_groth16_setup_check_variable(const cz_circuit *c, uint64_t i, const cz_fr *u_i,
                                           const cz_fr *v_i, cz_error *err) {
     static const char hint[] = "(tau hit a root of this polynomial, or the densities are wrong; "

@@ -6,7 +6,7 @@
  * its multi-party ceremony and are read with cz_groth16_params_read. Tools
  * that call this should say so in their output.
  *
- * The construction is bellperson's generate_parameters (spec §5.4), from the
+ * The construction is bellperson's generate_parameters, from the
  * pre-compiled circuit (r1cs/circuit.h: the 32 GiB PoRep circuit in 5.9 GB,
  * where a cz_r1cs with 32-byte values would need 32 GiB; tests holding a
  * cz_r1cs convert it with cz_circuit_from_r1cs): for the domain of size

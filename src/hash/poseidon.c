@@ -1,4 +1,4 @@
-/* Poseidon (neptune, Standard strength): see poseidon.h and spec §4.5. */
+/* Poseidon (neptune, Standard strength): see poseidon.h. */
 #include "hash/poseidon.h"
 
 #include <pthread.h>
@@ -12,7 +12,7 @@ static const unsigned supported_arities[] = {2, 4, 8, 11, 16, 24, 36};
 #define NUM_ARITIES (sizeof supported_arities / sizeof supported_arities[0])
 
 /* neptune's calc_round_numbers (256-bit prime, M = 128, +2 full rounds,
- * partial rounds x 1.075 rounded up), tabulated; spec §4.5.1. */
+ * partial rounds x 1.075 rounded up), tabulated. */
 static const unsigned partial_rounds_by_arity[] = {55, 56, 57, 57, 59, 59, 60};
 
 static int arity_slot(unsigned arity) {
@@ -30,7 +30,7 @@ unsigned cz_poseidon_partial_rounds(unsigned arity) {
     return s < 0 ? 0 : partial_rounds_by_arity[s];
 }
 
-/* ---- Grain LFSR (spec §4.5.3) ---- */
+/* ---- Grain LFSR (neptune round_constants.rs) ---- */
 
 /* 80-bit state as a ring: bits[(head + k) % 80] is b_{i+k}. */
 typedef struct {
@@ -150,7 +150,7 @@ typedef struct {
     cz_fr data[]; /* every array of p, in one block */
 } params_block;
 
-/* The optimized form (spec §4.5.6; neptune preprocessing.rs and mds.rs).
+/* The optimized form (neptune preprocessing.rs and mds.rs).
  * rc: round constants, m / minv: MDS and inverse. */
 static void compress_constants(cz_fr *out, const cz_fr *rc, const cz_fr *minv, unsigned t,
                                unsigned rf, unsigned rp, cz_fr *scratch /* 2 t */) {

@@ -1,5 +1,5 @@
 /* Poseidon over the BLS12-381 scalar field exactly as neptune defines it
- * (Strength::Standard, x^5 S-box, RF = 8), spec filecoin-porep.md §4.5.
+ * (Strength::Standard, x^5 S-box, RF = 8; neptune src/poseidon.rs).
  *
  * Every constant is generated at first use (thread-safe, once per arity):
  * the Grain LFSR round constants, the Cauchy MDS matrix and its inverse, and

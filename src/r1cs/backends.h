@@ -23,7 +23,7 @@ typedef struct {
  * the number of constraints enforced before the error. */
 void cz_cs_check_result(const cz_cs *cs, cz_check_result *out);
 
-/* ---- prove: what the Groth16 prover needs (spec §5.1) ----
+/* ---- prove: what the Groth16 prover needs ----
  * After synthesis the caller runs cz_prove_finish(), which appends bellperson's
  * input constraints (A = input_i, B = 0, C = 0 for every input, ONE included). */
 typedef struct {

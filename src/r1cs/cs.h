@@ -3,7 +3,7 @@
  * Synthesis code (gadgets, circuits) is written once against cz_cs and runs
  * on every back-end: count, check, prove, record and witness (see
  * backends.h). Compatibility with Filecoin's keys depends on the exact
- * conventions below (spec filecoin-porep.md §4.1, §5.1):
+ * conventions below:
  *
  *  - Variables are inputs (input 0 is the constant ONE, allocated by the
  *    back-end at creation) and aux, each numbered in allocation order.

@@ -269,7 +269,7 @@ int main(void) {
     check_field(&fp_ops, iters);
     check_field(&fr_ops, iters);
 
-    /* Fr constants bellperson relies on (spec 5.2) */
+    /* Fr constants bellperson relies on */
     cz_fr w, t;
     cz_fr_root_of_unity(&w);
     uint8_t be[32], want[32];

@@ -1,7 +1,7 @@
 /* replica_id and interactive challenges against @noble/hashes vectors
- * (tests/oracle/gen_filecoin.mjs), empty-sector comm_d against the table of
- * ../shared/spec/filecoin-porep.md §6 (first two also asserted in
- * rust-fil-proofs filecoin-proofs/tests/pieces.rs). */
+ * (tests/oracle/gen_filecoin.mjs), empty-sector comm_d against known values
+ * (the first two also asserted in rust-fil-proofs
+ * filecoin-proofs/tests/pieces.rs). */
 #include <stdlib.h>
 #include <string.h>
 

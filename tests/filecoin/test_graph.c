@@ -1,6 +1,6 @@
 /* SDR graph parents against rust-fil-proofs' published data: the parent-cache
- * digests for 2 KiB (porep ids 0 and 5; prefix/suffix as quoted in
- * ../shared/spec/filecoin-porep.md §3.5 from parent_cache.json) and the
+ * digests for 2 KiB (porep ids 0 and 5; prefix/suffix of the digests in
+ * storage-proofs-porep/parent_cache.json) and the
  * parent-cache file names that Go/lotus code hard-codes for ids 5, 7 and 8;
  * expander parents of larger graphs against @noble/hashes vectors. */
 #include <stdio.h>

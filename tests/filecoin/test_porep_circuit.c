@@ -1,9 +1,9 @@
-/* The StackedDRG PoRep circuit (spec filecoin-porep.md §3, §6):
+/* The StackedDRG PoRep circuit:
  *  - sizes of rust-fil-proofs' stacked_circuit.rs shapes (2 layers, 1
  *    challenge: 8-0-0 1,199,620; 2-0-0 1,206,212; 8-4-0 1,296,576; 8-4-2
  *    1,346,982 constraints, 22 inputs) and of the published sector sizes
- *    (spec §2.1 table; 32 / 64 GiB behind CZ_SLOW_TESTS=1, with cuzk's
- *    recorded non-zeros and density popcounts for 32 GiB, spec §5.1, §8);
+ *    (32 / 64 GiB behind CZ_SLOW_TESTS=1, with cuzk's recorded non-zeros
+ *    and density popcounts for 32 GiB);
  *  - the stats back-end against the record back-end (matrices stored and
  *    counted, bitmaps compared) and against the prove back-end's densities;
  *  - a witness built here from scratch (OpenSSL SHA-256 labels over the SDR
@@ -71,7 +71,7 @@ static void test_test_shapes(void) {
 }
 
 static void test_sector_sizes(void) {
-    /* spec §2.1 (also tools/refmodels/porep_size.py) */
+    /* counts per size (also computed by tools/refmodels/porep_size.py) */
     static const struct {
         uint64_t size, constraints, aux;
         uint32_t inputs;
@@ -103,7 +103,7 @@ static void test_sector_sizes(void) {
 }
 
 /* 32 / 64 GiB (CZ_SLOW_TESTS=1): 32 GiB on the stats back-end against
- * cuzk's recorded PCE (spec §2.1, §5.1, §8), 64 GiB counts (spec §2.1). */
+ * cuzk's recorded PCE, 64 GiB counts. */
 static void test_large_sizes(void) {
     const char *slow = getenv("CZ_SLOW_TESTS");
     if (!slow || strcmp(slow, "1")) {
@@ -196,7 +196,7 @@ static void test_stats_vs_record(void) {
     CHECK(st.a_aux_count == popcount(r.a_aux_density, r.num_aux));
     CHECK(st.b_input_count == popcount(r.b_input_density, r.num_inputs));
     CHECK(st.b_aux_count == popcount(r.b_aux_density, r.num_aux));
-    CHECK(st.b_input_count == 1); /* only ONE occurs in B (spec §5.1) */
+    CHECK(st.b_input_count == 1); /* only ONE occurs in B */
     cz_r1cs_stats_free(&st);
     cz_r1cs_free(&r);
 }

@@ -89,7 +89,7 @@ int main(void) {
            (unsigned long long)circ->num_constraints, (unsigned long long)circ->m[0].nnz,
            (unsigned long long)circ->m[1].nnz, (unsigned long long)circ->m[2].nnz, circ->num_coeffs,
            8 * circ->coef_bytes, (double)cz_circuit_bytes(circ) / 1048576.0);
-    CHECK(circ->num_constraints == 2687961); /* spec §2.1: 2,687,921 + 40 inputs */
+    CHECK(circ->num_constraints == 2687961); /* 2,687,921 + 40 inputs */
     cs = cz_cs_record_new();
     CHECK(cz_porep_synthesize(cs, &g, NULL, 0, &err) == CZ_OK);
     cz_r1cs r;

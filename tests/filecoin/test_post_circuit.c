@@ -1,4 +1,4 @@
-/* The fallback PoSt circuit (spec filecoin-post-snap.md §2.5, §5):
+/* The fallback PoSt circuit:
  *  - published constraint / input counts: WinningPoSt 32 GiB 370,590 / 133,
  *    WindowPoSt 32 GiB 125,279,217 / 25,840, 64 GiB 129,887,900 / 25,301
  *    (whole synthesis on the count back-end, and slots x one counted
@@ -6,7 +6,7 @@
  *    (fallback_circuit.rs: 16,869; 22,674; 27,384; 11,246; the 32 GiB
  *    base-8 bench 266,665), with the model's aux counts for every size;
  *  - registered PoSt ids and the parameter file names of the published
- *    table (SHA-256 of the identifiers, spec §1.3);
+ *    table (SHA-256 of the identifiers);
  *  - the stats back-end against the record back-end on a small circuit;
  *  - the layout (one slot's inputs / aux / constraints) against a whole
  *    count. */
@@ -83,8 +83,8 @@ static void test_test_shapes(void) {
 }
 
 static void test_sector_sizes(void) {
-    /* spec §5.2 (tools/refmodels/post_snap_check.py); [R] rows are the
-     * published ones: Winning 32 GiB, Window 32 / 64 GiB */
+    /* the reference model's counts (tools/refmodels/post_snap_check.py); the
+     * published ones among them: Winning 32 GiB, Window 32 / 64 GiB */
     static const struct {
         cz_post_kind kind;
         uint64_t size, constraints, aux;
@@ -137,8 +137,8 @@ static void test_registry(void) {
           info.id == 0);
     CHECK(cz_post_proof_lookup_by_size(&info, CZ_POST_WINNING, 4096, &err) == CZ_E_UNSUPPORTED);
 
-    /* spec §1.3: the <hex> of every PoSt parameter file (matches
-     * rust-fil-proofs' parameters.json) */
+    /* the <hex> of every PoSt parameter file (matches rust-fil-proofs'
+     * parameters.json) */
     static const struct {
         cz_post_kind kind;
         uint64_t size;
@@ -187,7 +187,7 @@ static void test_registry(void) {
     char ident[256];
     CHECK(cz_post_config_from_sector(&cfg, CZ_POST_WINDOW, UINT64_C(32) << 30, &err) == CZ_OK);
     CHECK(cz_post_param_identifier(ident, sizeof ident, &cfg, &err) == CZ_OK);
-    /* the field log quoted in spec §1.3 (rust-fil-proofs issue #1281) */
+    /* the identifier as a field log quoted in rust-fil-proofs issue #1281 prints it */
     CHECK(!strcmp(ident, "FallbackPoSt::PublicParams{sector_size: 34359738368, challenge_count: "
                          "10, sector_count: 2349}"));
 }

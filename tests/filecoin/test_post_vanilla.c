@@ -1,5 +1,4 @@
-/* The fallback PoSt vanilla side (spec filecoin-post-snap.md §1.4, §2, §4,
- * §7):
+/* The fallback PoSt vanilla side:
  *  - the real 32 GiB WindowPoSt vanilla proof of Curio's testgolden
  *    (../shared/realdata, skipped when absent): decodes, re-encodes to the
  *    same bytes, verifies (ids 8 and 13), its inclusion proofs prove the
@@ -312,13 +311,13 @@ static void test_known_values(void) {
     cz_fr zero[2] = {cz_fr_zero, cz_fr_zero}, h, want;
     CHECK(cz_poseidon_hash(&h, zero, 2) == CZ_OK);
     fr_of_hex(&want, "d413460e7f14e58b413d1defe188d36fb761afe5c6a733db6c6f1931130bfe48");
-    CHECK(cz_fr_equal(&h, &want)); /* spec §1.5 P2(0, 0) */
+    CHECK(cz_fr_equal(&h, &want)); /* P2(0, 0), the reference model's value */
     cz_post_config cfg;
     cz_error err = {0};
     CHECK(cz_post_config_from_sector(&cfg, CZ_POST_WINDOW, 32 * GIB, &err) == CZ_OK);
     CHECK(cz_post_default_root(&h, &cfg, &cz_fr_zero) == CZ_OK);
     fr_of_hex(&want, "d5cd408ceb94566b8d39966d406ea4312018f98684ffe630ece1ea0cf3fe7d4d");
-    CHECK(cz_fr_equal(&h, &want)); /* spec §7.1: zero-leaf 32 GiB tree R */
+    CHECK(cz_fr_equal(&h, &want)); /* zero-leaf 32 GiB tree R (reference model) */
     /* one leaf index, its digest computed here by hand: SHA-256 of 32 zero
      * bytes || 1 LE || 0 LE, first 8 bytes LE, mod 2^30 (the golden's first) */
     CHECK(cz_post_leaf_challenge((const uint8_t[32]){0}, 1, 0, cfg.nodes) == 707914199);

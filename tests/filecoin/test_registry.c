@@ -1,6 +1,6 @@
 /* Registry: proof ids, geometry, porep_id and the five published parameter
- * file names (hex values from ../shared/spec/filecoin-porep.md §2.3, which
- * match the names in rust-fil-proofs parameters.json). */
+ * file names (hex values matching the names in rust-fil-proofs
+ * parameters.json). */
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +36,7 @@ static void test_param_names(void) {
 }
 
 static void test_geometry(void) {
-    /* Spec §2.1 table: nodes, layers, partitions, challenges, shape, depth. */
+    /* Per size: nodes, layers, partitions, challenges, shape, depth. */
     static const struct {
         uint64_t size, nodes;
         uint32_t layers, partitions, challenges, b, s, t, depth;

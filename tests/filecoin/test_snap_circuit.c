@@ -1,4 +1,4 @@
-/* The EmptySectorUpdate circuit (spec filecoin-post-snap.md §3.4, §5):
+/* The EmptySectorUpdate circuit:
  *  - published constraint counts: 81,049,499 per partition at 32 GiB
  *    (whole synthesis on the count back-end) and the rust-fil-proofs test
  *    sizes 1 KiB - 32 KiB (storage-proofs-update/tests/circuit.rs:
@@ -6,8 +6,9 @@
  *    with the independent model's aux counts (tools/refmodels/
  *    post_snap_check.py) and 5 inputs everywhere;
  *  - the stats back-end against the record back-end at 2 KiB;
- *  - registered update ids, the per-size constants of spec §1.2, and the
- *    parameter file names of the published table (spec §1.3). */
+ *  - registered update ids, the per-size constants (storage-proofs-update
+ *    constants.rs), and the parameter file names of the published table
+ *    (rust-fil-proofs parameters.json). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,8 @@ static void test_stats_vs_record(void) {
 }
 
 static void test_registry(void) {
-    /* spec §1.2 per size: partitions, challenges, h_select, apex leaves,
-     * and the derived rb / challenges per digest / digests of §3.3 */
+    /* per size: partitions, challenges, h_select, apex leaves, and the rb /
+     * challenges per digest / digests that challenges.rs derives */
     static const struct {
         uint64_t size;
         uint32_t partitions, challenges, apex;

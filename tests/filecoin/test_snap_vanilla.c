@@ -1,10 +1,10 @@
-/* SnapDeals vanilla side (spec filecoin-post-snap.md §3.1-3.3, §3.5, §7.2):
+/* SnapDeals vanilla side:
  *  - challenges: the 24 hard-coded vectors of rust-fil-proofs'
  *    challenges.rs and whole partitions, P2c (phi / rho) values, all from
  *    tests/vectors/snap_vectors.txt (tests/oracle/gen_snap.py: the
  *    independent reference model);
  *  - generated updates of every published size and the test shapes: every
- *    partition passes the vanilla verifier, encodes to the spec's size and
+ *    partition passes the vanilla verifier, encodes to cz_snap_encoded_size and
  *    decodes back byte for byte; at small sizes the circuit is satisfied
  *    (check back-end) and its public inputs are the verifier's;
  *  - tampering (a leaf, a sibling, an apex leaf, the commitments, another

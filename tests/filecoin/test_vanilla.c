@@ -8,8 +8,8 @@
  * parents cycled to 37; layer 2: 6 DRG + 8 expander parents cycled), the
  * replica leaf = label_L + data checked with GMP modulo r, tree-D paths
  * hashed here with SHA256(), the comm_d of sparse (all-zero) sectors against
- * the table of spec filecoin-porep.md §6, prover_id against the known f0
- * payload bytes, and the envelope's base64 against OpenSSL's
+ * the empty-sector table (the one test_derive.c checks), prover_id against
+ * the known f0 payload bytes, and the envelope's base64 against OpenSSL's
  * EVP_EncodeBlock. The verifier is then fed tampered copies and must name
  * the broken check. Finally the PoRep circuit (porep_circuit.h, written
  * separately) must be satisfied by the generated witnesses (check
@@ -119,8 +119,8 @@ static void node0_label(uint8_t out[32], const uint8_t replica_id[32], uint32_t 
     sha256_masked(out, msg, 64);
 }
 
-/* Sparse sector: comm_d = the §6 table, data leaves zero, every parent
- * column of a node that is not challenged holds node 0's labels. */
+/* Sparse sector: comm_d = the empty-sector comm_d, data leaves zero, every
+ * parent column of a node that is not challenged holds node 0's labels. */
 static void check_sparse_semantics(const cz_c1 *c1, const char *comm_d_hex) {
     uint8_t want[32], zero[32] = {0};
     CHECK(cz_test_from_hex(want, comm_d_hex, 32));

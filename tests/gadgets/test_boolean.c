@@ -1,9 +1,9 @@
-/* Boolean, UInt32 and MultiEq gadgets against bellpepper's semantics (spec
- * §4.2, §4.4.1–4.4.3): exact linear combinations of each allocated-bit
- * gadget, the constraint / aux cost of every dispatch case (constant true /
- * false, IS, NOT operands), truth tables on the check back-end, identical
- * structure with and without a witness, UInt32 values against native u32
- * arithmetic and MultiEq's emission points. */
+/* Boolean, UInt32 and MultiEq gadgets against bellpepper's semantics: exact
+ * linear combinations of each allocated-bit gadget, the constraint / aux cost
+ * of every dispatch case (constant true / false, IS, NOT operands), truth
+ * tables on the check back-end, identical structure with and without a
+ * witness, UInt32 values against native u32 arithmetic and MultiEq's emission
+ * points. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +101,7 @@ static int is_c(int kind) {
     return kind == K_FALSE || kind == K_TRUE;
 }
 
-/* Costs (constraints = aux) from the spec's dispatch rules (§4.2): an
+/* Costs (constraints = aux) from bellpepper's dispatch rules (boolean.rs): an
  * and/xor costs one allocated bit unless an operand is constant. */
 static int cost_pair(int a, int b) {
     return is_c(a) || is_c(b) ? 0 : 1;
@@ -154,8 +154,8 @@ static int lc_is_bool(cz_cs *cs, uint64_t k, int m, cz_bool b) {
     return LC_IS(cs, k, m, T(ONE, 1), T(b.var, -1));
 }
 
-/* The operands the spec's rules (§4.2) hand to and(x, y) when a ch / maj /
- * or folds to a single and; 0 when the case is not such a fold. */
+/* The operands bellpepper's rules (boolean.rs) hand to and(x, y) when a ch /
+ * maj / or folds to a single and; 0 when the case is not such a fold. */
 static int folded_and_pair(int op, const int *k, const cz_bool *o, cz_bool *x, cz_bool *y) {
     cz_bool a = o[0], b = o[1], c = o[2];
 #define PAIR(p, q) (*x = (p), *y = (q), 1)

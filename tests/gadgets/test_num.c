@@ -1,4 +1,4 @@
-/* Number gadgets and packing (spec §4.3, §4.6): AllocatedNum's alloc /
+/* Number gadgets and packing: AllocatedNum's alloc /
  * inputize / equal / add / pick with their exact constraints, to_bits_le
  * (and the strict variant) against the canonical bits of the value, the
  * non-strict decomposition's acceptance of x + r and the strict one's

@@ -1,11 +1,10 @@
-/* Merkle inclusion gadget (spec §4.6): the constraint and input counts of
- * rust-fil-proofs' storage-proofs-core/tests/por_circuit.rs (spec §6) for
- * every tree shape, public and private root; the native SHA-256 tree
- * against the published empty comm_d values and OpenSSL; satisfaction on
- * the check back-end for real paths (with the packed index and root as the
- * public inputs), the same structure with and without a witness; and
- * failures for a wrong sibling, a wrong index, a flipped index bit and a
- * wrong root. */
+/* Merkle inclusion gadget: the constraint and input counts of
+ * rust-fil-proofs' storage-proofs-core/tests/por_circuit.rs for every tree
+ * shape, public and private root; the native SHA-256 tree against the
+ * published empty comm_d values and OpenSSL; satisfaction on the check
+ * back-end for real paths (with the packed index and root as the public
+ * inputs), the same structure with and without a witness; and failures for a
+ * wrong sibling, a wrong index, a flipped index bit and a wrong root. */
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +66,7 @@ static void test_counts(void) {
             cz_cs_destroy(cs);
         }
     }
-    /* spec §3.6 level costs: Poseidon arity 8 level 530 constraints / 537
+    /* level costs: Poseidon arity 8 level 530 constraints / 537
      * aux, arity 2 level 314 / 315; SHA tree-D level 45,382 / 45,335. */
     static const struct {
         cz_por_hasher h;
@@ -104,7 +103,7 @@ static void test_shapes(void) {
 }
 
 static void test_native_sha(void) {
-    /* Empty comm_d (spec §6, filecoin-proofs tests/pieces.rs): the SHA tree
+    /* Empty comm_d (filecoin-proofs tests/pieces.rs): the SHA tree
      * over all-zero 32-byte leaves. */
     static const struct {
         uint64_t leaves;

@@ -1,4 +1,4 @@
-/* Poseidon circuit (spec §4.5.7): constraint and aux counts against neptune's
+/* Poseidon circuit: constraint and aux counts against neptune's
  * circuit tests and Filecoin's hash_md figure (311 ... 1385, 2,770), the
  * output against the native hash (itself checked against the published
  * digests and the Python model) and the Python vectors, satisfaction on the

@@ -1,6 +1,6 @@
 /* The SHA-256 gadget (with UInt32, MultiEq and the boolean gadgets under it):
  *  - exact constraint / aux counts from bellperson's tests and the Filecoin
- *    circuit budget (spec §3.6, §6);
+ *    circuit budget;
  *  - digests against OpenSSL on random messages of 0..200 bytes, with the
  *    check back-end satisfied and the same structure with and without a
  *    witness;
@@ -115,7 +115,7 @@ static void byte_bits(cz_bool out[256], const cz_bool le[255]) {
 }
 
 static void test_filecoin_counts(void) {
-    /* Tree-D node hash (spec §3.6): sha256 of two fr-safe words = 510
+    /* Tree-D node hash: sha256 of two fr-safe words = 510
      * allocated bits and constant bits at positions 248 and 504:
      * 44,866 constraints and 44,820 aux for the gadget alone. The whole
      * level adds 2 x to_bits (2 x 256), insert_2 (2), the index bit (1) and
@@ -166,7 +166,7 @@ static void test_filecoin_counts(void) {
     free(bits);
     cz_cs_destroy(cs);
 
-    /* A PoRep label (spec §3.3 step 6, layer 1): replica id byte-bits (256),
+    /* A PoRep label (create_label.rs, layer 1): replica id byte-bits (256),
      * layer 1 as 32 constant bits, the challenge's 64 allocated bits MSB
      * first, 160 constant false bits, 37 parents (6 DRG parents' byte-bits,
      * repeated 6 times, then the first again): 9,984 bits. The SHA-256

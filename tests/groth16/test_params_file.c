@@ -54,7 +54,7 @@ static void test_layout_and_header(const char *dir) {
     size_t len = 0;
     uint8_t *bytes = encode(&p, path, &len);
 
-    /* offsets from the counts (spec filecoin-porep.md §5.4) */
+    /* offsets from the counts (the layout of groth16/groth16.h) */
     uint64_t at = 3 * G1B + 3 * G2B + 4 + 3 * G1B;
     const size_t counts[CZ_GROTH16_VECTORS] = {15, 9, 8, 5, 5};
     uint64_t want[CZ_GROTH16_VECTORS];

@@ -1,6 +1,6 @@
-/* Native Poseidon (spec §4.5): the published neptune digests for inputs
- * [0, 1, ..., arity - 1] (§4.5.5), the first t = 9 Grain round constant
- * (§4.5.3), vectors of the independent Python model (tests/oracle/
+/* Native Poseidon: the published neptune digests for inputs
+ * [0, 1, ..., arity - 1] (neptune's hash_values test), the first t = 9 Grain
+ * round constant, vectors of the independent Python model (tests/oracle/
  * gen_poseidon.py: random inputs, other tags, hash_md), the MDS inverse and
  * the sparse factorization against their defining identities, and the
  * reference and optimized permutations against each other on random states. */
@@ -26,7 +26,7 @@ static int fr_is_limbs(const cz_fr *a, const uint64_t want[4]) {
     return memcmp(l, want, sizeof l) == 0;
 }
 
-/* §4.5.5: neptune's hash_values test, digests as little-endian u64 limbs. */
+/* neptune's hash_values test, digests as little-endian u64 limbs. */
 static const uint64_t published[NUM_ARITIES][4] = {
     {0x2e203c369a02e7ffULL, 0xa6fba9339d05a69dULL, 0x739e0fd902efe161ULL, 0x396508d75e76a56bULL},
     {0x019814ff6662075dULL, 0xfb6b4605bf1327ecULL, 0x00db3c6579229399ULL, 0x58a54b10a9e5848aULL},
@@ -52,7 +52,7 @@ static void test_published_digests(void) {
         cz_poseidon_permute_ref(p, state);
         CHECK(fr_is_limbs(&state[1], published[a]));
     }
-    /* round numbers (§4.5.1) and tags (§4.5.2) */
+    /* round numbers and tags */
     static const unsigned rp[NUM_ARITIES] = {55, 56, 57, 57, 59, 59, 60};
     for (unsigned a = 0; a < NUM_ARITIES; a++) {
         const cz_poseidon_params *p = cz_poseidon_params_get(arities[a]);
@@ -68,7 +68,7 @@ static void test_published_digests(void) {
 }
 
 static void test_round_constant(void) {
-    /* §4.5.3: t = 9 (arity 8, RP 57): the first constant */
+    /* t = 9 (arity 8, RP 57): the first constant */
     uint8_t be[32];
     const cz_poseidon_params *p = cz_poseidon_params_get(8);
     cz_fr_to_bytes_be(be, &p->round_consts[0]);

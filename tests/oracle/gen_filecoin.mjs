@@ -1,5 +1,5 @@
 // Generates tests/vectors/filecoin_*.txt with @noble/hashes (independent of
-// the C code; formulas from ../shared/spec/filecoin-porep.md §1.5 and §3.5):
+// the C code; rust-fil-proofs' formulas, written out here):
 //   filecoin_replica_id.txt   replica_id = mask(SHA256(prover_id || sector_id u64 BE ||
 //                             ticket || comm_d || porep_id)), mask clears the top two bits
 //                             of byte 31; porep_id = id u64 LE || 24 zero bytes.
@@ -16,7 +16,8 @@
 //                             porep_id)[0..28]; ChaCha8 (written out below from RFC 8439's
 //                             quarter round, 8 rounds, 64-bit counter, zero stream) keyed
 //                             seed28 || node u32 LE; five draws of bucket/distance as in
-//                             spec §3.5; v1.0 puts node - 1 last, v1.1+ first.
+//                             storage-proofs-core drgraph.rs; v1.0 puts node - 1 last,
+//                             v1.1+ first.
 // Deterministic: a fixed-seed splitmix64.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { blake2b } from '@noble/hashes/blake2.js';

@@ -31,7 +31,7 @@ for (let k = 0; k <= 10; k++) {
   const cfwd = fft.direct(xs);
   gp = 1n;
   const cinv = inv.map((v) => { const r = Fr.mul(v, gp); gp = Fr.mul(gp, Ginv); return r; });
-  // sanity: noble's root for this size is the spec's
+  // sanity: noble's root for this size is a primitive 2^k-th root, as bellperson's
   const w = roots.omega(k);
   let t = w;
   for (let i = 0; i < k; i++) t = Fr.sqr(t);

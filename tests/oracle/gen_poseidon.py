@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Writes tests/vectors/poseidon_hash.txt: Poseidon (neptune, Standard strength)
 vectors from an independent textbook model in plain Python (standard library
-only; spec filecoin-porep.md §4.5, after ../shared/tools/refmodels/poseidon_check.py).
+only; after ../shared/tools/refmodels/poseidon_check.py).
 
 The model implements only the reference ("Correct") permutation: Grain LFSR
 round constants, Cauchy MDS, add-constants / S-box / M per round. It checks
-itself against the published digests of §4.5.5 before writing anything.
+itself against the published digests of neptune's hash_values test before
+writing anything.
 
 Usage: python3 tests/oracle/gen_poseidon.py  (deterministic, seed fixed)
 """
@@ -130,7 +131,7 @@ def main():
 
     rng = random.Random(20261129)
     lines = [
-        "# Made by tests/oracle/gen_poseidon.py (Python reference permutation, spec §4.5).",
+        "# Made by tests/oracle/gen_poseidon.py (Python reference permutation).",
         "# Field elements are 32-byte big-endian hex.",
         "# 0 arity tag x_1 .. x_arity digest   (Poseidon: state [tag, x...], output state[1])",
         "# 1 n x_1 .. x_n digest               (filecoin-hashers hash_md, arity 36 chain)",

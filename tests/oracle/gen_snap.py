@@ -12,7 +12,7 @@ and blstrs draw them).
   checked here against the published values before anything is written;
 - every challenge of a few partitions (model only);
 - phi = P2c(comm_d_new, comm_r_old) and rho = P2c(phi, high) on seeded inputs,
-  and P2c(0, 0) of spec §1.5.
+  and P2c(0, 0).
 
 Usage: python3 tests/oracle/gen_snap.py [path of post_snap_check.py]
 """

@@ -4,7 +4,7 @@
 //
 //   node verify_noble.mjs VK PROOF INPUTS [VK PROOF INPUTS ...]
 //
-// VK      bellperson's verifying-key layout (spec filecoin-porep.md §5.4):
+// VK      bellperson's verifying-key layout:
 //         alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 u32 n_ic ic[n_ic],
 //         points uncompressed in the zcash format (G1 96 bytes, G2 192 bytes),
 //         the length a big-endian u32, nothing after ic.

@@ -39,7 +39,7 @@ static void pow_u64(cz_fr *r, const cz_fr *a, uint64_t e) {
     cz_fr_pow(r, a, &e, 1);
 }
 
-/* The primitive 2^k-th root by the spec's definition, from the field alone. */
+/* The primitive 2^k-th root as bellperson defines it, from the field alone. */
 static void spec_omega(cz_fr *w, unsigned k) {
     cz_fr_root_of_unity(w);
     for (unsigned i = k; i < 32; i++) cz_fr_sqr(w, w);
@@ -272,7 +272,7 @@ static void test_bit_reverse(void) {
 }
 
 static void test_domain_constants(void) {
-    /* bellperson's omega for 2^27, canonical big-endian (spec section 5.2) */
+    /* bellperson's omega for 2^27, canonical big-endian */
     static const uint8_t omega27[32] = {0x23, 0x39, 0x7a, 0x93, 0x00, 0xf8, 0xf9, 0x8b,
                                         0xec, 0xe8, 0xea, 0x22, 0x4f, 0x31, 0xd2, 0x5d,
                                         0xb9, 0x4f, 0x11, 0x01, 0xb1, 0xd7, 0xa6, 0x28,
