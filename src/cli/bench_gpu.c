@@ -204,7 +204,7 @@ static int bench_msm(const gb_opts *o, int g2, const unsigned *lgs, int nlg, con
         /* a G2 mixed addition costs about 3x a G1 one */
         double floor_ms = msm_floor_ms(n) * (g2 ? 3 : 1);
         printf("msm %s 2^%-2u (c=%2u)   %9.2f ms  floor %6.1f ms (%3.0f%%)", g2 ? "G2" : "G1",
-               lgs[i], cz_gpu_msm_window_bits(n), ms, floor_ms, 100 * floor_ms / ms);
+               lgs[i], cz_gpu_msm_window_bits(n, g2), ms, floor_ms, 100 * floor_ms / ms);
         double sp = g2 ? 0 : sppark_msm_ms(lgs[i]);
         if (sp > 0) printf("  sppark %.1f ms (x%.2f)", sp, sp / ms);
         printf("\n");

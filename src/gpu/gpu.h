@@ -112,8 +112,8 @@ cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points, const cz_fr 
                         size_t n, cz_error *err);
 cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr *dev_scalars,
                         size_t n, cz_error *err);
-/* The window the device MSM uses for n points. */
-unsigned cz_gpu_msm_window_bits(size_t n);
+/* The window the device MSM uses for n points of G1 (g2 = 0) or G2. */
+unsigned cz_gpu_msm_window_bits(size_t n, int g2);
 
 /* Batch addition: out = sum of points[i] over the i < n whose bit i is set in
  * the bitmap (bit i of 64-bit word i / 64), all in device memory. */

@@ -94,8 +94,8 @@ cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr 
     (void)out, (void)dev_points, (void)dev_scalars, (void)n;
     return NO_GPU(err);
 }
-unsigned cz_gpu_msm_window_bits(size_t n) {
-    (void)n;
+unsigned cz_gpu_msm_window_bits(size_t n, int g2) {
+    (void)n, (void)g2;
     return 0;
 }
 cz_status cz_gpu_g1_batch_add(cz_g1 *out, const cz_g1_affine *dev_points,

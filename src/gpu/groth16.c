@@ -186,7 +186,7 @@ static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_o
  * allocated (the estimate before, 52.4 GB, counted three bucket sets and
  * 13 windows, and kept the WindowPoSt key's witness slots off the H200). */
 static size_t msm_scratch(size_t n, int g2) {
-    const size_t c = cz_gpu_msm_window_bits(n); /* 0 in a build without CUDA */
+    const size_t c = cz_gpu_msm_window_bits(n, g2); /* 0 in a build without CUDA */
     if (n == 0 || c == 0) return 0;
     const size_t w = (255 + c - 1) / c;
     const size_t m = (size_t)1 << (c - 1), xyzz = g2 ? 384 : 192, total = w * n;
@@ -223,12 +223,12 @@ static size_t tail_cap(size_t n) {
 /* A tail of t of n scalars summed by one MSM over all n points with the
  * ones masked (resident SRS): longer than one piece, at least
  * CZ_GPU_TAIL_DENSE percent of the scalars (a Poseidon witness: 98.7 %),
- * and within the MSM's digit count. The whole key's MSM is cheaper per
+ * and within the MSMs' digit count. The whole key's MSM is cheaper per
  * point than pieces of 2^24 (a wider window: 2^27 points cost 5.4 ns
  * each, 2^24 points 6.7 ns) and gathers nothing; the zero and masked
  * scalars cost their digits and their place in the sort. */
 static int dense_tail(size_t t, size_t n) {
-    const unsigned c = cz_gpu_msm_window_bits(n);
+    const unsigned c = cz_gpu_msm_window_bits(n, 1); /* G2's: the narrower window */
     return t > tail_chunk() && t * 100 >= (size_t)cz_gpu_settings_get()->tail_dense * n && c &&
            (size_t)((255 + c - 1) / c) * n < ((size_t)1 << 31);
 }

@@ -13,7 +13,7 @@
 
 int main(void) {
     cz_test_init("gpu/test_gpu_plan");
-    if (cz_gpu_msm_window_bits((size_t)1 << 27) == 0) {
+    if (cz_gpu_msm_window_bits((size_t)1 << 27, 0) == 0) {
         printf("skipped: a build without CUDA\n");
         return 77;
     }
