@@ -78,8 +78,14 @@ typedef struct {
      * one up */
     const char *request_id;
     cz_proof_kind kind;
-    cz_priority priority; /* out-of-range values are treated as NORMAL */
+    cz_priority priority; /* 0..4; another value is refused (CZ_E_INVALID_ARG) */
     uint64_t sector_size, registered_proof, sector_number, miner_id;
+    /* 1 (the daemon): registered_proof and sector_number are compared with
+     * the C1 even when 0, since 0 is a real value of both (StackedDrg2KiBV1,
+     * sector 0) and proto3 cannot send "unset"; a PoRep miner_id of 0 is
+     * refused (no storage provider is actor f00). 0 (the command line): 0
+     * means "not given" for the three, and the C1 decides. */
+    int zero_is_value;
     const uint8_t *vanilla_proof; /* PoRep: C1 (envelope or raw JSON) */
     size_t vanilla_proof_len;
     const uint8_t *const *vanilla_proofs; /* PoSt / Snap */

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/client.h"
+#include "filecoin/c1.h"
 #include "util/parallel.h"
 
 typedef struct {
@@ -22,6 +23,8 @@ typedef struct {
     const char *circuit_id;
     const char *out_path;
     uint64_t sector_num, miner_id;
+    int sector_num_given;
+    uint32_t registered_proof; /* the C1's own */
     int priority;
     unsigned count, concurrency;
     double duration_s, rate_per_min;
@@ -94,6 +97,7 @@ static void fill_submit(Cuzk__V1__SubmitProofRequest *s, const bench_opts *o, co
     s->priority = (Cuzk__V1__Priority)o->priority;
     s->vanilla_proof.data = o->c1;
     s->vanilla_proof.len = o->c1_len;
+    s->registered_proof = o->registered_proof;
     s->sector_number = o->sector_num;
     s->miner_id = o->miner_id;
 }
@@ -576,9 +580,10 @@ int cz_cmd_bench(int argc, char **argv) {
             o.circuit_id = v;
         else if (OPT("-j", "--concurrency"))
             NUMBER(o.concurrency, 1, 4096);
-        else if (OPT("--sector-num", "--sector-num"))
+        else if (OPT("--sector-num", "--sector-num")) {
             NUMBER(o.sector_num, 0, UINT64_MAX);
-        else if (OPT("--miner-id", "--miner-id"))
+            o.sector_num_given = 1;
+        } else if (OPT("--miner-id", "--miner-id"))
             NUMBER(o.miner_id, 0, UINT64_MAX);
         else if (OPT("--priority", "--priority")) {
             o.priority = parse_priority(v);
@@ -626,6 +631,18 @@ int cz_cmd_bench(int argc, char **argv) {
             fprintf(stderr, "cuzk bench: %s\n", err.message);
             return 1;
         }
+        /* The daemon compares registered_proof and sector_number with the
+         * C1 even when 0 (proto3 has no "unset"): send the C1's own, and
+         * the envelope's SectorNum unless --sector-num says otherwise. */
+        /* A C1 that does not parse here goes as it is: the daemon's
+         * refusal is what a bench run reports. */
+        cz_c1 parsed;
+        if (cz_c1_parse(&parsed, o.c1, o.c1_len, NULL) == CZ_OK) {
+            o.registered_proof = parsed.registered_proof;
+            if (!o.sector_num_given && parsed.has_envelope)
+                o.sector_num = parsed.envelope_sector_num;
+        }
+        cz_c1_free(&parsed);
     }
     if ((!strcmp(cmd, "preload") || !strcmp(cmd, "evict")) && !o.circuit_id) {
         fprintf(stderr, "cuzk bench %s: -c/--circuit-id ID is required\n", cmd);

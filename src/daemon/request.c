@@ -46,6 +46,9 @@ static cz_status view_submit(cz_rpc_request *r, const Cuzk__V1__SubmitProofReque
     q->request_id = s->request_id;
     q->kind = (cz_proof_kind)s->proof_kind;
     q->priority = (cz_priority)s->priority;
+    /* proto3 sends 0 for a field the caller did not set: 0 is a value where
+     * it is one (see cz_engine_request.zero_is_value) */
+    q->zero_is_value = 1;
     q->sector_size = s->sector_size;
     q->registered_proof = s->registered_proof;
     q->sector_number = s->sector_number;

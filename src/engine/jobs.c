@@ -275,9 +275,15 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
     if (req->kind == CZ_PROOF_POREP && req->vanilla_proof_len == 0)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "POREP_SEAL_COMMIT needs vanilla_proof (the C1 output)");
+    /* An unknown priority is the caller's mistake, not a request for NORMAL
+     * (proto3 keeps unknown enum values, so 5 or -1 arrive as they are). */
     int prio = (int)req->priority;
+    if (prio < CZ_PRIORITY_UNSPECIFIED || prio > CZ_PRIORITY_CRITICAL)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "priority %d is not one of PRIORITY_UNSPECIFIED (0), LOW (1), NORMAL "
+                            "(2), HIGH (3), CRITICAL (4)",
+                            prio);
     if (prio == CZ_PRIORITY_UNSPECIFIED) prio = default_priority(req->kind);
-    if (prio < CZ_PRIORITY_LOW || prio > CZ_PRIORITY_CRITICAL) prio = CZ_PRIORITY_NORMAL;
     uint64_t hash = payload_hash(req);
 
     /* A repeated submission joins its job without re-checking the payload. */

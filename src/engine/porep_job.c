@@ -118,8 +118,10 @@ static cz_status porep_admit(void **statep, const cz_engine_request *req, cz_err
     if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla_proof");
     const cz_c1 *c1 = &s->c1;
     /* registered_proof is Go's abi.RegisteredSealProof, the C1's own id
-     * space. 0 (StackedDrg2KiBV1) is also proto3's "not set": accepted. */
-    if (req->registered_proof && req->registered_proof != c1->registered_proof) {
+     * space, where 0 is StackedDrg2KiBV1: from the daemon (zero_is_value)
+     * it is compared even when 0; from the command line 0 is "not given". */
+    if ((req->registered_proof || req->zero_is_value) &&
+        req->registered_proof != c1->registered_proof) {
         cz_fc_proof_info asked;
         cz_error lerr;
         int known = req->registered_proof <= UINT32_MAX &&
@@ -139,9 +141,14 @@ static cz_status porep_admit(void **statep, const cz_engine_request *req, cz_err
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "envelope SectorSize %" PRIu64 " does not match the C1 output's %s",
                             c1->envelope_sector_size, c1->registered_proof_name);
+    /* Sector 0 is a real sector number (a miner's first sector), so from the
+     * daemon a request's 0 must match the envelope's SectorNum like any
+     * other; without an envelope it is the sector id the C1 is checked
+     * with (its replica_id), 0 included. */
     s->sector_id = req->sector_number;
     if (c1->has_envelope) {
-        if (req->sector_number && req->sector_number != c1->envelope_sector_num)
+        if ((req->sector_number || req->zero_is_value) &&
+            req->sector_number != c1->envelope_sector_num)
             return cz_error_set(err, CZ_E_INVALID_ARG,
                                 "sector_number %" PRIu64
                                 " differs from the envelope's SectorNum %" PRIu64,
@@ -151,6 +158,13 @@ static cz_status porep_admit(void **statep, const cz_engine_request *req, cz_err
     /* With a miner id the proof is bound to it: replica_id is recomputed
      * from prover_id as Filecoin's verify_seal does, here and in the
      * self-check. */
+    /* No storage provider is actor 0 (f00 is the system actor; miners get
+     * ids from the init actor, far above the singletons), and a PoRep not
+     * bound to a miner proves nothing about whose sector it is. */
+    if (req->zero_is_value && !req->miner_id)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "miner_id 0 is not a storage provider's actor id (f00 is the system "
+                            "actor); a PoRep proof is bound to miner_id's prover id");
     if (req->miner_id) {
         cz_fc_prover_id(s->prover_id, req->miner_id);
         s->has_prover_id = 1;
