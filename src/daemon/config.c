@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "engine/srs.h"
 #include "util/parallel.h"
 
 /* ---- values ---- */
@@ -188,6 +190,7 @@ typedef enum {
 } key_type;
 
 #define AUTO_ZERO 1u /* K_SIZE: 0 is written "auto" (and a literal 0 is refused) */
+#define EMPTY_OK  2u /* K_STRING: "" is a value (else refused: no path or address is "") */
 
 typedef struct {
     const char *section, *key;
@@ -197,7 +200,7 @@ typedef struct {
     uint64_t min, max;   /* integers and list items */
     const char *choices; /* K_CHOICE: "auto|cpu|cuda"; K_FIXED: its value */
     const char *what;    /* lists: what the items are ("GPU ordinals") */
-    const char *refusal; /* K_FIXED: why another value is refused */
+    const char *refusal; /* K_FIXED: why another value is refused; K_SIZE: why below min fails */
     unsigned flags;
     const char *def;     /* the default, as a value in the file */
     const char *example; /* value dist/cuzk.example.toml sets; NULL = the default, commented */
@@ -242,6 +245,7 @@ static const key_row keys[] = {
      .key = "metrics_listen",
      .type = K_STRING,
      F(metrics_listen),
+     .flags = EMPTY_OK,
      .def = "\"\"",
      .doc = "HTTP GET /metrics (Prometheus text, the same as the GetMetrics call) on\n"
             "IP:PORT, e.g. \"127.0.0.1:9821\"; \"\" = off. Connections are served\n"
@@ -259,6 +263,8 @@ static const key_row keys[] = {
      .key = "max_request_memory",
      .type = K_SIZE,
      F(max_request_memory),
+     .min = 1u << 20,
+     .refusal = "below it no request can be held (a 2 KiB PoRep C1 is counted as ~200 KB)",
      .def = "\"1GiB\"",
      .doc = "Request bytes the calls in progress may hold while they are decoded and\n"
             "checked (about twice each message's size; a 32 GiB PoRep C1 is ~50 MB).\n"
@@ -269,6 +275,9 @@ static const key_row keys[] = {
      .type = K_SIZE,
      F(total_budget),
      .flags = AUTO_ZERO,
+     .min = 128u << 20,
+     .refusal = "below it not even one partition of the smallest circuit fits (each "
+                "reserves 64 MiB of working memory besides its parameters)",
      .def = "\"auto\"",
      .doc = "Host memory the engine may fill with parameters and partitions in flight;\n"
             "\"auto\" = physical memory less safety_margin."},
@@ -513,6 +522,11 @@ static cz_status set_value(cz_daemon_config *c, const key_row *k, const value *v
         if ((st = want(v, V_STRING, err)) != CZ_OK) return st;
         if (strlen(v->str) >= k->size)
             return cz_error_set(err, CZ_E_RANGE, "longer than %zu bytes", k->size - 1);
+        if (k->type == K_STRING && !v->str[0] && !(k->flags & EMPTY_OK))
+            return cz_error_set(err, CZ_E_RANGE, "empty (name a path or an address%s)",
+                                k->offset == offsetof(cz_daemon_config, param_cache)
+                                    ? "; \".\" is the working directory"
+                                    : "");
         if (k->type == K_CHOICE && !is_choice(k->choices, v->str)) {
             char list[128];
             choice_list(list, sizeof list, k->choices);
@@ -558,6 +572,9 @@ static cz_status set_value(cz_daemon_config *c, const key_row *k, const value *v
         }
         if ((k->flags & AUTO_ZERO) && n == 0)
             return cz_error_set(err, CZ_E_RANGE, "0 bytes (use \"auto\")");
+        if (n < k->min)
+            return cz_error_set(err, CZ_E_RANGE, "%" PRIu64 " bytes is below %" PRIu64 " MiB: %s",
+                                n, k->min >> 20, k->refusal);
         *(uint64_t *)f = n;
         return CZ_OK;
     }
@@ -603,6 +620,13 @@ static const key_row *find_key(const char *sec, const char *key) {
     for (size_t i = 0; i < N_KEYS; i++)
         if (!strcmp(keys[i].section, sec) && !strcmp(keys[i].key, key)) return &keys[i];
     return NULL;
+}
+
+/* The first row of section s (N_KEYS when none). */
+static size_t first_row_of(const char *s) {
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(keys[i].section, s)) return i;
+    return N_KEYS;
 }
 
 static int known_section(const char *s) {
@@ -651,6 +675,9 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
                           FILE *warn, cz_error *err) {
     char section[64] = "";
     size_t line_no = 0, pos = 0;
+    /* TOML defines a key once and a table once: the line that first set
+     * each (0 = not yet), so a repetition names both lines. */
+    size_t key_line[N_KEYS] = {0}, section_line[N_KEYS] = {0};
     /* Longer than any line cz_config_print writes (a PATH_MAX value with
      * every byte escaped, its key and quotes), so that what --print-config
      * writes always reads back (a raw tab is printed as \t: a 4 KB line
@@ -689,6 +716,13 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
                 return cz_error_set(err, CZ_E_PARSE, "%s:%zu: unknown section [%s] (known: %s)",
                                     name, line_no, sec, list);
             }
+            size_t first = first_row_of(sec);
+            if (section_line[first])
+                return cz_error_set(err, CZ_E_PARSE,
+                                    "%s:%zu: [%s] again (defined at line %zu; TOML defines a "
+                                    "table once)",
+                                    name, line_no, sec, section_line[first]);
+            section_line[first] = line_no;
             snprintf(section, sizeof section, "%s", sec);
             continue;
         }
@@ -711,7 +745,13 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
         cz_status st = parse_value(&v, p, err);
         char where[PATH_MAX + 32];
         snprintf(where, sizeof where, "%s:%zu", name, line_no);
+        const key_row *row = find_key(section, key);
+        if (st == CZ_OK && row && key_line[row - keys])
+            st =
+                cz_error_set(err, CZ_E_PARSE, "set again (first at line %zu; TOML sets a key once)",
+                             key_line[row - keys]);
         if (st == CZ_OK) st = apply(cfg, section, key, &v, warn, where, err);
+        if (st == CZ_OK && row) key_line[row - keys] = line_no;
         if (st != CZ_OK) return cz_error_wrap(err, st, "%s: [%s] %s", where, section, key);
     }
     return CZ_OK;
@@ -765,6 +805,11 @@ static int is_loopback(const char *host) {
     return 0;
 }
 
+/* IP:PORT or [IPv6]:PORT with a port in min_port..65535, a loopback
+ * address unless allow_remote; `what` names the key in messages. */
+static cz_status parse_ip_port(cz_listen_addr *out, const char *l, int allow_remote,
+                               unsigned min_port, const char *what, cz_error *err);
+
 cz_status cz_listen_parse(cz_listen_addr *out, const char *l, int allow_remote, cz_error *err) {
     memset(out, 0, sizeof *out);
     const char *path = NULL;
@@ -780,6 +825,17 @@ cz_status cz_listen_parse(cz_listen_addr *out, const char *l, int allow_remote, 
         snprintf(out->path, sizeof out->path, "%s", path);
         return CZ_OK;
     }
+    return parse_ip_port(out, l, allow_remote, 1, "listen", err);
+}
+
+cz_status cz_metrics_listen_parse(cz_listen_addr *out, const char *l, int allow_remote,
+                                  cz_error *err) {
+    memset(out, 0, sizeof *out);
+    return parse_ip_port(out, l, allow_remote, 0, "metrics_listen", err);
+}
+
+static cz_status parse_ip_port(cz_listen_addr *out, const char *l, int allow_remote,
+                               unsigned min_port, const char *what, cz_error *err) {
     /* host:port, [v6]:port */
     const char *colon;
     size_t host_len;
@@ -788,45 +844,64 @@ cz_status cz_listen_parse(cz_listen_addr *out, const char *l, int allow_remote, 
         const char *close = strchr(l, ']');
         if (!close || close[1] != ':')
             return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "listen: bad address '%s' (expected [IPv6]:PORT)", l);
+                                "%s: bad address '%s' (expected [IPv6]:PORT)", what, l);
         host_start = l + 1;
         host_len = (size_t)(close - l - 1);
         colon = close + 1;
     } else {
         colon = strrchr(l, ':');
         if (!colon)
-            return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "listen: '%s' is neither unix://PATH nor IP:PORT", l);
+            return cz_error_set(err, CZ_E_INVALID_ARG, "%s: '%s' is neither %sIP:PORT", what, l,
+                                min_port ? "unix://PATH nor " : "");
         host_len = (size_t)(colon - l);
     }
     if (host_len >= sizeof out->host)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "listen: host too long in '%s'", l);
+        return cz_error_set(err, CZ_E_INVALID_ARG, "%s: host too long in '%s'", what, l);
     memcpy(out->host, host_start, host_len);
     out->host[host_len] = 0;
     const char *p = colon + 1;
     unsigned long port = 0;
     while (*p >= '0' && *p <= '9' && port <= 65535) port = port * 10 + (unsigned long)(*p++ - '0');
-    if (colon[1] == 0 || *p || port < 1 || port > 65535)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "listen: bad port in '%s' (expected 1..65535)",
-                            l);
+    if (colon[1] == 0 || *p || port < min_port || port > 65535)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "%s: bad port in '%s' (expected %u..65535)",
+                            what, l, min_port);
     out->port = (unsigned)port;
     if (!strcmp(out->host, "localhost")) snprintf(out->host, sizeof out->host, "127.0.0.1");
     struct in6_addr tmp;
     if (inet_pton(AF_INET, out->host, &tmp) != 1 && inet_pton(AF_INET6, out->host, &tmp) != 1)
         return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "listen: '%s' is not an IP address (use an IP literal)", out->host);
+                            "%s: '%s' is not an IP address (use an IP literal)", what, out->host);
     if (!is_loopback(out->host) && !allow_remote)
         return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "listen: %s is not a loopback address; the gRPC service has no TLS "
+                            "%s: %s is not a loopback address; the daemon's services have no TLS "
                             "and no authentication, so set [daemon] allow_remote = true to "
                             "serve other hosts",
-                            out->host);
+                            what, out->host);
     return CZ_OK;
 }
 
 cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err) {
     cz_listen_addr addr;
-    return cz_listen_parse(&addr, cfg->listen, cfg->allow_remote, err);
+    cz_status st = cz_listen_parse(&addr, cfg->listen, cfg->allow_remote, err);
+    if (st == CZ_OK && cfg->metrics_listen[0])
+        st = cz_metrics_listen_parse(&addr, cfg->metrics_listen, cfg->allow_remote, err);
+    if (st != CZ_OK) return st;
+    /* [srs] preload: a start loads each circuit before it answers, so an
+     * unknown id or a missing file would fail it; said here without
+     * loading (the files' contents are checked by the load). */
+    cz_srs_files *f = malloc(sizeof *f);
+    if (!f) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; st == CZ_OK && i < cfg->n_preload; i++) {
+        st = cz_srs_circuit_files(f, cfg->param_cache, cfg->preload[i], err);
+        const char *missing = NULL;
+        if (st == CZ_OK && access(f->params, R_OK) != 0) missing = f->params;
+        if (st == CZ_OK && !missing && access(f->vk, R_OK) != 0) missing = f->vk;
+        if (missing)
+            st = cz_error_set(err, CZ_E_NOT_FOUND, "cannot read %s: %s", missing, strerror(errno));
+        if (st != CZ_OK) cz_error_prefix(err, "[srs] preload \"%s\"", cfg->preload[i]);
+    }
+    free(f);
+    return st;
 }
 
 /* ---- printing ---- */

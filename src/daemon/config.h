@@ -75,7 +75,7 @@ typedef struct {
     int is_unix;
     char path[PATH_MAX];
     char host[64]; /* IPv4 or IPv6 literal, no brackets; "localhost" becomes 127.0.0.1 */
-    unsigned port; /* 1..65535 */
+    unsigned port; /* 1..65535 (metrics_listen: 0..65535) */
 } cz_listen_addr;
 
 /* Parses listen: unix://PATH, unix:PATH, IP:PORT or [IPv6]:PORT. A host
@@ -83,9 +83,17 @@ typedef struct {
  * no TLS and no authentication). Touches no file and no socket. */
 cz_status cz_listen_parse(cz_listen_addr *out, const char *listen, int allow_remote, cz_error *err);
 
-/* Checks what no single key can: the listen address against allow_remote.
- * `cuzk daemon --print-config` and the daemon's start both run it, so a
- * configuration that prints is one that starts (as far as its text goes). */
+/* metrics_listen: IP:PORT or [IPv6]:PORT (port 0: the kernel picks one),
+ * loopback unless allow_remote. */
+cz_status cz_metrics_listen_parse(cz_listen_addr *out, const char *listen, int allow_remote,
+                                  cz_error *err);
+
+/* Checks what no single key can: the listen and metrics_listen addresses
+ * against allow_remote, and that each [srs] preload names a known circuit
+ * whose .params and .vk are readable under param_cache. `cuzk daemon
+ * --print-config` and `cuzk daemon` both run it before anything else, so
+ * a configuration that prints is one that starts, but for what only a
+ * start can see (a port in use, a damaged parameter file). */
 cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err);
 
 /* Writes the effective configuration as TOML that cz_config_parse reads back. */

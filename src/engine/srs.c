@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -120,6 +121,42 @@ void cz_srs_destroy(cz_srs_manager *m) {
     pthread_cond_destroy(&m->changed);
 }
 
+cz_status cz_srs_circuit_files(cz_srs_files *out, const char *dir, const char *id, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    out->post_kind = -1;
+    for (size_t i = 0; i < sizeof snap_ids / sizeof snap_ids[0]; i++)
+        if (!strcmp(snap_ids[i].id, id)) out->sector_size = snap_ids[i].sector_size, out->snap = 1;
+    for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
+        if (!strcmp(porep_ids[i].id, id)) out->sector_size = porep_ids[i].sector_size;
+    for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
+        if (!strcmp(post_ids[i].id, id))
+            out->sector_size = post_ids[i].sector_size, out->post_kind = (int)post_ids[i].kind;
+    if (!out->sector_size)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "unknown circuit id '%s' (known: porep-2k, porep-8m, porep-512m, "
+                            "porep-32g, porep-64g, winning-post-2k ... -64g, window-post-2k ... "
+                            "-64g, snap-2k ... -64g)",
+                            id);
+    size_t cap = sizeof out->params;
+    cz_fc_sector_info sector;
+    cz_post_config post;
+    cz_snap_config snap_cfg;
+    cz_status st = cz_fc_sector_lookup(&sector, out->sector_size, err);
+    if (st == CZ_OK && out->snap) {
+        st = cz_snap_config_from_sector(&snap_cfg, out->sector_size, err);
+        if (st == CZ_OK) st = cz_snap_param_paths(out->params, out->vk, cap, dir, &snap_cfg, err);
+        if (st == CZ_OK) st = cz_snap_circuit_path(out->circuit, cap, dir, &snap_cfg, err);
+    } else if (st == CZ_OK && out->post_kind >= 0) {
+        st = cz_post_config_from_sector(&post, (cz_post_kind)out->post_kind, out->sector_size, err);
+        if (st == CZ_OK) st = cz_post_param_paths(out->params, out->vk, cap, dir, &post, err);
+        if (st == CZ_OK) st = cz_post_circuit_path(out->circuit, cap, dir, &post, err);
+    } else if (st == CZ_OK) {
+        st = cz_porep_param_paths(out->params, out->vk, cap, dir, &sector, err);
+        if (st == CZ_OK) st = cz_porep_circuit_path(out->circuit, cap, dir, &sector, err);
+    }
+    return st;
+}
+
 /* Finds or creates the entry of a known circuit id; under m->lock. */
 static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **out, cz_error *err) {
     for (size_t i = 0; i < m->n; i++)
@@ -127,57 +164,26 @@ static cz_status find_entry(cz_srs_manager *m, const char *id, cz_srs_entry **ou
             *out = &m->entries[i];
             return CZ_OK;
         }
-    uint64_t size = 0;
-    int post_kind = -1, snap = 0;
-    for (size_t i = 0; i < sizeof snap_ids / sizeof snap_ids[0]; i++)
-        if (!strcmp(snap_ids[i].id, id)) size = snap_ids[i].sector_size, snap = 1;
-    for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
-        if (!strcmp(porep_ids[i].id, id)) size = porep_ids[i].sector_size;
-    for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
-        if (!strcmp(post_ids[i].id, id))
-            size = post_ids[i].sector_size, post_kind = (int)post_ids[i].kind;
-    if (!size)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "unknown circuit id '%s' (known: porep-2k, porep-8m, porep-512m, "
-                            "porep-32g, porep-64g, winning-post-2k ... -64g, window-post-2k ... "
-                            "-64g, snap-2k ... -64g)",
-                            id);
-    if (m->n == CZ_SRS_MAX_ENTRIES) return cz_error_set(err, CZ_E_NOMEM, "srs: too many entries");
+    cz_srs_files *f = malloc(sizeof *f);
+    if (!f) return cz_error_set(err, CZ_E_NOMEM, "srs: out of memory");
+    cz_status st = cz_srs_circuit_files(f, m->dir, id, err);
+    if (st == CZ_OK && m->n == CZ_SRS_MAX_ENTRIES)
+        st = cz_error_set(err, CZ_E_NOMEM, "srs: too many entries");
+    if (st != CZ_OK) {
+        free(f);
+        return st;
+    }
     cz_srs_entry *e = &m->entries[m->n];
     memset(e, 0, sizeof *e);
     snprintf(e->id, sizeof e->id, "%s", id);
-    e->sector_size = size;
+    e->sector_size = f->sector_size;
     e->tier = CZ_SRS_COLD;
-    e->post_kind = post_kind;
-    e->snap = snap;
-    cz_fc_sector_info sector;
-    cz_post_config post;
-    cz_snap_config snap_cfg;
-    cz_status st = cz_fc_sector_lookup(&sector, size, err);
-    if (st == CZ_OK && snap) {
-        st = cz_snap_config_from_sector(&snap_cfg, size, err);
-        if (st == CZ_OK)
-            st = cz_snap_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
-                                     &snap_cfg, err);
-        if (st == CZ_OK)
-            st = cz_snap_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &snap_cfg,
-                                      err);
-    } else if (st == CZ_OK && post_kind >= 0) {
-        st = cz_post_config_from_sector(&post, (cz_post_kind)post_kind, size, err);
-        if (st == CZ_OK)
-            st = cz_post_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
-                                     &post, err);
-        if (st == CZ_OK)
-            st = cz_post_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &post, err);
-    } else {
-        if (st == CZ_OK)
-            st = cz_porep_param_paths(e->params_path, e->vk_path, sizeof e->params_path, m->dir,
-                                      &sector, err);
-        if (st == CZ_OK)
-            st = cz_porep_circuit_path(e->circuit_path, sizeof e->circuit_path, m->dir, &sector,
-                                       err);
-    }
-    if (st != CZ_OK) return st;
+    e->post_kind = f->post_kind;
+    e->snap = f->snap;
+    memcpy(e->params_path, f->params, sizeof e->params_path);
+    memcpy(e->vk_path, f->vk, sizeof e->vk_path);
+    memcpy(e->circuit_path, f->circuit, sizeof e->circuit_path);
+    free(f);
     m->n++;
     *out = e;
     return CZ_OK;

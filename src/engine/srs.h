@@ -90,6 +90,18 @@ const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size);
 /* The SnapDeals circuit id of a sector size ("snap-32g"); NULL when none. */
 const char *cz_srs_snap_circuit_id(uint64_t sector_size);
 
+/* The files of a circuit id under dir: its sector size, kind and the paths
+ * of its .params, .vk and pre-compiled circuit; an unknown id is
+ * CZ_E_INVALID_ARG naming the known ones. The paths are where a load looks;
+ * nothing is opened (the daemon's configuration check uses it too). */
+typedef struct {
+    uint64_t sector_size;
+    int post_kind; /* -1: PoRep or SnapDeals */
+    int snap;
+    char params[PATH_MAX], vk[PATH_MAX], circuit[PATH_MAX];
+} cz_srs_files;
+cz_status cz_srs_circuit_files(cz_srs_files *out, const char *dir, const char *id, cz_error *err);
+
 /* Bytes of host memory the entry needs when hot: the .params file size, or
  * a few KiB (the vk twice) when its points go to the devices. */
 cz_status cz_srs_hot_bytes(cz_srs_manager *m, const char *id, uint64_t *bytes, cz_error *err);

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "daemon/config.h"
+#include "engine/srs.h"
 #include "harness/harness.h"
 
 static cz_status parse(cz_daemon_config *c, const char *text, cz_error *err) {
@@ -163,6 +166,31 @@ static void test_errors(void) {
     expect_error("[daemon]\nstatus_listen = \"127.0.0.1:9821\"\n", "t.toml:2:", "not implemented");
     expect_error("[memory]\ntotal_budget = 0\n", "t.toml:2:", "auto");
     expect_error("[srs]\npreload = [1]\n", "t.toml:2:", "circuit ids");
+    /* What TOML refuses: a key set twice (also with the same value), a
+     * table defined twice; both name the first line too. */
+    expect_error("[daemon]\nlisten = \"unix://a\"\ndrain_timeout = 5\nlisten = \"unix://a\"\n",
+                 "t.toml:4: [daemon] listen", "set again (first at line 2");
+    expect_error("[srs]\nparam_cache = \"p\"\n[logging]\nlevel = \"info\"\n[srs]\n",
+                 "t.toml:5:", "[srs] again (defined at line 1");
+    expect_error("[memory]\npinned_budget = 1\npinned_budget = 2\n", "t.toml:3:", "set again");
+    /* What cannot work: no request fits 0 bytes of request memory, no
+     * partition a 1-byte budget, and "" names no directory. */
+    expect_error("[daemon]\nmax_request_memory = \"0\"\n", "t.toml:2: [daemon] max_request_memory",
+                 "below 1 MiB");
+    expect_error("[daemon]\nmax_request_memory = 1048575\n", "t.toml:2:", "below 1 MiB");
+    expect_error("[memory]\ntotal_budget = \"1\"\n", "t.toml:2: [memory] total_budget",
+                 "below 128 MiB");
+    expect_error("[srs]\nparam_cache = \"\"\n", "t.toml:2: [srs] param_cache", "empty");
+    expect_error("[daemon]\nlisten = ''\n", "t.toml:2: [daemon] listen", "empty");
+    {
+        cz_daemon_config c;
+        cz_error err = {0};
+        CHECK(parse(&c,
+                    "[daemon]\nmax_request_memory = \"1MiB\"\nmetrics_listen = \"\"\n"
+                    "[memory]\ntotal_budget = \"128MiB\"\n[srs]\nparam_cache = \".\"\n",
+                    &err) == CZ_OK);
+        CHECK(c.max_request_memory == 1u << 20 && c.total_budget == 128u << 20);
+    }
 
     /* Deprecated keys warn and do not fail. */
     cz_daemon_config c;
@@ -254,6 +282,57 @@ static void test_long_printed_line(void) {
     free(buf);
 }
 
+/* cz_config_check: what --print-config and a start both refuse, beyond
+ * single keys: the addresses against allow_remote, and [srs] preload. */
+static void expect_check(const char *text, const char *want) {
+    cz_daemon_config c;
+    cz_error err = {0};
+    CHECK(parse(&c, text, &err) == CZ_OK);
+    cz_status st = cz_config_check(&c, &err);
+    int ok = want ? st != CZ_OK && strstr(err.message, want) != NULL : st == CZ_OK;
+    if (!ok) printf("input:\n%s\ngot: %s\nwant: %s\n", text, st ? err.message : "OK", want);
+    CHECK(ok);
+}
+
+static void test_check(void) {
+    expect_check("[daemon]\nmetrics_listen = \"0.0.0.0:0\"\n",
+                 "metrics_listen: 0.0.0.0 is not a loopback address");
+    expect_check("[daemon]\nmetrics_listen = \"[::]:0\"\n", "metrics_listen: :: is not a loopback");
+    expect_check("[daemon]\nmetrics_listen = \"192.0.2.7:9821\"\n", "192.0.2.7 is not a loopback");
+    expect_check("[daemon]\nmetrics_listen = \"127.0.0.1:65536\"\n", "metrics_listen: bad port");
+    expect_check("[daemon]\nmetrics_listen = \"9821\"\n",
+                 "metrics_listen: '9821' is neither IP:PORT");
+    expect_check("[daemon]\nmetrics_listen = \"localhost:0\"\n", NULL);
+    expect_check("[daemon]\nmetrics_listen = \"[::1]:9821\"\n", NULL);
+    expect_check("[daemon]\nallow_remote = true\nmetrics_listen = \"0.0.0.0:0\"\n", NULL);
+    expect_check("[srs]\npreload = [\"porep-1t\"]\n",
+                 "[srs] preload \"porep-1t\": unknown circuit id");
+    /* A known id whose files are missing, then present (empty files: the
+     * check reads no content, a start's load does). */
+    char dir[] = "/tmp/cz-config-check-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char text[512], path[600];
+    snprintf(text, sizeof text, "[srs]\nparam_cache = \"%s\"\npreload = [\"winning-post-2k\"]\n",
+             dir);
+    expect_check(text, "[srs] preload \"winning-post-2k\": cannot read");
+    cz_srs_files f;
+    cz_error err = {0};
+    CHECK(cz_srs_circuit_files(&f, dir, "winning-post-2k", &err) == CZ_OK);
+    CHECK(!strncmp(f.params, dir, strlen(dir)) && strstr(f.params, ".params") != NULL);
+    FILE *p = fopen(f.params, "w");
+    CHECK(p != NULL);
+    if (p) fclose(p);
+    expect_check(text, ".vk: No such file"); /* the .params is there now */
+    p = fopen(f.vk, "w");
+    CHECK(p != NULL);
+    if (p) fclose(p);
+    expect_check(text, NULL);
+    remove(f.params);
+    remove(f.vk);
+    snprintf(path, sizeof path, "%s", dir);
+    CHECK(rmdir(path) == 0);
+}
+
 int main(void) {
     cz_test_init("daemon/config");
     test_values();
@@ -261,5 +340,6 @@ int main(void) {
     test_errors();
     test_mutations();
     test_long_printed_line();
+    test_check();
     return cz_test_finish("daemon/config");
 }
