@@ -39,7 +39,7 @@ cz_status cz_client_open(cz_client **out, const char *addr, cz_error *err) {
     if (!c) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
     grpc_init();
     grpc_arg args[2];
-    grpc_channel_args cargs = cz_grpc_message_limits(args);
+    grpc_channel_args cargs = cz_grpc_message_limits(args, CZ_DAEMON_MAX_MESSAGE);
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
     c->channel = grpc_channel_create(target, creds, &cargs);
     grpc_channel_credentials_release(creds);

@@ -264,12 +264,16 @@ static const key_row keys[] = {
      .type = K_SIZE,
      F(max_request_memory),
      .min = 1u << 20,
-     .refusal = "below it no request can be held (a 2 KiB PoRep C1 is counted as ~200 KB)",
+     .refusal = "a message may be a quarter of it, and below 256 KiB not even a 2 KiB "
+                "PoRep request (its C1 envelope is ~134 KB) would be taken",
      .def = "\"1GiB\"",
-     .doc = "Request bytes the calls in progress may hold while they are decoded and\n"
-            "checked (about twice each message's size; a 32 GiB PoRep C1 is ~50 MB).\n"
-            "A call that would go past it gets RESOURCE_EXHAUSTED at once. This is\n"
-            "outside [memory] total_budget: keep it within safety_margin."},
+     .doc = "Request bytes the calls in progress may hold while they are received,\n"
+            "decoded and checked (twice each message's size; a 32 GiB PoRep C1 is\n"
+            "~50 MB). Counted before the bytes arrive: a message may be a quarter of\n"
+            "it (at most 256 MiB; larger ones get RESOURCE_EXHAUSTED), and a call's\n"
+            "receive starts once twice that much is free (others wait their turn).\n"
+            "At least 1MiB. Outside [memory] total_budget: keep it within\n"
+            "safety_margin."},
     {.section = "memory",
      .key = "total_budget",
      .type = K_SIZE,

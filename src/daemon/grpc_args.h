@@ -6,12 +6,14 @@
 
 #include "daemon/daemon.h"
 
-/* Messages up to CZ_DAEMON_MAX_MESSAGE each way (a 32 GiB C1 output is
- * ~51 MB). args is the storage the result points into. */
-static inline grpc_channel_args cz_grpc_message_limits(grpc_arg args[2]) {
+/* Messages up to max_receive bytes in (the server derives it from
+ * [daemon] max_request_memory, see server.c) and CZ_DAEMON_MAX_MESSAGE out
+ * (a 32 GiB C1 output is ~51 MB). args is the storage the result points
+ * into. */
+static inline grpc_channel_args cz_grpc_message_limits(grpc_arg args[2], int max_receive) {
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = CZ_DAEMON_MAX_MESSAGE;
+    args[0].value.integer = max_receive;
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = CZ_DAEMON_MAX_MESSAGE;

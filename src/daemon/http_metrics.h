@@ -1,17 +1,19 @@
 /* Optional HTTP endpoint for Prometheus scrapers: GET /metrics returns the
  * same text as the GetMetrics RPC. Plain HTTP/1.0-style, one request per
- * connection. Connections are served concurrently (a thread each, at most
- * CZ_HTTP_METRICS_MAX_CONNS; more are answered 503 at once), each within a
- * deadline of CZ_HTTP_METRICS_DEADLINE_MS for the whole exchange, so one
- * slow or stuck client (a byte every second keeps any per-read timeout
- * happy) holds only its own connection, and only that long. Bound to a
- * loopback address unless allow_remote. */
+ * connection. One thread serves every connection by poll (no thread per
+ * connection), each within a deadline of CZ_HTTP_METRICS_DEADLINE_MS for
+ * the whole exchange, so a slow or stuck client (a byte every second keeps
+ * any per-read timeout happy) holds only its own slot, and only that long.
+ * A new connection is always taken: when all CZ_HTTP_METRICS_MAX_CONNS
+ * slots are held, the one that has waited longest without completing its
+ * request is closed (idle connections are shed first, not new scrapes).
+ * Bound to a loopback address unless allow_remote. */
 #ifndef CZ_DAEMON_HTTP_METRICS_H
 #define CZ_DAEMON_HTTP_METRICS_H
 
 #include "cuzk/engine.h"
 
-#define CZ_HTTP_METRICS_MAX_CONNS   16
+#define CZ_HTTP_METRICS_MAX_CONNS   256
 #define CZ_HTTP_METRICS_DEADLINE_MS 5000
 
 typedef struct cz_http_metrics cz_http_metrics;

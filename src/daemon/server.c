@@ -60,6 +60,11 @@ struct cz_daemon {
     int shutting_down, shutdown_done;
     uint32_t active_handlers;
     uint64_t request_bytes; /* held by calls in progress ([daemon] max_request_memory) */
+    uint64_t receive_limit; /* gRPC's receive limit: min(256 MiB, max_request_memory / 4) */
+    /* Calls whose message is not received yet, waiting for request memory
+     * (FIFO through call_ctx.wait_next); their bytes stay in the client
+     * and in HTTP/2 flow control until their receive starts. */
+    call_ctx *wait_head, *wait_tail;
 };
 
 struct call_ctx {
@@ -81,6 +86,7 @@ struct call_ctx {
     grpc_slice in;
     int has_in;
     uint64_t request_reserved;
+    call_ctx *wait_next;
 };
 
 static call_ctx *ctx_new(cz_daemon *d) {
@@ -112,22 +118,79 @@ static void ctx_unref(call_ctx *c) {
     if (atomic_fetch_sub(&c->refs, 1) == 1) ctx_free(c);
 }
 
-/* Request memory: a call counts twice its message size from the moment it
- * is received (the received buffer and its contiguous copy, briefly both;
- * then the copy, which a submission's decoded view points into) until
- * release_request, right after the request is handed to the engine. The
- * sum over calls stays within [daemon] max_request_memory; a call that
- * would exceed it is refused. */
-static int reserve_request(cz_daemon *d, call_ctx *c, uint64_t bytes, uint64_t *held) {
+/* Request memory, counted before the bytes arrive: a call's receive starts
+ * only once it has reserved twice the most gRPC will let its message be
+ * (2 * receive_limit: the received buffer and its contiguous copy); when
+ * the message is in, the reservation shrinks to twice its real size and
+ * is held until release_request, right after the request is handed to the
+ * engine. The sum over calls stays within [daemon] max_request_memory;
+ * calls that do not fit wait in FIFO order, receiving nothing meanwhile
+ * (their bytes wait in the client, behind HTTP/2 flow control), and a
+ * larger message is refused by gRPC. */
+static void respond(call_ctx *c, grpc_status_code code, const char *message,
+                    const ProtobufCMessage *reply);
+
+/* Starts the receive of c's message; the reference of TAG_NEW passes to it. */
+static void start_receive(call_ctx *c) {
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &c->recv;
+    if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) ctx_unref(c);
+}
+
+/* Starts the receives of waiting calls that now fit, in order. Takes and
+ * drops d->lock. */
+static void pump_waiting(cz_daemon *d) {
+    for (;;) {
+        pthread_mutex_lock(&d->lock);
+        call_ctx *c = d->wait_head;
+        uint64_t need = 2 * d->receive_limit;
+        if (!c || d->request_bytes + need > d->cfg.max_request_memory) c = NULL;
+        if (c) {
+            d->wait_head = c->wait_next;
+            if (!d->wait_head) d->wait_tail = NULL;
+            d->request_bytes += need;
+            c->request_reserved = need;
+        }
+        pthread_mutex_unlock(&d->lock);
+        if (!c) return;
+        start_receive(c);
+    }
+}
+
+/* A new call: its receive starts when its reservation fits and no call
+ * waits before it; else it joins the queue. */
+static void admit_receive(cz_daemon *d, call_ctx *c) {
     pthread_mutex_lock(&d->lock);
-    *held = d->request_bytes;
-    int ok = d->request_bytes + bytes <= d->cfg.max_request_memory;
-    if (ok) {
-        d->request_bytes += bytes;
-        c->request_reserved = bytes;
+    int shutting = d->shutting_down;
+    if (!shutting) {
+        c->wait_next = NULL;
+        if (d->wait_tail)
+            d->wait_tail->wait_next = c;
+        else
+            d->wait_head = c;
+        d->wait_tail = c;
     }
     pthread_mutex_unlock(&d->lock);
-    return ok;
+    if (shutting) {
+        respond(c, GRPC_STATUS_UNAVAILABLE, "the daemon is shutting down", NULL);
+        ctx_unref(c);
+        return;
+    }
+    pump_waiting(d);
+}
+
+/* The message is in: the reservation shrinks to twice its size. 0 when
+ * it does not fit the reservation (gRPC's limit should have refused it). */
+static int settle_request(cz_daemon *d, call_ctx *c, uint64_t bytes) {
+    if (bytes > c->request_reserved) return 0;
+    pthread_mutex_lock(&d->lock);
+    d->request_bytes -= c->request_reserved - bytes;
+    c->request_reserved = bytes;
+    pthread_mutex_unlock(&d->lock);
+    pump_waiting(d);
+    return 1;
 }
 
 /* Drops the request's bytes and their reservation (idempotent). */
@@ -145,6 +208,7 @@ static void release_request(call_ctx *c) {
         c->d->request_bytes -= c->request_reserved;
         pthread_mutex_unlock(&c->d->lock);
         c->request_reserved = 0;
+        pump_waiting(c->d);
     }
 }
 
@@ -491,29 +555,26 @@ static void on_new_call(cz_daemon *d, call_ctx *c, int ok) {
     op.data.recv_close_on_server.cancelled = &c->cancelled;
     atomic_fetch_add(&c->refs, 1);
     if (grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL) != GRPC_CALL_OK) ctx_unref(c);
-    memset(&op, 0, sizeof op);
-    op.op = GRPC_OP_RECV_MESSAGE;
-    op.data.recv_message.recv_message = &c->recv;
-    /* The reference of TAG_NEW passes to the receive. */
-    if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) ctx_unref(c);
+    /* The reference of TAG_NEW passes to the receive, when it starts. */
+    admit_receive(d, c);
 }
 
 static void on_recv(cz_daemon *d, call_ctx *c, int ok) {
     if (!ok || !c->recv) {
+        release_request(c);
         if (ok) respond(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message", NULL);
         ctx_unref(c);
         return;
     }
-    uint64_t len = grpc_byte_buffer_length(c->recv), held = 0;
-    if (!reserve_request(d, c, 2 * len, &held)) {
+    uint64_t len = grpc_byte_buffer_length(c->recv);
+    if (!settle_request(d, c, 2 * len)) {
         char m[256];
         snprintf(m, sizeof m,
                  "request memory: this call's %" PRIu64 " bytes (counted twice: received and "
-                 "decoded) and the %" PRIu64 " held by calls in progress exceed [daemon] "
-                 "max_request_memory (%" PRIu64 " bytes); retry later",
-                 len, held, d->cfg.max_request_memory);
-        grpc_byte_buffer_destroy(c->recv);
-        c->recv = NULL;
+                 "decoded) exceed its reservation of %" PRIu64 " bytes ([daemon] "
+                 "max_request_memory %" PRIu64 " bytes)",
+                 len, c->request_reserved, d->cfg.max_request_memory);
+        release_request(c);
         respond(c, GRPC_STATUS_RESOURCE_EXHAUSTED, m, NULL);
         ctx_unref(c);
         return;
@@ -746,7 +807,13 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
 
     grpc_init();
     grpc_arg args[2];
-    grpc_channel_args cargs = cz_grpc_message_limits(args);
+    /* A message may be a quarter of the request memory: counted twice, its
+     * reservation is half, so one receive can start while the other half is
+     * held by requests being checked. gRPC refuses a larger message
+     * (RESOURCE_EXHAUSTED). */
+    d->receive_limit = cfg->max_request_memory / 4;
+    if (d->receive_limit > CZ_DAEMON_MAX_MESSAGE) d->receive_limit = CZ_DAEMON_MAX_MESSAGE;
+    grpc_channel_args cargs = cz_grpc_message_limits(args, (int)d->receive_limit);
     d->server = grpc_server_create(&cargs, NULL);
     d->cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(d->server, d->cq, NULL);
@@ -816,7 +883,16 @@ void cz_daemon_stop(cz_daemon *d) {
            d->cfg.drain_timeout_ms);
     pthread_mutex_lock(&d->lock);
     d->shutting_down = 1;
+    call_ctx *waiting = d->wait_head;
+    d->wait_head = d->wait_tail = NULL;
     pthread_mutex_unlock(&d->lock);
+    /* Calls still waiting to be received are answered now, unread. */
+    while (waiting) {
+        call_ctx *c = waiting;
+        waiting = c->wait_next;
+        respond(c, GRPC_STATUS_UNAVAILABLE, "the daemon is shutting down", NULL);
+        ctx_unref(c);
+    }
     grpc_server_shutdown_and_notify(d->server, d->cq, &d->shutdown_tag);
     uint32_t cancelled = cz_engine_drain(d->engine, d->cfg.drain_timeout_ms);
     if (cancelled) cz_log(CZ_LOG_WARN, "cancelled %u job(s) still running", cancelled);

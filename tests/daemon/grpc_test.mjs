@@ -106,7 +106,10 @@ function call(client, method, req, deadlineMs) {
 }
 
 function submitReq(id, c1, extra = {}) {
-  return { request_id: id, proof_kind: 1, vanilla_proof: c1, sector_number: 1, miner_id: 1000, ...extra };
+  // registered_proof 5 (StackedDrg2KiBV1_1) and sector_number 1 are the
+  // generated C1's: the daemon compares both even when 0.
+  return { request_id: id, proof_kind: 1, vanilla_proof: c1, registered_proof: 5, sector_number: 1,
+    miner_id: 1000, ...extra };
 }
 
 // Hand-made protobuf bytes (the JS encoder only writes valid UTF-8):
@@ -210,6 +213,27 @@ if (!postParams) {
     clearInterval(drip);
     slow.destroy();
     check(cut && sent < req.length, `the slow client is cut before it finishes (${sent} of ${req.length} bytes sent)`);
+
+    // Idle connections held open (more than the daemon's 256 slots) do not
+    // keep scrapes out: the idle ones are shed, and 200 scrapes at once
+    // are all answered.
+    const idle = [];
+    let idleClosed = 0;
+    for (let i = 0; i < 300; i++) {
+      const s = net.connect({ host: '127.0.0.1', port: Number(m[1]) });
+      s.on('error', () => {});
+      s.on('close', () => { idleClosed++; });
+      idle.push(s);
+    }
+    await sleep(500);
+    const scrapes = await Promise.all([...Array(200).keys()].map(() => get('/metrics')));
+    const served = scrapes.filter((x) => x.code === 200 && /\ncuzk_uptime_seconds \d+\n/.test(x.body)).length;
+    check(served === 200, `200 concurrent scrapes beside 300 idle connections: ${served} answered 200 ` +
+      `(${idleClosed} idle ones shed)`);
+    check(idleClosed >= 300 - 256, `the idle connections beyond the slots were shed (${idleClosed})`);
+    for (const s of idle) s.destroy();
+    h = await get('/metrics');
+    check(h.code === 200, 'GET /metrics after the flood -> 200');
   }
 
   let r = await call(c, 'GetStatus', {});
@@ -258,7 +282,7 @@ if (!postParams) {
   r = await call(c, 'SubmitProof', { ...submitReq('kind7', c1), proof_kind: 7 });
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /proof_kind 7/.test(r.err.details),
     `unknown proof kind -> INVALID_ARGUMENT (${r.err && r.err.details})`);
-  r = await call(c, 'SubmitProof', { ...submitReq('snap', c1), proof_kind: 2 });
+  r = await call(c, 'SubmitProof', { ...submitReq('snap', c1), proof_kind: 2, registered_proof: 0 });
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT &&
     /comm_r_old: 0 bytes, expected 32/.test(r.err.details),
     `SNAP_DEALS_UPDATE without commitments -> INVALID_ARGUMENT (${r.err && r.err.details})`);
@@ -310,6 +334,36 @@ if (!postParams) {
     'registered_proof of another sector size');
   await refused('regproof99', c1, { registered_proof: 99 }, /registered_proof 99 \(not a PoRep seal proof\)/,
     'registered_proof out of range');
+  // proto3 zeros: 0 is a real registered proof (StackedDrg2KiBV1) and a
+  // real sector number, so both are compared with the C1; no storage
+  // provider is actor 0.
+  await refused('regproof0', c1, { registered_proof: 0 },
+    /registered_proof 0 \(StackedDrg2KiBV1\) does not match the C1 output's StackedDrg2KiBV1_1 \(5\)/,
+    'registered_proof 0');
+  await refused('sector0', c1, { sector_number: 0 },
+    /sector_number 0 differs from the envelope's SectorNum 1/, 'sector_number 0 with a C1 envelope');
+  await refused('miner0', c1, { miner_id: 0 }, /miner_id 0 is not a storage provider's actor id/,
+    'miner_id 0');
+  // Unknown priorities are refused, naming the value (proto3 keeps an
+  // unknown enum value as it is: the bytes are written by hand).
+  const varintField = (field, v) => {
+    const out = [field << 3];
+    let n = BigInt.asUintN(64, BigInt(v));
+    do { out.push(Number(n & 0x7fn) | (n > 0x7fn ? 0x80 : 0)); n >>= 7n; } while (n);
+    return Buffer.from(out);
+  };
+  for (const [prio, shown] of [[5, 5], [99, 99], [2 ** 31 - 1, 2147483647], [-1, -1]]) {
+    r = await rawCall(c, 'SubmitProof', Buffer.concat([idOf(`prio${prio}`), pbField(10, c1),
+      varintField(4, 5), varintField(5, prio), varintField(20, 1), varintField(21, 1000),
+      varintField(2, 1)]));
+    check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT &&
+      new RegExp(`^priority ${shown} is not one of`).test(r.err.details),
+      `priority ${prio} -> INVALID_ARGUMENT (${r.err && r.err.details})`);
+  }
+  r = await call(c, 'AwaitProof', { job_id: 'prio5', timeout_ms: 10 });
+  check(r.err && r.err.code === grpc.status.NOT_FOUND, 'no job was made for an unknown priority');
+  r = await call(c, 'Prove', { submit: submitReq('prio4', c1, { priority: 4 }) });
+  check(!r.err && r.res.result.status === S.FAILED, 'priority CRITICAL (4) is accepted');
   r = await call(c, 'Prove', { submit: submitReq('regok', c1, { registered_proof: 5, sector_size: 2048 }) });
   check(!r.err && r.res.result.status === S.FAILED && /parameters .* not found/.test(r.res.result.error_message),
     'matching registered_proof and sector_size are accepted');
@@ -322,18 +376,27 @@ if (!postParams) {
   check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
     `300 MB message -> RESOURCE_EXHAUSTED (${r.err && r.err.code} ${r.err && r.err.details})`);
 
-  // Request memory ([daemon] max_request_memory = 4 MiB here): a call
-  // counts twice its message while it is decoded; past the bound it is
-  // refused at once, and what a call held is given back when it is done.
+  // Request memory ([daemon] max_request_memory = 4 MiB here): gRPC takes
+  // messages of up to a quarter of it (1 MiB), a receive starts only with
+  // twice that reserved, and what a call held is given back when it is
+  // done: larger messages are refused, smaller ones wait their turn.
   r = await call(c, 'Prove', { submit: submitReq('big', Buffer.alloc(3 << 20, 0x20)) });
-  check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED && /max_request_memory/.test(r.err.details),
+  check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
     `3 MiB request over a 4 MiB request-memory bound -> RESOURCE_EXHAUSTED (${r.err && r.err.details})`);
+  r = await call(c, 'Prove', { submit: submitReq('big2', Buffer.alloc((1 << 20) + 1000, 0x20)) });
+  check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
+    `a request just over a quarter of max_request_memory -> RESOURCE_EXHAUSTED (${r.err && r.err.details})`);
   let under = 0;
   for (let i = 0; i < 5; i++) {
-    r = await call(c, 'Prove', { submit: submitReq(`mid${i}`, Buffer.alloc(1536 << 10, 0x20)) });
+    r = await call(c, 'Prove', { submit: submitReq(`mid${i}`, Buffer.alloc(900 << 10, 0x20)) });
     if (r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /vanilla_proof/.test(r.err.details)) under++;
   }
-  check(under === 5, `five 1.5 MiB requests in turn are each decoded and judged (${under} of 5)`);
+  check(under === 5, `five 900 KiB requests in turn are each decoded and judged (${under} of 5)`);
+  const together = await Promise.all([...Array(12).keys()].map((i) =>
+    call(c, 'Prove', { submit: submitReq(`conc${i}`, Buffer.alloc(900 << 10, 0x20)) })));
+  under = together.filter((x) => x.err && x.err.code === grpc.status.INVALID_ARGUMENT &&
+    /vanilla_proof/.test(x.err.details)).length;
+  check(under === 12, `twelve 900 KiB requests at once (two fit) wait their turn and are all judged (${under} of 12)`);
 
   r = await call(c, 'AwaitProof', { job_id: 'nosuchjob', timeout_ms: 10 });
   check(r.err && r.err.code === grpc.status.NOT_FOUND, 'AwaitProof unknown id -> NOT_FOUND');
@@ -376,9 +439,10 @@ if (!postParams) {
   check(b.code === 1 && /gRPC status 14/.test(b.out), 'cuzk bench against no daemon: UNAVAILABLE');
 
   r = await call(c, 'GetStatus', {});
-  check(!r.err && r.res.total_proofs_failed === 6, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
+  // 7: the six jobs without parameters before, and the CRITICAL one
+  check(!r.err && r.res.total_proofs_failed === 7, `daemon still serving; failed=${r.res && r.res.total_proofs_failed}`);
   r = await call(c, 'GetMetrics', {});
-  check(!r.err && /cuzk_proofs_failed_total 6\n/.test(r.res.prometheus_text) &&
+  check(!r.err && /cuzk_proofs_failed_total 7\n/.test(r.res.prometheus_text) &&
     /cuzk_proofs_completed_total 0\n/.test(r.res.prometheus_text), 'GetMetrics counters');
   await stopDaemon(d);
 }
