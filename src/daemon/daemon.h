@@ -4,8 +4,9 @@
  * Threads: one completion-queue thread accepts calls and reads requests;
  * each request is handled on its own detached thread (Prove and AwaitProof
  * block for minutes), at most CZ_DAEMON_MAX_CALLS at once (more get
- * RESOURCE_EXHAUSTED). Messages up to 256 MiB each way (a 32 GiB C1 output
- * is ~50 MB); larger ones are refused by gRPC with RESOURCE_EXHAUSTED.
+ * RESOURCE_EXHAUSTED). Messages out up to 256 MiB, in up to a quarter of
+ * [daemon] max_request_memory (at most 256 MiB; a 32 GiB C1 output is
+ * ~50 MB); larger ones are refused by gRPC with RESOURCE_EXHAUSTED.
  *
  * Listening: unix://PATH (mode 0600; a stale socket is replaced, a live one
  * is an error) or IP:port; a non-loopback TCP address needs
