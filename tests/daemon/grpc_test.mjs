@@ -346,12 +346,13 @@ if (!postParams) {
     'miner_id 0');
   // Unknown priorities are refused, naming the value (proto3 keeps an
   // unknown enum value as it is: the bytes are written by hand).
-  const varintField = (field, v) => {
-    const out = [field << 3];
+  const varint = (v) => {
+    const out = [];
     let n = BigInt.asUintN(64, BigInt(v));
     do { out.push(Number(n & 0x7fn) | (n > 0x7fn ? 0x80 : 0)); n >>= 7n; } while (n);
-    return Buffer.from(out);
+    return out;
   };
+  const varintField = (field, v) => Buffer.from([...varint(field << 3), ...varint(v)]);
   for (const [prio, shown] of [[5, 5], [99, 99], [2 ** 31 - 1, 2147483647], [-1, -1]]) {
     r = await rawCall(c, 'SubmitProof', Buffer.concat([idOf(`prio${prio}`), pbField(10, c1),
       varintField(4, 5), varintField(5, prio), varintField(20, 1), varintField(21, 1000),
@@ -397,6 +398,22 @@ if (!postParams) {
   under = together.filter((x) => x.err && x.err.code === grpc.status.INVALID_ARGUMENT &&
     /vanilla_proof/.test(x.err.details)).length;
   check(under === 12, `twelve 900 KiB requests at once (two fit) wait their turn and are all judged (${under} of 12)`);
+  {
+    // Counted before they are received: eight 15 MB requests at once under
+    // a 64 MiB bound raise the daemon's peak RSS by about the bound (63-68
+    // MiB measured), not by what was sent (120 MB, twice that decoded).
+    const m64 = await startDaemon('reqmem', emptyParams, 'max_request_memory = "64MiB"\n');
+    const hwm = () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${m64.proc.pid}/status`, 'utf8'))[1]) >> 10;
+    const peak0 = hwm();
+    const big = Buffer.alloc(15 * 1000 * 1000, 0x20);
+    const all = await Promise.all([...Array(8).keys()].map((i) =>
+      call(m64.client, 'Prove', { submit: submitReq(`rss${i}`, big) })));
+    const judged = all.filter((x) => x.err && x.err.code === grpc.status.INVALID_ARGUMENT).length;
+    const grew = hwm() - peak0;
+    check(judged === 8 && grew < 96,
+      `eight 15 MB requests at once under max_request_memory = 64 MiB: ${judged} of 8 judged, peak RSS +${grew} MiB (< 96)`);
+    await stopDaemon(m64);
+  }
 
   r = await call(c, 'AwaitProof', { job_id: 'nosuchjob', timeout_ms: 10 });
   check(r.err && r.err.code === grpc.status.NOT_FOUND, 'AwaitProof unknown id -> NOT_FOUND');
