@@ -100,8 +100,10 @@ static void conn_read(cz_http_metrics *h, conn *c) {
         c->got += (size_t)r;
         c->req[c->got] = 0;
         if (r == 0 || c->got == sizeof c->req - 1 || strstr(c->req, "\r\n\r\n") ||
-            strstr(c->req, "\n\n"))
+            strstr(c->req, "\n\n")) {
             conn_route(h, c);
+            if (!c->out) return conn_close(c); /* no memory for the answer */
+        }
     }
 }
 
@@ -118,6 +120,17 @@ static void conn_write(conn *c) {
     conn_close(c);
 }
 
+/* The connection open longest, among those still reading their request
+ * (idle_only) or among all; NULL when none is open. */
+static conn *oldest(cz_http_metrics *h, int idle_only) {
+    conn *best = NULL;
+    for (unsigned i = 0; i < CZ_HTTP_METRICS_MAX_CONNS; i++) {
+        conn *c = &h->conns[i];
+        if (c->fd >= 0 && (!idle_only || !c->out) && (!best || c->opened < best->opened)) best = c;
+    }
+    return best;
+}
+
 /* A free slot for a new connection. When every slot is taken, the
  * connection that has waited longest without completing its request is
  * shed (a client holding a connection open idle, or dripping bytes, is
@@ -125,14 +138,10 @@ static void conn_write(conn *c) {
  * are answering, the oldest answer is cut. New connections are never
  * refused for want of a slot. */
 static conn *take_slot(cz_http_metrics *h) {
-    conn *idle = NULL, *any = NULL;
-    for (unsigned i = 0; i < CZ_HTTP_METRICS_MAX_CONNS; i++) {
-        conn *c = &h->conns[i];
-        if (c->fd < 0) return c;
-        if (!c->out && (!idle || c->opened < idle->opened)) idle = c;
-        if (!any || c->opened < any->opened) any = c;
-    }
-    conn *victim = idle ? idle : any;
+    for (unsigned i = 0; i < CZ_HTTP_METRICS_MAX_CONNS; i++)
+        if (h->conns[i].fd < 0) return &h->conns[i];
+    conn *victim = oldest(h, 1);
+    if (!victim) victim = oldest(h, 0);
     conn_close(victim);
     h->shed++;
     return victim;
@@ -141,7 +150,21 @@ static conn *take_slot(cz_http_metrics *h) {
 static void accept_all(cz_http_metrics *h) {
     for (;;) {
         int fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0) return; /* EAGAIN, or out of descriptors: poll again later */
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            /* Out of descriptors: the listener stays readable, so a bare
+             * return would spin; an idle connection gives its descriptor
+             * up, or, with none held, the loop pauses a moment. */
+            conn *idle = oldest(h, 1);
+            if (!idle) {
+                struct timespec pause = {0, 50 * 1000000};
+                nanosleep(&pause, NULL);
+                return;
+            }
+            conn_close(idle);
+            h->shed++;
+            continue;
+        }
+        if (fd < 0) return; /* EAGAIN: nothing more to take */
         conn *c = take_slot(h);
         c->fd = fd;
         c->opened = now_ms();
