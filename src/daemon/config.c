@@ -63,6 +63,10 @@ static cz_status parse_string(char *out, size_t cap, const char **pp, cz_error *
     size_t n = 0;
     while (*p && *p != q) {
         char c = *p++;
+        /* TOML: no control character but tab in a string */
+        if (((unsigned char)c < 0x20 && c != '\t') || c == 0x7f)
+            return cz_error_set(err, CZ_E_PARSE, "control character 0x%02x in a string",
+                                (unsigned)(unsigned char)c);
         if (q == '"' && c == '\\') {
             char e = *p++;
             switch (e) {
@@ -88,9 +92,14 @@ static cz_status parse_int(int64_t *out, const char **pp, cz_error *err) {
     int neg = 0;
     if (*p == '-' || *p == '+') neg = *p++ == '-';
     if (!isdigit((unsigned char)*p)) return cz_error_set(err, CZ_E_PARSE, "expected a value");
+    /* TOML: no leading zero, and an underscore only between two digits */
+    if (p[0] == '0' && (isdigit((unsigned char)p[1]) || p[1] == '_'))
+        return cz_error_set(err, CZ_E_PARSE, "leading zero in an integer");
     int64_t v = 0;
     while (isdigit((unsigned char)*p) || *p == '_') {
         if (*p == '_') {
+            if (!isdigit((unsigned char)p[1]))
+                return cz_error_set(err, CZ_E_PARSE, "'_' not between two digits");
             p++;
             continue;
         }

@@ -182,6 +182,10 @@ static void test_errors(void) {
                  "below 128 MiB");
     expect_error("[srs]\nparam_cache = \"\"\n", "t.toml:2: [srs] param_cache", "empty");
     expect_error("[daemon]\nlisten = ''\n", "t.toml:2: [daemon] listen", "empty");
+    expect_error("[gpus]\ngpu_workers_per_device = 07\n", "t.toml:2:", "leading zero");
+    expect_error("[gpus]\ngpu_threads = 1__0\n", "t.toml:2:", "'_' not between two digits");
+    expect_error("[gpus]\ngpu_threads = 10_\n", "t.toml:2:", "'_' not between two digits");
+    expect_error("[srs]\nparam_cache = \"a\x01z\"\n", "t.toml:2:", "control character 0x01");
     {
         cz_daemon_config c;
         cz_error err = {0};
@@ -190,6 +194,11 @@ static void test_errors(void) {
                     "[memory]\ntotal_budget = \"128MiB\"\n[srs]\nparam_cache = \".\"\n",
                     &err) == CZ_OK);
         CHECK(c.max_request_memory == 1u << 20 && c.total_budget == 128u << 20);
+        CHECK(parse(&c, "[gpus]\ngpu_threads = 1_000\ngpu_workers_per_device = 0_1\n", &err) ==
+              CZ_E_PARSE); /* 0_1: a leading zero */
+        CHECK(parse(&c, "[gpus]\ngpu_threads = 1_000\n[srs]\nparam_cache = \"a\tb\"\n", &err) ==
+                  CZ_OK &&
+              c.gpu_threads == 1000 && !strcmp(c.param_cache, "a\tb"));
     }
 
     /* Deprecated keys warn and do not fail. */
