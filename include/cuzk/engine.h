@@ -133,6 +133,11 @@ typedef struct {
     char resident_circuits[CZ_BACKEND_MAX_RESIDENT][32];
     uint32_t n_resident;
     int streaming; /* a resident key streams from host memory */
+    /* the device memory plan of the most recently used key (src/gpu/plan.h):
+     * its kind ("resident", "partial", "streaming"; "" with no key) and one
+     * line ("porep-32g: partial: H, B_G1 resident, ...") */
+    char memory_plan_kind[16];
+    char memory_plan[320];
     int busy;
     int out_of_service; /* a device error took it out of service (engine status only) */
     char current_job[CZ_JOB_ID_MAX + 1]; /* job of the unit in progress ("" idle) */

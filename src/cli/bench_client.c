@@ -449,10 +449,12 @@ static int cmd_status(cz_client *cl) {
            s->uptime_seconds, s->total_proofs_completed, s->total_proofs_failed);
     printf("memory:     %.2f of %.2f GiB reserved\n", (double)s->pinned_memory_bytes / (1u << 30),
            (double)s->pinned_memory_limit_bytes / (1u << 30));
-    for (size_t i = 0; i < s->n_gpus; i++)
+    for (size_t i = 0; i < s->n_gpus; i++) {
         printf("gpu %u:      %s, job %s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name,
                s->gpus[i]->current_job_id[0] ? s->gpus[i]->current_job_id : "-",
                s->gpus[i]->current_proof_kind);
+        if (s->gpus[i]->memory_plan[0]) printf("  plan:     %s\n", s->gpus[i]->memory_plan);
+    }
     if (!s->n_gpus) printf("gpus:       none (CPU back-end)\n");
     static const char *tiers[] = {"hot", "warm", "cold"};
     for (size_t i = 0; i < s->n_loaded_srs; i++)

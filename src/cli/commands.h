@@ -65,10 +65,11 @@ void cz_cli_progress_end(cz_cli_progress *p);
  * naming cmd. */
 int cz_cli_backend_valid(const char *cmd, const char *backend);
 
-/* --backend cuda needs a device before anything slow (parameters, setup)
- * starts: 1 when backend is not "cuda" or a device answers, else 0 after a
- * message naming cmd and why ("no NVIDIA driver / no CUDA device" when the
- * kernel driver is not loaded). */
+/* Checked before anything slow (parameters, setup) starts: 1 for "cpu", for
+ * a device that answers, and for "auto" on a machine with no GPU at all;
+ * else 0 after a message naming cmd and why ("cuda" without a device, or a
+ * GPU this build cannot use: no code for its compute capability, a driver
+ * too old). */
 int cz_cli_backend_available(const char *cmd, const char *backend);
 
 /* One back-end context for a --backend choice (printed): a CUDA device, or

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 int cz_cli_parse_u64(const char *text, uint64_t *out) {
@@ -165,7 +166,9 @@ int main(int argc, char **argv) {
         return run(argc > 3 ? 3 : 2, sub);
     }
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("cuzk %s\n", CZ_VERSION);
+        const char *gpu_code = cz_gpu_build_code();
+        printf("cuzk %s\nGPU code: %s\n", CZ_VERSION,
+               gpu_code ? gpu_code : "none (built without CUDA: the CPU back-end only)");
         return 0;
     }
     command_fn run = find_command(cmd);

@@ -343,6 +343,7 @@ static void do_status(call_ctx *c) {
         g->current_job_id = (char *)bi->current_job;
         g->current_proof_kind =
             bi->current_job[0] ? (char *)cz_proof_kind_name(bi->current_kind) : "";
+        g->memory_plan = (char *)bi->memory_plan;
         gp[n_gpus++] = g;
     }
     m.n_gpus = n_gpus;
@@ -696,14 +697,21 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
      * in flight); with the CPU back-end, which uses every core per proof,
      * one prove worker and a second synthesis worker that prepares the next
      * partition while the current one is proven. */
+    const char *gpu_code = cz_gpu_build_code();
+    cz_log(CZ_LOG_INFO, "cuzk %s starting; GPU code: %s", CZ_VERSION,
+           gpu_code ? gpu_code : "none (built without CUDA)");
     int cpu_only = !strcmp(cfg->backend, "cpu");
     if (!cpu_only && !ec.n_backends) {
         char desc[256] = "";
         cz_error gerr = {0};
-        if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
-            if (!strcmp(cfg->backend, "cuda")) {
-                st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"cuda\": %s",
-                                  gerr.message);
+        cz_status gst = cz_gpu_probe(desc, sizeof desc, &gerr);
+        if (gst != CZ_OK) {
+            /* auto falls back only when there is no GPU at all */
+            if (!strcmp(cfg->backend, "cuda") || gst != CZ_E_NOT_FOUND) {
+                st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"%s\": %s%s",
+                                  cfg->backend, gerr.message,
+                                  gst == CZ_E_NOT_FOUND ? ""
+                                                        : " (backend = \"cpu\" proves on the CPU)");
                 goto fail;
             }
             if (!cfg->n_devices) {

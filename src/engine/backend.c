@@ -44,6 +44,13 @@ void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t by
     cz_backend_note_residents(b, &circuit_id, one ? 1 : 0, bytes, streaming);
 }
 
+void cz_backend_note_plan(cz_backend *b, const char *kind, const char *line) {
+    pthread_mutex_lock(&b->info_lock);
+    snprintf(b->info.memory_plan_kind, sizeof b->info.memory_plan_kind, "%s", kind ? kind : "");
+    snprintf(b->info.memory_plan, sizeof b->info.memory_plan, "%s", line ? line : "");
+    pthread_mutex_unlock(&b->info_lock);
+}
+
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     void *staged = NULL;
@@ -332,6 +339,17 @@ static void note_residents(cz_backend *b) {
     }
     for (uint32_t i = 0; i < c->n_res; i++) ids[i] = c->res[order[i]].circuit;
     cz_backend_note_residents(b, ids, c->n_res, bytes, streaming);
+    if (!c->n_res) {
+        cz_backend_note_plan(b, NULL, NULL);
+        return;
+    }
+    const resident_key *mru = &c->res[order[0]];
+    cz_gpu_plan plan;
+    char line[320];
+    cz_gpu_srs_plan_get(&plan, mru->srs);
+    size_t at = (size_t)snprintf(line, sizeof line, "%s: ", mru->circuit);
+    if (at < sizeof line) cz_gpu_plan_describe(line + at, sizeof line - at, &plan);
+    cz_backend_note_plan(b, cz_gpu_plan_name(plan.kind), line);
 }
 
 /* Frees res[i] and closes the gap (the current device is the context's). */
@@ -453,7 +471,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         }
     }
     int resident = 0;
-    char why[256] = "";
+    char why[512] = "";
     st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
     if (st == CZ_OK && !resident && !alone)
         st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
@@ -481,20 +499,21 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     const double dt = (double)(cz_now_ns() - t0) / 1e9;
     const char *beside = alone ? "" : " beside the other resident keys";
     if (cz_gpu_srs_streaming(srs, why, sizeof why))
-        fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
+        cz_log(CZ_LOG_INFO, "%s: %s: the key does not fit resident: memory plan %s", b->info.name,
+               id, why);
     else if (!host)
-        fprintf(stderr,
-                "%s: %s: parameters (%.0f MiB) loaded from %s in %.2f s (%.2f GB/s, %s) and "
-                "circuit (%.0f MiB) resident%s, in %.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), file->path, rep.seconds,
-                rep.seconds > 0 ? (double)rep.file_bytes / rep.seconds / 1e9 : 0.0,
-                rep.checked ? "points checked on the device" : "trusted by digest", MIB(gc_bytes),
-                beside, dt);
+        cz_log(CZ_LOG_INFO,
+               "%s: %s: parameters (%.0f MiB) loaded from %s in %.2f s (%.2f GB/s, %s) and "
+               "circuit (%.0f MiB) resident%s, in %.2f s",
+               b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), file->path, rep.seconds,
+               rep.seconds > 0 ? (double)rep.file_bytes / rep.seconds / 1e9 : 0.0,
+               rep.checked ? "points checked on the device" : "trusted by digest", MIB(gc_bytes),
+               beside, dt);
     else
-        fprintf(stderr,
-                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident%s, uploaded "
-                "in %.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), MIB(gc_bytes), beside, dt);
+        cz_log(CZ_LOG_INFO,
+               "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident%s, uploaded "
+               "in %.2f s",
+               b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), MIB(gc_bytes), beside, dt);
     return CZ_OK;
 }
 
@@ -752,8 +771,10 @@ cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
         if (st == CZ_OK && *n) return CZ_OK;
         for (uint32_t i = 0; i < *n; i++) cz_backend_destroy(out[i]);
         *n = 0;
-        /* "cuda", or devices listed explicitly: no silent fall-back. */
-        if (!strcmp(kind, "cuda") || cfg->n_devices) {
+        /* "cuda", devices listed explicitly, or a GPU that is there but
+         * cannot be used (st other than CZ_E_NOT_FOUND: no code for it in
+         * this build, a driver too old): no silent fall-back to the CPU. */
+        if (!strcmp(kind, "cuda") || cfg->n_devices || (st != CZ_OK && st != CZ_E_NOT_FOUND)) {
             if (st == CZ_OK) st = cz_error_set(&gerr, CZ_E_UNSUPPORTED, "no CUDA device");
             if (err) *err = gerr;
             return cz_error_wrap(err, st, "back-end %s", kind);

@@ -172,6 +172,13 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
                   bi->name, bi->memory_used, bi->name, bi->memory_budget, bi->name,
                   bi->memory_total);
     }
+    sb_printf(&b, "# HELP cuzk_backend_memory_plan How a context's most recently used key uses "
+                  "the device (resident, partial or streaming: src/gpu/plan.h).\n"
+                  "# TYPE cuzk_backend_memory_plan gauge\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        if (s.backends[i].memory_plan_kind[0])
+            sb_printf(&b, "cuzk_backend_memory_plan{backend=\"%s\",plan=\"%s\"} 1\n",
+                      s.backends[i].name, s.backends[i].memory_plan_kind);
     sb_printf(&b, "# HELP cuzk_backend_resident_circuit The circuits whose keys a context keeps "
                   "(1 per context and circuit).\n# TYPE cuzk_backend_resident_circuit gauge\n");
     for (uint32_t i = 0; i < s.n_backends; i++)

@@ -8,13 +8,17 @@
 #define NO_GPU(err)                                                                                \
     cz_error_set(err, CZ_E_UNSUPPORTED, "no GPU back-end in this build (built without CUDA)")
 
+const char *cz_gpu_build_code(void) {
+    return NULL;
+}
+/* No back-end is no device: the CPU is the honest fall-back (CZ_E_NOT_FOUND). */
 cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
     if (desc && desc_size) desc[0] = 0;
-    return NO_GPU(err);
+    return cz_error_set(err, CZ_E_NOT_FOUND, "no GPU back-end in this build (built without CUDA)");
 }
 cz_status cz_gpu_device_count(int *count, cz_error *err) {
     *count = 0;
-    return NO_GPU(err);
+    return cz_gpu_probe(NULL, 0, err);
 }
 cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err) {
     (void)device;
@@ -93,10 +97,6 @@ cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr 
                         size_t n, cz_error *err) {
     (void)out, (void)dev_points, (void)dev_scalars, (void)n;
     return NO_GPU(err);
-}
-unsigned cz_gpu_msm_window_bits(size_t n, int g2) {
-    (void)n, (void)g2;
-    return 0;
 }
 cz_status cz_gpu_g1_batch_add(cz_g1 *out, const cz_g1_affine *dev_points,
                               const uint64_t *dev_bitmap, size_t n, cz_error *err) {

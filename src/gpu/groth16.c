@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "gpu/gpu.h"
+#include "gpu/plan.h"
 #include "groth16/digest.h"
 #include "r1cs/xxh64.h"
 #include "gpu/settings.h"
@@ -44,11 +45,12 @@ struct cz_gpu_srs {
     cz_gpu_uploader *up; /* pinned staging for every upload */
     /* streaming: chunk_points points per chunk, two device chunk buffers
      * (room for chunk_points G2 points each) */
-    int streaming;
+    cz_gpu_plan plan;
+    int streaming; /* plan.kind != resident: some vector streams, MSMs run in chunks */
     size_t chunk_points;
     void *chunk[2];
     size_t bytes;
-    char why[256];
+    char why[512];
 };
 
 /* The steps of a proof: to the calling thread's hook (cz_gpu_set_step_hook)
@@ -159,42 +161,34 @@ cz_status cz_gpu_witness_upload(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *
     return st;
 }
 
-/* ---- memory planning ---- */
+/* ---- memory planning (plan.c) ---- */
 
-/* The device bytes this process may use: free memory, capped by
- * $CZ_GPU_MEM_LIMIT when set. */
-static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_out, size_t cap,
-                               cz_error *err) {
+/* The device bytes this process may use: free memory, capped by the
+ * caller's cap and $CZ_GPU_MEM_LIMIT when set; capped: "" or why the
+ * budget is below the free memory. */
+static cz_status device_budget(size_t *budget, const char **capped, size_t cap, cz_error *err) {
     size_t free_b = 0, total_b = 0;
     cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
-    if (st != CZ_OK) return st;
-    *budget = free_b, *free_out = free_b, *total_out = total_b;
+    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
+    *budget = free_b;
     if (cap && cap < *budget) *budget = cap;
     if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
     const cz_gpu_settings *knobs = cz_gpu_settings_get();
     if (knobs->has_mem_limit && knobs->mem_limit < *budget) *budget = (size_t)knobs->mem_limit;
+    *capped = *budget < free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
     return CZ_OK;
 }
 
-/* Device scratch of one MSM of n points: what msm.cuh allocates, from its
- * own formulas (window c, W = ceil(255 / c) windows, M = 2^(c-1) buckets
- * each, S0 sorted entries per accumulation thread): keys and values with
- * their alternates 16 W n, buckets W M XYZZ points, partial sums 4 T0 (a
- * key each), the bucket reduction's levels (segments of 16: below W M / 4
- * points) and the sort's temporary (a small fraction of the keys), plus a
- * thirty-second and 64 MiB. 2^27 G1 points: 38.5 GB planned, 36.3 GB
- * allocated (the estimate before, 52.4 GB, counted three bucket sets and
- * 13 windows, and kept the WindowPoSt key's witness slots off the H200). */
-static size_t msm_scratch(size_t n, int g2) {
-    const size_t c = cz_gpu_msm_window_bits(n, g2); /* 0 in a build without CUDA */
-    if (n == 0 || c == 0) return 0;
-    const size_t w = (255 + c - 1) / c;
-    const size_t m = (size_t)1 << (c - 1), xyzz = g2 ? 384 : 192, total = w * n;
-    size_t s0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : total >> 18);
-    if (cz_gpu_settings_get()->msm_s) s0 = cz_gpu_settings_get()->msm_s;
-    const size_t t0 = (total + s0 - 1) / s0;
-    size_t b = 16 * total + w * m * xyzz + 4 * t0 * (xyzz + 8) + w * m * xyzz / 4 + total / 4;
-    return b + b / 32 + ((size_t)64 << 20);
+/* The plan of a key of shape p on the current device, within cap (0: its
+ * free memory); CZ_E_NOMEM (below the minimum) leaves pl filled. */
+static cz_status plan_srs(cz_gpu_plan *pl, const char **capped, const cz_groth16_params *p,
+                          size_t cap, cz_error *err) {
+    size_t budget = 0;
+    cz_status st = device_budget(&budget, capped, cap, err);
+    if (st != CZ_OK) return st;
+    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_STREAM_CHUNK */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    return cz_gpu_plan_make(pl, p, budget, knobs->stream_chunk, knobs->stream_keep, err);
 }
 
 static size_t max3(size_t a, size_t b, size_t c) {
@@ -206,46 +200,11 @@ static size_t words(size_t bits) {
     return (bits + 63) / 64;
 }
 
-/* Gathered tail points per tail MSM piece (resident SRS; CZ_GPU_TAIL_CHUNK,
- * default 2^24): a longer tail (a dense witness) is summed in pieces, so
- * the gather buffers take 288 B x 2^24 = 4.5 GiB at most instead of 288 B
- * per scalar (36 GiB for the 32 GiB PoRep's key, which then left no room
- * beside it for the next unit's witness). A piece of 2^24 points costs
- * ~15 % more per point than one MSM of 2^27. */
-static size_t tail_chunk(void) {
-    return cz_gpu_settings_get()->tail_chunk;
-}
-
+/* Gathered tail points per tail MSM piece of the resident plan (2^24 by
+ * default: the gather buffers take 288 B x 2^24 = 4.5 GiB at most instead
+ * of 288 B per scalar, 36 GiB for the 32 GiB PoRep key). */
 static size_t tail_cap(size_t n) {
-    return n < tail_chunk() ? n : tail_chunk();
-}
-
-/* A tail of t of n scalars summed by one MSM over all n points with the
- * ones masked (resident SRS): longer than one piece, at least
- * CZ_GPU_TAIL_DENSE percent of the scalars (a Poseidon witness: 98.7 %),
- * and within the MSMs' digit count. The whole key's MSM is cheaper per
- * point than pieces of 2^24 (a wider window: 2^27 points cost 5.4 ns
- * each, 2^24 points 6.7 ns) and gathers nothing; the zero and masked
- * scalars cost their digits and their place in the sort. */
-static int dense_tail(size_t t, size_t n) {
-    const unsigned c = cz_gpu_msm_window_bits(n, 1); /* G2's: the narrower window */
-    return t > tail_chunk() && t * 100 >= (size_t)cz_gpu_settings_get()->tail_dense * n && c &&
-           (size_t)((255 + c - 1) / c) * n < ((size_t)1 << 31);
-}
-
-/* Per-proof device buffers besides the MSMs' scratch, at their peak (the
- * H chain's a, b, c, with the assignment beside them when a, b, c come
- * from a device circuit, or the assignment and split buffers afterwards);
- * tail_points: room for gathered tail points (resident SRS only). */
-static size_t proof_bytes(const cz_groth16_params *p, size_t m, int tail_points) {
-    const size_t ni = p->vk.n_ic, na = p->n_l, nmax = max3(na, p->n_a, p->n_b_g1);
-    size_t h = (3 * m + ni + na) * sizeof(cz_fr);
-    size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
-                 (p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1) * sizeof(cz_fr) + words(nmax) * 8 +
-                 nmax * sizeof(cz_fr);
-    if (tail_points)
-        lab += tail_cap(nmax) * sizeof(cz_g1_affine) + tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
-    return h > lab ? h : lab;
+    return n < cz_gpu_plan_tail_chunk() ? n : cz_gpu_plan_tail_chunk();
 }
 
 static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, const char *name,
@@ -258,68 +217,6 @@ static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, 
     return st;
 }
 
-/* $CZ_GPU_STREAM_CHUNK (points per chunk, a power of two from 64 to 2^24)
- * forces streaming with that chunk, for tests and measurements; 0 when
- * unset. */
-static cz_status forced_chunk(size_t *chunk, cz_error *err) {
-    *chunk = 0;
-    cz_status st = cz_gpu_settings_status(err); /* a bad CZ_GPU_STREAM_CHUNK */
-    if (st == CZ_OK) *chunk = cz_gpu_settings_get()->stream_chunk;
-    return st;
-}
-
-/* What a key of p's shape needs on the device and what it gets there. */
-typedef struct {
-    size_t m;
-    unsigned k;            /* domain 2^k = m = n_h + 1 */
-    size_t points, tables; /* bytes of the point vectors and the NTT tables */
-    size_t work;           /* a proof's buffers and the largest MSM's scratch */
-    size_t resident_need;  /* points, tables and work */
-    size_t budget, free_b, total_b, forced;
-    const char *capped; /* "" or why the budget is below the free memory */
-} srs_plan;
-
-/* The sizes of p's plan (no device call): domain, points, tables, and the
- * working set of one proof with the key resident. */
-static cz_status plan_sizes(srs_plan *pl, const cz_groth16_params *p, cz_error *err) {
-    memset(pl, 0, sizeof *pl);
-    /* n_h = m - 1 for the circuit's domain m = 2^k (prover.h) */
-    size_t m = p->n_h + 1;
-    unsigned k = 0;
-    while (((size_t)1 << k) < m) k++;
-    if (((size_t)1 << k) != m || k > 28)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "gpu srs: params.h has %zu points; 2^k - 1 with k <= 28 expected",
-                            p->n_h);
-    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
-    pl->m = m, pl->k = k;
-    pl->points = (p->n_h + p->n_l + p->n_a + p->n_b_g1) * g1 + p->n_b_g2 * g2;
-    pl->tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
-    const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
-    /* one proof's buffers and the largest MSM's scratch (G1, or B's G2 MSM
-     * over all its points when its tail is dense) */
-    const size_t g1_scratch = msm_scratch(largest, 0), g2_scratch = msm_scratch(p->n_b_g1, 1);
-    pl->work = proof_bytes(p, m, 1) + (g1_scratch > g2_scratch ? g1_scratch : g2_scratch);
-    return CZ_OK;
-}
-
-static cz_status plan_srs(srs_plan *pl, const cz_groth16_params *p, size_t cap, cz_error *err) {
-    cz_status st = plan_sizes(pl, p, err);
-    if (st != CZ_OK) return st;
-    st = device_budget(&pl->budget, &pl->free_b, &pl->total_b, cap, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
-    if ((st = forced_chunk(&pl->forced, err)) != CZ_OK) return st;
-    /* Resident: the points, the tables and one proof's working set. */
-    pl->resident_need = pl->points + pl->tables + pl->work;
-    pl->capped =
-        pl->budget < pl->free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
-    return CZ_OK;
-}
-
-static int plan_resident(const srs_plan *pl) {
-    return !pl->forced && pl->resident_need <= pl->budget;
-}
-
 static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
     memset(shape, 0, sizeof *shape);
     shape->vk.n_ic = p->vk.n_ic;
@@ -330,30 +227,45 @@ static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
 cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
                           char *why, size_t why_size, cz_error *err) {
     *resident = 0;
-    srs_plan pl;
-    cz_status st = plan_srs(&pl, shape, budget_bytes, err);
-    if (st != CZ_OK) return st;
-    *resident = plan_resident(&pl);
-    if (why && why_size)
-        snprintf(why, why_size,
-                 "%s: the key resident needs %.0f MiB with a proof's working set, %.0f MiB "
-                 "usable on the device%s",
-                 *resident   ? "fits"
-                 : pl.forced ? "streams (CZ_GPU_STREAM_CHUNK is set)"
-                             : "does not fit",
-                 MIB(pl.resident_need), MIB(pl.budget), pl.capped);
+    cz_gpu_plan pl;
+    const char *capped = "";
+    cz_error perr = {0};
+    cz_status st = plan_srs(&pl, &capped, shape, budget_bytes, &perr);
+    if (st != CZ_OK && st != CZ_E_NOMEM) {
+        if (err) *err = perr;
+        return st;
+    }
+    *resident = st == CZ_OK && pl.kind == CZ_GPU_PLAN_RESIDENT;
+    if (st == CZ_E_NOMEM) {
+        if (why && why_size) snprintf(why, why_size, "does not fit: %s%s", perr.message, capped);
+        if (err) *err = perr;
+        cz_error_prefix(err, "%s", capped[0] ? capped + 2 : "the device");
+        return st;
+    }
+    if (why && why_size) {
+        {
+            char plan[256];
+            cz_gpu_plan_describe(plan, sizeof plan, &pl);
+            snprintf(why, why_size, "%s: %s%s",
+                     *resident                             ? "fits"
+                     : cz_gpu_settings_get()->stream_chunk ? "streams (CZ_GPU_STREAM_CHUNK is set)"
+                                                           : "does not fit",
+                     plan, capped);
+        }
+    }
     return CZ_OK;
 }
 
 cz_status cz_gpu_srs_footprint(size_t *key_bytes, size_t *work_bytes,
                                const cz_groth16_params *shape, cz_error *err) {
-    *key_bytes = *work_bytes = 0;
-    srs_plan pl;
-    cz_status st = plan_sizes(&pl, shape, err);
-    if (st != CZ_OK) return st;
-    *key_bytes = pl.points + pl.tables;
-    *work_bytes = pl.work;
-    return CZ_OK;
+    return cz_gpu_plan_footprint(key_bytes, work_bytes, shape, err);
+}
+
+void cz_gpu_srs_plan_get(cz_gpu_plan *out, const cz_gpu_srs *srs) {
+    if (srs)
+        *out = srs->plan;
+    else
+        memset(out, 0, sizeof *out);
 }
 
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
@@ -363,57 +275,35 @@ cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_err
 cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p, size_t cap,
                                    cz_error *err) {
     *out = NULL;
-    srs_plan pl;
-    cz_status st = plan_srs(&pl, p, cap, err);
-    if (st != CZ_OK) return st;
+    cz_gpu_plan pl;
+    const char *capped = "";
+    cz_status st = plan_srs(&pl, &capped, p, cap, err);
+    if (st != CZ_OK) {
+        if (st == CZ_E_NOMEM) cz_error_prefix(err, "%s", capped[0] ? capped + 2 : "");
+        return st;
+    }
     const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
-    const size_t m = pl.m, tables = pl.tables, budget = pl.budget, forced = pl.forced;
-    const size_t resident_need = pl.resident_need;
-    const char *capped = pl.capped;
-    const unsigned k = pl.k;
     cz_gpu_srs *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
     shape_of(&s->shape, p);
-    s->log_m = k;
-    if (plan_resident(&pl)) {
-        s->bytes = pl.points + tables;
-        snprintf(s->why, sizeof s->why,
-                 "resident: %.0f MiB of points and tables, %.0f MiB with a proof's working set, "
-                 "%.0f MiB usable on the device%s",
-                 MIB(pl.points + tables), MIB(resident_need), MIB(budget), capped);
-    } else {
-        /* Streaming: the largest chunk (a power of two, >= 2^12 points)
-         * whose two device buffers and MSM scratch fit beside the tables
-         * and the proof's buffers. */
-        const size_t fixed = tables + proof_bytes(p, m, 0);
-        size_t c = forced ? forced : (size_t)1 << 24;
-        while (!forced && c >= ((size_t)1 << 12) && fixed + 2 * c * g2 + msm_scratch(c, 1) > budget)
-            c >>= 1;
-        if (!forced && c < ((size_t)1 << 12)) {
-            st = cz_error_set(err, CZ_E_NOMEM,
-                              "gpu srs: the device is too small for this circuit even when "
-                              "streaming the points from host memory: the NTT tables and one "
-                              "proof's buffers need %.1f MiB plus chunk buffers and MSM scratch, "
-                              "%.1f MiB are usable (%.1f of %.1f MiB free%s); the whole key "
-                              "resident would need %.1f MiB",
-                              MIB(fixed), MIB(budget), MIB(pl.free_b), MIB(pl.total_b), capped,
-                              MIB(resident_need));
-            goto fail;
-        }
-        s->streaming = 1;
-        s->chunk_points = c;
-        s->bytes = tables + 2 * c * g2;
-        snprintf(s->why, sizeof s->why,
-                 "streaming the points from pinned host memory in chunks of %zu: %s (the key "
-                 "resident needs %.0f MiB with a proof's working set, %.0f MiB usable on the "
-                 "device%s)",
-                 c, forced ? "CZ_GPU_STREAM_CHUNK is set" : "the key does not fit",
-                 MIB(resident_need), MIB(budget), capped);
+    s->log_m = pl.log_m;
+    s->plan = pl;
+    s->bytes = pl.held;
+    s->streaming = pl.kind != CZ_GPU_PLAN_RESIDENT;
+    s->chunk_points = pl.chunk_points;
+    {
+        char plan[256];
+        cz_gpu_plan_describe(plan, sizeof plan, &pl);
+        snprintf(s->why, sizeof s->why, "%s%s%s", plan,
+                 pl.kind != CZ_GPU_PLAN_RESIDENT && cz_gpu_settings_get()->stream_chunk
+                     ? " (CZ_GPU_STREAM_CHUNK is set)"
+                     : "",
+                 capped);
     }
     st = cz_gpu_uploader_create(&s->up, s->streaming ? s->chunk_points * g2 : UPLOAD_CHUNK, err);
     if (st != CZ_OK) goto fail;
-    if ((st = cz_gpu_ntt_create(&s->dom, k, err)) != CZ_OK) {
-        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", k);
+    if ((st = cz_gpu_ntt_create(&s->dom, s->log_m, err)) != CZ_OK) {
+        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", s->log_m);
         goto fail;
     }
     if (s->streaming) {
@@ -422,14 +312,18 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
                 cz_error_prefix(err, "gpu srs: chunk buffer (%.1f MiB)", MIB(s->chunk_points * g2));
                 goto fail;
             }
-        *out = s;
-        return CZ_OK;
     }
-    if ((st = put(s, (void **)&s->h, p->h, p->n_h * g1, "H", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->l, p->l, p->n_l * g1, "L", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->a, p->a, p->n_a * g1, "A", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->b_g1, p->b_g1, p->n_b_g1 * g1, "B_G1", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->b_g2, p->b_g2, p->n_b_g2 * g2, "B_G2", err)) != CZ_OK) goto fail;
+    {
+        void **dev[CZ_GROTH16_VECTORS] = {(void **)&s->h, (void **)&s->l, (void **)&s->a,
+                                          (void **)&s->b_g1, (void **)&s->b_g2};
+        const void *host[CZ_GROTH16_VECTORS] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+        const size_t bytes[CZ_GROTH16_VECTORS] = {p->n_h * g1, p->n_l * g1, p->n_a * g1,
+                                                  p->n_b_g1 * g1, p->n_b_g2 * g2};
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+            if ((pl.keep >> v & 1) &&
+                (st = put(s, dev[v], host[v], bytes[v], cz_groth16_vector_name(v), err)) != CZ_OK)
+                goto fail;
+    }
     *out = s;
     return CZ_OK;
 fail:
@@ -528,16 +422,18 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
     shape.n_h = (size_t)L->count[CZ_GROTH16_H], shape.n_l = (size_t)L->count[CZ_GROTH16_L];
     shape.n_a = (size_t)L->count[CZ_GROTH16_A], shape.n_b_g1 = (size_t)L->count[CZ_GROTH16_B_G1];
     shape.n_b_g2 = (size_t)L->count[CZ_GROTH16_B_G2];
-    srs_plan pl;
-    cz_status st = plan_srs(&pl, &shape, cap, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", f->path);
-    if (!plan_resident(&pl))
+    cz_gpu_plan pl;
+    const char *capped = "";
+    cz_status st = plan_srs(&pl, &capped, &shape, cap, err);
+    if (st != CZ_OK && st != CZ_E_NOMEM) return cz_error_wrap(err, st, "%s", f->path);
+    if (st != CZ_OK || pl.kind != CZ_GPU_PLAN_RESIDENT)
         return cz_error_set(err, CZ_E_NOMEM,
                             "gpu srs: %s: the key does not fit resident (%.0f MiB with a proof's "
                             "working set, %.0f MiB usable on the device%s%s); streaming it needs "
                             "its points in host memory",
-                            f->path, MIB(pl.resident_need), MIB(pl.budget), pl.capped,
-                            pl.forced ? ", CZ_GPU_STREAM_CHUNK is set" : "");
+                            f->path, MIB(pl.resident_need), MIB(pl.budget), capped,
+                            cz_gpu_settings_get()->stream_chunk ? ", CZ_GPU_STREAM_CHUNK is set"
+                                                                : "");
 
     /* How the points are checked. */
     int check_curve = opt.check != CZ_GPU_KEY_TRUSTED;
@@ -571,15 +467,16 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
     cz_gpu_srs *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
     s->shape = shape;
-    s->log_m = pl.k;
-    s->bytes = pl.points + pl.tables;
+    s->log_m = pl.log_m;
+    s->plan = pl;
+    s->bytes = pl.held;
     if (!(digests = malloc((n_blocks ? n_blocks : 1) * sizeof *digests))) {
         st = cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
         goto fail;
     }
     if ((st = cz_gpu_uploader_create(&s->up, UPLOAD_CHUNK, err)) != CZ_OK) goto fail;
-    if ((st = cz_gpu_ntt_create(&s->dom, pl.k, err)) != CZ_OK) {
-        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", pl.k);
+    if ((st = cz_gpu_ntt_create(&s->dom, pl.log_m, err)) != CZ_OK) {
+        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", pl.log_m);
         goto fail;
     }
     void **dev[CZ_GROTH16_VECTORS] = {(void **)&s->h, (void **)&s->l, (void **)&s->a,
@@ -693,8 +590,8 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
     snprintf(s->why, sizeof s->why,
              "resident: %.0f MiB of points and tables loaded from the file (%s), %.0f MiB with a "
              "proof's working set, %.0f MiB usable on the device%s",
-             MIB(pl.points + pl.tables), check_curve ? "checked" : "trusted by digest",
-             MIB(pl.resident_need), MIB(pl.budget), pl.capped);
+             MIB(pl.held), check_curve ? "checked" : "trusted by digest", MIB(pl.resident_need),
+             MIB(pl.budget), capped);
     cz_gpu_keyload_destroy(kl);
     free(digests);
     rep.seconds = (double)(cz_now_ns() - t0) / 1e9;
@@ -837,6 +734,32 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const host_poin
     return st;
 }
 
+/* A partial plan's resident vector: o1 (G1) or o2 (G2) = the sum over n of
+ * its device points, in the pieces of the streamed chunks (the plan counts
+ * one chunk's MSM scratch, not a whole vector's), weighted by scal or
+ * selected by bits as in stream_sum. With idx (device indices) the points
+ * idx[0..n) are gathered into a chunk buffer piece by piece. */
+static cz_status device_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev,
+                            const uint32_t *idx, size_t n, const cz_fr *scal, const uint64_t *bits,
+                            cz_error *err) {
+    const size_t c = s->chunk_points, size = o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine);
+    cz_status st = CZ_OK;
+    if (o1) cz_g1_set_infinity(o1);
+    if (o2) cz_g2_set_infinity(o2);
+    for (size_t k0 = 0; k0 < n && st == CZ_OK; k0 += c) {
+        const size_t cnt = n - k0 < c ? n - k0 : c;
+        const void *pts = (const uint8_t *)dev + k0 * size;
+        if (idx) {
+            st = o1 ? cz_gpu_gather_g1(s->chunk[0], dev, idx + k0, cnt, err)
+                    : cz_gpu_gather_g2(s->chunk[0], dev, idx + k0, cnt, err);
+            pts = s->chunk[0];
+        }
+        if (st == CZ_OK) st = chunk_sum(o1, o2, pts, scal, bits, k0, cnt, err);
+    }
+    if (st != CZ_OK) cz_error_prefix(err, "resident points in pieces of %zu", c);
+    return st;
+}
+
 /* out = sum_i scalars[i] * points[i] over n device scalars with the 0 / 1 /
  * other split; G1 points (device p1, or host h1 when the SRS streams) and,
  * for B, the G2 points with the same scalars. */
@@ -844,6 +767,17 @@ typedef struct {
     const cz_g1_affine *p1, *h1; /* device / host */
     const cz_g2_affine *p2, *h2; /* NULL: no G2 part */
 } split_points;
+
+/* One of the G1 / G2 parts of a sum in a chunked plan: its points on the
+ * device (dev, kept) or on the host (host), all n selected by bits or
+ * weighted by scal, or (idx / host_idx) the n picked ones. */
+static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev, const void *host,
+                             size_t n, const cz_fr *scal, const uint64_t *bits, const uint32_t *idx,
+                             const uint32_t *host_idx, cz_error *err) {
+    if (dev) return device_sum(s, o1, o2, dev, idx, n, scal, bits, err);
+    host_points h = {host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine), idx ? host_idx : NULL};
+    return stream_sum(s, o1, o2, &h, n, scal, bits, err);
+}
 
 static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp,
                            const cz_fr *scal, size_t n, bufs *b, const char *name, prof *pr,
@@ -853,10 +787,9 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
     cz_status st = cz_gpu_classify(scal, n, b->ones, b->idx, &tail, err);
     if (st != CZ_OK) goto fail;
     if (s->streaming) {
-        host_points h1 = {(const uint8_t *)pp->h1, sizeof(cz_g1_affine), NULL};
-        host_points h2 = {(const uint8_t *)pp->h2, sizeof(cz_g2_affine), NULL};
-        st = stream_sum(s, o1, NULL, &h1, n, NULL, b->ones, err);
-        if (st == CZ_OK && g2) st = stream_sum(s, NULL, o2, &h2, n, NULL, b->ones, err);
+        st = chunked_sum(s, o1, NULL, pp->p1, pp->h1, n, NULL, b->ones, NULL, NULL, err);
+        if (st == CZ_OK && g2)
+            st = chunked_sum(s, NULL, o2, pp->p2, pp->h2, n, NULL, b->ones, NULL, NULL, err);
     } else {
         st = cz_gpu_g1_batch_add(o1, pp->p1, b->ones, n, err);
         if (st == CZ_OK && g2) st = cz_gpu_g2_batch_add(o2, pp->p2, b->ones, n, err);
@@ -867,31 +800,42 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
         snprintf(what, sizeof what, "%s split + batch add", name);
         prof_step(pr, what);
     }
+    const int dense = tail && cz_gpu_plan_dense_tail(tail, n);
     if (tail) {
         cz_g1 t1;
         cz_g2 t2;
-        if (!s->streaming && dense_tail(tail, n)) {
-            /* one MSM over every point, the ones masked to zero */
-            cz_g1_set_infinity(&t1);
-            cz_g2_set_infinity(&t2);
+        cz_g1_set_infinity(&t1);
+        cz_g2_set_infinity(&t2);
+        if (dense) {
+            /* one MSM over every point (in chunks when the plan streams),
+             * the ones masked to zero: nothing gathered or picked */
             if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK) goto fail;
-            st = chunk_sum(&t1, NULL, pp->p1, b->tail_s, NULL, 0, n, err);
-            if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, pp->p2, b->tail_s, NULL, 0, n, err);
+            if (s->streaming) {
+                st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, b->tail_s, NULL, NULL, NULL, err);
+                if (st == CZ_OK && g2)
+                    st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, n, b->tail_s, NULL, NULL, NULL,
+                                     err);
+            } else {
+                st = chunk_sum(&t1, NULL, pp->p1, b->tail_s, NULL, 0, n, err);
+                if (st == CZ_OK && g2)
+                    st = chunk_sum(NULL, &t2, pp->p2, b->tail_s, NULL, 0, n, err);
+            }
         } else if ((st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) {
             goto fail;
         } else if (s->streaming) {
-            /* the tail points are picked on the host, by the tail indices */
-            if ((st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
+            /* streamed points are picked on the host by the tail indices,
+             * resident ones gathered on the device */
+            if ((!pp->p1 || (g2 && !pp->p2)) &&
+                (st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
                 goto fail;
-            host_points h1 = {(const uint8_t *)pp->h1, sizeof(cz_g1_affine), b->host_idx};
-            host_points h2 = {(const uint8_t *)pp->h2, sizeof(cz_g2_affine), b->host_idx};
-            st = stream_sum(s, &t1, NULL, &h1, tail, b->tail_s, NULL, err);
-            if (st == CZ_OK && g2) st = stream_sum(s, NULL, &t2, &h2, tail, b->tail_s, NULL, err);
+            st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, tail, b->tail_s, NULL, b->idx,
+                             b->host_idx, err);
+            if (st == CZ_OK && g2)
+                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, b->tail_s, NULL, b->idx,
+                                 b->host_idx, err);
         } else {
-            /* in pieces of at most tail_chunk() gathered points */
-            cz_g1_set_infinity(&t1);
-            cz_g2_set_infinity(&t2);
-            const size_t piece = tail_chunk();
+            /* in pieces of at most the tail chunk of gathered points */
+            const size_t piece = cz_gpu_plan_tail_chunk();
             for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
                 const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
                 st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
@@ -908,7 +852,7 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
     {
         char what[64];
         snprintf(what, sizeof what, "%s tail MSM (%zu of %zu%s)", name, tail, n,
-                 !s->streaming && tail && dense_tail(tail, n) ? ", masked" : "");
+                 dense ? ", masked" : "");
         prof_step(pr, what);
     }
     return CZ_OK;
@@ -1066,8 +1010,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     prof_step(&pr, "H chain (7 NTT + quotient)");
     if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
-        host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine), NULL};
-        st = stream_sum(srs, &out->h, NULL, &h, m - 1, b.abc, NULL, err);
+        st =
+            chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, b.abc, NULL, NULL, NULL, err);
     } else {
         st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
     }
