@@ -206,6 +206,7 @@ typedef struct {
 typedef struct {
     cz_gpu_srs *srs;
     cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
+    int abc_host;       /* no room for gc beside the key's plan: a, b, c on the CPU */
     srs_key key;
     char circuit[32];
     size_t held;        /* device bytes: key, tables, circuit, slots */
@@ -387,8 +388,8 @@ static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, i
                               const cz_circuit *circuit) {
     for (uint32_t i = 0; i < c->n_res; i++) {
         resident_key *r = &c->res[i];
-        if (!memcmp(key, &r->key, sizeof *key) && !strcmp(id, r->circuit) && (!circuit || r->gc) &&
-            (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
+        if (!memcmp(key, &r->key, sizeof *key) && !strcmp(id, r->circuit) &&
+            (!circuit || r->gc || r->abc_host) && (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
             return r;
     }
     return NULL;
@@ -398,8 +399,8 @@ static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, i
  * own working set, as cz_gpu_srs_plan counts them) beside the keys resident
  * now: the budget (or the free memory with what this context holds) less
  * what they hold, less the part of their working set larger than the new
- * key's (work). 0 when nothing is resident and no budget is set: the
- * device's free memory, as for a lone key. */
+ * key's (work). 0 when nothing is resident and neither a budget nor
+ * CZ_GPU_MEM_LIMIT is set: the device's free memory, as for a lone key. */
 static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
     size_t held = 0, their_work = 0;
     for (uint32_t i = 0; i < c->n_res; i++) {
@@ -407,17 +408,19 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
         if (c->res[i].work > their_work) their_work = c->res[i].work;
     }
     *none = 0;
-    if (!c->n_res && !c->budget) return 0;
-    size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
+    /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device: the
+     * circuit too (it is uploaded before the key is planned, so a cap
+     * applied to the key's plan alone would leave the circuit outside it) */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
     cz_error merr = {0};
+    const int capped = cz_gpu_settings_status(&merr) == CZ_OK && knobs->has_mem_limit;
+    if (!c->n_res && !c->budget && !capped) return 0;
+    size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
     if (!total) {
         if (cz_gpu_mem_info(&free_b, &total_b, &merr) != CZ_OK) return *none = 1, 0;
         total = free_b + held;
     }
-    /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device */
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    if (cz_gpu_settings_status(&merr) == CZ_OK && knobs->has_mem_limit && knobs->mem_limit < total)
-        total = (size_t)knobs->mem_limit;
+    if (capped && knobs->mem_limit < total) total = (size_t)knobs->mem_limit;
     const size_t extra = their_work > work ? their_work - work : 0;
     if (total <= held + extra) return *none = 1, 0;
     return total - held - extra;
@@ -441,6 +444,31 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         return cz_error_wrap(err, st, "%s: %s: pre-compiled circuit", b->info.name, id);
     size_t gc_bytes = cz_gpu_circuit_bytes(gc);
     size_t budget = room > gc_bytes ? room - gc_bytes : 0;
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
+    shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
+    /* A lone key that has no plan beside its circuit (32 GiB PoRep: 20 GiB
+     * streaming and 5.5 GiB of circuit) goes without it: its units' a, b, c
+     * are then evaluated on the CPU (cuda_prove_start), which lets a 24 GiB
+     * card prove it at all. */
+    int abc_host = 0;
+    if (gc && alone && host) {
+        int resident = 0;
+        cz_error perr = {0};
+        if ((room && !budget) ||
+            cz_gpu_srs_plan(&resident, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM) {
+            cz_log(CZ_LOG_INFO,
+                   "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory plan "
+                   "on the device: a, b, c of its units are evaluated on the CPU",
+                   b->info.name, id, MIB(gc_bytes));
+            cz_gpu_circuit_destroy(gc);
+            gc = NULL;
+            gc_bytes = 0;
+            budget = room;
+            abc_host = 1;
+        }
+    }
     if (room && !budget) {
         st = cz_error_set(err, CZ_E_NOMEM,
                           "%s: %s: the pre-compiled circuit (%.0f MiB) fills the context's "
@@ -449,13 +477,9 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         cz_gpu_circuit_destroy(gc);
         return st;
     }
-    cz_groth16_params shape;
-    memset(&shape, 0, sizeof shape);
-    shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
-    shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
     /* Witness slots when the key stays resident beside them (their bytes
      * come off the key's budget). */
-    const size_t elems = circuit ? (size_t)circuit->num_inputs + circuit->num_aux : 0;
+    const size_t elems = gc ? (size_t)circuit->num_inputs + circuit->num_aux : 0;
     const size_t slot_bytes = WITNESS_SLOTS * elems * sizeof(cz_fr);
     int slots = 0;
     if (elems && !c->doomed_slots) {
@@ -490,7 +514,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     pthread_mutex_lock(&c->slot_lock);
     resident_key *r = &c->res[c->n_res++];
     memset(r, 0, sizeof *r);
-    r->srs = srs, r->gc = gc, r->key = *key, r->work = work;
+    r->srs = srs, r->gc = gc, r->key = *key, r->work = work, r->abc_host = abc_host;
     snprintf(r->circuit, sizeof r->circuit, "%s", id);
     pthread_mutex_unlock(&c->slot_lock);
     r->held = cz_gpu_srs_bytes(srs) + gc_bytes;
@@ -601,6 +625,21 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     if (st != CZ_OK) return st;
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, u->pd, NULL, err);
+    } else if (!r->gc) {
+        /* the circuit did not fit beside the key (key_load): a, b, c of
+         * the witness on all cores, then up with the assignment */
+        const size_t rows = u->circuit->num_constraints;
+        cz_fr *abc = malloc(3 * (rows ? rows : 1) * sizeof(cz_fr));
+        if (!abc)
+            return cz_error_set(err, CZ_E_NOMEM,
+                                "%s: a, b, c of %zu constraints: out of host memory", b->info.name,
+                                rows);
+        cz_circuit_eval(abc, abc + rows, abc + 2 * rows, u->circuit, u->witness->input,
+                        u->witness->aux);
+        cz_prove_data view;
+        cz_circuit_prove_view(&view, u->circuit, u->witness, abc, abc + rows, abc + 2 * rows);
+        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, &view, NULL, err);
+        free(abc);
     } else {
         /* a, b, c on the device from the resident circuit: only the
          * witness crosses PCIe (staged already, or now). */
