@@ -271,6 +271,7 @@ typedef struct {
     /* Prove units whose circuit differed from the one proven before them
      * (counted when a worker takes the unit; the first unit is not one). */
     uint64_t gpu_circuit_switches;
+    uint64_t preemptions; /* units proven inside a lower-priority one at a step boundary */
 } cz_engine_status;
 
 void cz_engine_get_status(cz_engine *e, cz_engine_status *out);

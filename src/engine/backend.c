@@ -51,16 +51,30 @@ void cz_backend_note_plan(cz_backend *b, const char *kind, const char *line) {
     pthread_mutex_unlock(&b->info_lock);
 }
 
+/* The back-end whose run lock the calling thread holds inside
+ * cz_backend_prove_start: a unit proven at a step boundary of another on the
+ * same context (the engine's preemption, util/cancel.h) runs under the
+ * lock its thread already holds, and without staging (stage_lock is never
+ * taken inside run_lock). */
+static _Thread_local cz_backend *running_on;
+
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     void *staged = NULL;
-    if (b->ops->stage && b->ops->unstage) {
+    const int nested = running_on == b;
+    if (!nested && b->ops->stage && b->ops->unstage) {
         pthread_mutex_lock(&b->stage_lock);
         staged = b->ops->stage(b, u);
         pthread_mutex_unlock(&b->stage_lock);
     }
-    pthread_mutex_lock(&b->run_lock);
+    if (!nested) pthread_mutex_lock(&b->run_lock);
+    cz_backend *was_running_on = running_on;
+    running_on = b;
+    char outer_job[sizeof b->info.current_job];
+    cz_proof_kind outer_kind;
     pthread_mutex_lock(&b->info_lock);
+    memcpy(outer_job, b->info.current_job, sizeof outer_job);
+    outer_kind = b->info.current_kind;
     b->info.busy = 1;
     snprintf(b->info.current_job, sizeof b->info.current_job, "%s", u->job_id ? u->job_id : "");
     b->info.current_kind = u->kind;
@@ -68,16 +82,19 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     uint64_t t0 = cz_now_ns();
     cz_status st = b->ops->prove_start(b, out, u, err);
     uint64_t dt = cz_now_ns() - t0;
+    running_on = was_running_on;
     pthread_mutex_lock(&b->info_lock);
-    b->info.busy_ns += dt;
-    b->info.busy = 0;
-    b->info.current_job[0] = 0;
+    /* a nested unit's time is inside its outer unit's: counted once */
+    if (!nested) b->info.busy_ns += dt;
+    b->info.busy = nested;
+    memcpy(b->info.current_job, nested ? outer_job : "", nested ? sizeof outer_job : 1);
+    if (nested) b->info.current_kind = outer_kind;
     if (st == CZ_OK)
         b->info.units++;
     else
         b->info.failures++;
     pthread_mutex_unlock(&b->info_lock);
-    pthread_mutex_unlock(&b->run_lock);
+    if (!nested) pthread_mutex_unlock(&b->run_lock);
     if (staged) b->ops->unstage(b, staged);
     return st;
 }
@@ -563,6 +580,14 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
         *out = r;
         return CZ_OK;
     }
+    /* Inside another unit (preemption) nothing may leave the device: that
+     * unit's key is in use. The engine only nests units whose key it sees
+     * resident, so this is a key of the same id that does not match. */
+    if (running_on == b)
+        return cz_error_set(err, CZ_E_BUSY,
+                            "%s: %s: its key is not the resident one, and another unit is in "
+                            "progress on the device",
+                            b->info.name, id);
     /* Another key of the same id (another setup, or now with its circuit,
      * or streaming where host points came back) goes first. */
     for (uint32_t i = c->n_res; i-- > 0;)

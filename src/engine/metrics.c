@@ -38,6 +38,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     out->prove_workers = e->n_prove;
     out->prove_workers_busy = e->prove_busy;
     out->gpu_circuit_switches = e->circuit_switches;
+    out->preemptions = e->preemptions;
     out->n_backends = e->n_backends;
     out->backend_name = e->n_backends ? e->slots[0].backend->ops->kind : "none";
     cz_eng_unlock(e);
@@ -196,6 +197,12 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
               "# TYPE cuzk_gpu_circuit_switches_total counter\n"
               "cuzk_gpu_circuit_switches_total %" PRIu64 "\n",
               s.gpu_circuit_switches);
+    sb_printf(&b,
+              "# HELP cuzk_preemptions_total Units proven inside a lower-priority unit at one of "
+              "its step boundaries (a WinningPoSt during a PoRep partition).\n"
+              "# TYPE cuzk_preemptions_total counter\n"
+              "cuzk_preemptions_total %" PRIu64 "\n",
+              s.preemptions);
     sb_printf(&b, "# TYPE cuzk_memory_budget_bytes gauge\ncuzk_memory_budget_bytes %" PRIu64 "\n",
               s.memory_total_bytes);
     sb_printf(&b,

@@ -734,6 +734,14 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const host_poin
     return st;
 }
 
+/* A step boundary (util/cancel.h): a higher-priority unit may run here
+ * (the engine's hook), and a cancelled job's unit stops. */
+static int cancel_point(cz_status *st, const char *before, cz_error *err) {
+    if (!cz_step_boundary()) return 0;
+    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
+    return 1;
+}
+
 /* A partial plan's resident vector: o1 (G1) or o2 (G2) = the sum over n of
  * its device points, in the pieces of the streamed chunks (the plan counts
  * one chunk's MSM scratch, not a whole vector's), weighted by scal or
@@ -800,6 +808,7 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
         snprintf(what, sizeof what, "%s split + batch add", name);
         prof_step(pr, what);
     }
+    if (cancel_point(&st, "the tail MSM", err)) goto fail;
     const int dense = tail && cz_gpu_plan_dense_tail(tail, n);
     if (tail) {
         cz_g1 t1;
@@ -897,13 +906,6 @@ static cz_status circuit_shapes(const cz_groth16_params *p, const cz_gpu_circuit
                                 checks[i].name, (unsigned long long)checks[i].have,
                                 (unsigned long long)checks[i].want);
     return CZ_OK;
-}
-
-/* A cancelled job's unit (util/cancel.h) stops between the MSMs. */
-static int cancel_point(cz_status *st, const char *before, cz_error *err) {
-    if (!cz_cancel_requested()) return 0;
-    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
-    return 1;
 }
 
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,

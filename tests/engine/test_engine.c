@@ -29,7 +29,7 @@
 #include "util/cancel.h"
 
 typedef struct {
-    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove;
+    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove, steps;
     unsigned long long bytes;
     char tag;
 } fake_state;
@@ -45,6 +45,8 @@ static char prove_order[256]; /* tag of each unit at prove_start, in order */
 static size_t n_prove;
 static size_t n_done;
 static int long_prove_cancelled;
+static char end_order[256]; /* tag of each unit at prove_start's end, in order */
+static size_t n_end;
 /* Units holding their full reservation: from synthesis to prove_start's end. */
 static int in_flight, max_in_flight;
 
@@ -55,7 +57,8 @@ static void sleep_ms(unsigned ms) {
 
 static void reset_logs(void) {
     pthread_mutex_lock(&log_lock);
-    n_synth = n_done = n_prove = 0;
+    n_synth = n_done = n_prove = n_end = 0;
+    memset(end_order, 0, sizeof end_order);
     memset(synth_order, 0, sizeof synth_order);
     memset(prove_order, 0, sizeof prove_order);
     memset(done_order, 0, sizeof done_order);
@@ -126,6 +129,7 @@ static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_erro
         if (sscanf(tok, "tag=%c", &s->tag) == 1) continue;
         if (sscanf(tok, "refuse=%u", &s->refuse) == 1) continue;
         if (sscanf(tok, "longprove=%u", &s->longprove) == 1) continue;
+        if (sscanf(tok, "steps=%u", &s->steps) == 1) continue;
         return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
     }
     return CZ_OK;
@@ -253,6 +257,18 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
         }
         sleep_ms(1);
     }
+    /* steps=N: a prover of N steps of ms each with a step boundary
+     * (util/cancel.h) after each, where a higher-priority unit may run */
+    for (unsigned i = 0; i < s->steps; i++) {
+        if (cz_step_boundary()) {
+            pthread_mutex_lock(&log_lock);
+            in_flight--;
+            pthread_mutex_unlock(&log_lock);
+            free(synth);
+            return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled at a step boundary");
+        }
+        sleep_ms(s->ms);
+    }
     if (s->gate == 2) { /* hold the prove worker */
         pthread_mutex_lock(&log_lock);
         gate_waiting = 1;
@@ -263,6 +279,7 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
     *pending = synth;
     pthread_mutex_lock(&log_lock);
     in_flight--;
+    if (n_end < sizeof end_order - 1) end_order[n_end++] = s->tag;
     pthread_mutex_unlock(&log_lock);
     return CZ_OK;
 }
@@ -1233,6 +1250,64 @@ static void test_partitions_ahead(void) {
     cfg_partitions_ahead = 0;
 }
 
+static int proving_p(cz_engine *e) {
+    (void)e;
+    pthread_mutex_lock(&log_lock);
+    int yes = strchr(prove_order, 'P') != NULL;
+    pthread_mutex_unlock(&log_lock);
+    return yes;
+}
+
+static uint64_t preemptions(cz_engine *e) {
+    return metric(e, "cuzk_preemptions_total");
+}
+
+/* One prove worker busy with a PoRep unit of 60 steps of 10 ms, a
+ * WinningPoSt (CRITICAL) and then a WindowPoSt (HIGH) submitted meanwhile:
+ * each runs inside the PoRep unit at its next step boundary and ends before
+ * it (end order WVP, not PWV), the PoRep unit goes on where it stopped and
+ * every proof is the one predicted (fake_verify checks the bytes). A
+ * NORMAL job submitted meanwhile does not preempt: it waits its turn. */
+static void test_preempt_at_boundary(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
+    CHECK(eventually(proving_p, e));
+    CHECK(submit_kind(e, "other", CZ_PROOF_POREP, 0, "tag=N ms=5", &info, &err) == CZ_OK);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(submit_kind(e, "window", CZ_PROOF_WINDOW_POST, 0, "tag=V ms=5", &info, &err) == CZ_OK);
+    const char *ids[] = {"porep", "other", "winning", "window"};
+    for (int i = 0; i < 4; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(end_order, "WVPN") != 0)
+        printf("end order %s, prove order %s\n", end_order, prove_order);
+    CHECK(!strcmp(end_order, "WVPN"));
+    CHECK(!strcmp(prove_order, "PWVN"));
+    CHECK(preemptions(e) == 2);
+    cz_engine_destroy(e);
+}
+
+/* A unit that runs inside another is not interrupted in turn, and a
+ * CRITICAL unit is never interrupted: two WinningPoSts, the second
+ * submitted while the first (steps at its boundaries) runs, end in order. */
+static void test_critical_not_preempted(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "w1", CZ_PROOF_WINNING_POST, 0, "tag=A steps=40 ms=10", &info, &err) ==
+          CZ_OK);
+    for (int i = 0; i < 5000 && !strchr(prove_order, 'A'); i++) sleep_ms(1);
+    CHECK(submit_kind(e, "w2", CZ_PROOF_WINNING_POST, 0, "tag=B ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "w1", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "w2", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(end_order, "AB"));
+    CHECK(preemptions(e) == 0);
+    cz_engine_destroy(e);
+}
+
 int main(void) {
     cz_test_init("engine/engine");
     test_budget_fifo();
@@ -1254,5 +1329,7 @@ int main(void) {
     test_post_jumps_porep_backlog();
     test_winning_while_synthesis_busy();
     test_partitions_ahead();
+    test_preempt_at_boundary();
+    test_critical_not_preempted();
     return cz_test_finish("engine/engine");
 }
