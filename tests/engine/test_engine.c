@@ -199,6 +199,7 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
 static int fake_backend_units[2];
 static int fake_backend_released[2];
 static int fake_backend_fail; /* 1 + the context that fails its next unit with a device error */
+static unsigned fake_backend_steps; /* step boundaries of 10 ms in each unit (0: one sleep) */
 
 static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
                                     const cz_backend_unit *u, cz_error *err) {
@@ -210,7 +211,11 @@ static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
     if (!fail) fake_backend_units[which]++;
     pthread_mutex_unlock(&log_lock);
     if (fail) return cz_error_set(err, CZ_E_CUDA, "fake: device %d lost", which);
-    sleep_ms(15);
+    for (unsigned i = 0; i < fake_backend_steps; i++) {
+        if (cz_step_boundary()) return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled");
+        sleep_ms(10);
+    }
+    if (!fake_backend_steps) sleep_ms(15);
     return CZ_OK;
 }
 
@@ -1289,6 +1294,52 @@ static void test_preempt_at_boundary(void) {
     cz_engine_destroy(e);
 }
 
+/* Preemption inside a back-end context's prove_start, as with the real
+ * provers: the WinningPoSt's unit runs under the context's run lock that
+ * the interrupted unit's thread holds (no deadlock), and the context counts
+ * both units. */
+static void test_preempt_inside_backend(void) {
+    static int id0 = 0;
+    reset_logs();
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = 1 << 30;
+    cfg.synthesis_workers = 2;
+    cfg.prove_workers = 1;
+    cfg.result_retention_ms = 60000;
+    cfg.param_cache = ".";
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cfg.ops[CZ_PROOF_WINNING_POST] = &admit_ops;
+    cz_backend *b = calloc(1, sizeof *b);
+    cz_backend_init(b, &fake_backend_ops, &id0, "fake:0");
+    cfg.backends[0] = b;
+    cfg.n_backends = 1;
+    memset(fake_backend_units, 0, sizeof fake_backend_units);
+    fake_backend_steps = 40;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    cz_engine_submit_info info;
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
+    for (int i = 0; i < 5000; i++) {
+        cz_engine_status st;
+        cz_engine_get_status(e, &st);
+        if (st.backends[0].busy) break;
+        sleep_ms(1);
+    }
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=1", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(end_order, "PW") != 0)
+        printf("end order %s (after the back-end calls)\n", end_order);
+    CHECK(preemptions(e) == 1);
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    CHECK(st.backends[0].units == 2 && !st.backends[0].busy);
+    fake_backend_steps = 0;
+    cz_engine_destroy(e);
+}
+
 /* A unit that runs inside another is not interrupted in turn, and a
  * CRITICAL unit is never interrupted: two WinningPoSts, the second
  * submitted while the first (steps at its boundaries) runs, end in order. */
@@ -1331,5 +1382,6 @@ int main(void) {
     test_partitions_ahead();
     test_preempt_at_boundary();
     test_critical_not_preempted();
+    test_preempt_inside_backend();
     return cz_test_finish("engine/engine");
 }
