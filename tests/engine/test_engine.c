@@ -1330,8 +1330,9 @@ static void test_preempt_inside_backend(void) {
     CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=1", &info, &err) == CZ_OK);
     CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
     CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
-    if (strcmp(end_order, "PW") != 0)
-        printf("end order %s (after the back-end calls)\n", end_order);
+    /* the WinningPoSt's prove_start ended inside the PoRep unit's */
+    if (strcmp(end_order, "WP") != 0) printf("end order %s\n", end_order);
+    CHECK(!strcmp(end_order, "WP"));
     CHECK(preemptions(e) == 1);
     cz_engine_status st;
     cz_engine_get_status(e, &st);
