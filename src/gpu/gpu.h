@@ -137,7 +137,7 @@ cz_status cz_gpu_g2_batch_add(cz_g2 *out, const cz_g2_affine *dev_points,
 cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones,
                           uint32_t *dev_tail, size_t *tail_count, cz_error *err);
 
-/* ---- Groth16 prover (groth16.c, prover.cu) ---- */
+/* ---- Groth16 prover (srs.c, groth16.c, prover.cu) ---- */
 
 /* Device memory: *free_bytes and *total_bytes of the current device. */
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err);
@@ -214,7 +214,7 @@ int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
 /* The SRS's memory plan (plan.h; zeros for NULL). */
 void cz_gpu_srs_plan_get(cz_gpu_plan *out, const cz_gpu_srs *srs);
 
-/* ---- the proving key from its .params file (keyload.cu, groth16.c) ----
+/* ---- the proving key from its .params file (keyload.cu, srs.c) ----
  * cz_gpu_srs_load makes an SRS resident straight from the mapped .params
  * file, without host point arrays: the file's point bytes (uncompressed,
  * big-endian, groth16.h) go through two pinned staging buffers to the device

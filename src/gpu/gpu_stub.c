@@ -163,7 +163,7 @@ cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *de
     (void)d, (void)dev_a, (void)dev_b, (void)dev_c;
     return NO_GPU(err);
 }
-/* The Groth16 prover itself (groth16.c) is built in both configurations;
+/* The key (srs.c) and the prover (groth16.c) are built in both configurations;
  * without CUDA it stops at cz_gpu_srs_create (cz_gpu_mem_info below). */
 void cz_gpu_pool_trim(void) {}
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err) {
