@@ -11,7 +11,9 @@
 #   scripts/gpu-check.sh resources DIR [ARCH...]
 #                                    registers, spills and shared memory of the
 #                                    hot kernels per architecture (ptxas -v;
-#                                    default 75 80 86 89 90 100 120; no GPU
+#                                    default 75 80 86 89 90 100 120;
+#                                    CZ_RES_FILES: the .cu files, default
+#                                    msm_g1 msm_g2 ntt batch circuit; no GPU
 #                                    needed: src/gpu/README.md's table)
 #
 # It compiles only what the GPU layer needs (src/util, ff, ec, poly, r1cs,
@@ -142,7 +144,7 @@ resources() {
     mkdir -p "$dir"
     local archs=("$@") f a
     [ ${#archs[@]} -gt 0 ] || archs=(75 80 86 89 90 100 120)
-    for f in msm_g1 msm_g2 ntt batch circuit; do
+    for f in ${CZ_RES_FILES:-msm_g1 msm_g2 ntt batch circuit}; do
         for a in "${archs[@]}"; do
             "$NVCC" -arch=sm_$a -O3 -std=c++17 --default-stream per-thread -I"$root/include" \
                 -I"$root/src" -DCZ_CUDA_CODE=\"sm_$a\" -DCZ_CUDA_NVCC=\"\" -Xptxas -v -c \
