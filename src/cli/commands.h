@@ -60,6 +60,8 @@ void cz_cli_progress_begin(cz_cli_progress *p, FILE *stream, const char *what);
 void cz_cli_progress_update(cz_cli_progress *p, uint64_t done, uint64_t total);
 /* Ends the redrawn line (if any); prints nothing else. */
 void cz_cli_progress_end(cz_cli_progress *p);
+/* cz_cli_progress_update as a callback (ctx: the cz_cli_progress). */
+void cz_cli_progress_fn(void *ctx, uint64_t done, uint64_t total);
 
 /* --backend's value: 1 when auto, cpu or cuda, else 0 after a message
  * naming cmd. */
@@ -175,5 +177,11 @@ int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
 int cz_cmd_bench_gpu(int argc, char **argv);
 int cz_cmd_gen(int argc, char **argv);
+int cz_cmd_params(int argc, char **argv);
+
+/* The parameter directory by default, as Filecoin's tools choose it:
+ * $FIL_PROOFS_PARAMETER_CACHE when set and not empty, else
+ * /var/tmp/filecoin-proof-parameters. */
+const char *cz_cli_param_dir_default(void);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
+#include "filecoin/params_table.h"
 #include "filecoin/post.h"
 #include "filecoin/vanilla.h"
 #include "gpu/gpu.h"
@@ -133,13 +134,57 @@ static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_
     return st;
 }
 
+/* Records beside a development key just written (FILE.dev with its
+ * digest, filecoin/params_table.h), so that nothing takes it for Filecoin's
+ * key of the same name: the daemon serves it only with a warning. */
+static cz_status mark_development(const char *path, cz_error *err) {
+    cz_cli_progress bar;
+    cz_cli_progress_begin(&bar, stdout, "digest");
+    uint64_t t0 = cz_now_ns();
+    char digest[CZ_FC_PARAM_DIGEST_HEX];
+    cz_status st = cz_fc_param_digest_file(digest, path, cz_cli_progress_fn, &bar, err);
+    cz_cli_progress_end(&bar);
+    if (st == CZ_OK) st = cz_fc_param_mark_development(path, digest, err);
+    if (st == CZ_OK)
+        printf("  marked development      %8.2f s  %s.dev (blake2b %s)\n", seconds_since(t0), path,
+               digest);
+    return st;
+}
+
+/* Whether the key files already in place may be reused: CZ_OK when both
+ * are marked development keys (or, for the .params, Filecoin's own),
+ * CZ_E_NOT_FOUND when they must be made again (a development key whose
+ * record is missing or stale), CZ_E_INVALID_ARG when a file carries an
+ * official name with another digest and no record: it may be a partial
+ * download of Filecoin's key, which the setup does not overwrite. */
+static cz_status dev_keys_reusable(const char *params_path, const char *vk_path, cz_error *err) {
+    const char *paths[2] = {params_path, vk_path};
+    int remake = 0;
+    for (int i = 0; i < 2; i++) {
+        cz_fc_param_verdict v;
+        cz_cli_progress bar;
+        cz_cli_progress_begin(&bar, stdout, "checking the key");
+        cz_status st = cz_fc_param_classify(&v, paths[i], NULL, 0, cz_cli_progress_fn, &bar, err);
+        cz_cli_progress_end(&bar);
+        if (st != CZ_OK) return st;
+        if (v.cls == CZ_FC_PARAM_WRONG_DIGEST)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "%s: official name, digest %s instead of Filecoin's %s, and no "
+                                "development record: not overwriting it (remove it, or --force)",
+                                paths[i], v.digest, v.entry->digest);
+        if (v.cls == CZ_FC_PARAM_UNKNOWN) remake = 1;
+    }
+    return remake ? CZ_E_NOT_FOUND : CZ_OK;
+}
+
 cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
                            const char *vk_path, const char *circuit_path, const char *what,
                            cz_cli_circuit_fn load, const void *ctx, cz_error *err) {
     cz_status st;
-    if (!force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0) {
-        printf("  parameters              cached: %s\n", params_path);
-        return CZ_OK;
+    int cached = !force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0;
+    if (cached && (st = dev_keys_reusable(params_path, vk_path, err)) != CZ_E_NOT_FOUND) {
+        if (st == CZ_OK) printf("  parameters              cached: %s\n", params_path);
+        return st;
     }
     /* the setup takes minutes: know first that its files can be written */
     if (access(dir, W_OK | X_OK) != 0)
@@ -175,6 +220,8 @@ cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, cons
     cz_circuit_free(c);
     if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
     cz_groth16_vk_free(&vk);
+    if (st == CZ_OK) st = mark_development(params_path, err);
+    if (st == CZ_OK) st = mark_development(vk_path, err);
     return st;
 }
 
