@@ -142,9 +142,8 @@ static cz_status mark_development(const char *path, cz_error *err) {
     cz_cli_progress_begin(&bar, stdout, "digest");
     uint64_t t0 = cz_now_ns();
     char digest[CZ_FC_PARAM_DIGEST_HEX];
-    cz_status st = cz_fc_param_digest_file(digest, path, cz_cli_progress_fn, &bar, err);
+    cz_status st = cz_fc_param_mark_development(digest, path, cz_cli_progress_fn, &bar, err);
     cz_cli_progress_end(&bar);
-    if (st == CZ_OK) st = cz_fc_param_mark_development(path, digest, err);
     if (st == CZ_OK)
         printf("  marked development      %8.2f s  %s.dev (blake2b %s)\n", seconds_since(t0), path,
                digest);

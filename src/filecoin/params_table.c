@@ -232,16 +232,22 @@ cz_status cz_fc_param_classify(cz_fc_param_verdict *v, const char *path,
     return CZ_OK;
 }
 
-cz_status cz_fc_param_mark_development(const char *path, const char *digest, cz_error *err) {
-    if (!is_hex32(digest))
-        return cz_error_set(err, CZ_E_INVALID_ARG, "%s: digest '%s' is not 32 hex digits", path,
-                            digest);
-    char text[256];
-    snprintf(text, sizeof text, DEV_LINE "\nblake2b %s\n", digest);
-    cz_status st = write_record(path, ".dev", text, err);
+cz_status cz_fc_param_mark_development(char *digest, const char *path,
+                                       cz_fc_param_progress_fn progress, void *ctx, cz_error *err) {
+    struct stat sb, after;
+    char hex[CZ_FC_PARAM_DIGEST_HEX], text[256];
+    if (stat(path, &sb) != 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: %s", path,
+                            strerror(errno));
+    cz_status st = cz_fc_param_digest_file(hex, path, progress, ctx, err);
     if (st != CZ_OK) return st;
-    struct stat sb;
-    if (stat(path, &sb) == 0) sum_save(path, digest, &sb, NULL);
+    snprintf(text, sizeof text, DEV_LINE "\nblake2b %s\n", hex);
+    if ((st = write_record(path, ".dev", text, err)) != CZ_OK) return st;
+    /* remembered only when the file did not change while it was read */
+    if (stat(path, &after) == 0 && after.st_size == sb.st_size &&
+        mtime_ns_of(&after) == mtime_ns_of(&sb))
+        sum_save(path, hex, &sb, NULL);
+    if (digest) memcpy(digest, hex, sizeof hex);
     return CZ_OK;
 }
 

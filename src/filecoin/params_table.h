@@ -91,11 +91,13 @@ cz_status cz_fc_param_classify(cz_fc_param_verdict *v, const char *path,
                                const cz_fc_param_entry *table, size_t n,
                                cz_fc_param_progress_fn progress, void *ctx, cz_error *err);
 
-/* Writes FILE.dev for a development key just made (digest: the file's,
- * from cz_fc_param_digest_file) and FILE.blake2b for its current size and
- * time, so neither is hashed again. Fails when FILE.dev cannot be written:
- * an unmarked development key would be refused under an official name. */
-cz_status cz_fc_param_mark_development(const char *path, const char *digest, cz_error *err);
+/* Marks a development key just made: hashes it (progress may be NULL),
+ * writes FILE.dev with that digest and FILE.blake2b for its current size
+ * and time (so the daemon does not hash it again); digest (may be NULL)
+ * receives it. Fails when FILE.dev cannot be written: an unmarked
+ * development key would be refused under an official name. */
+cz_status cz_fc_param_mark_development(char *digest, const char *path,
+                                       cz_fc_param_progress_fn progress, void *ctx, cz_error *err);
 
 /* Development records in dir (FILE.dev whose FILE exists), without reading
  * any key: *n_dev, and the first of them in first (may be NULL). For a
