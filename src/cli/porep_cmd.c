@@ -335,6 +335,7 @@ enum {
     OPT_KIND,
     OPT_POST,
     OPT_SNAP,
+    OPT_PRINT_INPUTS,
     OPT_HELP
 };
 static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1},
@@ -352,6 +353,7 @@ static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1
                                           {"kind", required_argument, NULL, OPT_KIND},
                                           {"post", required_argument, NULL, OPT_POST},
                                           {"snap", required_argument, NULL, OPT_SNAP},
+                                          {"print-inputs", no_argument, NULL, OPT_PRINT_INPUTS},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
 
@@ -361,6 +363,7 @@ typedef struct {
     int snap_kind; /* --kind snap */
     uint64_t sector_size, seed;
     int have_size, force;
+    int print_inputs; /* verify --print-inputs */
     identity id;
 } options;
 
@@ -382,6 +385,7 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_FORCE: o->force = 1; break;
         case OPT_POST: o->post = optarg; break;
         case OPT_SNAP: o->snap = optarg; break;
+        case OPT_PRINT_INPUTS: o->print_inputs = 1; break;
         case OPT_KIND:
             o->post_kind = -1, o->snap_kind = 0;
             if (!strcmp(optarg, "porep"))
@@ -574,33 +578,46 @@ int cz_cmd_prove(int argc, char **argv) {
     return 0;
 }
 
+/* PoRep --print-inputs: every partition's public inputs on stdout. */
+static cz_status print_porep_inputs(const cz_c1 *c1, const uint8_t *prover_id, uint64_t sector_num,
+                                    cz_error *err) {
+    cz_fr *inputs = NULL;
+    uint32_t n = 0;
+    cz_status st = cz_porep_verifier_inputs(&inputs, &n, c1, prover_id, sector_num, err);
+    for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++)
+        cz_cli_print_inputs(k, k == 0, inputs + (size_t)k * n, n);
+    free(inputs);
+    return st;
+}
+
 int cz_cmd_verify(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk verify --c1 FILE --vk FILE|DIR --proof PROOF [--miner-id N] [--sector-num N]\n"
         "       cuzk verify --post REQUEST --vk FILE|DIR --proof PROOF\n"
         "       cuzk verify --snap REQUEST --vk FILE|DIR --proof PROOF\n"
+        "       cuzk verify --print-inputs (--c1 FILE | --post REQUEST | --snap REQUEST)\n"
+        "                   [--vk FILE|DIR --proof PROOF] [--miner-id N] [--sector-num N]\n"
         "  Checks PoRep proof bytes with the public inputs recomputed from the C1 output's\n"
         "  replica_id, comm_d, comm_r and seed (challenges derived, not read from the vanilla\n"
         "  proofs). With --miner-id, replica_id itself is recomputed too. Exit 0 = valid,\n"
         "  1 = invalid or error. --post: a PoSt proof, public inputs from the request's\n"
         "  randomness, partition and sectors (ids and comm_r). --snap: a SnapDeals proof,\n"
-        "  public inputs from the request's comm_r_old, comm_d_new and comm_r_new.\n";
+        "  public inputs from the request's comm_r_old, comm_d_new and comm_r_new.\n"
+        "  --print-inputs: first writes those public inputs on stdout, as the verifier gives\n"
+        "  them to Groth16 (ONE left out): per partition a line \"# partition K: N public\n"
+        "  inputs\", then one field element a line (0x and 64 hex digits, big-endian, as\n"
+        "  blstrs prints an Fr); partitions are separated by an empty line. Without --vk\n"
+        "  and --proof nothing is verified (exit 0 once printed).\n";
     options o;
     int rc = parse_options(&o, "verify", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
-    if (o.post) {
-        if (!o.vk) return missing("verify", "--vk", usage);
-        if (!o.proof) return missing("verify", "--proof", usage);
-        return cz_cli_post_verify(o.post, o.vk, o.proof);
-    }
-    if (o.snap) {
-        if (!o.vk) return missing("verify", "--vk", usage);
-        if (!o.proof) return missing("verify", "--proof", usage);
-        return cz_cli_snap_verify(o.snap, o.vk, o.proof);
-    }
+    /* --print-inputs alone prints; --vk and --proof go together */
+    const int need_proof = !o.print_inputs || o.vk || o.proof;
+    if (need_proof && !o.vk) return missing("verify", "--vk", usage);
+    if (need_proof && !o.proof) return missing("verify", "--proof", usage);
+    if (o.post) return cz_cli_post_verify(o.post, o.vk, o.proof, o.print_inputs);
+    if (o.snap) return cz_cli_snap_verify(o.snap, o.vk, o.proof, o.print_inputs);
     if (!o.c1) return missing("verify", "--c1", usage);
-    if (!o.vk) return missing("verify", "--vk", usage);
-    if (!o.proof) return missing("verify", "--proof", usage);
     cz_error err = {0};
     cz_c1 c1 = {0};
     cz_groth16_vk vk = {0};
@@ -611,18 +628,23 @@ int cz_cmd_verify(int argc, char **argv) {
     cz_status st = cz_c1_parse_file(&c1, o.c1, &err);
     if (st == CZ_OK) st = cz_c1_check_shape(&c1, &err);
     if (st != CZ_OK) cz_error_prefix(&err, "%s", o.c1);
-    if (st == CZ_OK && is_dir(o.vk))
-        st = param_files(params_path, vk_path, sizeof vk_path, o.vk, &c1, &err);
-    else
-        snprintf(vk_path, sizeof vk_path, "%s", o.vk);
-    if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, o.proof, &err);
-    if (st == CZ_OK) {
-        const uint8_t *prover_id = identity_resolve(&o.id, &c1);
-        st = cz_porep_verify(&valid, &c1, &vk, proof, proof_len, prover_id, o.id.sector_num, &err);
+    const uint8_t *prover_id = st == CZ_OK ? identity_resolve(&o.id, &c1) : NULL;
+    if (st == CZ_OK && o.print_inputs)
+        st = print_porep_inputs(&c1, prover_id, o.id.sector_num, &err);
+    if (st == CZ_OK && need_proof) {
+        if (is_dir(o.vk))
+            st = param_files(params_path, vk_path, sizeof vk_path, o.vk, &c1, &err);
+        else
+            snprintf(vk_path, sizeof vk_path, "%s", o.vk);
+        if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, o.proof, &err);
+        if (st == CZ_OK)
+            st = cz_porep_verify(&valid, &c1, &vk, proof, proof_len, prover_id, o.id.sector_num,
+                                 &err);
     }
     cz_c1_free(&c1);
     cz_groth16_vk_free(&vk);
     free(proof);
+    if (st == CZ_OK && !need_proof) return 0; /* inputs printed, nothing to verify */
     return cz_cli_verify_outcome(st, valid, &err);
 }
 
