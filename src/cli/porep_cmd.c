@@ -518,33 +518,34 @@ static cz_status param_dir(char *dir, size_t cap, const char *arg, const cz_c1 *
 
 int cz_cmd_prove(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
+        "usage: cuzk prove --c1 FILE [--params DIR|FILE] --out PROOF [--miner-id N]\n"
         "                  [--sector-num N] [--backend auto|cpu|cuda]\n"
-        "       cuzk prove --post REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
-        "       cuzk prove --snap REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --post REQUEST [--params DIR] --out PROOF [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --snap REQUEST [--params DIR] --out PROOF [--backend auto|cpu|cuda]\n"
         "  Proves a PoRep C1 output (Curio envelope or raw JSON) and writes the proof bytes\n"
         "  (192 per partition) after verifying them; on the GPU when one answers (auto), else\n"
         "  on the CPU. --miner-id (and --sector-num unless the envelope has SectorNum) also\n"
         "  recompute and check replica_id. --post: a WinningPoSt or WindowPoSt partition\n"
         "  request (`cuzk gen post`), one 192-byte proof. --snap: a SnapDeals update request\n"
-        "  (`cuzk gen snap`), 192 bytes per partition.\n";
+        "  (`cuzk gen snap`), 192 bytes per partition. --params: where Filecoin's tools keep\n"
+        "  the parameters by default ($FIL_PROOFS_PARAMETER_CACHE, else\n"
+        "  /var/tmp/filecoin-proof-parameters); each file is checked against Filecoin's\n"
+        "  published digests (`cuzk params check`), development keys are used with a warning.\n";
     options o;
     int rc = parse_options(&o, "prove", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
+    if (!o.params) o.params = cz_cli_param_dir_default(); /* where Filecoin's tools keep them */
     if (o.post) {
-        if (!o.params) return missing("prove", "--params", usage);
         if (!o.out) return missing("prove", "--out", usage);
         if (!cz_cli_backend_available("prove", o.backend)) return 1;
         return cz_cli_post_prove(o.post, o.params, o.out, o.backend);
     }
     if (o.snap) {
-        if (!o.params) return missing("prove", "--params", usage);
         if (!o.out) return missing("prove", "--out", usage);
         if (!cz_cli_backend_available("prove", o.backend)) return 1;
         return cz_cli_snap_prove(o.snap, o.params, o.out, o.backend);
     }
     if (!o.c1) return missing("prove", "--c1", usage);
-    if (!o.params) return missing("prove", "--params", usage);
     if (!o.out) return missing("prove", "--out", usage);
     if (!cz_cli_backend_available("prove", o.backend)) return 1;
     cz_error err = {0};
