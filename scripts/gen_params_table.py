@@ -13,6 +13,8 @@ with `cuzk params table`, so a stale or edited table fails there."""
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,4 +57,7 @@ lines.append("")
 lines.append("const size_t cz_fc_param_table_len = sizeof cz_fc_param_table / sizeof cz_fc_param_table[0];")
 with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")
+# the repository's clang-format style, as for every C file
+if shutil.which("clang-format"):
+    subprocess.run(["clang-format", "-i", out], check=True)
 print(f"{out}: {len(rows)} entries")
