@@ -471,6 +471,9 @@ if (postParams) {
   check(b0.code === 0 && /\ncuzk_srs_development_keys [1-9]\d*\n/.test(b0.out) &&
     /\ncuzk_srs_development\{circuit_id="porep-2k"\} 1\n/.test(b0.out),
     '/metrics: cuzk_srs_development_keys and cuzk_srs_development');
+  b0 = run(['bench', 'status', '-a', `unix://${d.sock}`]);
+  check(b0.code === 0 && /porep-2k hot.*DEVELOPMENT key/.test(b0.out) && /WARNING: +\d+ development key/.test(b0.out),
+    'cuzk bench status marks the development key');
   r = await call(c, 'EvictSRS', { circuit_id: 'porep-2k' });
   check(!r.err && r.res.was_loaded && r.res.freed_bytes === srs.size_bytes, 'EvictSRS frees it');
   r = await call(c, 'GetStatus', {});
