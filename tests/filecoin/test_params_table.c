@@ -33,6 +33,10 @@ static void write_pattern(const char *path, uint64_t n) {
     free(b);
 }
 
+static void write_text(const char *path, const char *text) {
+    cz_test_write_file(path, (const uint8_t *)text, strlen(text));
+}
+
 static char dir[256];
 
 static const char *in_dir(char *buf, const char *name) {
@@ -138,18 +142,14 @@ static void test_classify(void) {
      * seen): a record naming the official digest makes it official */
     struct stat sb;
     CHECK(stat(p, &sb) == 0);
-    FILE *f = fopen(rec, "w");
-    CHECK(f != NULL);
-    fprintf(f, "cuzk-blake2b512-16 %s %lld %lld\n", d100000, (long long)sb.st_size,
-            (long long)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec);
-    fclose(f);
+    char text[200];
+    snprintf(text, sizeof text, "cuzk-blake2b512-16 %s %lld %lld\n", d100000, (long long)sb.st_size,
+             (long long)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec);
+    write_text(rec, text);
     CHECK(cz_fc_param_classify(&v, p, table, n, NULL, NULL, &err) == CZ_OK);
     CHECK(v.cls == CZ_FC_PARAM_OFFICIAL && !v.hashed);
     /* a malformed record is named */
-    f = fopen(rec, "w");
-    CHECK(f != NULL);
-    fputs("cuzk-blake2b512-16 xyz 1 2\n", f);
-    fclose(f);
+    write_text(rec, "cuzk-blake2b512-16 xyz 1 2\n");
     CHECK(cz_fc_param_classify(&v, p, table, n, NULL, NULL, &err) == CZ_E_PARSE);
     CHECK(strstr(err.message, ".blake2b") && strstr(err.message, "line 1"));
     unlink(rec);
@@ -173,10 +173,7 @@ static void test_classify(void) {
     CHECK(v.cls == CZ_FC_PARAM_WRONG_DIGEST && v.hashed && !strcmp(v.digest, d129));
     /* a damaged development record is named */
     snprintf(rec, sizeof rec, "%s.dev", p);
-    f = fopen(rec, "w");
-    CHECK(f != NULL);
-    fputs("blake2b 934aa4382ed21fafa03224427e576ef3\n", f);
-    fclose(f);
+    write_text(rec, "blake2b 934aa4382ed21fafa03224427e576ef3\n");
     CHECK(cz_fc_param_classify(&v, p, table, n, NULL, NULL, &err) == CZ_E_PARSE);
     CHECK(strstr(err.message, "a-dev.params.dev") && strstr(err.message, "development record"));
     CHECK(cz_fc_param_mark_development(NULL, in_dir(rec, "b-absent.params"), NULL, NULL, &err) ==
