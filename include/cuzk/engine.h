@@ -243,6 +243,9 @@ typedef struct {
     uint32_t ref_count;
     uint64_t host_bytes;  /* memory budget it holds (hot) */
     int points_on_device; /* hot with the points on the GPUs only, no host copy */
+    /* a development key (cuzk setup, NOT a trusted setup) or a file not in
+     * Filecoin's table: its proofs will not verify on chain */
+    int development;
 } cz_engine_srs_info;
 
 typedef struct {
@@ -272,6 +275,8 @@ typedef struct {
      * (counted when a worker takes the unit; the first unit is not one). */
     uint64_t gpu_circuit_switches;
     uint64_t preemptions; /* units proven inside a lower-priority one at a step boundary */
+    /* SRS entries loaded (warm or hot) from development keys (srs[].development) */
+    uint32_t development_keys;
 } cz_engine_status;
 
 void cz_engine_get_status(cz_engine *e, cz_engine_status *out);

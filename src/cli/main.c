@@ -102,6 +102,8 @@ static void usage(FILE *out) {
         "                          the PoRep circuit of a sector size: sizes, non-zeros,\n"
         "                          densities, FFT domain\n"
         "  r1cs info FILE          the same for a recorded circuit file\n"
+        "  params check [DIR]      every parameter file against Filecoin's published table:\n"
+        "                          official, WRONG digest, development (cuzk setup), unknown\n"
         "  version                 print the version\n"
         "  help [COMMAND]          this text, or a command's\n"
         "\n"
@@ -129,6 +131,7 @@ static const struct {
     {"bench-post", cz_cmd_bench_post},
     {"r1cs", cz_cmd_r1cs},
     {"info", cz_cmd_info},
+    {"params", cz_cmd_params},
 };
 
 static command_fn find_command(const char *name) {

@@ -32,6 +32,7 @@
 #include "daemon/notify.h"
 #include "daemon/request.h"
 #include "engine/job.h"
+#include "filecoin/params_table.h"
 #include "gpu/gpu.h"
 #include "util/log.h"
 #include "util/parallel.h"
@@ -323,9 +324,11 @@ static void do_status(call_ctx *c) {
         ss[i].tier = (Cuzk__V1__SRSStatus__Tier)s->srs[i].tier;
         ss[i].size_bytes = s->srs[i].size_bytes;
         ss[i].ref_count = s->srs[i].ref_count;
+        ss[i].development = s->srs[i].development != 0;
         sp[i] = &ss[i];
     }
     m.n_loaded_srs = s->n_srs;
+    m.development_keys = s->development_keys;
     m.loaded_srs = sp;
     /* GPUs: one entry per CUDA back-end context; none on the CPU. */
     Cuzk__V1__GPUStatus gs[CZ_ENGINE_MAX_BACKENDS], *gp[CZ_ENGINE_MAX_BACKENDS];
@@ -657,6 +660,22 @@ static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *
 
 /* ---- life cycle ---- */
 
+/* Says at start, loudly, when the parameter directory holds development
+ * keys (cuzk setup: NOT a trusted setup), before any is loaded; the SRS
+ * manager checks every file it loads (filecoin/params_table.h). */
+static void warn_development_keys(const char *param_cache) {
+    size_t n = 0;
+    char first[512];
+    cz_error err = {0};
+    if (cz_fc_param_dir_development(&n, first, sizeof first, param_cache, &err) != CZ_OK)
+        cz_log(CZ_LOG_WARN, "[srs] param_cache: %s", err.message);
+    else if (n)
+        cz_log(CZ_LOG_WARN,
+               "WARNING: [srs] param_cache %s holds %zu development key file(s) (%s ...): made by "
+               "cuzk setup, NOT a trusted setup; proofs made with them will NOT verify on chain",
+               param_cache, n, first);
+}
+
 cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
                           const cz_engine_config *engine_extra, cz_error *err) {
     *out = NULL;
@@ -779,6 +798,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     d->cq_thread_started = 1;
     cz_log(CZ_LOG_INFO, "cuzk %s listening on %s (backend %s, params %s)", CZ_VERSION, addr,
            cpu_only ? "cpu" : "cuda", cfg->param_cache);
+    warn_development_keys(cfg->param_cache);
     *out = d;
     return CZ_OK;
 

@@ -50,6 +50,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     cz_eng_unlock(e);
     cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
     out->n_srs = cz_srs_list(&e->srs, out->srs, sizeof out->srs / sizeof out->srs[0]);
+    for (size_t i = 0; i < out->n_srs; i++) out->development_keys += out->srs[i].development != 0;
     pthread_mutex_lock(&e->steps_lock);
     out->n_steps = e->n_steps;
     memcpy(out->steps, e->steps, e->n_steps * sizeof e->steps[0]);
@@ -208,6 +209,17 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     sb_printf(&b,
               "# TYPE cuzk_memory_reserved_bytes gauge\ncuzk_memory_reserved_bytes %" PRIu64 "\n",
               s.memory_used_bytes);
+    sb_printf(&b,
+              "# HELP cuzk_srs_development_keys Loaded SRS entries that are development keys "
+              "(cuzk setup, NOT a trusted setup) or not in Filecoin's table: their proofs do "
+              "not verify on chain.\n"
+              "# TYPE cuzk_srs_development_keys gauge\ncuzk_srs_development_keys %" PRIu32 "\n",
+              s.development_keys);
+    sb_printf(&b, "# HELP cuzk_srs_development SRS per circuit loaded from a development key "
+                  "(1) or Filecoin's (0).\n# TYPE cuzk_srs_development gauge\n");
+    for (size_t i = 0; i < s.n_srs; i++)
+        sb_printf(&b, "cuzk_srs_development{circuit_id=\"%s\"} %d\n", s.srs[i].circuit_id,
+                  s.srs[i].development);
     sb_printf(&b, "# HELP cuzk_srs_tier SRS tier per circuit (0 hot, 1 warm, 2 cold).\n"
                   "# TYPE cuzk_srs_tier gauge\n");
     for (size_t i = 0; i < s.n_srs; i++)
