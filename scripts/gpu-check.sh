@@ -160,6 +160,8 @@ resources() {
                     print arch, r, sst, sld, stack, sm, k }' "$dir/res_${f}_$a.log"
         done
     done | c++filt | grep -E 'k_msm_acc|k_msm_digits|k_msm_runsum|k_ntt_rb|k_xyzz_strided|k_pair_level|k_short_rows|k_pieces' |
+        sed -E 's/\(.*\)$//; s/cz_gpu:://g; s/ void / /; s/mont<fp_params>/Fp/g; s/mont<fr_params>/Fr/g;
+                s/fp2_t/Fp2/g; s/(xyzz|affine)<(Fp2?)>/\2/g' |
         sort -u | awk 'BEGIN { print "arch registers spill_stores spill_loads stack smem kernel" } { print }'
 }
 
