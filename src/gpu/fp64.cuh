@@ -1,7 +1,7 @@
 /* Device types for the FP64-limb Montgomery product (fp64_mont.h): Fp in 8
  * limbs of 48 bits (R = 2^384, the project's), Fr in 5 limbs of 51 bits
  * (R' = 2^255; cz_fp64_fr_load / _store convert). The same source as the
- * host's, so the CPU test (tests/gpu/test_fp64_mont.c) covers the algorithm
+ * host's, so the CPU test (tests/ff/test_fp64_mont.c) covers the algorithm
  * and the GPU test (tests/gpu/test_gpu_fp64.c) the device compilation.
  * Used by gpu_bench.cu's rate kernels and the exactness entry points; no
  * production kernel uses it yet (issue 29: measure first). */

@@ -2,7 +2,7 @@
  * with limbs held in doubles, for the FP64 pipe of a GPU (issue 29). One
  * source for the host (plain C11, `fma` from math.h; x86-64-v3 has FMA3) and
  * the device (nvcc: `__fma_rn`, `__dsub_rn`); the CPU test
- * (tests/gpu/test_fp64_mont.c) holds it bit-exact to src/ff and GMP, the GPU
+ * (tests/ff/test_fp64_mont.c) holds it bit-exact to src/ff and GMP, the GPU
  * test (tests/gpu/test_gpu_fp64.c) the device copy to the host one.
  *
  * Representation. An element is n limbs x_i, each an integer in [0, 2^w)

@@ -1,7 +1,7 @@
 /* The FP64-limb Montgomery product on the device (src/gpu/fp64.cu, issue 29)
  * against the CPU: canonical inputs against cz_fp_mul / cz_fr_mul through the
  * project's form (independent of fp64_mont.h), lazy and edge inputs against
- * the host copy of fp64_mont.h (which tests/gpu/test_fp64_mont.c holds to
+ * the host copy of fp64_mont.h (which tests/ff/test_fp64_mont.c holds to
  * src/ff and GMP): bit-exact, limb for limb. CZ_TEST_ITERS sets the random
  * products per field (default 2^20; docs/TESTING.md: 10^8 on the H200). */
 #include <stdlib.h>
