@@ -1,11 +1,13 @@
 /* The FP64-limb Montgomery product (src/gpu/fp64_mont.h, the device
- * product's portable source) on the CPU, in every build (no GPU needed): bit-exact against the CPU
- * field (src/ff's cz_fp_mul / cz_fr_mul, through the project's Montgomery form) on random inputs,
- * and against GMP (a b R^-1 mod p, computed here) on the edge cases: 0, 1, 2, p - 1, p, p + 1, R
- * mod p, R^2 mod p, the largest allowed inputs (2p - 1 for Fp; every limb 2^51 - 1, i.e. 2^255 - 1,
- * for Fr), all-ones and alternating limbs, and lazy inputs (>= p) at random. CZ_TEST_ITERS sets the
- * random products per field (default 10^6; docs/TESTING.md records a run of 10^8), CZ_TEST_SEED the
- * seed. */
+ * product's portable source) on the CPU, in every build (no GPU needed):
+ * bit-exact against the CPU field (src/ff's cz_fp_mul / cz_fr_mul, through
+ * the project's Montgomery form) on random inputs, and against GMP
+ * (a b R^-1 mod p, computed here) on the edge cases: 0, 1, 2, p - 1, p,
+ * p + 1, R mod p, R^2 mod p, the largest allowed inputs (2p - 1 for Fp;
+ * every limb 2^51 - 1, i.e. 2^255 - 1, for Fr), all-ones and alternating
+ * limbs, limbs 2^(w-1) (rounding ties), and lazy inputs (>= p) at random.
+ * CZ_TEST_ITERS sets the random products per field (default 10^6;
+ * docs/TESTING.md records a run of 10^8), CZ_TEST_SEED the seed. */
 #include <gmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +169,7 @@ static void check_conversions(unsigned iters) {
     CHECK(bad == 0);
 }
 
-#define N_EDGE 24
+#define N_EDGE 28
 
 /* Edge inputs of a field as integers in the FP64 form, all within the
  * product's input bounds (Fp: < 2p; Fr: < 2^255). */
@@ -204,6 +206,17 @@ static int edge_values(const fp64_field *f, mpz_t *e) {
             mpz_add_ui(e[k], e[k], (unsigned long)((1ULL << f->w) - 1));
         else
             mpz_add_ui(e[k + 1], e[k + 1], (unsigned long)((1ULL << f->w) - 1));
+    }
+    k += 2;
+    /* every limb 2^(w-1) (below the top one, and all): times a value with
+     * odd limbs each limb product is a tie, x y = 2^(w-1) mod 2^w, which
+     * round to nearest even splits with |L| = 2^(w-1), the bound's edge */
+    mpz_set_ui(e[k], 0), mpz_set_ui(e[k + 1], 0);
+    for (int i = f->n - 1; i >= 0; i--) {
+        mpz_mul_2exp(e[k], e[k], (mp_bitcnt_t)f->w),
+            mpz_mul_2exp(e[k + 1], e[k + 1], (mp_bitcnt_t)f->w);
+        if (i < f->n - 1) mpz_add_ui(e[k], e[k], (unsigned long)(1ULL << (f->w - 1)));
+        mpz_add_ui(e[k + 1], e[k + 1], (unsigned long)(1ULL << (f->w - 1)));
     }
     k += 2;
     mpz_add_ui(e[k++], R, 0), mpz_sub(e[k - 1], e[k - 1], f->p); /* R - p */
