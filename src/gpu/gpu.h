@@ -38,6 +38,7 @@ extern "C" {
 #include "groth16/prover.h"
 #include "poly/ntt.h"
 #include "gpu/plan.h"
+#include "gpu/fp64_mont.h"
 
 /* The GPU code this build holds, "sm_75 sm_80 ... compute_120 (nvcc 13.0.88)"
  * (sm_NN machine code, compute_NN PTX); NULL in a build without CUDA. */
@@ -501,6 +502,23 @@ cz_status cz_gpu_fill_g2(cz_g2_affine *dev, size_t n, const cz_g2_affine *dev_ba
 cz_status cz_gpu_fill_bitmap(uint64_t *dev, size_t n, unsigned density_pct, uint64_t seed,
                              cz_error *err);
 cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_error *err);
+
+/* The FP64-limb Montgomery product (fp64_mont.h, issue 29) against the IMAD
+ * one (field.cuh), in products per second: each alone, both interleaved in
+ * one thread (all products counted), both on alternate warps (iterations
+ * balanced by the rates alone). Same kernel shape as cz_gpu_field_rates. */
+typedef struct {
+    double fr_imad, fr_fp64, fr_mix, fr_split;
+    double fp_imad, fp_fp64, fp_mix, fp_split;
+} cz_gpu_mul_rates;
+cz_status cz_gpu_fp64_rates(cz_gpu_mul_rates *out, cz_error *err);
+
+/* r[i] = a[i] b[i] with the FP64-limb product on the device, over host arrays
+ * (for tests; elements in fp64_mont.h's form, host layout = device layout). */
+cz_status cz_gpu_fp64_fp_mul(cz_fp64_fp *r, const cz_fp64_fp *a, const cz_fp64_fp *b, size_t n,
+                             cz_error *err);
+cz_status cz_gpu_fp64_fr_mul(cz_fp64_fr *r, const cz_fp64_fr *a, const cz_fp64_fr *b, size_t n,
+                             cz_error *err);
 
 #ifdef __cplusplus
 }

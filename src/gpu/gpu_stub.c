@@ -158,6 +158,20 @@ cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_erro
     *fr_mul_per_s = *fp_mul_per_s = 0;
     return NO_GPU(err);
 }
+cz_status cz_gpu_fp64_rates(cz_gpu_mul_rates *out, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fp64_fp_mul(cz_fp64_fp *r, const cz_fp64_fp *a, const cz_fp64_fp *b, size_t n,
+                             cz_error *err) {
+    (void)r, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fp64_fr_mul(cz_fp64_fr *r, const cz_fp64_fr *a, const cz_fp64_fr *b, size_t n,
+                             cz_error *err) {
+    (void)r, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
                                     const cz_fr *dev_c, cz_error *err) {
     (void)d, (void)dev_a, (void)dev_b, (void)dev_c;
