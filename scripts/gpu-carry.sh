@@ -36,3 +36,8 @@ for b in "${bins[@]}"; do
     done
 done
 du -sh "$dest"
+# every card's code (the default -DCZ_CUDA_ARCHS=all) is ~30 MB per binary
+if [ "$(du -sm "$dest" | cut -f1)" -gt 60 ]; then
+    echo "gpu-carry: $dest is over the device tool's 64 MiB: build for the one card" \
+        "(cmake -DCZ_CUDA_ARCHS=90) or carry fewer tests (CZ_CARRY_TESTS)" >&2
+fi

@@ -8,6 +8,13 @@
 #                                    (the CMake build's gpu_test_* and cuzk)
 #   scripts/gpu-check.sh [DIR]       both
 #   scripts/gpu-check.sh sass DIR    opcode counts of the field-rate kernels
+#   scripts/gpu-check.sh resources DIR [ARCH...]
+#                                    registers, spills and shared memory of the
+#                                    hot kernels per architecture (ptxas -v;
+#                                    default 75 80 86 89 90 100 120;
+#                                    CZ_RES_FILES: the .cu files, default
+#                                    msm_g1 msm_g2 ntt batch circuit; no GPU
+#                                    needed: src/gpu/README.md's table)
 #
 # It compiles only what the GPU layer needs (src/util, ff, ec, poly, r1cs,
 # groth16, gpu and the test harness) with gcc and nvcc -arch=sm_90, so the
@@ -19,8 +26,9 @@
 # at most 8 files, which is why the logs are few.
 set -u
 mode=all
-case "${1:-}" in build | run | sass) mode=$1; shift ;; esac
+case "${1:-}" in build | run | sass | resources) mode=$1; shift ;; esac
 dir=${1:-build-gpu-check}
+[ $# -gt 0 ] && shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 out=${OUT:-$dir/out}
@@ -28,7 +36,9 @@ out=${OUT:-$dir/out}
 build() {
     mkdir -p "$dir/obj"
     local cflags="-std=c11 -O2 -march=x86-64-v3 -madx -D_GNU_SOURCE -DCZ_VERSION=\"gpu-check\" -DCZ_VECTOR_DIR=\"$root/tests/vectors\" -I$root/include -I$root/src -I$root/tests -I$root/tests/gpu"
-    local nvflags="-arch=sm_90 -O3 -std=c++17 -I$root/include -I$root/src -Xptxas -v ${NVFLAGS_EXTRA:-}"
+    local nvver
+    nvver=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+    local nvflags="-arch=sm_90 -O3 -std=c++17 -I$root/include -I$root/src -Xptxas -v -DCZ_CUDA_CODE=\"sm_90 compute_90\" -DCZ_CUDA_NVCC=\"$nvver\" ${NVFLAGS_EXTRA:-}"
     local objs=() pids=() f o
     # incremental: a .cu is rebuilt when it or a src/gpu/*.cuh is newer than
     # its object (rm -rf DIR for a clean build)
@@ -42,7 +52,7 @@ build() {
         pids+=($!)
     done
     local rc=0 p
-    for f in "$root"/src/{util,ff,ec,poly,r1cs,groth16}/*.c "$root"/src/gpu/groth16.c "$root"/src/gpu/settings.c \
+    for f in "$root"/src/{util,ff,ec,poly,r1cs,groth16}/*.c "$root"/src/gpu/groth16.c "$root"/src/gpu/settings.c "$root"/src/gpu/plan.c "$root"/src/gpu/srs.c \
         "$root"/tests/harness/harness.c; do
         o="$dir/obj/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
         [ "$f" = "$root/src/gpu/groth16.c" ] && o="$dir/obj/gpu_groth16_glue.o"
@@ -126,8 +136,38 @@ sass() {
         END { for (k in n) print k, n[k] }' | sort
 }
 
+# ptxas's report for the kernels where the time goes, one line per kernel
+# and architecture: registers, spill stores / loads (bytes), stack frame,
+# static shared memory (the NTT's dynamic tile is sized at run time from the
+# device's limit: ntt.cu).
+resources() {
+    mkdir -p "$dir"
+    local archs=("$@") f a
+    [ ${#archs[@]} -gt 0 ] || archs=(75 80 86 89 90 100 120)
+    for f in ${CZ_RES_FILES:-msm_g1 msm_g2 ntt batch circuit}; do
+        for a in "${archs[@]}"; do
+            "$NVCC" -arch=sm_$a -O3 -std=c++17 --default-stream per-thread -I"$root/include" \
+                -I"$root/src" -DCZ_CUDA_CODE=\"sm_$a\" -DCZ_CUDA_NVCC=\"\" -Xptxas -v -c \
+                "$root/src/gpu/$f.cu" -o "$dir/res_${f}_$a.o" >"$dir/res_${f}_$a.log" 2>&1 || {
+                cat "$dir/res_${f}_$a.log"
+                return 1
+            }
+            awk -v arch="sm_$a" '
+                /Compiling entry function/ { k = $0; sub(/.*function .?/, "", k); sub(/.? for .*/, "", k) }
+                /stack frame/ { stack = $1; sst = $5; sld = $9 }
+                /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r)
+                    sm = 0; if (match($0, /[0-9]+ bytes smem/)) { sm = substr($0, RSTART, RLENGTH); sub(/ .*/, "", sm) }
+                    print arch, r, sst, sld, stack, sm, k }' "$dir/res_${f}_$a.log"
+        done
+    done | c++filt | grep -E 'k_msm_acc|k_msm_digits|k_msm_runsum|k_ntt_rb|k_xyzz_strided|k_pair_level|k_short_rows|k_pieces' |
+        sed -E 's/\(.*\)$//; s/cz_gpu:://g; s/ void / /; s/mont<fp_params>/Fp/g; s/mont<fr_params>/Fr/g;
+                s/fp2_t/Fp2/g; s/(xyzz|affine)<(Fp2?)>/\2/g' |
+        sort -u | awk 'BEGIN { print "arch registers spill_stores spill_loads stack smem kernel" } { print }'
+}
+
 case $mode in
 sass) sass ;;
+resources) resources "$@" ;;
 build) build ;;
 run) run ;;
 all) build && run ;;

@@ -39,7 +39,14 @@
 # CZ_SKIP_PROVE=1 (skip step 4), CZ_PROVE_MEM_LIMIT=22GiB (step 4 with the
 # device capped there: the key streams from host memory, as on a 24 GB
 # card), CZ_SKIP_BENCH=1 (skip step 3), CZ_BENCH_WORKERS="16 6" (bench-porep
-# once per --synthesis-workers value; default once with its default).
+# once per --synthesis-workers value; default once with its default),
+# CZ_MEM_CAPS="48GiB 24GiB" (bench-porep once more per cap, the device
+# capped there: each card size's memory plan, logged by the engine; a
+# streamed 32 GiB proof takes about a minute, so few caps fit one call).
+# The binaries must fit the device tool's 64 MiB: build them for the one
+# card (-DCZ_CUDA_ARCHS=90, or 80-virtual to run the PTX a 3090 / A100
+# would get through the driver's compiler); every card's code makes a
+# 48 MB cuzk and 30 MB per GPU test.
 set -u
 dir=$(cd "${1:?usage: gpu-porep-full.sh DIR [SIZE]}" && pwd)
 size=${2:-32GiB}
@@ -74,6 +81,13 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
             timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
                 --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
                 --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
+        done
+        for cap in ${CZ_MEM_CAPS:-}; do
+            step "bench-porep ($size, device capped at $cap: the memory plan of a $cap card)"
+            timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-porep \
+                --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+                --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-$cap.json" ||
+                fail "bench-porep ($cap)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
             step "prove + verify${CZ_PROVE_MEM_LIMIT:+ (device capped at $CZ_PROVE_MEM_LIMIT)}"

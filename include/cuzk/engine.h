@@ -139,6 +139,11 @@ typedef struct {
     char resident_circuits[CZ_BACKEND_MAX_RESIDENT][32];
     uint32_t n_resident;
     int streaming; /* a resident key streams from host memory */
+    /* the device memory plan of the most recently used key (src/gpu/plan.h):
+     * its kind ("resident", "partial", "streaming"; "" with no key) and one
+     * line ("porep-32g: partial: H, B_G1 resident, ...") */
+    char memory_plan_kind[16];
+    char memory_plan[320];
     int busy;
     int out_of_service; /* a device error took it out of service (engine status only) */
     char current_job[CZ_JOB_ID_MAX + 1]; /* job of the unit in progress ("" idle) */
@@ -244,6 +249,9 @@ typedef struct {
     uint32_t ref_count;
     uint64_t host_bytes;  /* memory budget it holds (hot) */
     int points_on_device; /* hot with the points on the GPUs only, no host copy */
+    /* a development key (cuzk setup, NOT a trusted setup) or a file not in
+     * Filecoin's table: its proofs will not verify on chain */
+    int development;
 } cz_engine_srs_info;
 
 typedef struct {
@@ -272,6 +280,9 @@ typedef struct {
     /* Prove units whose circuit differed from the one proven before them
      * (counted when a worker takes the unit; the first unit is not one). */
     uint64_t gpu_circuit_switches;
+    uint64_t preemptions; /* units proven inside a lower-priority one at a step boundary */
+    /* SRS entries loaded (warm or hot) from development keys (srs[].development) */
+    uint32_t development_keys;
 } cz_engine_status;
 
 void cz_engine_get_status(cz_engine *e, cz_engine_status *out);

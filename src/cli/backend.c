@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cuzk/engine.h"
@@ -23,20 +22,23 @@ int cz_cli_backend_valid(const char *cmd, const char *backend) {
 }
 
 int cz_cli_backend_available(const char *cmd, const char *backend) {
-    if (strcmp(backend, "cuda")) return 1;
+    if (!strcmp(backend, "cpu")) return 1;
     char desc[256] = "";
     cz_error gerr = {0};
-    if (cz_gpu_probe(desc, sizeof desc, &gerr) == CZ_OK) return 1;
-    /* The kernel module publishes this file once loaded; without it no CUDA
-     * build can see a device, whatever the probe's own words are. */
-    if (access("/proc/driver/nvidia/version", F_OK) != 0)
+    cz_status st = cz_gpu_probe(desc, sizeof desc, &gerr);
+    if (st == CZ_OK) return 1;
+    /* auto proves on the CPU only when there is no GPU at all: a GPU this
+     * build cannot use is the operator's to fix, not to work around for
+     * hours on the CPU. */
+    if (st == CZ_E_NOT_FOUND && strcmp(backend, "cuda") != 0) return 1;
+    if (st == CZ_E_NOT_FOUND)
         fprintf(stderr,
-                "cuzk %s: --backend cuda: no NVIDIA driver / no CUDA device on this machine; "
-                "%s (--backend auto or cpu proves on the CPU)\n",
+                "cuzk %s: --backend cuda: no NVIDIA driver / no CUDA device: %s (--backend auto "
+                "or cpu proves on the CPU)\n",
                 cmd, gerr.message);
     else
-        fprintf(stderr, "cuzk %s: --backend cuda: %s (--backend auto or cpu proves on the CPU)\n",
-                cmd, gerr.message);
+        fprintf(stderr, "cuzk %s: --backend %s: %s (--backend cpu proves on the CPU)\n", cmd,
+                backend, gerr.message);
     return 0;
 }
 

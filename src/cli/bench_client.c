@@ -453,16 +453,22 @@ static int cmd_status(cz_client *cl) {
            s->uptime_seconds, s->total_proofs_completed, s->total_proofs_failed);
     printf("memory:     %.2f of %.2f GiB reserved\n", (double)s->pinned_memory_bytes / (1u << 30),
            (double)s->pinned_memory_limit_bytes / (1u << 30));
-    for (size_t i = 0; i < s->n_gpus; i++)
+    for (size_t i = 0; i < s->n_gpus; i++) {
         printf("gpu %u:      %s, job %s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name,
                s->gpus[i]->current_job_id[0] ? s->gpus[i]->current_job_id : "-",
                s->gpus[i]->current_proof_kind);
+        if (s->gpus[i]->memory_plan[0]) printf("  plan:     %s\n", s->gpus[i]->memory_plan);
+    }
     if (!s->n_gpus) printf("gpus:       none (CPU back-end)\n");
     static const char *tiers[] = {"hot", "warm", "cold"};
     for (size_t i = 0; i < s->n_loaded_srs; i++)
-        printf("srs:        %s %s, %.2f MiB, %u ref(s)\n", s->loaded_srs[i]->circuit_id,
+        printf("srs:        %s %s, %.2f MiB, %u ref(s)%s\n", s->loaded_srs[i]->circuit_id,
                s->loaded_srs[i]->tier <= 2 ? tiers[s->loaded_srs[i]->tier] : "?",
-               (double)s->loaded_srs[i]->size_bytes / (1 << 20), s->loaded_srs[i]->ref_count);
+               (double)s->loaded_srs[i]->size_bytes / (1 << 20), s->loaded_srs[i]->ref_count,
+               s->loaded_srs[i]->development ? ", DEVELOPMENT key (NOT a trusted setup)" : "");
+    if (s->development_keys)
+        printf("WARNING:    %u development key(s) loaded: their proofs do not verify on chain\n",
+               s->development_keys);
     for (size_t i = 0; i < s->n_queues; i++)
         printf("queue:      %-13s pending %u, in progress %u\n", s->queues[i]->proof_kind,
                s->queues[i]->pending, s->queues[i]->in_progress);

@@ -124,6 +124,20 @@ static int bench_field(void) {
     cz_error err = {0};
     if (cz_gpu_field_rates(&fr, &fp, &err) != CZ_OK) return fail("field rates", &err);
     printf("field mul   Fr %.3g /s (sppark 5.97e10), Fp %.3g /s (sppark 2.70e10)\n", fr, fp);
+    /* issue 29: the FP64-limb product (gpu/fp64_mont.h) beside the IMAD one,
+     * alone and sharing the SM; ratios are to the IMAD rate of the same run */
+    cz_gpu_mul_rates r;
+    if (cz_gpu_fp64_rates(&r, &err) != CZ_OK) return fail("fp64 field rates", &err);
+    const struct {
+        const char *name;
+        double imad, fp64, mix, split;
+    } rows[2] = {{"Fr", r.fr_imad, r.fr_fp64, r.fr_mix, r.fr_split},
+                 {"Fp", r.fp_imad, r.fp_fp64, r.fp_mix, r.fp_split}};
+    for (int i = 0; i < 2; i++)
+        printf("field fp64  %s: IMAD %.3g /s, FP64 %.3g /s (%.2fx), both in one thread %.3g /s "
+               "(%.2fx), both on alternate warps %.3g /s (%.2fx)\n",
+               rows[i].name, rows[i].imad, rows[i].fp64, rows[i].fp64 / rows[i].imad, rows[i].mix,
+               rows[i].mix / rows[i].imad, rows[i].split, rows[i].split / rows[i].imad);
     return 0;
 }
 
@@ -614,7 +628,9 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         "                      [--key-check MODE] [--cold] [--host] [--chunk-mib N]]\n"
         "  Benchmarks the CUDA kernels (field, NTT, G1/G2 MSM, batch addition, a/b/c from a\n"
         "  PoRep-shaped pre-compiled circuit) on device 0; prints \"skipped\" without a CUDA\n"
-        "  device. --quick: small sizes, at most 3 runs; --runs N: 1..64 runs per size,\n"
+        "  device. field: the IMAD Montgomery products (Fr, Fp), then beside them the FP64-limb\n"
+        "  products (issue 29) alone, interleaved in one thread and on alternate warps.\n"
+        "  --quick: small sizes, at most 3 runs; --runs N: 1..64 runs per size,\n"
         "  median reported (default 5); --log N: a/b/c rows 2^N (10..29, default 27);\n"
         "  --circuit FILE: a/b/c of that pre-compiled circuit (.czc) with a random witness,\n"
         "  then of each matrix alone.\n"

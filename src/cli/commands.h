@@ -60,15 +60,18 @@ void cz_cli_progress_begin(cz_cli_progress *p, FILE *stream, const char *what);
 void cz_cli_progress_update(cz_cli_progress *p, uint64_t done, uint64_t total);
 /* Ends the redrawn line (if any); prints nothing else. */
 void cz_cli_progress_end(cz_cli_progress *p);
+/* cz_cli_progress_update as a callback (ctx: the cz_cli_progress). */
+void cz_cli_progress_fn(void *ctx, uint64_t done, uint64_t total);
 
 /* --backend's value: 1 when auto, cpu or cuda, else 0 after a message
  * naming cmd. */
 int cz_cli_backend_valid(const char *cmd, const char *backend);
 
-/* --backend cuda needs a device before anything slow (parameters, setup)
- * starts: 1 when backend is not "cuda" or a device answers, else 0 after a
- * message naming cmd and why ("no NVIDIA driver / no CUDA device" when the
- * kernel driver is not loaded). */
+/* Checked before anything slow (parameters, setup) starts: 1 for "cpu", for
+ * a device that answers, and for "auto" on a machine with no GPU at all;
+ * else 0 after a message naming cmd and why ("cuda" without a device, or a
+ * GPU this build cannot use: no code for its compute capability, a driver
+ * too old). */
 int cz_cli_backend_available(const char *cmd, const char *backend);
 
 /* One back-end context for a --backend choice (printed): a CUDA device, or
@@ -129,7 +132,9 @@ int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force
                       const char *backend);
 int cz_cli_post_prove(const char *request, const char *params, const char *out,
                       const char *backend);
-int cz_cli_post_verify(const char *request, const char *vk, const char *proof);
+/* verify --post; print_inputs: the public inputs on stdout first (vk and
+ * proof may then be NULL: nothing is verified). */
+int cz_cli_post_verify(const char *request, const char *vk, const char *proof, int print_inputs);
 /* Shared by the request forms of prove (post_cmd.c): er through an engine
  * of its own (cz_cli_engine_prove), the timings printed, the proof bytes
  * written to out (t0: when the command started); the exit status. And
@@ -145,6 +150,11 @@ int cz_cli_setup_report(const char *dir, int force, const char *backend, const c
                         const char *vk_path, const char *circuit_path, const char *what,
                         cz_cli_circuit_fn load, const void *ctx);
 int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err);
+/* verify --print-inputs: one partition's public inputs (ONE left out) on
+ * stdout, one field element a line (0x and 64 hex digits, big-endian, as
+ * blstrs prints an Fr), after a "# partition K: N public inputs" line;
+ * partitions after the first begin with an empty line. */
+void cz_cli_print_inputs(uint32_t partition, int first, const cz_fr *inputs, size_t n);
 cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
                                const char *vk_path, const char *proof_path, cz_error *err);
 
@@ -153,7 +163,7 @@ cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof
 int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const char *backend);
 int cz_cli_snap_prove(const char *request, const char *params, const char *out,
                       const char *backend);
-int cz_cli_snap_verify(const char *request, const char *vk, const char *proof);
+int cz_cli_snap_verify(const char *request, const char *vk, const char *proof, int print_inputs);
 /* A request file (`cuzk gen post`), with a line saying what it holds. */
 cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err);
 /* The engine request of a PoSt request file's contents (pointing into req). */
@@ -175,5 +185,11 @@ int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
 int cz_cmd_bench_gpu(int argc, char **argv);
 int cz_cmd_gen(int argc, char **argv);
+int cz_cmd_params(int argc, char **argv);
+
+/* The parameter directory by default, as Filecoin's tools choose it:
+ * $FIL_PROOFS_PARAMETER_CACHE when set and not empty, else
+ * /var/tmp/filecoin-proof-parameters. */
+const char *cz_cli_param_dir_default(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 int cz_cli_parse_u64(const char *text, uint64_t *out) {
@@ -101,6 +102,8 @@ static void usage(FILE *out) {
         "                          the PoRep circuit of a sector size: sizes, non-zeros,\n"
         "                          densities, FFT domain\n"
         "  r1cs info FILE          the same for a recorded circuit file\n"
+        "  params check [DIR]      every parameter file against Filecoin's published table:\n"
+        "                          official, WRONG digest, development (cuzk setup), unknown\n"
         "  version                 print the version\n"
         "  help [COMMAND]          this text, or a command's\n"
         "\n"
@@ -128,6 +131,7 @@ static const struct {
     {"bench-post", cz_cmd_bench_post},
     {"r1cs", cz_cmd_r1cs},
     {"info", cz_cmd_info},
+    {"params", cz_cmd_params},
 };
 
 static command_fn find_command(const char *name) {
@@ -165,7 +169,9 @@ int main(int argc, char **argv) {
         return run(argc > 3 ? 3 : 2, sub);
     }
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("cuzk %s\n", CZ_VERSION);
+        const char *gpu_code = cz_gpu_build_code();
+        printf("cuzk %s\nGPU code: %s\n", CZ_VERSION,
+               gpu_code ? gpu_code : "none (built without CUDA: the CPU back-end only)");
         return 0;
     }
     command_fn run = find_command(cmd);

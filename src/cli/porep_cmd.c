@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "filecoin/porep.h"
+#include "filecoin/params_table.h"
 #include "filecoin/post.h"
 #include "filecoin/vanilla.h"
 #include "gpu/gpu.h"
@@ -133,13 +134,56 @@ static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_
     return st;
 }
 
+/* Records beside a development key just written (FILE.dev with its
+ * digest, filecoin/params_table.h), so that nothing takes it for Filecoin's
+ * key of the same name: the daemon serves it only with a warning. */
+static cz_status mark_development(const char *path, cz_error *err) {
+    cz_cli_progress bar;
+    cz_cli_progress_begin(&bar, stdout, "digest");
+    uint64_t t0 = cz_now_ns();
+    char digest[CZ_FC_PARAM_DIGEST_HEX];
+    cz_status st = cz_fc_param_mark_development(digest, path, cz_cli_progress_fn, &bar, err);
+    cz_cli_progress_end(&bar);
+    if (st == CZ_OK)
+        printf("  marked development      %8.2f s  %s.dev (blake2b %s)\n", seconds_since(t0), path,
+               digest);
+    return st;
+}
+
+/* Whether the key files already in place may be reused: CZ_OK when both
+ * are marked development keys (or, for the .params, Filecoin's own),
+ * CZ_E_NOT_FOUND when they must be made again (a development key whose
+ * record is missing or stale), CZ_E_INVALID_ARG when a file carries an
+ * official name with another digest and no record: it may be a partial
+ * download of Filecoin's key, which the setup does not overwrite. */
+static cz_status dev_keys_reusable(const char *params_path, const char *vk_path, cz_error *err) {
+    const char *paths[2] = {params_path, vk_path};
+    int remake = 0;
+    for (int i = 0; i < 2; i++) {
+        cz_fc_param_verdict v;
+        cz_cli_progress bar;
+        cz_cli_progress_begin(&bar, stdout, "checking the key");
+        cz_status st = cz_fc_param_classify(&v, paths[i], NULL, 0, cz_cli_progress_fn, &bar, err);
+        cz_cli_progress_end(&bar);
+        if (st != CZ_OK) return st;
+        if (v.cls == CZ_FC_PARAM_WRONG_DIGEST)
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "%s: official name, digest %s instead of Filecoin's %s, and no "
+                                "development record: not overwriting it (remove it, or --force)",
+                                paths[i], v.digest, v.entry->digest);
+        if (v.cls == CZ_FC_PARAM_UNKNOWN) remake = 1;
+    }
+    return remake ? CZ_E_NOT_FOUND : CZ_OK;
+}
+
 cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
                            const char *vk_path, const char *circuit_path, const char *what,
                            cz_cli_circuit_fn load, const void *ctx, cz_error *err) {
     cz_status st;
-    if (!force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0) {
-        printf("  parameters              cached: %s\n", params_path);
-        return CZ_OK;
+    int cached = !force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0;
+    if (cached && (st = dev_keys_reusable(params_path, vk_path, err)) != CZ_E_NOT_FOUND) {
+        if (st == CZ_OK) printf("  parameters              cached: %s\n", params_path);
+        return st;
     }
     /* the setup takes minutes: know first that its files can be written */
     if (access(dir, W_OK | X_OK) != 0)
@@ -175,6 +219,8 @@ cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, cons
     cz_circuit_free(c);
     if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
     cz_groth16_vk_free(&vk);
+    if (st == CZ_OK) st = mark_development(params_path, err);
+    if (st == CZ_OK) st = mark_development(vk_path, err);
     return st;
 }
 
@@ -289,6 +335,7 @@ enum {
     OPT_KIND,
     OPT_POST,
     OPT_SNAP,
+    OPT_PRINT_INPUTS,
     OPT_HELP
 };
 static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1},
@@ -306,6 +353,7 @@ static const struct option long_opts[] = {{"c1", required_argument, NULL, OPT_C1
                                           {"kind", required_argument, NULL, OPT_KIND},
                                           {"post", required_argument, NULL, OPT_POST},
                                           {"snap", required_argument, NULL, OPT_SNAP},
+                                          {"print-inputs", no_argument, NULL, OPT_PRINT_INPUTS},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
 
@@ -315,6 +363,7 @@ typedef struct {
     int snap_kind; /* --kind snap */
     uint64_t sector_size, seed;
     int have_size, force;
+    int print_inputs; /* verify --print-inputs */
     identity id;
 } options;
 
@@ -336,6 +385,7 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
         case OPT_FORCE: o->force = 1; break;
         case OPT_POST: o->post = optarg; break;
         case OPT_SNAP: o->snap = optarg; break;
+        case OPT_PRINT_INPUTS: o->print_inputs = 1; break;
         case OPT_KIND:
             o->post_kind = -1, o->snap_kind = 0;
             if (!strcmp(optarg, "porep"))
@@ -468,33 +518,34 @@ static cz_status param_dir(char *dir, size_t cap, const char *arg, const cz_c1 *
 
 int cz_cmd_prove(int argc, char **argv) {
     static const char usage[] =
-        "usage: cuzk prove --c1 FILE --params DIR|FILE --out PROOF [--miner-id N]\n"
+        "usage: cuzk prove --c1 FILE [--params DIR|FILE] --out PROOF [--miner-id N]\n"
         "                  [--sector-num N] [--backend auto|cpu|cuda]\n"
-        "       cuzk prove --post REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
-        "       cuzk prove --snap REQUEST --params DIR --out PROOF [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --post REQUEST [--params DIR] --out PROOF [--backend auto|cpu|cuda]\n"
+        "       cuzk prove --snap REQUEST [--params DIR] --out PROOF [--backend auto|cpu|cuda]\n"
         "  Proves a PoRep C1 output (Curio envelope or raw JSON) and writes the proof bytes\n"
         "  (192 per partition) after verifying them; on the GPU when one answers (auto), else\n"
         "  on the CPU. --miner-id (and --sector-num unless the envelope has SectorNum) also\n"
         "  recompute and check replica_id. --post: a WinningPoSt or WindowPoSt partition\n"
         "  request (`cuzk gen post`), one 192-byte proof. --snap: a SnapDeals update request\n"
-        "  (`cuzk gen snap`), 192 bytes per partition.\n";
+        "  (`cuzk gen snap`), 192 bytes per partition. --params: where Filecoin's tools keep\n"
+        "  the parameters by default ($FIL_PROOFS_PARAMETER_CACHE, else\n"
+        "  /var/tmp/filecoin-proof-parameters); each file is checked against Filecoin's\n"
+        "  published digests (`cuzk params check`), development keys are used with a warning.\n";
     options o;
     int rc = parse_options(&o, "prove", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
+    if (!o.params) o.params = cz_cli_param_dir_default(); /* where Filecoin's tools keep them */
     if (o.post) {
-        if (!o.params) return missing("prove", "--params", usage);
         if (!o.out) return missing("prove", "--out", usage);
         if (!cz_cli_backend_available("prove", o.backend)) return 1;
         return cz_cli_post_prove(o.post, o.params, o.out, o.backend);
     }
     if (o.snap) {
-        if (!o.params) return missing("prove", "--params", usage);
         if (!o.out) return missing("prove", "--out", usage);
         if (!cz_cli_backend_available("prove", o.backend)) return 1;
         return cz_cli_snap_prove(o.snap, o.params, o.out, o.backend);
     }
     if (!o.c1) return missing("prove", "--c1", usage);
-    if (!o.params) return missing("prove", "--params", usage);
     if (!o.out) return missing("prove", "--out", usage);
     if (!cz_cli_backend_available("prove", o.backend)) return 1;
     cz_error err = {0};
@@ -528,33 +579,46 @@ int cz_cmd_prove(int argc, char **argv) {
     return 0;
 }
 
+/* PoRep --print-inputs: every partition's public inputs on stdout. */
+static cz_status print_porep_inputs(const cz_c1 *c1, const uint8_t *prover_id, uint64_t sector_num,
+                                    cz_error *err) {
+    cz_fr *inputs = NULL;
+    uint32_t n = 0;
+    cz_status st = cz_porep_verifier_inputs(&inputs, &n, c1, prover_id, sector_num, err);
+    for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++)
+        cz_cli_print_inputs(k, k == 0, inputs + (size_t)k * n, n);
+    free(inputs);
+    return st;
+}
+
 int cz_cmd_verify(int argc, char **argv) {
     static const char usage[] =
         "usage: cuzk verify --c1 FILE --vk FILE|DIR --proof PROOF [--miner-id N] [--sector-num N]\n"
         "       cuzk verify --post REQUEST --vk FILE|DIR --proof PROOF\n"
         "       cuzk verify --snap REQUEST --vk FILE|DIR --proof PROOF\n"
+        "       cuzk verify --print-inputs (--c1 FILE | --post REQUEST | --snap REQUEST)\n"
+        "                   [--vk FILE|DIR --proof PROOF] [--miner-id N] [--sector-num N]\n"
         "  Checks PoRep proof bytes with the public inputs recomputed from the C1 output's\n"
         "  replica_id, comm_d, comm_r and seed (challenges derived, not read from the vanilla\n"
         "  proofs). With --miner-id, replica_id itself is recomputed too. Exit 0 = valid,\n"
         "  1 = invalid or error. --post: a PoSt proof, public inputs from the request's\n"
         "  randomness, partition and sectors (ids and comm_r). --snap: a SnapDeals proof,\n"
-        "  public inputs from the request's comm_r_old, comm_d_new and comm_r_new.\n";
+        "  public inputs from the request's comm_r_old, comm_d_new and comm_r_new.\n"
+        "  --print-inputs: first writes those public inputs on stdout, as the verifier gives\n"
+        "  them to Groth16 (ONE left out): per partition a line \"# partition K: N public\n"
+        "  inputs\", then one field element a line (0x and 64 hex digits, big-endian, as\n"
+        "  blstrs prints an Fr); partitions are separated by an empty line. Without --vk\n"
+        "  and --proof nothing is verified (exit 0 once printed).\n";
     options o;
     int rc = parse_options(&o, "verify", usage, argc, argv);
     if (rc) return rc < 0 ? 0 : rc;
-    if (o.post) {
-        if (!o.vk) return missing("verify", "--vk", usage);
-        if (!o.proof) return missing("verify", "--proof", usage);
-        return cz_cli_post_verify(o.post, o.vk, o.proof);
-    }
-    if (o.snap) {
-        if (!o.vk) return missing("verify", "--vk", usage);
-        if (!o.proof) return missing("verify", "--proof", usage);
-        return cz_cli_snap_verify(o.snap, o.vk, o.proof);
-    }
+    /* --print-inputs alone prints; --vk and --proof go together */
+    const int need_proof = !o.print_inputs || o.vk || o.proof;
+    if (need_proof && !o.vk) return missing("verify", "--vk", usage);
+    if (need_proof && !o.proof) return missing("verify", "--proof", usage);
+    if (o.post) return cz_cli_post_verify(o.post, o.vk, o.proof, o.print_inputs);
+    if (o.snap) return cz_cli_snap_verify(o.snap, o.vk, o.proof, o.print_inputs);
     if (!o.c1) return missing("verify", "--c1", usage);
-    if (!o.vk) return missing("verify", "--vk", usage);
-    if (!o.proof) return missing("verify", "--proof", usage);
     cz_error err = {0};
     cz_c1 c1 = {0};
     cz_groth16_vk vk = {0};
@@ -565,18 +629,23 @@ int cz_cmd_verify(int argc, char **argv) {
     cz_status st = cz_c1_parse_file(&c1, o.c1, &err);
     if (st == CZ_OK) st = cz_c1_check_shape(&c1, &err);
     if (st != CZ_OK) cz_error_prefix(&err, "%s", o.c1);
-    if (st == CZ_OK && is_dir(o.vk))
-        st = param_files(params_path, vk_path, sizeof vk_path, o.vk, &c1, &err);
-    else
-        snprintf(vk_path, sizeof vk_path, "%s", o.vk);
-    if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, o.proof, &err);
-    if (st == CZ_OK) {
-        const uint8_t *prover_id = identity_resolve(&o.id, &c1);
-        st = cz_porep_verify(&valid, &c1, &vk, proof, proof_len, prover_id, o.id.sector_num, &err);
+    const uint8_t *prover_id = st == CZ_OK ? identity_resolve(&o.id, &c1) : NULL;
+    if (st == CZ_OK && o.print_inputs)
+        st = print_porep_inputs(&c1, prover_id, o.id.sector_num, &err);
+    if (st == CZ_OK && need_proof) {
+        if (is_dir(o.vk))
+            st = param_files(params_path, vk_path, sizeof vk_path, o.vk, &c1, &err);
+        else
+            snprintf(vk_path, sizeof vk_path, "%s", o.vk);
+        if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, o.proof, &err);
+        if (st == CZ_OK)
+            st = cz_porep_verify(&valid, &c1, &vk, proof, proof_len, prover_id, o.id.sector_num,
+                                 &err);
     }
     cz_c1_free(&c1);
     cz_groth16_vk_free(&vk);
     free(proof);
+    if (st == CZ_OK && !need_proof) return 0; /* inputs printed, nothing to verify */
     return cz_cli_verify_outcome(st, valid, &err);
 }
 

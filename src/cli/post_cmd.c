@@ -75,6 +75,17 @@ int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err) {
     return 0;
 }
 
+void cz_cli_print_inputs(uint32_t partition, int first, const cz_fr *inputs, size_t n) {
+    printf("%s# partition %u: %zu public inputs\n", first ? "" : "\n", partition, n);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t b[32];
+        cz_fr_to_bytes_be(b, &inputs[i]);
+        printf("0x");
+        for (int j = 0; j < 32; j++) printf("%02x", b[j]);
+        printf("\n");
+    }
+}
+
 cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
                                const char *vk_path, const char *proof_path, cz_error *err) {
     cz_status st = cz_groth16_vk_read(vk, vk_path, CZ_GROTH16_CHECKED, err);
@@ -167,7 +178,8 @@ int cz_cli_post_prove(const char *request, const char *params, const char *out_p
     return rc;
 }
 
-int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proof_path) {
+int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proof_path,
+                       int print_inputs) {
     cz_error err = {0};
     cz_post_request req;
     cz_status st = cz_cli_post_request_load(&req, request, &err);
@@ -182,27 +194,39 @@ int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proo
                                 (const uint8_t *const *)req.proofs, req.proof_lens, req.n_proofs,
                                 req.randomness, 32, req.partition_index, 0, &err);
     char params_path[4096], vk_path[4096];
-    if (st == CZ_OK && cz_cli_is_dir(vk_arg))
+    if (st == CZ_OK && vk_arg && cz_cli_is_dir(vk_arg))
         st = cz_post_param_paths(params_path, vk_path, sizeof vk_path, vk_arg, &cfg, &err);
     else
-        snprintf(vk_path, sizeof vk_path, "%s", vk_arg);
+        snprintf(vk_path, sizeof vk_path, "%s", vk_arg ? vk_arg : "");
     cz_groth16_vk vk = {0};
     uint8_t *proof = NULL;
     size_t proof_len = 0;
-    if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, proof_path, &err);
+    if (st == CZ_OK && vk_arg)
+        st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, proof_path, &err);
     uint64_t *ids = st == CZ_OK ? malloc(sizeof *ids * n) : NULL;
     cz_fr *comm_rs = st == CZ_OK ? malloc(sizeof *comm_rs * n) : NULL;
     if (st == CZ_OK && (!ids || !comm_rs)) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
     int valid = 0;
-    if (st == CZ_OK) {
+    const uint32_t partition = req.kind == CZ_POST_WINNING ? 0 : req.partition_index;
+    if (st == CZ_OK)
         for (uint32_t i = 0; i < n; i++) ids[i] = p[i].sector_id, comm_rs[i] = p[i].comm_r;
-        st = cz_post_verify(&valid, &cfg, api, &vk, req.randomness,
-                            req.kind == CZ_POST_WINNING ? 0 : req.partition_index, ids, comm_rs, n,
-                            proof, proof_len, &err);
+    if (st == CZ_OK && print_inputs) {
+        const uint32_t n_inputs = cz_post_num_inputs(&cfg) - 1;
+        cz_fr *inputs = malloc(sizeof *inputs * n_inputs);
+        if (!inputs) st = cz_error_set(&err, CZ_E_NOMEM, "out of memory");
+        if (st == CZ_OK)
+            st = cz_post_public_inputs(inputs, &cfg, api, req.randomness, partition, ids, comm_rs,
+                                       n, &err);
+        if (st == CZ_OK) cz_cli_print_inputs(partition, 1, inputs, n_inputs);
+        free(inputs);
     }
+    if (st == CZ_OK && vk_arg)
+        st = cz_post_verify(&valid, &cfg, api, &vk, req.randomness, partition, ids, comm_rs, n,
+                            proof, proof_len, &err);
     for (uint32_t i = 0; i < n; i++) cz_post_sector_proof_free(&p[i]);
     free(p), free(ids), free(comm_rs), free(proof);
     cz_groth16_vk_free(&vk);
     cz_post_request_free(&req);
+    if (st == CZ_OK && !vk_arg) return 0; /* inputs printed, nothing to verify */
     return cz_cli_verify_outcome(st, valid, &err);
 }

@@ -53,3 +53,7 @@ void cz_cli_progress_end(cz_cli_progress *p) {
     }
     p->open_line = 0;
 }
+
+void cz_cli_progress_fn(void *ctx, uint64_t done, uint64_t total) {
+    cz_cli_progress_update(ctx, done, total);
+}

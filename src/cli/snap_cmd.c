@@ -86,7 +86,8 @@ int cz_cli_snap_prove(const char *request, const char *params, const char *out_p
     return rc;
 }
 
-int cz_cli_snap_verify(const char *request, const char *vk_arg, const char *proof_path) {
+int cz_cli_snap_verify(const char *request, const char *vk_arg, const char *proof_path,
+                       int print_inputs) {
     cz_error err = {0};
     cz_snap_request req;
     cz_status st = load_request(&req, request, &err);
@@ -101,19 +102,27 @@ int cz_cli_snap_verify(const char *request, const char *vk_arg, const char *proo
     if (st == CZ_OK)
         st = cz_snap_comms_from_bytes(&comms, req.comm_r_old, 32, req.comm_d_new, 32,
                                       req.comm_r_new, 32, &err);
+    for (uint32_t k = 0; st == CZ_OK && print_inputs && k < cfg.partitions; k++) {
+        cz_fr inputs[CZ_SNAP_PUBLIC_INPUTS];
+        st = cz_snap_public_inputs(inputs, &cfg, &comms, k, &err);
+        if (st == CZ_OK) cz_cli_print_inputs(k, k == 0, inputs, CZ_SNAP_PUBLIC_INPUTS);
+    }
     char params_path[4096], vk_path[4096];
-    if (st == CZ_OK && cz_cli_is_dir(vk_arg))
+    if (st == CZ_OK && vk_arg && cz_cli_is_dir(vk_arg))
         st = cz_snap_param_paths(params_path, vk_path, sizeof vk_path, vk_arg, &cfg, &err);
     else
-        snprintf(vk_path, sizeof vk_path, "%s", vk_arg);
+        snprintf(vk_path, sizeof vk_path, "%s", vk_arg ? vk_arg : "");
     cz_groth16_vk vk = {0};
     uint8_t *proof = NULL;
     size_t proof_len = 0;
     int valid = 0;
-    if (st == CZ_OK) st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, proof_path, &err);
-    if (st == CZ_OK) st = cz_snap_verify(&valid, &cfg, &vk, &comms, proof, proof_len, &err);
+    if (st == CZ_OK && vk_arg)
+        st = cz_cli_read_vk_proof(&vk, &proof, &proof_len, vk_path, proof_path, &err);
+    if (st == CZ_OK && vk_arg)
+        st = cz_snap_verify(&valid, &cfg, &vk, &comms, proof, proof_len, &err);
     free(proof);
     cz_groth16_vk_free(&vk);
     cz_snap_request_free(&req);
+    if (st == CZ_OK && !vk_arg) return 0; /* inputs printed, nothing to verify */
     return cz_cli_verify_outcome(st, valid, &err);
 }

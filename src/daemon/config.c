@@ -405,11 +405,13 @@ static const key_row keys[] = {
      .key = "param_cache",
      .type = K_STRING,
      F(param_cache),
-     .def = "\"params\"",
-     .example = "\"/var/lib/cuzk/params\"",
+     .def = "\"/var/tmp/filecoin-proof-parameters\"",
      .doc = "Directory of the Groth16 parameters (Filecoin's file names:\n"
-            "v28-stacked-proof-of-replication-...params / .vk). The systemd unit's\n"
-            "state directory:"},
+            "v28-stacked-proof-of-replication-...params / .vk). By default the one\n"
+            "Curio and lotus fill: $FIL_PROOFS_PARAMETER_CACHE when set, else this.\n"
+            "Each file is checked against Filecoin's published digests once (remembered\n"
+            "in FILE.blake2b); an official name with a wrong digest is refused, and\n"
+            "development keys (cuzk setup, FILE.dev) are served with a warning."},
     {.section = "srs",
      .key = "preload",
      .type = K_STRING_LIST,
@@ -682,6 +684,14 @@ void cz_config_defaults(cz_daemon_config *cfg) {
         if (parse_value(&v, k->def, &err) != CZ_OK || set_value(cfg, k, &v, &err) != CZ_OK)
             fprintf(stderr, "config: default of [%s] %s: %s\n", k->section, k->key, err.message);
     }
+    /* Filecoin's tools take their parameter directory from this variable
+     * first; a value in the file still overrides it. */
+    const char *fil_cache = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    if (fil_cache && fil_cache[0] && strlen(fil_cache) >= sizeof cfg->param_cache)
+        fprintf(stderr, "config: FIL_PROOFS_PARAMETER_CACHE is longer than %zu bytes: ignored\n",
+                sizeof cfg->param_cache - 1);
+    else if (fil_cache && fil_cache[0])
+        snprintf(cfg->param_cache, sizeof cfg->param_cache, "%s", fil_cache);
 }
 
 cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, const char *name,

@@ -32,6 +32,7 @@
 #include "daemon/notify.h"
 #include "daemon/request.h"
 #include "engine/job.h"
+#include "filecoin/params_table.h"
 #include "gpu/gpu.h"
 #include "util/log.h"
 #include "util/parallel.h"
@@ -387,9 +388,11 @@ static void do_status(call_ctx *c) {
         ss[i].tier = (Cuzk__V1__SRSStatus__Tier)s->srs[i].tier;
         ss[i].size_bytes = s->srs[i].size_bytes;
         ss[i].ref_count = s->srs[i].ref_count;
+        ss[i].development = s->srs[i].development != 0;
         sp[i] = &ss[i];
     }
     m.n_loaded_srs = s->n_srs;
+    m.development_keys = s->development_keys;
     m.loaded_srs = sp;
     /* GPUs: one entry per CUDA back-end context; none on the CPU. */
     Cuzk__V1__GPUStatus gs[CZ_ENGINE_MAX_BACKENDS], *gp[CZ_ENGINE_MAX_BACKENDS];
@@ -407,6 +410,7 @@ static void do_status(call_ctx *c) {
         g->current_job_id = (char *)bi->current_job;
         g->current_proof_kind =
             bi->current_job[0] ? (char *)cz_proof_kind_name(bi->current_kind) : "";
+        g->memory_plan = (char *)bi->memory_plan;
         gp[n_gpus++] = g;
     }
     m.n_gpus = n_gpus;
@@ -717,6 +721,22 @@ static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *
 
 /* ---- life cycle ---- */
 
+/* Says at start, loudly, when the parameter directory holds development
+ * keys (cuzk setup: NOT a trusted setup), before any is loaded; the SRS
+ * manager checks every file it loads (filecoin/params_table.h). */
+static void warn_development_keys(const char *param_cache) {
+    size_t n = 0;
+    char first[512];
+    cz_error err = {0};
+    if (cz_fc_param_dir_development(&n, first, sizeof first, param_cache, &err) != CZ_OK)
+        cz_log(CZ_LOG_WARN, "[srs] param_cache: %s", err.message);
+    else if (n)
+        cz_log(CZ_LOG_WARN,
+               "WARNING: [srs] param_cache %s holds %zu development key file(s) (%s ...): made by "
+               "cuzk setup, NOT a trusted setup; proofs made with them will NOT verify on chain",
+               param_cache, n, first);
+}
+
 cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
                           const cz_engine_config *engine_extra, cz_error *err) {
     *out = NULL;
@@ -757,14 +777,21 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
      * in flight); with the CPU back-end, which uses every core per proof,
      * one prove worker and a second synthesis worker that prepares the next
      * partition while the current one is proven. */
+    const char *gpu_code = cz_gpu_build_code();
+    cz_log(CZ_LOG_INFO, "cuzk %s starting; GPU code: %s", CZ_VERSION,
+           gpu_code ? gpu_code : "none (built without CUDA)");
     int cpu_only = !strcmp(cfg->backend, "cpu");
     if (!cpu_only && !ec.n_backends) {
         char desc[256] = "";
         cz_error gerr = {0};
-        if (cz_gpu_probe(desc, sizeof desc, &gerr) != CZ_OK) {
-            if (!strcmp(cfg->backend, "cuda")) {
-                st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"cuda\": %s",
-                                  gerr.message);
+        cz_status gst = cz_gpu_probe(desc, sizeof desc, &gerr);
+        if (gst != CZ_OK) {
+            /* auto falls back only when there is no GPU at all */
+            if (!strcmp(cfg->backend, "cuda") || gst != CZ_E_NOT_FOUND) {
+                st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"%s\": %s%s",
+                                  cfg->backend, gerr.message,
+                                  gst == CZ_E_NOT_FOUND ? ""
+                                                        : " (backend = \"cpu\" proves on the CPU)");
                 goto fail;
             }
             if (!cfg->n_devices) {
@@ -848,6 +875,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     d->cq_thread_started = 1;
     cz_log(CZ_LOG_INFO, "cuzk %s listening on %s (backend %s, params %s)", CZ_VERSION, addr,
            cpu_only ? "cpu" : "cuda", cfg->param_cache);
+    warn_development_keys(cfg->param_cache);
     *out = d;
     return CZ_OK;
 

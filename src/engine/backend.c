@@ -44,16 +44,37 @@ void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t by
     cz_backend_note_residents(b, &circuit_id, one ? 1 : 0, bytes, streaming);
 }
 
+void cz_backend_note_plan(cz_backend *b, const char *kind, const char *line) {
+    pthread_mutex_lock(&b->info_lock);
+    snprintf(b->info.memory_plan_kind, sizeof b->info.memory_plan_kind, "%s", kind ? kind : "");
+    snprintf(b->info.memory_plan, sizeof b->info.memory_plan, "%s", line ? line : "");
+    pthread_mutex_unlock(&b->info_lock);
+}
+
+/* The back-end whose run lock the calling thread holds inside
+ * cz_backend_prove_start: a unit proven at a step boundary of another on the
+ * same context (the engine's preemption, util/cancel.h) runs under the
+ * lock its thread already holds, and without staging (stage_lock is never
+ * taken inside run_lock). */
+static _Thread_local cz_backend *running_on;
+
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     void *staged = NULL;
-    if (b->ops->stage && b->ops->unstage) {
+    const int nested = running_on == b;
+    if (!nested && b->ops->stage && b->ops->unstage) {
         pthread_mutex_lock(&b->stage_lock);
         staged = b->ops->stage(b, u);
         pthread_mutex_unlock(&b->stage_lock);
     }
-    pthread_mutex_lock(&b->run_lock);
+    if (!nested) pthread_mutex_lock(&b->run_lock);
+    cz_backend *was_running_on = running_on;
+    running_on = b;
+    char outer_job[sizeof b->info.current_job];
+    cz_proof_kind outer_kind;
     pthread_mutex_lock(&b->info_lock);
+    memcpy(outer_job, b->info.current_job, sizeof outer_job);
+    outer_kind = b->info.current_kind;
     b->info.busy = 1;
     snprintf(b->info.current_job, sizeof b->info.current_job, "%s", u->job_id ? u->job_id : "");
     b->info.current_kind = u->kind;
@@ -61,16 +82,19 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     uint64_t t0 = cz_now_ns();
     cz_status st = b->ops->prove_start(b, out, u, err);
     uint64_t dt = cz_now_ns() - t0;
+    running_on = was_running_on;
     pthread_mutex_lock(&b->info_lock);
-    b->info.busy_ns += dt;
-    b->info.busy = 0;
-    b->info.current_job[0] = 0;
+    /* a nested unit's time is inside its outer unit's: counted once */
+    if (!nested) b->info.busy_ns += dt;
+    b->info.busy = nested;
+    memcpy(b->info.current_job, nested ? outer_job : "", nested ? sizeof outer_job : 1);
+    if (nested) b->info.current_kind = outer_kind;
     if (st == CZ_OK)
         b->info.units++;
     else
         b->info.failures++;
     pthread_mutex_unlock(&b->info_lock);
-    pthread_mutex_unlock(&b->run_lock);
+    if (!nested) pthread_mutex_unlock(&b->run_lock);
     if (staged) b->ops->unstage(b, staged);
     return st;
 }
@@ -199,6 +223,7 @@ typedef struct {
 typedef struct {
     cz_gpu_srs *srs;
     cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
+    int abc_host;       /* no room for gc beside the key's plan: a, b, c on the CPU */
     srs_key key;
     char circuit[32];
     size_t held;        /* device bytes: key, tables, circuit, slots */
@@ -332,6 +357,17 @@ static void note_residents(cz_backend *b) {
     }
     for (uint32_t i = 0; i < c->n_res; i++) ids[i] = c->res[order[i]].circuit;
     cz_backend_note_residents(b, ids, c->n_res, bytes, streaming);
+    if (!c->n_res) {
+        cz_backend_note_plan(b, NULL, NULL);
+        return;
+    }
+    const resident_key *mru = &c->res[order[0]];
+    cz_gpu_plan plan;
+    char line[320];
+    cz_gpu_srs_plan_get(&plan, mru->srs);
+    size_t at = (size_t)snprintf(line, sizeof line, "%s: ", mru->circuit);
+    if (at < sizeof line) cz_gpu_plan_describe(line + at, sizeof line - at, &plan);
+    cz_backend_note_plan(b, cz_gpu_plan_name(plan.kind), line);
 }
 
 /* Frees res[i] and closes the gap (the current device is the context's). */
@@ -369,8 +405,8 @@ static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, i
                               const cz_circuit *circuit) {
     for (uint32_t i = 0; i < c->n_res; i++) {
         resident_key *r = &c->res[i];
-        if (!memcmp(key, &r->key, sizeof *key) && !strcmp(id, r->circuit) && (!circuit || r->gc) &&
-            (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
+        if (!memcmp(key, &r->key, sizeof *key) && !strcmp(id, r->circuit) &&
+            (!circuit || r->gc || r->abc_host) && (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
             return r;
     }
     return NULL;
@@ -380,8 +416,8 @@ static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, i
  * own working set, as cz_gpu_srs_plan counts them) beside the keys resident
  * now: the budget (or the free memory with what this context holds) less
  * what they hold, less the part of their working set larger than the new
- * key's (work). 0 when nothing is resident and no budget is set: the
- * device's free memory, as for a lone key. */
+ * key's (work). 0 when nothing is resident and neither a budget nor
+ * CZ_GPU_MEM_LIMIT is set: the device's free memory, as for a lone key. */
 static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
     size_t held = 0, their_work = 0;
     for (uint32_t i = 0; i < c->n_res; i++) {
@@ -389,17 +425,19 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
         if (c->res[i].work > their_work) their_work = c->res[i].work;
     }
     *none = 0;
-    if (!c->n_res && !c->budget) return 0;
-    size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
+    /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device: the
+     * circuit too (it is uploaded before the key is planned, so a cap
+     * applied to the key's plan alone would leave the circuit outside it) */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
     cz_error merr = {0};
+    const int capped = cz_gpu_settings_status(&merr) == CZ_OK && knobs->has_mem_limit;
+    if (!c->n_res && !c->budget && !capped) return 0;
+    size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
     if (!total) {
         if (cz_gpu_mem_info(&free_b, &total_b, &merr) != CZ_OK) return *none = 1, 0;
         total = free_b + held;
     }
-    /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device */
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    if (cz_gpu_settings_status(&merr) == CZ_OK && knobs->has_mem_limit && knobs->mem_limit < total)
-        total = (size_t)knobs->mem_limit;
+    if (capped && knobs->mem_limit < total) total = (size_t)knobs->mem_limit;
     const size_t extra = their_work > work ? their_work - work : 0;
     if (total <= held + extra) return *none = 1, 0;
     return total - held - extra;
@@ -423,6 +461,31 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         return cz_error_wrap(err, st, "%s: %s: pre-compiled circuit", b->info.name, id);
     size_t gc_bytes = cz_gpu_circuit_bytes(gc);
     size_t budget = room > gc_bytes ? room - gc_bytes : 0;
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
+    shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
+    /* A lone key that has no plan beside its circuit (32 GiB PoRep: 20 GiB
+     * streaming and 5.5 GiB of circuit) goes without it: its units' a, b, c
+     * are then evaluated on the CPU (cuda_prove_start), which lets a 24 GiB
+     * card prove it at all. */
+    int abc_host = 0;
+    if (gc && alone && host) {
+        int resident = 0;
+        cz_error perr = {0};
+        if ((room && !budget) ||
+            cz_gpu_srs_plan(&resident, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM) {
+            cz_log(CZ_LOG_INFO,
+                   "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory plan "
+                   "on the device: a, b, c of its units are evaluated on the CPU",
+                   b->info.name, id, MIB(gc_bytes));
+            cz_gpu_circuit_destroy(gc);
+            gc = NULL;
+            gc_bytes = 0;
+            budget = room;
+            abc_host = 1;
+        }
+    }
     if (room && !budget) {
         st = cz_error_set(err, CZ_E_NOMEM,
                           "%s: %s: the pre-compiled circuit (%.0f MiB) fills the context's "
@@ -431,13 +494,9 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         cz_gpu_circuit_destroy(gc);
         return st;
     }
-    cz_groth16_params shape;
-    memset(&shape, 0, sizeof shape);
-    shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
-    shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
     /* Witness slots when the key stays resident beside them (their bytes
      * come off the key's budget). */
-    const size_t elems = circuit ? (size_t)circuit->num_inputs + circuit->num_aux : 0;
+    const size_t elems = gc ? (size_t)circuit->num_inputs + circuit->num_aux : 0;
     const size_t slot_bytes = WITNESS_SLOTS * elems * sizeof(cz_fr);
     int slots = 0;
     if (elems && !c->doomed_slots) {
@@ -453,7 +512,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         }
     }
     int resident = 0;
-    char why[256] = "";
+    char why[512] = "";
     st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
     if (st == CZ_OK && !resident && !alone)
         st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
@@ -472,7 +531,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     pthread_mutex_lock(&c->slot_lock);
     resident_key *r = &c->res[c->n_res++];
     memset(r, 0, sizeof *r);
-    r->srs = srs, r->gc = gc, r->key = *key, r->work = work;
+    r->srs = srs, r->gc = gc, r->key = *key, r->work = work, r->abc_host = abc_host;
     snprintf(r->circuit, sizeof r->circuit, "%s", id);
     pthread_mutex_unlock(&c->slot_lock);
     r->held = cz_gpu_srs_bytes(srs) + gc_bytes;
@@ -481,20 +540,21 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     const double dt = (double)(cz_now_ns() - t0) / 1e9;
     const char *beside = alone ? "" : " beside the other resident keys";
     if (cz_gpu_srs_streaming(srs, why, sizeof why))
-        fprintf(stderr, "%s: %s: parameters do not fit: %s\n", b->info.name, id, why);
+        cz_log(CZ_LOG_INFO, "%s: %s: the key does not fit resident: memory plan %s", b->info.name,
+               id, why);
     else if (!host)
-        fprintf(stderr,
-                "%s: %s: parameters (%.0f MiB) loaded from %s in %.2f s (%.2f GB/s, %s) and "
-                "circuit (%.0f MiB) resident%s, in %.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), file->path, rep.seconds,
-                rep.seconds > 0 ? (double)rep.file_bytes / rep.seconds / 1e9 : 0.0,
-                rep.checked ? "points checked on the device" : "trusted by digest", MIB(gc_bytes),
-                beside, dt);
+        cz_log(CZ_LOG_INFO,
+               "%s: %s: parameters (%.0f MiB) loaded from %s in %.2f s (%.2f GB/s, %s) and "
+               "circuit (%.0f MiB) resident%s, in %.2f s",
+               b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), file->path, rep.seconds,
+               rep.seconds > 0 ? (double)rep.file_bytes / rep.seconds / 1e9 : 0.0,
+               rep.checked ? "points checked on the device" : "trusted by digest", MIB(gc_bytes),
+               beside, dt);
     else
-        fprintf(stderr,
-                "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident%s, uploaded "
-                "in %.2f s\n",
-                b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), MIB(gc_bytes), beside, dt);
+        cz_log(CZ_LOG_INFO,
+               "%s: %s: parameters (%.0f MiB) and circuit (%.0f MiB) resident%s, uploaded "
+               "in %.2f s",
+               b->info.name, id, MIB(cz_gpu_srs_bytes(srs)), MIB(gc_bytes), beside, dt);
     return CZ_OK;
 }
 
@@ -520,6 +580,14 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
         *out = r;
         return CZ_OK;
     }
+    /* Inside another unit (preemption) nothing may leave the device: that
+     * unit's key is in use. The engine only nests units whose key it sees
+     * resident, so this is a key of the same id that does not match. */
+    if (running_on == b)
+        return cz_error_set(err, CZ_E_BUSY,
+                            "%s: %s: its key is not the resident one, and another unit is in "
+                            "progress on the device",
+                            b->info.name, id);
     /* Another key of the same id (another setup, or now with its circuit,
      * or streaming where host points came back) goes first. */
     for (uint32_t i = c->n_res; i-- > 0;)
@@ -582,6 +650,21 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     if (st != CZ_OK) return st;
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, u->pd, NULL, err);
+    } else if (!r->gc) {
+        /* the circuit did not fit beside the key (key_load): a, b, c of
+         * the witness on all cores, then up with the assignment */
+        const size_t rows = u->circuit->num_constraints;
+        cz_fr *abc = malloc(3 * (rows ? rows : 1) * sizeof(cz_fr));
+        if (!abc)
+            return cz_error_set(err, CZ_E_NOMEM,
+                                "%s: a, b, c of %zu constraints: out of host memory", b->info.name,
+                                rows);
+        cz_circuit_eval(abc, abc + rows, abc + 2 * rows, u->circuit, u->witness->input,
+                        u->witness->aux);
+        cz_prove_data view;
+        cz_circuit_prove_view(&view, u->circuit, u->witness, abc, abc + rows, abc + 2 * rows);
+        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, &view, NULL, err);
+        free(abc);
     } else {
         /* a, b, c on the device from the resident circuit: only the
          * witness crosses PCIe (staged already, or now). */
@@ -752,8 +835,10 @@ cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
         if (st == CZ_OK && *n) return CZ_OK;
         for (uint32_t i = 0; i < *n; i++) cz_backend_destroy(out[i]);
         *n = 0;
-        /* "cuda", or devices listed explicitly: no silent fall-back. */
-        if (!strcmp(kind, "cuda") || cfg->n_devices) {
+        /* "cuda", devices listed explicitly, or a GPU that is there but
+         * cannot be used (st other than CZ_E_NOT_FOUND: no code for it in
+         * this build, a driver too old): no silent fall-back to the CPU. */
+        if (!strcmp(kind, "cuda") || cfg->n_devices || (st != CZ_OK && st != CZ_E_NOT_FOUND)) {
             if (st == CZ_OK) st = cz_error_set(&gerr, CZ_E_UNSUPPORTED, "no CUDA device");
             if (err) *err = gerr;
             return cz_error_wrap(err, st, "back-end %s", kind);

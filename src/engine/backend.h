@@ -99,6 +99,8 @@ void cz_backend_init(cz_backend *b, const cz_backend_ops *ops, void *impl, const
 void cz_backend_note_residents(cz_backend *b, const char *const *ids, uint32_t n, uint64_t bytes,
                                int streaming);
 void cz_backend_note_resident(cz_backend *b, const char *circuit_id, uint64_t bytes, int streaming);
+/* The memory plan a context's status reports (kind and line; NULL: none). */
+void cz_backend_note_plan(cz_backend *b, const char *kind, const char *line);
 
 /* The CPU context (cz_groth16_prove_start over all cores). */
 cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err);

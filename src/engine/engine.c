@@ -319,10 +319,10 @@ void cz_engine_destroy(cz_engine *e) {
     if (e->tracing) {
         cz_error terr = {0};
         if (cz_trace_write(&e->trace, e->trace_path, &terr) == CZ_OK)
-            fprintf(stderr, "engine: trace of %zu spans written to %s\n", e->trace.n,
-                    e->trace_path);
+            cz_log(CZ_LOG_INFO, "engine: trace of %zu spans written to %s", e->trace.n,
+                   e->trace_path);
         else
-            fprintf(stderr, "engine: %s\n", terr.message);
+            cz_log(CZ_LOG_ERROR, "engine: %s", terr.message);
     }
     cz_trace_free(&e->trace);
     cz_srs_destroy(&e->srs);

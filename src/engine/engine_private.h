@@ -148,6 +148,7 @@ struct cz_engine {
     cz_eng_slot slots[CZ_ENGINE_MAX_BACKENDS];
     uint32_t n_backends;
     uint64_t circuit_switches;
+    uint64_t preemptions; /* units proven inside another at a step boundary */
 
     cz_budget budget;
     cz_srs_manager srs;
@@ -222,6 +223,13 @@ size_t cz_eng_prove_dropped_locked(const cz_engine *e);
  * not empty); SIZE_MAX: none for now, every unit is left to a free context
  * that holds its key (the worker waits for prove_work). */
 size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b);
+/* The prove heap item that may run inside a unit of priority running on
+ * context b at one of its step boundaries (workers.c, preempt_hook), or
+ * SIZE_MAX: the best-placed item of a priority above running that is
+ * CRITICAL, or HIGH over NORMAL / LOW, not of a cancelled or failed job,
+ * whose key b keeps resident (any, on a context that keeps no keys: the
+ * CPU). */
+size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b, int running);
 /* Bookkeeping of the circuit a prove worker of b is about to run. */
 void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j);
 /* Whether j may take its SRS now (admission). */

@@ -38,6 +38,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     out->prove_workers = e->n_prove;
     out->prove_workers_busy = e->prove_busy;
     out->gpu_circuit_switches = e->circuit_switches;
+    out->preemptions = e->preemptions;
     out->n_backends = e->n_backends;
     out->backend_name = e->n_backends ? e->slots[0].backend->ops->kind : "none";
     cz_eng_unlock(e);
@@ -49,6 +50,7 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     cz_eng_unlock(e);
     cz_budget_usage(&e->budget, &out->memory_used_bytes, &out->memory_total_bytes);
     out->n_srs = cz_srs_list(&e->srs, out->srs, sizeof out->srs / sizeof out->srs[0]);
+    for (size_t i = 0; i < out->n_srs; i++) out->development_keys += out->srs[i].development != 0;
     pthread_mutex_lock(&e->steps_lock);
     out->n_steps = e->n_steps;
     memcpy(out->steps, e->steps, e->n_steps * sizeof e->steps[0]);
@@ -172,6 +174,13 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
                   bi->name, bi->memory_used, bi->name, bi->memory_budget, bi->name,
                   bi->memory_total);
     }
+    sb_printf(&b, "# HELP cuzk_backend_memory_plan How a context's most recently used key uses "
+                  "the device (resident, partial or streaming: src/gpu/plan.h).\n"
+                  "# TYPE cuzk_backend_memory_plan gauge\n");
+    for (uint32_t i = 0; i < s.n_backends; i++)
+        if (s.backends[i].memory_plan_kind[0])
+            sb_printf(&b, "cuzk_backend_memory_plan{backend=\"%s\",plan=\"%s\"} 1\n",
+                      s.backends[i].name, s.backends[i].memory_plan_kind);
     sb_printf(&b, "# HELP cuzk_backend_resident_circuit The circuits whose keys a context keeps "
                   "(1 per context and circuit).\n# TYPE cuzk_backend_resident_circuit gauge\n");
     for (uint32_t i = 0; i < s.n_backends; i++)
@@ -189,11 +198,28 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
               "# TYPE cuzk_gpu_circuit_switches_total counter\n"
               "cuzk_gpu_circuit_switches_total %" PRIu64 "\n",
               s.gpu_circuit_switches);
+    sb_printf(&b,
+              "# HELP cuzk_preemptions_total Units proven inside a lower-priority unit at one of "
+              "its step boundaries (a WinningPoSt during a PoRep partition).\n"
+              "# TYPE cuzk_preemptions_total counter\n"
+              "cuzk_preemptions_total %" PRIu64 "\n",
+              s.preemptions);
     sb_printf(&b, "# TYPE cuzk_memory_budget_bytes gauge\ncuzk_memory_budget_bytes %" PRIu64 "\n",
               s.memory_total_bytes);
     sb_printf(&b,
               "# TYPE cuzk_memory_reserved_bytes gauge\ncuzk_memory_reserved_bytes %" PRIu64 "\n",
               s.memory_used_bytes);
+    sb_printf(&b,
+              "# HELP cuzk_srs_development_keys Loaded SRS entries that are development keys "
+              "(cuzk setup, NOT a trusted setup) or not in Filecoin's table: their proofs do "
+              "not verify on chain.\n"
+              "# TYPE cuzk_srs_development_keys gauge\ncuzk_srs_development_keys %" PRIu32 "\n",
+              s.development_keys);
+    sb_printf(&b, "# HELP cuzk_srs_development SRS per circuit loaded from a development key "
+                  "(1) or Filecoin's (0).\n# TYPE cuzk_srs_development gauge\n");
+    for (size_t i = 0; i < s.n_srs; i++)
+        sb_printf(&b, "cuzk_srs_development{circuit_id=\"%s\"} %d\n", s.srs[i].circuit_id,
+                  s.srs[i].development);
     sb_printf(&b, "# HELP cuzk_srs_tier SRS tier per circuit (0 hot, 1 warm, 2 cold).\n"
                   "# TYPE cuzk_srs_tier gauge\n");
     for (size_t i = 0; i < s.n_srs; i++)

@@ -176,7 +176,7 @@ static cz_status post_verify(void *state, const uint8_t *proof, size_t len,
     cz_status st = cz_post_verify(&valid, &s->cfg, s->api, srs->vk, s->randomness, s->partition,
                                   s->sector_ids, s->comm_rs, s->n, proof, len, err);
     if (st != CZ_OK) return st;
-    if (!valid) return cz_error_set(err, CZ_E_INTERNAL, "self-verification: the proof is invalid");
+    if (!valid) return cz_error_set(err, CZ_E_VERIFY, "self-verification: the proof is invalid");
     return CZ_OK;
 }
 

@@ -211,6 +211,21 @@ size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
     return best;
 }
 
+size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b, int running) {
+    const cz_eng_heap *h = &e->prove;
+    const int keeps_keys = b->backend->ops->hold != NULL;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < h->n; i++) {
+        const cz_eng_item *it = &h->v[i];
+        const int prio = it->j->priority;
+        if (prio <= running || prio < CZ_PRIORITY_HIGH || it->j->cancel || it->j->failed) continue;
+        /* preempting never evicts: the unit's key must be there already */
+        if (keeps_keys && !slot_holds(b, it->j)) continue;
+        if (best == SIZE_MAX || cz_eng_item_before(it, &h->v[best])) best = i;
+    }
+    return best;
+}
+
 /* Bookkeeping of the circuit a prove worker of b is about to run (under
  * e->lock). */
 void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j) {

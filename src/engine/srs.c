@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filecoin/params_table.h"
 #include "filecoin/porep.h"
 #include "filecoin/post_prove.h"
 #include "filecoin/registry.h"
@@ -293,13 +294,66 @@ static cz_status load_to_devices(cz_srs_manager *m, cz_srs_entry *e, int want_ci
     return CZ_OK;
 }
 
+/* Progress of a first-time digest: a log line at the start and every 10 s. */
+typedef struct {
+    const char *id, *path;
+    uint64_t last_ns;
+} check_progress;
+
+static void check_progress_fn(void *ctx, uint64_t done, uint64_t total) {
+    check_progress *p = ctx;
+    uint64_t now = cz_now_ns();
+    if (p->last_ns && now - p->last_ns < 10000000000ull) return;
+    p->last_ns = now;
+    fprintf(stderr, "srs: %s: checking %s against Filecoin's digest (once): %.0f %% of %.1f GiB\n",
+            p->id, p->path, total ? 100.0 * (double)done / (double)total : 100.0,
+            (double)total / (double)(1ull << 30));
+}
+
+/* e's .params and .vk against Filecoin's table (e marked loading, m->lock
+ * not held): an official name with another digest is refused; a
+ * development key (or a file not in the table) is served with a warning
+ * and marks e. Each file is read once; its digest is remembered beside it.
+ * A wrong file is CZ_E_NOT_FOUND (Filecoin's file is not there: the
+ * daemon's FAILED_PRECONDITION); a missing one is left to the load. */
+static cz_status check_files(cz_srs_manager *m, cz_srs_entry *e, cz_error *err) {
+    const char *paths[2] = {e->params_path, e->vk_path};
+    int development = 0;
+    for (int i = 0; i < 2; i++) {
+        cz_fc_param_verdict v;
+        check_progress prog = {e->id, paths[i], 0};
+        cz_status st = cz_fc_param_classify(&v, paths[i], NULL, 0, check_progress_fn, &prog, err);
+        /* a missing file: the load that follows says so, as it always did */
+        if (st == CZ_E_NOT_FOUND) return CZ_OK;
+        if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s", e->id);
+        if (v.cls == CZ_FC_PARAM_WRONG_DIGEST)
+            return cz_error_set(err, CZ_E_NOT_FOUND, /* this machine's fault, not a request's */
+                                "srs %s: %s: official name, but its digest %s is not Filecoin's "
+                                "%s: a partial or corrupt download (fetch it again) or a "
+                                "development key without its .dev record; refused",
+                                e->id, paths[i], v.digest, v.entry->digest);
+        if (v.cls != CZ_FC_PARAM_OFFICIAL) {
+            development = 1;
+            fprintf(stderr,
+                    "srs: WARNING: %s: %s is %s: proofs made with it will NOT verify on chain\n",
+                    e->id, paths[i], cz_fc_param_class_text(v.cls));
+        }
+    }
+    pthread_mutex_lock(&m->lock);
+    e->development = development;
+    pthread_mutex_unlock(&m->lock);
+    return CZ_OK;
+}
+
 /* Loads e (marked loading by the caller, m->lock not held). */
 static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit,
                             const atomic_int *abort_flag, cz_error *err) {
     uint64_t t0 = cz_now_ns();
     if (!e->file.data) {
         cz_groth16_params_file file;
-        cz_status st = cz_groth16_params_file_map(&file, e->params_path, err);
+        cz_status st = check_files(m, e, err);
+        if (st != CZ_OK) return st;
+        st = cz_groth16_params_file_map(&file, e->params_path, err);
         if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s", e->id);
         madvise((void *)file.data, file.len, MADV_WILLNEED);
         pthread_mutex_lock(&m->lock);
@@ -525,6 +579,7 @@ size_t cz_srs_list(cz_srs_manager *m, cz_engine_srs_info *out, size_t cap) {
         out[n].ref_count = e->refs;
         out[n].host_bytes = e->tier == CZ_SRS_HOT ? e->hot_bytes : 0;
         out[n].points_on_device = e->tier == CZ_SRS_HOT && e->points_on_device;
+        out[n].development = e->tier != CZ_SRS_COLD && e->development;
     }
     pthread_mutex_unlock(&m->lock);
     return n;

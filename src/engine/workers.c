@@ -328,6 +328,124 @@ static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_jo
     return 1;
 }
 
+static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_eng_item it,
+                              const step_ctx *outer);
+
+/* Preemption (util/cancel.h): the hook a prove worker sets around a unit
+ * below CRITICAL. At each step boundary of that unit it takes the best
+ * waiting unit that outranks it (cz_eng_preempt_pick_locked: CRITICAL over
+ * anything, HIGH over NORMAL and LOW, its key on this context) and proves
+ * it there, on this thread and device, beside the interrupted unit's
+ * buffers, which stay as they are; then the interrupted unit goes on
+ * where it stopped. The unit proven inside meets no hook of its own. */
+typedef struct {
+    cz_engine *e;
+    cz_eng_slot *slot;
+    uint32_t w;
+    const step_ctx *running; /* the interrupted unit */
+} preempt_ctx;
+
+static void preempt_hook(void *ctx) {
+    const preempt_ctx *pc = ctx;
+    cz_engine *e = pc->e;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        if (e->stop || pc->slot->out_of_service || !e->prove.n) break;
+        size_t pick = cz_eng_preempt_pick_locked(e, pc->slot, pc->running->j->priority);
+        if (pick == SIZE_MAX) break;
+        cz_eng_item it = cz_eng_heap_take(&e->prove, pick);
+        pthread_cond_broadcast(&e->prove_room);
+        pthread_cond_broadcast(&e->work);
+        e->preemptions++;
+        cz_eng_defer_log_locked(e, CZ_LOG_INFO,
+                                "engine: partition %u of %.64s (priority %d) runs inside "
+                                "partition %d of %.64s on %s, at a step boundary",
+                                it.unit, it.j->id, it.j->priority, pc->running->unit,
+                                pc->running->j->id, pc->slot->backend->info.name);
+        prove_taken_locked(e, pc->slot, pc->w, it, pc->running);
+    }
+    cz_eng_unlock(e);
+}
+
+/* Proves the unit it, just taken from the prove heap by a worker of slot
+ * (e->lock held; dropped while the unit runs), and hands it to the
+ * finisher or ends it. outer: NULL for a worker's own unit, else the unit
+ * this one interrupts (preempt_hook), whose thread state (cancel flag,
+ * step hook) is restored afterwards. Returns 1 when the worker must stop
+ * (its context was taken out of service). */
+static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_eng_item it,
+                              const step_ctx *outer) {
+    cz_eng_job *j = it.j;
+    int drop = j->cancel || j->failed;
+    if (!drop) cz_eng_note_circuit_locked(e, slot, j);
+    e->prove_busy++;
+    slot->busy_workers++;
+    cz_eng_unlock(e);
+
+    cz_error uerr = {0};
+    cz_status st = CZ_OK;
+    void *pending = NULL;
+    if (!drop) {
+        cz_eng_timeline(e, "GPU_START", j, "%u worker=%u backend=%s%s", it.unit, w,
+                        slot->backend->info.name, outer ? " preempting" : "");
+        uint64_t t0 = cz_now_ns();
+        cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
+        step_ctx sc = {e, j, (int32_t)it.unit};
+        preempt_ctx hook = {e, slot, w, &sc};
+        cz_gpu_set_step_hook(gpu_step, &sc);
+        /* A cancel stops the prover at its next step (util/cancel.h); a
+         * higher-priority unit may run at one (preempt_hook). */
+        cz_cancel_set_flag(&j->cancel);
+        if (!outer && j->priority < CZ_PRIORITY_CRITICAL) cz_boundary_set_hook(preempt_hook, &hook);
+        st = j->ops->prove_start(j->state, it.unit, it.data, j->plan.circuit_id[0] ? &j->srs : NULL,
+                                 &pc, &pending, &uerr);
+        if (!outer) cz_boundary_set_hook(NULL, NULL);
+        cz_cancel_set_flag(outer ? &outer->j->cancel : NULL);
+        cz_gpu_set_step_hook(outer ? gpu_step : NULL, (void *)outer);
+        uint64_t dt = cz_now_ns() - t0;
+        cz_eng_span(e, "prove", j, (int32_t)it.unit, t0, t0 + dt);
+        if (e->tracing)
+            cz_trace_add(&e->trace, "prove queue", j->id, (int32_t)it.unit, CZ_TRACE_LANE_QUEUE,
+                         it.t_ready, t0);
+        if (e->progress && st == CZ_OK)
+            fprintf(e->progress,
+                    "job %s: partition %u of %u proven on %s in %.2f s (%.2f s queued)%s\n", j->id,
+                    it.unit + 1, j->plan.units, slot->backend->info.name, (double)dt / 1e9,
+                    (double)(t0 - it.t_ready) / 1e9, outer ? ", preempting" : "");
+        it.data = NULL; /* consumed by prove_start */
+        cz_eng_timeline(e, "GPU_END", j, "%u", it.unit);
+        pthread_mutex_lock(&e->lock);
+        j->prove_ns += dt;
+        cz_eng_unlock(e);
+        /* The synthesized vectors are gone: keep only what finalize needs. */
+        uint64_t keep = j->plan.unit_bytes_after;
+        if (it.reserved > keep) {
+            cz_budget_release(&e->budget, it.reserved - keep);
+            it.reserved = keep;
+        }
+    } else {
+        j->ops->discard(j->state, it.unit, it.data, 0);
+        it.data = NULL;
+    }
+    pthread_mutex_lock(&e->lock);
+    e->prove_busy--;
+    slot->busy_workers--;
+    if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) return 1;
+    if (!drop && st == CZ_OK) {
+        it.data = pending;
+        if (cz_eng_fifo_push(&e->finish, it)) {
+            pthread_cond_signal(&e->finish_work);
+            return 0;
+        }
+        st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
+        j->ops->discard(j->state, it.unit, pending, 1);
+    }
+    cz_eng_unlock(e);
+    unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
+    pthread_mutex_lock(&e->lock);
+    return 0;
+}
+
 void *cz_eng_prove_worker(void *arg) {
     cz_eng_prove_worker_arg *pa = arg;
     cz_engine *e = pa->e;
@@ -354,70 +472,7 @@ void *cz_eng_prove_worker(void *arg) {
         pthread_cond_broadcast(&e->work); /* the run-ahead bound has room */
         /* a worker that left units to this context's free worker looks again */
         if (e->prove.n && e->n_backends > 1) pthread_cond_broadcast(&e->prove_work);
-        cz_eng_job *j = it.j;
-        int drop = j->cancel || j->failed;
-        if (!drop) cz_eng_note_circuit_locked(e, slot, j);
-        e->prove_busy++;
-        slot->busy_workers++;
-        cz_eng_unlock(e);
-
-        cz_error uerr = {0};
-        cz_status st = CZ_OK;
-        void *pending = NULL;
-        if (!drop) {
-            cz_eng_timeline(e, "GPU_START", j, "%u worker=%u backend=%s", it.unit, w,
-                            slot->backend->info.name);
-            uint64_t t0 = cz_now_ns();
-            cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
-            step_ctx sc = {e, j, (int32_t)it.unit};
-            cz_gpu_set_step_hook(gpu_step, &sc);
-            /* A cancel stops the prover at its next step (util/cancel.h). */
-            cz_cancel_set_flag(&j->cancel);
-            st = j->ops->prove_start(j->state, it.unit, it.data,
-                                     j->plan.circuit_id[0] ? &j->srs : NULL, &pc, &pending, &uerr);
-            cz_cancel_set_flag(NULL);
-            cz_gpu_set_step_hook(NULL, NULL);
-            uint64_t dt = cz_now_ns() - t0;
-            cz_eng_span(e, "prove", j, (int32_t)it.unit, t0, t0 + dt);
-            if (e->tracing)
-                cz_trace_add(&e->trace, "prove queue", j->id, (int32_t)it.unit, CZ_TRACE_LANE_QUEUE,
-                             it.t_ready, t0);
-            if (e->progress && st == CZ_OK)
-                fprintf(e->progress,
-                        "job %s: partition %u of %u proven on %s in %.2f s (%.2f s queued)\n",
-                        j->id, it.unit + 1, j->plan.units, slot->backend->info.name,
-                        (double)dt / 1e9, (double)(t0 - it.t_ready) / 1e9);
-            it.data = NULL; /* consumed by prove_start */
-            cz_eng_timeline(e, "GPU_END", j, "%u", it.unit);
-            pthread_mutex_lock(&e->lock);
-            j->prove_ns += dt;
-            cz_eng_unlock(e);
-            /* The synthesized vectors are gone: keep only what finalize needs. */
-            uint64_t keep = j->plan.unit_bytes_after;
-            if (it.reserved > keep) {
-                cz_budget_release(&e->budget, it.reserved - keep);
-                it.reserved = keep;
-            }
-        } else {
-            j->ops->discard(j->state, it.unit, it.data, 0);
-            it.data = NULL;
-        }
-        pthread_mutex_lock(&e->lock);
-        e->prove_busy--;
-        slot->busy_workers--;
-        if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) break;
-        if (!drop && st == CZ_OK) {
-            it.data = pending;
-            if (cz_eng_fifo_push(&e->finish, it)) {
-                pthread_cond_signal(&e->finish_work);
-                continue;
-            }
-            st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
-            j->ops->discard(j->state, it.unit, pending, 1);
-        }
-        cz_eng_unlock(e);
-        unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
-        pthread_mutex_lock(&e->lock);
+        if (prove_taken_locked(e, slot, w, it, NULL)) break;
     }
     cz_eng_unlock(e);
     return NULL;

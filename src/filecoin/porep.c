@@ -63,6 +63,44 @@ cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geome
     return st;
 }
 
+cz_status cz_porep_verifier_inputs(cz_fr **out, uint32_t *n_inputs, const cz_c1 *c1,
+                                   const uint8_t *prover_id, uint64_t sector_id, cz_error *err) {
+    *out = NULL;
+    *n_inputs = 0;
+    cz_fc_proof_info info;
+    cz_status st = cz_fc_proof_lookup(&info, c1->registered_proof, err);
+    if (st != CZ_OK) return st;
+    if (prover_id && (st = cz_fc_check_replica_id(c1, prover_id, sector_id, err)) != CZ_OK)
+        return st;
+    cz_porep_geometry g;
+    if ((st = cz_porep_geometry_of_c1(&g, c1, err)) != CZ_OK) return st;
+    const uint32_t n = cz_porep_num_inputs(&g) - 1;
+    cz_fc_graph graph;
+    if ((st = cz_fc_graph_init(&graph, g.nodes, info.porep_id, info.api_version, err)) != CZ_OK)
+        return st;
+    uint64_t *challenges = malloc(sizeof *challenges * g.challenges);
+    cz_fr *inputs = malloc(sizeof *inputs * n * (size_t)c1->partitions);
+    if (!challenges || !inputs) {
+        free(challenges), free(inputs);
+        return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    }
+    for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++) {
+        st = cz_fc_porep_challenges(challenges, c1, k, err);
+        if (st == CZ_OK)
+            st = cz_porep_public_inputs(inputs + (size_t)k * n, &g, &graph, c1->replica_id,
+                                        c1->comm_d, c1->comm_r, challenges, err);
+        if (st != CZ_OK) cz_error_prefix(err, "partition %u", k);
+    }
+    free(challenges);
+    if (st != CZ_OK) {
+        free(inputs);
+        return st;
+    }
+    *out = inputs;
+    *n_inputs = n;
+    return CZ_OK;
+}
+
 cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
                           const uint8_t *proof, size_t proof_len, const uint8_t *prover_id,
                           uint64_t sector_id, cz_error *err) {
@@ -71,38 +109,23 @@ cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "proof is %zu bytes, a %u-partition sector needs %zu", proof_len,
                             c1->partitions, (size_t)c1->partitions * CZ_GROTH16_PROOF_BYTES);
-    cz_fc_proof_info info;
-    cz_status st = cz_fc_proof_lookup(&info, c1->registered_proof, err);
+    cz_fr *inputs = NULL;
+    uint32_t n_inputs = 0;
+    cz_status st = cz_porep_verifier_inputs(&inputs, &n_inputs, c1, prover_id, sector_id, err);
     if (st != CZ_OK) return st;
-    if (prover_id && (st = cz_fc_check_replica_id(c1, prover_id, sector_id, err)) != CZ_OK)
-        return st;
-    cz_porep_geometry g;
-    if ((st = cz_porep_geometry_of_c1(&g, c1, err)) != CZ_OK) return st;
-    uint32_t n_inputs = cz_porep_num_inputs(&g) - 1;
-    if (vk->n_ic != (size_t)n_inputs + 1)
+    if (vk->n_ic != (size_t)n_inputs + 1) {
+        free(inputs);
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "verifying key has %zu input points, this circuit needs %u", vk->n_ic,
                             n_inputs + 1);
-    cz_fc_graph graph;
-    if ((st = cz_fc_graph_init(&graph, g.nodes, info.porep_id, info.api_version, err)) != CZ_OK)
-        return st;
-    uint64_t *challenges = malloc(sizeof *challenges * g.challenges);
-    cz_fr *inputs = malloc(sizeof *inputs * n_inputs);
-    if (!challenges || !inputs) {
-        free(challenges), free(inputs);
-        return cz_error_set(err, CZ_E_NOMEM, "out of memory");
     }
     int all_valid = 1;
     for (uint32_t k = 0; st == CZ_OK && k < c1->partitions; k++) {
         cz_groth16_proof p;
         int ok = 0;
-        st = cz_fc_porep_challenges(challenges, c1, k, err);
+        st = cz_groth16_proof_decode(&p, proof + (size_t)k * CZ_GROTH16_PROOF_BYTES, err);
         if (st == CZ_OK)
-            st = cz_porep_public_inputs(inputs, &g, &graph, c1->replica_id, c1->comm_d, c1->comm_r,
-                                        challenges, err);
-        if (st == CZ_OK)
-            st = cz_groth16_proof_decode(&p, proof + (size_t)k * CZ_GROTH16_PROOF_BYTES, err);
-        if (st == CZ_OK) st = cz_groth16_verify(&ok, vk, &p, inputs, n_inputs, err);
+            st = cz_groth16_verify(&ok, vk, &p, inputs + (size_t)k * n_inputs, n_inputs, err);
         if (st != CZ_OK)
             cz_error_prefix(err, "partition %u", k);
         else if (!ok) {
@@ -110,7 +133,7 @@ cz_status cz_porep_verify(int *valid, const cz_c1 *c1, const cz_groth16_vk *vk,
             cz_error_set(err, CZ_E_VERIFY, "partition %u: proof does not verify", k);
         }
     }
-    free(challenges), free(inputs);
+    free(inputs);
     if (st == CZ_OK) *valid = all_valid;
     return st;
 }

@@ -45,6 +45,16 @@ cz_status cz_porep_geometry_of_c1(cz_porep_geometry *out, const cz_c1 *c1, cz_er
 cz_status cz_porep_synthesize_partition(cz_prove_data *out, const cz_porep_geometry *g,
                                         const cz_c1 *c1, uint32_t partition, cz_error *err);
 
+/* The verifier's public inputs of every partition of c1's sector, without
+ * ONE: *out (malloc'ed, free it) holds partitions * *n_inputs values,
+ * partition k from k * *n_inputs on, recomputed from replica_id, comm_d,
+ * comm_r and the challenges derived from replica_id and seed, never from
+ * the vanilla proofs. When prover_id is not NULL, replica_id is first
+ * recomputed from (prover_id, sector_id, ticket, comm_d, porep_id) and must
+ * equal c1's. */
+cz_status cz_porep_verifier_inputs(cz_fr **out, uint32_t *n_inputs, const cz_c1 *c1,
+                                   const uint8_t *prover_id, uint64_t sector_id, cz_error *err);
+
 /* Verifies proof bytes (partitions * 192) for c1's sector: public inputs
  * recomputed from replica_id, comm_d, comm_r and the challenges derived
  * from replica_id and seed (cz_fc_porep_challenges), never from the vanilla

@@ -37,14 +37,24 @@ extern "C" {
 #include "groth16/groth16.h"
 #include "groth16/prover.h"
 #include "poly/ntt.h"
+#include "gpu/plan.h"
+#include "gpu/fp64_mont.h"
 
-/* CZ_OK when a CUDA device is usable; otherwise CZ_E_UNSUPPORTED (no
- * back-end built) or CZ_E_CUDA (no device / driver problem), with the reason
- * in err. desc (may be NULL) receives "NVIDIA H200, 132 SMs, 139 GiB, sm_90". */
+/* The GPU code this build holds, "sm_75 sm_80 ... compute_120 (nvcc 13.0.88)"
+ * (sm_NN machine code, compute_NN PTX); NULL in a build without CUDA. */
+const char *cz_gpu_build_code(void);
+/* CZ_OK when CUDA device 0 is usable; desc (may be NULL) then receives
+ * "NVIDIA H200, 132 SMs, 139 GiB, sm_90 (sm_90 machine code)" (or
+ * "(compute_80 PTX, compiled by the driver)"). CZ_E_NOT_FOUND when there is
+ * no GPU at all (no device, no NVIDIA driver, a build without CUDA): falling
+ * back to the CPU is then honest. Any other status means a GPU is there but
+ * cannot be used (no code for its compute capability in this build, a
+ * driver older than the build's CUDA, ...): callers must refuse rather than
+ * prove on the CPU unasked. The reason, naming the device, is in err. */
 cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err);
 /* The same for one device of the host (ordinal from 0). */
 cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err);
-/* Devices on the host (CZ_E_CUDA and 0 without a driver or device). */
+/* Devices on the host; 0 with the statuses of cz_gpu_probe otherwise. */
 cz_status cz_gpu_device_count(int *count, cz_error *err);
 /* Makes device the calling thread's current device: every other function
  * works on the current device of its thread (the CUDA runtime keeps it per
@@ -112,8 +122,7 @@ cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points, const cz_fr 
                         size_t n, cz_error *err);
 cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr *dev_scalars,
                         size_t n, cz_error *err);
-/* The window the device MSM uses for n points of G1 (g2 = 0) or G2. */
-unsigned cz_gpu_msm_window_bits(size_t n, int g2);
+/* cz_gpu_msm_window_bits (plan.h): the window the device MSM uses. */
 
 /* Batch addition: out = sum of points[i] over the i < n whose bit i is set in
  * the bitmap (bit i of 64-bit word i / 64), all in device memory. */
@@ -129,7 +138,7 @@ cz_status cz_gpu_g2_batch_add(cz_g2 *out, const cz_g2_affine *dev_points,
 cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_t *dev_ones,
                           uint32_t *dev_tail, size_t *tail_count, cz_error *err);
 
-/* ---- Groth16 prover (groth16.c, prover.cu) ---- */
+/* ---- Groth16 prover (srs.c, groth16.c, prover.cu) ---- */
 
 /* Device memory: *free_bytes and *total_bytes of the current device. */
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err);
@@ -199,11 +208,14 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *pa
 void cz_gpu_srs_destroy(cz_gpu_srs *srs); /* NULL is fine */
 /* Device bytes held by the SRS (points and NTT tables). */
 size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);
-/* 1 when the points stream from the host on every proof, 0 when resident;
- * why (device bytes needed and available) in why[why_size] when not NULL. */
+/* 1 when some points stream from the host on every proof (a partial or
+ * streaming plan: every MSM then runs in chunks), 0 when resident; why (the
+ * plan, device bytes needed and available) in why[why_size] when not NULL. */
 int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
+/* The SRS's memory plan (plan.h; zeros for NULL). */
+void cz_gpu_srs_plan_get(cz_gpu_plan *out, const cz_gpu_srs *srs);
 
-/* ---- the proving key from its .params file (keyload.cu, groth16.c) ----
+/* ---- the proving key from its .params file (keyload.cu, srs.c) ----
  * cz_gpu_srs_load makes an SRS resident straight from the mapped .params
  * file, without host point arrays: the file's point bytes (uncompressed,
  * big-endian, groth16.h) go through two pinned staging buffers to the device
@@ -278,19 +290,16 @@ typedef struct {
 } cz_gpu_key_report;
 
 /* Whether the key of shape (counts only are read, as in cz_gpu_srs's
- * planning) fits resident within budget_bytes of the current device (0: its
- * free memory; $CZ_GPU_MEM_LIMIT caps it as for creation): *resident = 1 or
- * 0, the figures in why[why_size] (may be NULL). $CZ_GPU_STREAM_CHUNK forces
- * 0. Device errors as cz_gpu_mem_info. */
+ * planning: plan.h) fits resident within budget_bytes of the current device
+ * (0: its free memory; $CZ_GPU_MEM_LIMIT caps it as for creation):
+ * *resident = 1 or 0, the plan and its figures in why[why_size] (may be
+ * NULL). $CZ_GPU_STREAM_CHUNK forces 0. CZ_E_NOMEM (with the minimum in err
+ * and why) when not even streaming fits; device errors as cz_gpu_mem_info. */
 cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
                           char *why, size_t why_size, cz_error *err);
 
-/* What a key of shape takes resident (no device call): *key_bytes its
- * points and NTT tables, *work_bytes one proof's working set (its buffers
- * and the largest MSM's scratch), the two parts of cz_gpu_srs_plan's need.
- * Keys resident side by side in one context share one working set, since
- * it runs one proof at a time. CZ_E_INVALID_ARG for a shape the device
- * prover cannot take (n_h not 2^k - 1 with k <= 28). */
+/* cz_gpu_plan_footprint (plan.h), under the SRS's name. CZ_E_INVALID_ARG
+ * for a shape the device prover cannot take (n_h not 2^k - 1, k <= 28). */
 cz_status cz_gpu_srs_footprint(size_t *key_bytes, size_t *work_bytes,
                                const cz_groth16_params *shape, cz_error *err);
 
@@ -493,6 +502,23 @@ cz_status cz_gpu_fill_g2(cz_g2_affine *dev, size_t n, const cz_g2_affine *dev_ba
 cz_status cz_gpu_fill_bitmap(uint64_t *dev, size_t n, unsigned density_pct, uint64_t seed,
                              cz_error *err);
 cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_error *err);
+
+/* The FP64-limb Montgomery product (fp64_mont.h, issue 29) against the IMAD
+ * one (field.cuh), in products per second: each alone, both interleaved in
+ * one thread (all products counted), both on alternate warps (iterations
+ * balanced by the rates alone). Same kernel shape as cz_gpu_field_rates. */
+typedef struct {
+    double fr_imad, fr_fp64, fr_mix, fr_split;
+    double fp_imad, fp_fp64, fp_mix, fp_split;
+} cz_gpu_mul_rates;
+cz_status cz_gpu_fp64_rates(cz_gpu_mul_rates *out, cz_error *err);
+
+/* r[i] = a[i] b[i] with the FP64-limb product on the device, over host arrays
+ * (for tests; elements in fp64_mont.h's form, host layout = device layout). */
+cz_status cz_gpu_fp64_fp_mul(cz_fp64_fp *r, const cz_fp64_fp *a, const cz_fp64_fp *b, size_t n,
+                             cz_error *err);
+cz_status cz_gpu_fp64_fr_mul(cz_fp64_fr *r, const cz_fp64_fr *a, const cz_fp64_fr *b, size_t n,
+                             cz_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* Device probing, memory helpers and the element-wise / point-formula entry
  * points the tests compare against the CPU. */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "gpu/common.cuh"
 #include "gpu/curve.cuh"
@@ -9,17 +10,66 @@
 
 using namespace cz_gpu;
 
+#ifndef CZ_CUDA_CODE
+#error "CZ_CUDA_CODE (the architectures compiled in) comes from CMakeLists.txt"
+#endif
+
+extern "C" const char *cz_gpu_build_code(void) {
+    return CZ_CUDA_CODE " (nvcc " CZ_CUDA_NVCC ")";
+}
+
+/* No CUDA device is no fault: without the NVIDIA kernel module (it
+ * publishes /proc/driver/nvidia/version once loaded) or with no device, the
+ * CPU is the honest back-end. A loaded driver the runtime cannot use (older
+ * than this build's CUDA needs) is a fault the operator must see. */
 extern "C" cz_status cz_gpu_device_count(int *count, cz_error *err) {
     *count = 0;
     cudaError_t e = cudaGetDeviceCount(count);
-    if (e != cudaSuccess || *count == 0) {
-        (void)cudaGetLastError();
-        *count = 0;
-        return cz_error_set(err, CZ_E_CUDA, "gpu: no CUDA device (%s)",
-                            e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
-    }
-    return CZ_OK;
+    if (e == cudaSuccess && *count > 0) return CZ_OK;
+    (void)cudaGetLastError();
+    *count = 0;
+    if (e == cudaSuccess || e == cudaErrorNoDevice)
+        return cz_error_set(err, CZ_E_NOT_FOUND, "gpu: no CUDA device");
+    if (access("/proc/driver/nvidia/version", F_OK) != 0)
+        return cz_error_set(err, CZ_E_NOT_FOUND, "gpu: no NVIDIA driver on this machine (%s)",
+                            cudaGetErrorString(e));
+    int runtime = 0, driver = 0;
+    (void)cudaRuntimeGetVersion(&runtime);
+    (void)cudaDriverGetVersion(&driver);
+    if (e == cudaErrorInsufficientDriver)
+        return cz_error_set(err, CZ_E_CUDA,
+                            "gpu: the NVIDIA driver (CUDA %d.%d) is older than this build's CUDA "
+                            "runtime %d.%d needs: update the driver, or build with the CUDA "
+                            "toolkit the driver supports (README.md, \"GPUs\")",
+                            driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    return cz_error_set(err, CZ_E_CUDA, "gpu: the NVIDIA driver is loaded but CUDA fails: %s",
+                        cudaGetErrorString(e));
 }
+
+/* The build's code that runs on compute capability cc (major*10 + minor):
+ * machine code of the same major and the highest minor <= cc, else PTX of
+ * the highest version <= cc (compiled by the driver at load); *ptx tells
+ * which. 0 when nothing fits. Parsed from CZ_CUDA_CODE ("sm_75 ... compute_120"). */
+static int code_for(int cc, int *ptx) {
+    int best_sm = 0, best_ptx = 0;
+    const char *s = CZ_CUDA_CODE;
+    while (*s) {
+        int v = 0, n = 0;
+        if (sscanf(s, "sm_%d%n", &v, &n) == 1) {
+            if (v / 10 == cc / 10 && v <= cc && v > best_sm) best_sm = v;
+        } else if (sscanf(s, "compute_%d%n", &v, &n) == 1) {
+            if (v <= cc && v > best_ptx) best_ptx = v;
+        } else {
+            break;
+        }
+        s += n;
+        while (*s == ' ') s++;
+    }
+    *ptx = !best_sm;
+    return best_sm ? best_sm : best_ptx;
+}
+
+__global__ void k_probe() {}
 
 extern "C" cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err) {
     int count = 0;
@@ -30,14 +80,34 @@ extern "C" cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_siz
                             device, count);
     cudaDeviceProp prop;
     CZ_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
-    if (prop.major < 7) {
-        return cz_error_set(err, CZ_E_UNSUPPORTED, "gpu: %s is sm_%d%d; sm_70 or newer is needed",
-                            prop.name, prop.major, prop.minor);
+    const int cc = prop.major * 10 + prop.minor;
+    int ptx = 0;
+    const int code = code_for(cc, &ptx);
+    /* Ask the runtime too: it loads k_probe's module for the device (the
+     * driver compiles PTX there), which is what every kernel launch needs. */
+    int current = 0;
+    cudaFuncAttributes fa;
+    cudaError_t e = cudaGetDevice(&current);
+    if (e == cudaSuccess) e = cudaSetDevice(device);
+    if (e == cudaSuccess) {
+        e = cudaFuncGetAttributes(&fa, k_probe);
+        (void)cudaSetDevice(current);
+    }
+    if (!code || e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cz_error_set(
+            err, CZ_E_UNSUPPORTED,
+            "gpu: device %d, %s (compute capability %d.%d): this build has no code it can run "
+            "(built for %s; %s): rebuild with -DCZ_CUDA_ARCHS=all (every card) or =%d%d",
+            device, prop.name, prop.major, prop.minor, CZ_CUDA_CODE,
+            e != cudaSuccess ? cudaGetErrorString(e) : "no sm_ or compute_ entry fits", prop.major,
+            prop.minor);
     }
     if (desc && desc_size)
-        snprintf(desc, desc_size, "%s, %d SMs, %.0f GiB, sm_%d%d", prop.name,
+        snprintf(desc, desc_size, "%s, %d SMs, %.0f GiB, sm_%d%d (%s_%d%s)", prop.name,
                  prop.multiProcessorCount, (double)prop.totalGlobalMem / (1u << 30), prop.major,
-                 prop.minor);
+                 prop.minor, ptx ? "compute" : "sm", code,
+                 ptx ? " PTX, compiled by the driver" : " machine code");
     return CZ_OK;
 }
 

@@ -8,13 +8,17 @@
 #define NO_GPU(err)                                                                                \
     cz_error_set(err, CZ_E_UNSUPPORTED, "no GPU back-end in this build (built without CUDA)")
 
+const char *cz_gpu_build_code(void) {
+    return NULL;
+}
+/* No back-end is no device: the CPU is the honest fall-back (CZ_E_NOT_FOUND). */
 cz_status cz_gpu_probe(char *desc, size_t desc_size, cz_error *err) {
     if (desc && desc_size) desc[0] = 0;
-    return NO_GPU(err);
+    return cz_error_set(err, CZ_E_NOT_FOUND, "no GPU back-end in this build (built without CUDA)");
 }
 cz_status cz_gpu_device_count(int *count, cz_error *err) {
     *count = 0;
-    return NO_GPU(err);
+    return cz_gpu_probe(NULL, 0, err);
 }
 cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_size, cz_error *err) {
     (void)device;
@@ -94,10 +98,6 @@ cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr 
     (void)out, (void)dev_points, (void)dev_scalars, (void)n;
     return NO_GPU(err);
 }
-unsigned cz_gpu_msm_window_bits(size_t n, int g2) {
-    (void)n, (void)g2;
-    return 0;
-}
 cz_status cz_gpu_g1_batch_add(cz_g1 *out, const cz_g1_affine *dev_points,
                               const uint64_t *dev_bitmap, size_t n, cz_error *err) {
     (void)out, (void)dev_points, (void)dev_bitmap, (void)n;
@@ -158,12 +158,26 @@ cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_erro
     *fr_mul_per_s = *fp_mul_per_s = 0;
     return NO_GPU(err);
 }
+cz_status cz_gpu_fp64_rates(cz_gpu_mul_rates *out, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fp64_fp_mul(cz_fp64_fp *r, const cz_fp64_fp *a, const cz_fp64_fp *b, size_t n,
+                             cz_error *err) {
+    (void)r, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_fp64_fr_mul(cz_fp64_fr *r, const cz_fp64_fr *a, const cz_fp64_fr *b, size_t n,
+                             cz_error *err) {
+    (void)r, (void)a, (void)b, (void)n;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
                                     const cz_fr *dev_c, cz_error *err) {
     (void)d, (void)dev_a, (void)dev_b, (void)dev_c;
     return NO_GPU(err);
 }
-/* The Groth16 prover itself (groth16.c) is built in both configurations;
+/* The key (srs.c) and the prover (groth16.c) are built in both configurations;
  * without CUDA it stops at cz_gpu_srs_create (cz_gpu_mem_info below). */
 void cz_gpu_pool_trim(void) {}
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err) {

@@ -13,43 +13,21 @@
  * L, A, B_G1 and B_G2 use the 0 / 1 / other split: sum = (batch addition of the points whose scalar
  * is 1) + (MSM over the gathered points and scalars that are neither 0 nor 1, or, when most are
  * neither, over every point with the ones masked). Both parts are exact group sums, so the result
- * is the same group element as the plain MSM. The bases stay resident in a cz_gpu_srs across
- * proofs. Everything here goes through the C interface of gpu.h, so this file is C (and builds
- * against gpu_stub.c without CUDA, failing at srs creation). */
+ * is the same group element as the plain MSM. The key's points are the cz_gpu_srs's (srs.c):
+ * on the device, or streamed from the host in chunks, as its memory plan says. Everything here
+ * goes through the C interface of gpu.h, so this file is C (and builds against gpu_stub.c
+ * without CUDA, failing at srs creation). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include "gpu/gpu.h"
-#include "groth16/digest.h"
-#include "r1cs/xxh64.h"
 #include "gpu/settings.h"
+#include "gpu/srs.h"
 #include "r1cs/backends.h"
 #include "util/cancel.h"
 #include "util/log.h"
 #include "util/parallel.h"
-#include "util/size.h"
-
-struct cz_gpu_srs {
-    /* counts only (every pointer NULL): what cz_groth16_check_shapes reads */
-    cz_groth16_params shape;
-    unsigned log_m; /* domain 2^log_m = n_h + 1 */
-    cz_gpu_ntt *dom;
-    cz_g1_affine *h, *l, *a, *b_g1; /* NULL when streaming */
-    cz_g2_affine *b_g2;
-    cz_gpu_uploader *up; /* pinned staging for every upload */
-    /* streaming: chunk_points points per chunk, two device chunk buffers
-     * (room for chunk_points G2 points each) */
-    int streaming;
-    size_t chunk_points;
-    void *chunk[2];
-    size_t bytes;
-    char why[256];
-};
 
 /* The steps of a proof: to the calling thread's hook (cz_gpu_set_step_hook)
  * and, with CZ_GPU_PROVE_PROFILE=1, milliseconds per step on stderr. Every
@@ -57,144 +35,13 @@ struct cz_gpu_srs {
 static _Thread_local cz_gpu_step_fn step_hook;
 static _Thread_local void *step_hook_ctx;
 
-#define MIB(x)       ((double)(x) / (1024.0 * 1024.0))
-#define UPLOAD_CHUNK ((size_t)64 << 20) /* pinned staging per buffer, resident SRS */
-
-void cz_gpu_srs_destroy(cz_gpu_srs *srs) {
-    if (!srs) return;
-    cz_gpu_uploader_destroy(srs->up);
-    cz_gpu_ntt_destroy(srs->dom);
-    cz_gpu_free(srs->h);
-    cz_gpu_free(srs->l);
-    cz_gpu_free(srs->a);
-    cz_gpu_free(srs->b_g1);
-    cz_gpu_free(srs->b_g2);
-    cz_gpu_free(srs->chunk[0]);
-    cz_gpu_free(srs->chunk[1]);
-    free(srs);
-}
-
-size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs) {
-    return srs ? srs->bytes : 0;
-}
-
-int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size) {
-    if (why && why_size) snprintf(why, why_size, "%s", srs ? srs->why : "");
-    return srs ? srs->streaming : 0;
-}
-
-/* ---- host-side copies into the pinned staging buffers ---- */
-
-/* Points [k0, k0 + count) of a host vector, contiguous or picked by index. */
-typedef struct {
-    const uint8_t *base;
-    size_t size;          /* bytes per point */
-    const uint32_t *pick; /* NULL: point k is base[k] */
-} host_points;
-
-typedef struct {
-    uint8_t *dst;
-    const host_points *src;
-    size_t k0;
-} fill_ctx;
-
-static void fill_range(void *vctx, size_t begin, size_t end, unsigned worker) {
-    (void)worker;
-    const fill_ctx *c = vctx;
-    const host_points *s = c->src;
-    if (!s->pick) {
-        memcpy(c->dst + begin * s->size, s->base + (c->k0 + begin) * s->size,
-               (end - begin) * s->size);
-        return;
-    }
-    for (size_t j = begin; j < end; j++)
-        memcpy(c->dst + j * s->size, s->base + (size_t)s->pick[c->k0 + j] * s->size, s->size);
-}
-
-/* Stages points [k0, k0 + count) and queues their copy to dev. */
-static cz_status send_points(cz_gpu_uploader *up, void *dev, const host_points *src, size_t k0,
-                             size_t count, uint64_t *ticket, cz_error *err) {
-    void *stage;
-    cz_status st = cz_gpu_uploader_stage(up, &stage, err);
-    if (st != CZ_OK) return st;
-    fill_ctx c = {stage, src, k0};
-    size_t grain = (count + 63) / 64;
-    if (grain < 8192) grain = 8192; /* small chunks: fewer threads to start */
-    cz_parallel_for(count, grain, fill_range, &c);
-    return cz_gpu_uploader_send(up, dev, count * src->size, ticket, err);
-}
-
-/* Copies bytes of host memory to dev through the staging buffers; returns
- * the ticket of the last piece (the caller waits for it). */
-static cz_status upload(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
-                        uint64_t *ticket, cz_error *err) {
-    const size_t chunk = cz_gpu_uploader_chunk(up);
-    host_points src = {host, 1, NULL};
-    *ticket = 0;
-    for (size_t off = 0; off < bytes; off += chunk) {
-        size_t len = bytes - off < chunk ? bytes - off : chunk;
-        cz_status st = send_points(up, (uint8_t *)dev + off, &src, off, len, ticket, err);
-        if (st != CZ_OK) return st;
-    }
-    return CZ_OK;
-}
-
-/* inputs then aux to dev_z, returning when the copy is done */
-static cz_status witness_upload(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
-                                const cz_fr *aux, size_t na, cz_error *err) {
-    uint64_t ticket = 0;
-    cz_status st = upload(up, dev_z, inputs, ni * sizeof(cz_fr), &ticket, err);
-    if (st == CZ_OK) st = upload(up, dev_z + ni, aux, na * sizeof(cz_fr), &ticket, err);
-    if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu: witness upload (%zu elements)", ni + na);
-    return CZ_OK;
-}
-
 cz_status cz_gpu_witness_upload(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
                                 const cz_fr *aux, size_t na, cz_error *err) {
     const uint64_t t0 = cz_now_ns();
-    cz_status st = witness_upload(dev_z, up, inputs, ni, aux, na, err);
+    cz_status st = cz_gpu_stage_witness(dev_z, up, inputs, ni, aux, na, err);
     if (st == CZ_OK && step_hook)
         step_hook(step_hook_ctx, "witness upload (staged)", t0, cz_now_ns());
     return st;
-}
-
-/* ---- memory planning ---- */
-
-/* The device bytes this process may use: free memory, capped by
- * $CZ_GPU_MEM_LIMIT when set. */
-static cz_status device_budget(size_t *budget, size_t *free_out, size_t *total_out, size_t cap,
-                               cz_error *err) {
-    size_t free_b = 0, total_b = 0;
-    cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
-    if (st != CZ_OK) return st;
-    *budget = free_b, *free_out = free_b, *total_out = total_b;
-    if (cap && cap < *budget) *budget = cap;
-    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    if (knobs->has_mem_limit && knobs->mem_limit < *budget) *budget = (size_t)knobs->mem_limit;
-    return CZ_OK;
-}
-
-/* Device scratch of one MSM of n points: what msm.cuh allocates, from its
- * own formulas (window c, W = ceil(255 / c) windows, M = 2^(c-1) buckets
- * each, S0 sorted entries per accumulation thread): keys and values with
- * their alternates 16 W n, buckets W M XYZZ points, partial sums 4 T0 (a
- * key each), the bucket reduction's levels (segments of 16: below W M / 4
- * points) and the sort's temporary (a small fraction of the keys), plus a
- * thirty-second and 64 MiB. 2^27 G1 points: 38.5 GB planned, 36.3 GB
- * allocated (the estimate before, 52.4 GB, counted three bucket sets and
- * 13 windows, and kept the WindowPoSt key's witness slots off the H200). */
-static size_t msm_scratch(size_t n, int g2) {
-    const size_t c = cz_gpu_msm_window_bits(n, g2); /* 0 in a build without CUDA */
-    if (n == 0 || c == 0) return 0;
-    const size_t w = (255 + c - 1) / c;
-    const size_t m = (size_t)1 << (c - 1), xyzz = g2 ? 384 : 192, total = w * n;
-    size_t s0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : total >> 18);
-    if (cz_gpu_settings_get()->msm_s) s0 = cz_gpu_settings_get()->msm_s;
-    const size_t t0 = (total + s0 - 1) / s0;
-    size_t b = 16 * total + w * m * xyzz + 4 * t0 * (xyzz + 8) + w * m * xyzz / 4 + total / 4;
-    return b + b / 32 + ((size_t)64 << 20);
 }
 
 static size_t max3(size_t a, size_t b, size_t c) {
@@ -206,508 +53,11 @@ static size_t words(size_t bits) {
     return (bits + 63) / 64;
 }
 
-/* Gathered tail points per tail MSM piece (resident SRS; CZ_GPU_TAIL_CHUNK,
- * default 2^24): a longer tail (a dense witness) is summed in pieces, so
- * the gather buffers take 288 B x 2^24 = 4.5 GiB at most instead of 288 B
- * per scalar (36 GiB for the 32 GiB PoRep's key, which then left no room
- * beside it for the next unit's witness). A piece of 2^24 points costs
- * ~15 % more per point than one MSM of 2^27. */
-static size_t tail_chunk(void) {
-    return cz_gpu_settings_get()->tail_chunk;
-}
-
+/* Gathered tail points per tail MSM piece of the resident plan (2^24 by
+ * default: the gather buffers take 288 B x 2^24 = 4.5 GiB at most instead
+ * of 288 B per scalar, 36 GiB for the 32 GiB PoRep key). */
 static size_t tail_cap(size_t n) {
-    return n < tail_chunk() ? n : tail_chunk();
-}
-
-/* A tail of t of n scalars summed by one MSM over all n points with the
- * ones masked (resident SRS): longer than one piece, at least
- * CZ_GPU_TAIL_DENSE percent of the scalars (a Poseidon witness: 98.7 %),
- * and within the MSMs' digit count. The whole key's MSM is cheaper per
- * point than pieces of 2^24 (a wider window: 2^27 points cost 5.4 ns
- * each, 2^24 points 6.7 ns) and gathers nothing; the zero and masked
- * scalars cost their digits and their place in the sort. */
-static int dense_tail(size_t t, size_t n) {
-    const unsigned c = cz_gpu_msm_window_bits(n, 1); /* G2's: the narrower window */
-    return t > tail_chunk() && t * 100 >= (size_t)cz_gpu_settings_get()->tail_dense * n && c &&
-           (size_t)((255 + c - 1) / c) * n < ((size_t)1 << 31);
-}
-
-/* Per-proof device buffers besides the MSMs' scratch, at their peak (the
- * H chain's a, b, c, with the assignment beside them when a, b, c come
- * from a device circuit, or the assignment and split buffers afterwards);
- * tail_points: room for gathered tail points (resident SRS only). */
-static size_t proof_bytes(const cz_groth16_params *p, size_t m, int tail_points) {
-    const size_t ni = p->vk.n_ic, na = p->n_l, nmax = max3(na, p->n_a, p->n_b_g1);
-    size_t h = (3 * m + ni + na) * sizeof(cz_fr);
-    size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
-                 (p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1) * sizeof(cz_fr) + words(nmax) * 8 +
-                 nmax * sizeof(cz_fr);
-    if (tail_points)
-        lab += tail_cap(nmax) * sizeof(cz_g1_affine) + tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
-    return h > lab ? h : lab;
-}
-
-static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, const char *name,
-                     cz_error *err) {
-    uint64_t ticket = 0;
-    cz_status st = cz_gpu_alloc(dev, bytes, err);
-    if (st == CZ_OK) st = upload(s->up, *dev, host, bytes, &ticket, err);
-    if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
-    if (st != CZ_OK) cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", name, MIB(bytes));
-    return st;
-}
-
-/* $CZ_GPU_STREAM_CHUNK (points per chunk, a power of two from 64 to 2^24)
- * forces streaming with that chunk, for tests and measurements; 0 when
- * unset. */
-static cz_status forced_chunk(size_t *chunk, cz_error *err) {
-    *chunk = 0;
-    cz_status st = cz_gpu_settings_status(err); /* a bad CZ_GPU_STREAM_CHUNK */
-    if (st == CZ_OK) *chunk = cz_gpu_settings_get()->stream_chunk;
-    return st;
-}
-
-/* What a key of p's shape needs on the device and what it gets there. */
-typedef struct {
-    size_t m;
-    unsigned k;            /* domain 2^k = m = n_h + 1 */
-    size_t points, tables; /* bytes of the point vectors and the NTT tables */
-    size_t work;           /* a proof's buffers and the largest MSM's scratch */
-    size_t resident_need;  /* points, tables and work */
-    size_t budget, free_b, total_b, forced;
-    const char *capped; /* "" or why the budget is below the free memory */
-} srs_plan;
-
-/* The sizes of p's plan (no device call): domain, points, tables, and the
- * working set of one proof with the key resident. */
-static cz_status plan_sizes(srs_plan *pl, const cz_groth16_params *p, cz_error *err) {
-    memset(pl, 0, sizeof *pl);
-    /* n_h = m - 1 for the circuit's domain m = 2^k (prover.h) */
-    size_t m = p->n_h + 1;
-    unsigned k = 0;
-    while (((size_t)1 << k) < m) k++;
-    if (((size_t)1 << k) != m || k > 28)
-        return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "gpu srs: params.h has %zu points; 2^k - 1 with k <= 28 expected",
-                            p->n_h);
-    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
-    pl->m = m, pl->k = k;
-    pl->points = (p->n_h + p->n_l + p->n_a + p->n_b_g1) * g1 + p->n_b_g2 * g2;
-    pl->tables = m * sizeof(cz_fr); /* m/2 powers of omega and of omega^-1 */
-    const size_t largest = max3(m, p->n_l, p->n_a > p->n_b_g1 ? p->n_a : p->n_b_g1);
-    /* one proof's buffers and the largest MSM's scratch (G1, or B's G2 MSM
-     * over all its points when its tail is dense) */
-    const size_t g1_scratch = msm_scratch(largest, 0), g2_scratch = msm_scratch(p->n_b_g1, 1);
-    pl->work = proof_bytes(p, m, 1) + (g1_scratch > g2_scratch ? g1_scratch : g2_scratch);
-    return CZ_OK;
-}
-
-static cz_status plan_srs(srs_plan *pl, const cz_groth16_params *p, size_t cap, cz_error *err) {
-    cz_status st = plan_sizes(pl, p, err);
-    if (st != CZ_OK) return st;
-    st = device_budget(&pl->budget, &pl->free_b, &pl->total_b, cap, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
-    if ((st = forced_chunk(&pl->forced, err)) != CZ_OK) return st;
-    /* Resident: the points, the tables and one proof's working set. */
-    pl->resident_need = pl->points + pl->tables + pl->work;
-    pl->capped =
-        pl->budget < pl->free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
-    return CZ_OK;
-}
-
-static int plan_resident(const srs_plan *pl) {
-    return !pl->forced && pl->resident_need <= pl->budget;
-}
-
-static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
-    memset(shape, 0, sizeof *shape);
-    shape->vk.n_ic = p->vk.n_ic;
-    shape->n_h = p->n_h, shape->n_l = p->n_l, shape->n_a = p->n_a;
-    shape->n_b_g1 = p->n_b_g1, shape->n_b_g2 = p->n_b_g2;
-}
-
-cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
-                          char *why, size_t why_size, cz_error *err) {
-    *resident = 0;
-    srs_plan pl;
-    cz_status st = plan_srs(&pl, shape, budget_bytes, err);
-    if (st != CZ_OK) return st;
-    *resident = plan_resident(&pl);
-    if (why && why_size)
-        snprintf(why, why_size,
-                 "%s: the key resident needs %.0f MiB with a proof's working set, %.0f MiB "
-                 "usable on the device%s",
-                 *resident   ? "fits"
-                 : pl.forced ? "streams (CZ_GPU_STREAM_CHUNK is set)"
-                             : "does not fit",
-                 MIB(pl.resident_need), MIB(pl.budget), pl.capped);
-    return CZ_OK;
-}
-
-cz_status cz_gpu_srs_footprint(size_t *key_bytes, size_t *work_bytes,
-                               const cz_groth16_params *shape, cz_error *err) {
-    *key_bytes = *work_bytes = 0;
-    srs_plan pl;
-    cz_status st = plan_sizes(&pl, shape, err);
-    if (st != CZ_OK) return st;
-    *key_bytes = pl.points + pl.tables;
-    *work_bytes = pl.work;
-    return CZ_OK;
-}
-
-cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
-    return cz_gpu_srs_create_budget(out, p, 0, err);
-}
-
-cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p, size_t cap,
-                                   cz_error *err) {
-    *out = NULL;
-    srs_plan pl;
-    cz_status st = plan_srs(&pl, p, cap, err);
-    if (st != CZ_OK) return st;
-    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
-    const size_t m = pl.m, tables = pl.tables, budget = pl.budget, forced = pl.forced;
-    const size_t resident_need = pl.resident_need;
-    const char *capped = pl.capped;
-    const unsigned k = pl.k;
-    cz_gpu_srs *s = calloc(1, sizeof *s);
-    if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
-    shape_of(&s->shape, p);
-    s->log_m = k;
-    if (plan_resident(&pl)) {
-        s->bytes = pl.points + tables;
-        snprintf(s->why, sizeof s->why,
-                 "resident: %.0f MiB of points and tables, %.0f MiB with a proof's working set, "
-                 "%.0f MiB usable on the device%s",
-                 MIB(pl.points + tables), MIB(resident_need), MIB(budget), capped);
-    } else {
-        /* Streaming: the largest chunk (a power of two, >= 2^12 points)
-         * whose two device buffers and MSM scratch fit beside the tables
-         * and the proof's buffers. */
-        const size_t fixed = tables + proof_bytes(p, m, 0);
-        size_t c = forced ? forced : (size_t)1 << 24;
-        while (!forced && c >= ((size_t)1 << 12) && fixed + 2 * c * g2 + msm_scratch(c, 1) > budget)
-            c >>= 1;
-        if (!forced && c < ((size_t)1 << 12)) {
-            st = cz_error_set(err, CZ_E_NOMEM,
-                              "gpu srs: the device is too small for this circuit even when "
-                              "streaming the points from host memory: the NTT tables and one "
-                              "proof's buffers need %.1f MiB plus chunk buffers and MSM scratch, "
-                              "%.1f MiB are usable (%.1f of %.1f MiB free%s); the whole key "
-                              "resident would need %.1f MiB",
-                              MIB(fixed), MIB(budget), MIB(pl.free_b), MIB(pl.total_b), capped,
-                              MIB(resident_need));
-            goto fail;
-        }
-        s->streaming = 1;
-        s->chunk_points = c;
-        s->bytes = tables + 2 * c * g2;
-        snprintf(s->why, sizeof s->why,
-                 "streaming the points from pinned host memory in chunks of %zu: %s (the key "
-                 "resident needs %.0f MiB with a proof's working set, %.0f MiB usable on the "
-                 "device%s)",
-                 c, forced ? "CZ_GPU_STREAM_CHUNK is set" : "the key does not fit",
-                 MIB(resident_need), MIB(budget), capped);
-    }
-    st = cz_gpu_uploader_create(&s->up, s->streaming ? s->chunk_points * g2 : UPLOAD_CHUNK, err);
-    if (st != CZ_OK) goto fail;
-    if ((st = cz_gpu_ntt_create(&s->dom, k, err)) != CZ_OK) {
-        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", k);
-        goto fail;
-    }
-    if (s->streaming) {
-        for (int i = 0; i < 2; i++)
-            if ((st = cz_gpu_alloc(&s->chunk[i], s->chunk_points * g2, err)) != CZ_OK) {
-                cz_error_prefix(err, "gpu srs: chunk buffer (%.1f MiB)", MIB(s->chunk_points * g2));
-                goto fail;
-            }
-        *out = s;
-        return CZ_OK;
-    }
-    if ((st = put(s, (void **)&s->h, p->h, p->n_h * g1, "H", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->l, p->l, p->n_l * g1, "L", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->a, p->a, p->n_a * g1, "A", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->b_g1, p->b_g1, p->n_b_g1 * g1, "B_G1", err)) != CZ_OK) goto fail;
-    if ((st = put(s, (void **)&s->b_g2, p->b_g2, p->n_b_g2 * g2, "B_G2", err)) != CZ_OK) goto fail;
-    *out = s;
-    return CZ_OK;
-fail:
-    cz_gpu_srs_destroy(s);
-    return st;
-}
-
-cz_status cz_gpu_srs_vector(const void **dev, size_t *n, const cz_gpu_srs *srs, int v,
-                            cz_error *err) {
-    *dev = NULL, *n = 0;
-    if (!srs || srs->streaming || v < 0 || v >= CZ_GROTH16_VECTORS)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu srs: no resident vector %d", v);
-    const void *ptr[CZ_GROTH16_VECTORS] = {srs->h, srs->l, srs->a, srs->b_g1, srs->b_g2};
-    const size_t cnt[CZ_GROTH16_VECTORS] = {srs->shape.n_h, srs->shape.n_l, srs->shape.n_a,
-                                            srs->shape.n_b_g1, srs->shape.n_b_g2};
-    *dev = ptr[v];
-    *n = cnt[v];
-    return CZ_OK;
-}
-
-/* ---- the key from its .params file ---- */
-
-#define KEYLOAD_CHUNK ((size_t)128 << 20) /* per pinned staging buffer */
-#define KEYLOAD_SLICE ((size_t)64 << 10)  /* copied, then hashed while in the cache */
-
-/* One chunk of the file into a staging buffer: each digest block copied
- * and hashed slice by slice. */
-typedef struct {
-    uint8_t *stage;
-    const uint8_t *src;
-    size_t len;
-    uint64_t *digests; /* of the chunk's blocks */
-} fill_job;
-
-static void fill_blocks(void *ctx, size_t begin, size_t end, unsigned worker) {
-    (void)worker;
-    const fill_job *j = ctx;
-    for (size_t b = begin; b < end; b++) {
-        const size_t off = b * CZ_PARAMS_DIGEST_BLOCK;
-        const size_t n =
-            j->len - off < CZ_PARAMS_DIGEST_BLOCK ? j->len - off : CZ_PARAMS_DIGEST_BLOCK;
-        cz_xxh64_state h;
-        cz_xxh64_init(&h, 0); /* cz_params_digest_block: XXH64, seed 0 */
-        for (size_t at = 0; at < n; at += KEYLOAD_SLICE) {
-            const size_t len = n - at < KEYLOAD_SLICE ? n - at : KEYLOAD_SLICE;
-            memcpy(j->stage + off + at, j->src + off + at, len);
-            cz_xxh64_update(&h, j->stage + off + at, len);
-        }
-        j->digests[b] = cz_xxh64_digest(&h);
-    }
-}
-
-static void advise(const uint8_t *base, size_t len, uint64_t from, uint64_t bytes, int advice) {
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    if (from >= len || !bytes) return;
-    if (bytes > len - from) bytes = len - from;
-    uintptr_t lo = (uintptr_t)(base + from) & ~(page - 1), hi = (uintptr_t)(base + from + bytes);
-    madvise((void *)lo, hi - lo, advice);
-}
-
-static const char *fault_reason(unsigned reason) {
-    switch (reason) {
-    case CZ_GPU_KEY_FAULT_FLAGS: return "a flag bit set";
-    case CZ_GPU_KEY_FAULT_RANGE: return "a coordinate >= p";
-    case CZ_GPU_KEY_FAULT_ZERO: return "(0, 0)";
-    case CZ_GPU_KEY_FAULT_CURVE: return "not on the curve";
-    default: return "unknown";
-    }
-}
-
-static size_t keyload_chunk(size_t asked) {
-    size_t c = asked;
-    const char *env = getenv("CZ_GPU_KEYLOAD_CHUNK_MIB");
-    if (!c && env && *env) c = (size_t)strtoull(env, NULL, 10) << 20;
-    if (!c) c = KEYLOAD_CHUNK;
-    c -= c % CZ_PARAMS_DIGEST_BLOCK;
-    return c ? c : CZ_PARAMS_DIGEST_BLOCK;
-}
-
-cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, size_t cap,
-                          const cz_gpu_key_options *opt_in, cz_gpu_key_report *rep_out,
-                          cz_error *err) {
-    *out = NULL;
-    const uint64_t t0 = cz_now_ns();
-    cz_gpu_key_options opt = {0};
-    if (opt_in) opt = *opt_in;
-    cz_gpu_key_report rep;
-    memset(&rep, 0, sizeof rep);
-    const cz_groth16_params_layout *L = &f->layout;
-    if (!f->data || L->file_bytes != f->len)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu srs: %s: not a mapped .params file",
-                            f->path);
-    cz_groth16_params shape;
-    memset(&shape, 0, sizeof shape);
-    shape.vk.n_ic = (size_t)L->n_ic;
-    shape.n_h = (size_t)L->count[CZ_GROTH16_H], shape.n_l = (size_t)L->count[CZ_GROTH16_L];
-    shape.n_a = (size_t)L->count[CZ_GROTH16_A], shape.n_b_g1 = (size_t)L->count[CZ_GROTH16_B_G1];
-    shape.n_b_g2 = (size_t)L->count[CZ_GROTH16_B_G2];
-    srs_plan pl;
-    cz_status st = plan_srs(&pl, &shape, cap, err);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", f->path);
-    if (!plan_resident(&pl))
-        return cz_error_set(err, CZ_E_NOMEM,
-                            "gpu srs: %s: the key does not fit resident (%.0f MiB with a proof's "
-                            "working set, %.0f MiB usable on the device%s%s); streaming it needs "
-                            "its points in host memory",
-                            f->path, MIB(pl.resident_need), MIB(pl.budget), pl.capped,
-                            pl.forced ? ", CZ_GPU_STREAM_CHUNK is set" : "");
-
-    /* How the points are checked. */
-    int check_curve = opt.check != CZ_GPU_KEY_TRUSTED;
-    uint64_t trusted = opt.trusted_digest;
-    if (opt.check == CZ_GPU_KEY_AUTO) {
-        cz_error rerr = {0};
-        int known = 0;
-        st = cz_params_digest_lookup(&trusted, &known, f->path, f->len, f->mtime_ns, &rerr);
-        check_curve = st != CZ_OK || !known;
-        if (st != CZ_OK)
-            snprintf(rep.note, sizeof rep.note, "checked (%.250s)", rerr.message);
-        else
-            snprintf(rep.note, sizeof rep.note, "%s",
-                     known ? "trusted: its digest record matches the file (size, time); the "
-                             "digest is verified"
-                           : "checked: no digest record of this version of the file");
-        st = CZ_OK;
-    } else {
-        snprintf(rep.note, sizeof rep.note, "%s",
-                 check_curve ? "checked (asked)" : "trusted: the digest given is verified");
-    }
-    rep.checked = check_curve;
-    rep.file_bytes = f->len;
-    rep.chunk_bytes = keyload_chunk(opt.chunk_bytes);
-
-    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
-    const size_t B = CZ_PARAMS_DIGEST_BLOCK, chunk = rep.chunk_bytes;
-    const size_t n_blocks = (f->len + B - 1) / B;
-    cz_gpu_keyload *kl = NULL;
-    uint64_t *digests = NULL;
-    cz_gpu_srs *s = calloc(1, sizeof *s);
-    if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
-    s->shape = shape;
-    s->log_m = pl.k;
-    s->bytes = pl.points + pl.tables;
-    if (!(digests = malloc((n_blocks ? n_blocks : 1) * sizeof *digests))) {
-        st = cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
-        goto fail;
-    }
-    if ((st = cz_gpu_uploader_create(&s->up, UPLOAD_CHUNK, err)) != CZ_OK) goto fail;
-    if ((st = cz_gpu_ntt_create(&s->dom, pl.k, err)) != CZ_OK) {
-        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", pl.k);
-        goto fail;
-    }
-    void **dev[CZ_GROTH16_VECTORS] = {(void **)&s->h, (void **)&s->l, (void **)&s->a,
-                                      (void **)&s->b_g1, (void **)&s->b_g2};
-    uint64_t vec_end[CZ_GROTH16_VECTORS];
-    int converted[CZ_GROTH16_VECTORS] = {0};
-    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
-        const size_t bytes = (size_t)L->count[v] * (v == CZ_GROTH16_B_G2 ? g2 : g1);
-        vec_end[v] = L->offset[v] + bytes;
-        if (bytes && (st = cz_gpu_alloc(dev[v], bytes, err)) != CZ_OK) {
-            cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", cz_groth16_vector_name(v), MIB(bytes));
-            goto fail;
-        }
-    }
-    if ((st = cz_gpu_keyload_create(&kl, chunk, err)) != CZ_OK) goto fail;
-
-    /* The file in order, chunk by chunk: the CPU fills one staging buffer
-     * while the other's copies run. */
-    uint64_t fill_ns = 0, wait_ns = 0;
-    for (uint64_t pos = 0; pos < f->len && st == CZ_OK; pos += chunk) {
-        const size_t n = f->len - pos < chunk ? (size_t)(f->len - pos) : chunk;
-        advise(f->data, f->len, pos + n, 2 * chunk, MADV_WILLNEED);
-        uint8_t *stage = NULL;
-        uint64_t t = cz_now_ns();
-        if ((st = cz_gpu_keyload_stage(kl, &stage, err)) != CZ_OK) break;
-        uint64_t t1 = cz_now_ns();
-        wait_ns += t1 - t;
-        fill_job job = {stage, f->data + pos, n, digests + pos / B};
-        cz_parallel_for((n + B - 1) / B, 1, fill_blocks, &job);
-        fill_ns += cz_now_ns() - t1;
-        for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++) {
-            const uint64_t a = pos > L->offset[v] ? pos : L->offset[v];
-            const uint64_t b = pos + n < vec_end[v] ? pos + n : vec_end[v];
-            if (a < b)
-                st = cz_gpu_keyload_copy(kl, (uint8_t *)*dev[v] + (a - L->offset[v]),
-                                         (size_t)(a - pos), (size_t)(b - a), err);
-        }
-        if (st == CZ_OK) st = cz_gpu_keyload_commit(kl, err);
-        /* the copy is in pinned memory: this process needs the pages no more */
-        advise(f->data, f->len, pos, n, MADV_DONTNEED);
-        for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++)
-            if (!converted[v] && vec_end[v] <= pos + n) {
-                st = cz_gpu_keyload_convert(kl, *dev[v], (size_t)L->count[v], v == CZ_GROTH16_B_G2,
-                                            check_curve, (unsigned)v, err);
-                converted[v] = 1;
-            }
-    }
-    int fault = 0;
-    unsigned tag = 0, reason = 0;
-    uint64_t index = 0;
-    if (st == CZ_OK) {
-        uint64_t t = cz_now_ns();
-        st = cz_gpu_keyload_finish(kl, &fault, &tag, &index, &reason, err);
-        wait_ns += cz_now_ns() - t;
-    }
-    if (st != CZ_OK) {
-        cz_error_prefix(err, "gpu srs: %s: loading the key", f->path);
-        goto fail;
-    }
-    rep.fill_seconds = (double)fill_ns / 1e9;
-    rep.wait_seconds = (double)wait_ns / 1e9;
-    rep.digest = cz_params_digest_fold(digests, n_blocks, f->len);
-    if (!check_curve && rep.digest != trusted) {
-        char record[4200];
-        if (opt.check == CZ_GPU_KEY_AUTO &&
-            cz_params_digest_path(record, sizeof record, f->path, NULL) == CZ_OK)
-            st = cz_error_set(err, CZ_E_PARSE,
-                              "%s: digest %016llx differs from %016llx, which %s records for "
-                              "this file's size and modification time: the file was damaged "
-                              "or changed in place since it was validated (remove the record "
-                              "to validate it again)",
-                              f->path, (unsigned long long)rep.digest, (unsigned long long)trusted,
-                              record);
-        else
-            st = cz_error_set(err, CZ_E_PARSE,
-                              "%s: digest %016llx is not the trusted digest %016llx", f->path,
-                              (unsigned long long)rep.digest, (unsigned long long)trusted);
-        goto fail;
-    }
-    if (fault) {
-        /* the host decoder's verdict and message for that point */
-        const cz_groth16_check mode = check_curve ? CZ_GROTH16_UNCHECKED : CZ_GROTH16_TRUSTED;
-        cz_error perr = {0};
-        if (tag < CZ_GROTH16_VECTORS && index < L->count[tag] &&
-            cz_groth16_params_check_point(NULL, f->data, L, (cz_groth16_vector)tag, index, mode,
-                                          &perr) != CZ_OK) {
-            st = perr.status;
-            if (err) {
-                *err = perr;
-                cz_error_prefix(err, "%s", f->path);
-            }
-        } else {
-            st = cz_error_set(err, CZ_E_INTERNAL,
-                              "%s: the device refused params %s[%llu] (%s), which the host "
-                              "decoder accepts",
-                              f->path, cz_groth16_vector_name((cz_groth16_vector)tag),
-                              (unsigned long long)index, fault_reason(reason));
-        }
-        goto fail;
-    }
-    if (check_curve && !opt.no_record) {
-        cz_error werr = {0};
-        rep.recorded =
-            cz_params_digest_save(f->path, rep.digest, f->len, f->mtime_ns, &werr) == CZ_OK;
-        if (!rep.recorded) {
-            size_t used = strlen(rep.note);
-            snprintf(rep.note + used, sizeof rep.note - used, "; digest record not written: %.200s",
-                     werr.message);
-        }
-    }
-    snprintf(s->why, sizeof s->why,
-             "resident: %.0f MiB of points and tables loaded from the file (%s), %.0f MiB with a "
-             "proof's working set, %.0f MiB usable on the device%s",
-             MIB(pl.points + pl.tables), check_curve ? "checked" : "trusted by digest",
-             MIB(pl.resident_need), MIB(pl.budget), pl.capped);
-    cz_gpu_keyload_destroy(kl);
-    free(digests);
-    rep.seconds = (double)(cz_now_ns() - t0) / 1e9;
-    if (rep_out) *rep_out = rep;
-    *out = s;
-    return CZ_OK;
-fail:
-    cz_gpu_keyload_destroy(kl);
-    free(digests);
-    cz_gpu_srs_destroy(s);
-    rep.seconds = (double)(cz_now_ns() - t0) / 1e9;
-    if (rep_out) *rep_out = rep;
-    return st;
+    return n < cz_gpu_plan_tail_chunk() ? n : cz_gpu_plan_tail_chunk();
 }
 
 /* Per-proof device buffers (sizes from the shapes; freed together). */
@@ -754,13 +104,13 @@ static void prof_step(prof *p, const char *what) {
     p->t = now;
 }
 
-/* send_points on a helper thread (stream_sum: the CPU's copy of the next
+/* cz_gpu_stage_points on a helper thread (stream_sum: the CPU's copy of the next
  * chunk into pinned memory runs while the main thread waits on the current
  * chunk's kernels; the helper is the only user of the uploader meanwhile). */
 typedef struct {
     cz_gpu_uploader *up;
     void *dev;
-    const host_points *src;
+    const cz_gpu_host_points *src;
     size_t k0, count;
     uint64_t *ticket;
     cz_status st;
@@ -769,7 +119,7 @@ typedef struct {
 
 static void *send_job_run(void *arg) {
     send_job *j = arg;
-    j->st = send_points(j->up, j->dev, j->src, j->k0, j->count, j->ticket, &j->err);
+    j->st = cz_gpu_stage_points(j->up, j->dev, j->src, j->k0, j->count, j->ticket, &j->err);
     return NULL;
 }
 
@@ -798,15 +148,15 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const cz_fr *s
  * device scalars scal (an MSM; scal[j] goes with point j) or selected by
  * the device bitmap bits (batch addition; chunks start at multiples of 64
  * points). */
-static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const host_points *src, size_t n,
-                            const cz_fr *scal, const uint64_t *bits, cz_error *err) {
+static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_host_points *src,
+                            size_t n, const cz_fr *scal, const uint64_t *bits, cz_error *err) {
     const size_t c = s->chunk_points;
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
     if (o1) cz_g1_set_infinity(o1);
     if (o2) cz_g2_set_infinity(o2);
     if (n == 0) return CZ_OK;
-    st = send_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
+    st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
         const size_t k0 = k * c, cnt = n - k0 < c ? n - k0 : c;
         /* chunk k + 1 into the other buffers (their last readers, chunk
@@ -837,6 +187,40 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const host_poin
     return st;
 }
 
+/* A step boundary (util/cancel.h): a higher-priority unit may run here
+ * (the engine's hook), and a cancelled job's unit stops. */
+static int cancel_point(cz_status *st, const char *before, cz_error *err) {
+    if (!cz_step_boundary()) return 0;
+    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
+    return 1;
+}
+
+/* A partial plan's resident vector: o1 (G1) or o2 (G2) = the sum over n of
+ * its device points, in the pieces of the streamed chunks (the plan counts
+ * one chunk's MSM scratch, not a whole vector's), weighted by scal or
+ * selected by bits as in stream_sum. With idx (device indices) the points
+ * idx[0..n) are gathered into a chunk buffer piece by piece. */
+static cz_status device_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev,
+                            const uint32_t *idx, size_t n, const cz_fr *scal, const uint64_t *bits,
+                            cz_error *err) {
+    const size_t c = s->chunk_points, size = o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine);
+    cz_status st = CZ_OK;
+    if (o1) cz_g1_set_infinity(o1);
+    if (o2) cz_g2_set_infinity(o2);
+    for (size_t k0 = 0; k0 < n && st == CZ_OK; k0 += c) {
+        const size_t cnt = n - k0 < c ? n - k0 : c;
+        const void *pts = (const uint8_t *)dev + k0 * size;
+        if (idx) {
+            st = o1 ? cz_gpu_gather_g1(s->chunk[0], dev, idx + k0, cnt, err)
+                    : cz_gpu_gather_g2(s->chunk[0], dev, idx + k0, cnt, err);
+            pts = s->chunk[0];
+        }
+        if (st == CZ_OK) st = chunk_sum(o1, o2, pts, scal, bits, k0, cnt, err);
+    }
+    if (st != CZ_OK) cz_error_prefix(err, "resident points in pieces of %zu", c);
+    return st;
+}
+
 /* out = sum_i scalars[i] * points[i] over n device scalars with the 0 / 1 /
  * other split; G1 points (device p1, or host h1 when the SRS streams) and,
  * for B, the G2 points with the same scalars. */
@@ -844,6 +228,18 @@ typedef struct {
     const cz_g1_affine *p1, *h1; /* device / host */
     const cz_g2_affine *p2, *h2; /* NULL: no G2 part */
 } split_points;
+
+/* One of the G1 / G2 parts of a sum in a chunked plan: its points on the
+ * device (dev, kept) or on the host (host), all n selected by bits or
+ * weighted by scal, or (idx / host_idx) the n picked ones. */
+static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev, const void *host,
+                             size_t n, const cz_fr *scal, const uint64_t *bits, const uint32_t *idx,
+                             const uint32_t *host_idx, cz_error *err) {
+    if (dev) return device_sum(s, o1, o2, dev, idx, n, scal, bits, err);
+    cz_gpu_host_points h = {host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine),
+                            idx ? host_idx : NULL};
+    return stream_sum(s, o1, o2, &h, n, scal, bits, err);
+}
 
 static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp,
                            const cz_fr *scal, size_t n, bufs *b, const char *name, prof *pr,
@@ -853,10 +249,9 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
     cz_status st = cz_gpu_classify(scal, n, b->ones, b->idx, &tail, err);
     if (st != CZ_OK) goto fail;
     if (s->streaming) {
-        host_points h1 = {(const uint8_t *)pp->h1, sizeof(cz_g1_affine), NULL};
-        host_points h2 = {(const uint8_t *)pp->h2, sizeof(cz_g2_affine), NULL};
-        st = stream_sum(s, o1, NULL, &h1, n, NULL, b->ones, err);
-        if (st == CZ_OK && g2) st = stream_sum(s, NULL, o2, &h2, n, NULL, b->ones, err);
+        st = chunked_sum(s, o1, NULL, pp->p1, pp->h1, n, NULL, b->ones, NULL, NULL, err);
+        if (st == CZ_OK && g2)
+            st = chunked_sum(s, NULL, o2, pp->p2, pp->h2, n, NULL, b->ones, NULL, NULL, err);
     } else {
         st = cz_gpu_g1_batch_add(o1, pp->p1, b->ones, n, err);
         if (st == CZ_OK && g2) st = cz_gpu_g2_batch_add(o2, pp->p2, b->ones, n, err);
@@ -867,31 +262,43 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
         snprintf(what, sizeof what, "%s split + batch add", name);
         prof_step(pr, what);
     }
+    if (cancel_point(&st, "the tail MSM", err)) goto fail;
+    const int dense = tail && cz_gpu_plan_dense_tail(tail, n);
     if (tail) {
         cz_g1 t1;
         cz_g2 t2;
-        if (!s->streaming && dense_tail(tail, n)) {
-            /* one MSM over every point, the ones masked to zero */
-            cz_g1_set_infinity(&t1);
-            cz_g2_set_infinity(&t2);
+        cz_g1_set_infinity(&t1);
+        cz_g2_set_infinity(&t2);
+        if (dense) {
+            /* one MSM over every point (in chunks when the plan streams),
+             * the ones masked to zero: nothing gathered or picked */
             if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK) goto fail;
-            st = chunk_sum(&t1, NULL, pp->p1, b->tail_s, NULL, 0, n, err);
-            if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, pp->p2, b->tail_s, NULL, 0, n, err);
+            if (s->streaming) {
+                st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, b->tail_s, NULL, NULL, NULL, err);
+                if (st == CZ_OK && g2)
+                    st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, n, b->tail_s, NULL, NULL, NULL,
+                                     err);
+            } else {
+                st = chunk_sum(&t1, NULL, pp->p1, b->tail_s, NULL, 0, n, err);
+                if (st == CZ_OK && g2)
+                    st = chunk_sum(NULL, &t2, pp->p2, b->tail_s, NULL, 0, n, err);
+            }
         } else if ((st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) {
             goto fail;
         } else if (s->streaming) {
-            /* the tail points are picked on the host, by the tail indices */
-            if ((st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
+            /* streamed points are picked on the host by the tail indices,
+             * resident ones gathered on the device */
+            if ((!pp->p1 || (g2 && !pp->p2)) &&
+                (st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
                 goto fail;
-            host_points h1 = {(const uint8_t *)pp->h1, sizeof(cz_g1_affine), b->host_idx};
-            host_points h2 = {(const uint8_t *)pp->h2, sizeof(cz_g2_affine), b->host_idx};
-            st = stream_sum(s, &t1, NULL, &h1, tail, b->tail_s, NULL, err);
-            if (st == CZ_OK && g2) st = stream_sum(s, NULL, &t2, &h2, tail, b->tail_s, NULL, err);
+            st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, tail, b->tail_s, NULL, b->idx,
+                             b->host_idx, err);
+            if (st == CZ_OK && g2)
+                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, b->tail_s, NULL, b->idx,
+                                 b->host_idx, err);
         } else {
-            /* in pieces of at most tail_chunk() gathered points */
-            cz_g1_set_infinity(&t1);
-            cz_g2_set_infinity(&t2);
-            const size_t piece = tail_chunk();
+            /* in pieces of at most the tail chunk of gathered points */
+            const size_t piece = cz_gpu_plan_tail_chunk();
             for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
                 const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
                 st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
@@ -908,7 +315,7 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
     {
         char what[64];
         snprintf(what, sizeof what, "%s tail MSM (%zu of %zu%s)", name, tail, n,
-                 !s->streaming && tail && dense_tail(tail, n) ? ", masked" : "");
+                 dense ? ", masked" : "");
         prof_step(pr, what);
     }
     return CZ_OK;
@@ -953,13 +360,6 @@ static cz_status circuit_shapes(const cz_groth16_params *p, const cz_gpu_circuit
                                 checks[i].name, (unsigned long long)checks[i].have,
                                 (unsigned long long)checks[i].want);
     return CZ_OK;
-}
-
-/* A cancelled job's unit (util/cancel.h) stops between the MSMs. */
-static int cancel_point(cz_status *st, const char *before, cz_error *err) {
-    if (!cz_cancel_requested()) return 0;
-    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
-    return 1;
 }
 
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
@@ -1014,8 +414,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
                 cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
                 goto done;
             }
-            if ((st = witness_upload(b.z, srs->up, pd->input_assignment, ni, pd->aux_assignment, na,
-                                     err)) != CZ_OK)
+            if ((st = cz_gpu_stage_witness(b.z, srs->up, pd->input_assignment, ni,
+                                           pd->aux_assignment, na, err)) != CZ_OK)
                 goto done;
             z = b.z;
             prof_step(&pr, "upload assignment");
@@ -1035,7 +435,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         const cz_fr *src[3] = {pd->a, pd->b, pd->c};
         for (int j = 0; j < 3; j++) {
             cz_fr *d = b.abc + j * m;
-            if ((st = upload(srs->up, d, src[j], n * sizeof(cz_fr), &ticket, err)) != CZ_OK)
+            if ((st = cz_gpu_stage_bytes(srs->up, d, src[j], n * sizeof(cz_fr), &ticket, err)) !=
+                CZ_OK)
                 goto done;
             if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;
         }
@@ -1066,8 +467,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     prof_step(&pr, "H chain (7 NTT + quotient)");
     if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
-        host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine), NULL};
-        st = stream_sum(srs, &out->h, NULL, &h, m - 1, b.abc, NULL, err);
+        st =
+            chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, b.abc, NULL, NULL, NULL, err);
     } else {
         st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
     }
@@ -1105,15 +506,16 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             goto done;
         }
         if (!on_device) {
-            if ((st = upload(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr), &ticket,
-                             err)) != CZ_OK ||
-                (st = upload(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr), &ticket,
-                             err)) != CZ_OK ||
-                (st = upload(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket, err)) != CZ_OK ||
-                (st = upload(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket, err)) !=
-                    CZ_OK ||
-                (st = upload(srs->up, b.dens + 2 * wa, pd->b_input_density, wi * 8, &ticket,
-                             err)) != CZ_OK ||
+            if ((st = cz_gpu_stage_bytes(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr),
+                                         &ticket, err)) != CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr),
+                                         &ticket, err)) != CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket,
+                                         err)) != CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket,
+                                         err)) != CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, b.dens + 2 * wa, pd->b_input_density, wi * 8,
+                                         &ticket, err)) != CZ_OK ||
                 (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
                 goto done;
             z = b.z;

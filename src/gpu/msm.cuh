@@ -53,19 +53,10 @@ namespace cz_gpu {
 #define MSM_EMPTY   0xffffffffu
 #define MSM_SEG_LOG 4 /* bucket reduction segments of 16 */
 
-/* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
- * points on (one window fewer at 2^26..2^27 for twice the buckets, which
- * cost a G1 MSM ~4 sorted entries each in the reduction: 2 % less work at
- * 2^26, 4.5 % at 125 M points; G2 keeps 21 there, its buckets would take
- * 4.5 GB more). */
+/* The window for n points: cz_gpu_msm_window_bits (plan.c), which the
+ * memory plan counts the scratch with. */
 static inline unsigned msm_window(size_t n, bool g2) {
-    unsigned lg = 0;
-    while (lg < 40 && ((size_t)1 << (lg + 1)) <= n) lg++;
-    int c = (int)lg - 5;
-    if (!g2 && lg >= 26) c = 22;
-    if (c < 4) c = 4;
-    if (c > 22) c = 22;
-    return (unsigned)c;
+    return cz_gpu_msm_window_bits(n, g2 ? 1 : 0);
 }
 
 /* (r - 1) / 2 as 32-bit limbs: scalars above it are negated. */

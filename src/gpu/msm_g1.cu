@@ -16,7 +16,3 @@ extern "C" cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points,
     return msm_run<fp_t>((jacobian<fp_t> *)out, (const affine<fp_t> *)dev_points,
                          (const fr_t *)dev_scalars, n, err);
 }
-
-extern "C" unsigned cz_gpu_msm_window_bits(size_t n, int g2) {
-    return msm_window(n, g2 != 0);
-}

@@ -847,6 +847,17 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     /* register-blocked passes of <= 9 stages (k >= 3, 32-byte aligned data),
      * else the one-butterfly-per-thread passes of <= 10 */
     const bool rb = k >= 3 && !((uintptr_t)data & 31) && !kn.old;
+    /* k_ntt_rb's shared memory on this device: a block may take up to
+     * smem_optin (64 KiB on sm_75, 99 KiB on sm_86/89/120, 227 KiB on
+     * sm_90), and a pass keeps two blocks per SM when it can (smem_sm). */
+    int smem_optin = 0, smem_sm = 0, device = 0;
+    if (rb) {
+        CZ_CUDA_TRY(err, cudaGetDevice(&device));
+        CZ_CUDA_TRY(err, cudaDeviceGetAttribute(&smem_optin,
+                                                cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        CZ_CUDA_TRY(err, cudaDeviceGetAttribute(
+                             &smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    }
     unsigned npass, bs[4];
     if (rb) {
         npass = rb_split(k, bs);
@@ -920,20 +931,33 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
             if (a.lo && g > a.lo) g = a.lo;
             if (!a.lo && g > k - a.b) g = k - a.b; /* at least one block */
             if (a.b + g > 11) g = 11 - a.b;
+            /* two planes of 2^(b+g) elements and 2^b twiddles, 16 B each
+             * (per element half); fewer columns where that does not fit
+             * two blocks per SM (sm_75/86/89/120: b + g = 10 or 9) */
+            auto rb_smem = [&](unsigned gg) {
+                return ((size_t)2 << (a.b + gg)) * 16 + ((size_t)2 << (a.b - 1)) * 16;
+            };
+            while (g > 0 &&
+                   (rb_smem(g) > (size_t)smem_optin || 2 * (rb_smem(g) + 1024) > (size_t)smem_sm))
+                g--;
             a.g = g;
             a.r0 = a.b - 3 * ((a.b + 2) / 3 - 1);
             const unsigned threads = 1u << (a.b + g - 3);
             const unsigned blocks = (unsigned)(d->n >> (a.b + g));
-            const size_t smem = ((size_t)2 << (a.b + g)) * 16 + ((size_t)2 << (a.b - 1)) * 16;
+            const size_t smem = rb_smem(g);
             void (*kern)(ntt_pass_args) = dit ? k_ntt_rb<true> : k_ntt_rb<false>;
-            /* The attribute is per kernel, shared by every thread of the
-             * process: set it to the bound of every launch (b + g <= 11,
-             * b <= 11), never to this launch's size, or a thread of another
-             * back-end context could lower it between our set and launch. */
-            const size_t smem_bound = ((size_t)2 << 11) * 16 + ((size_t)2 << 10) * 16;
+            /* The attribute is per kernel and device, shared by every thread
+             * of the process: set it to the bound of every launch on this
+             * device (b + g <= 11, b <= 11, at most the opt-in limit), never
+             * to this launch's size, or a thread of another back-end context
+             * could lower it between our set and launch. */
+            size_t smem_bound = ((size_t)2 << 11) * 16 + ((size_t)2 << 10) * 16;
+            if (smem_bound > (size_t)smem_optin) smem_bound = (size_t)smem_optin;
             if (smem > smem_bound || a.b > 11)
-                return cz_error_set(err, CZ_E_INTERNAL, "gpu ntt: pass of %u bits needs %zu B", a.b,
-                                    smem);
+                return cz_error_set(err, CZ_E_INTERNAL,
+                                    "gpu ntt: pass of %u bits needs %zu B of shared memory, the "
+                                    "device allows %d",
+                                    a.b, smem, smem_optin);
             CZ_CUDA_TRY(err, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   (int)smem_bound));
             kern<<<blocks, threads, smem>>>(a);

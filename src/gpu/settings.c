@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groth16/groth16.h"
 #include "util/size.h"
 
 void cz_gpu_settings_defaults(cz_gpu_settings *s) {
@@ -88,6 +89,29 @@ cz_status cz_gpu_settings_parse(cz_gpu_settings *s, cz_gpu_settings_lookup looku
         } else {
             s->stream_chunk = (size_t)x;
         }
+    }
+    if ((v = get(lookup, ctx, "CZ_GPU_STREAM_KEEP")) != NULL) {
+        /* "h,b_g2": vector names (groth16.h), comma-separated */
+        const char *p = v;
+        while (*p && st == CZ_OK) {
+            size_t len = strcspn(p, ",");
+            int found = -1;
+            for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+                const char *name = cz_groth16_vector_name((cz_groth16_vector)k);
+                if (strlen(name) == len && !strncmp(p, name, len)) found = k;
+            }
+            if (found < 0)
+                st = cz_error_set(err, CZ_E_INVALID_ARG,
+                                  "CZ_GPU_STREAM_KEEP: '%.*s' in '%s' is not h, l, a, b_g1 or b_g2",
+                                  (int)len, p, v);
+            else
+                s->stream_keep |= 1u << found;
+            p += len;
+            if (*p == ',') p++;
+        }
+        if (st == CZ_OK && !s->stream_chunk)
+            st = cz_error_set(err, CZ_E_INVALID_ARG,
+                              "CZ_GPU_STREAM_KEEP is set without CZ_GPU_STREAM_CHUNK");
     }
     s->tail_chunk =
         clamp_size(lookup, ctx, "CZ_GPU_TAIL_CHUNK", (size_t)1 << 24, 64, (size_t)1 << 24);

@@ -27,6 +27,11 @@ typedef struct {
     /* CZ_GPU_STREAM_CHUNK (a power of two, 64 .. 2^24): stream the key in
      * chunks of this many points even when it fits; 0 = only when needed. */
     size_t stream_chunk;
+    /* CZ_GPU_STREAM_KEEP ("h,b_g2", with CZ_GPU_STREAM_CHUNK only): the
+     * vectors that stay on the device while the others stream, i.e. a
+     * partial plan (plan.h), for tests and measurements; bit v of the mask
+     * for vector v. */
+    unsigned stream_keep;
     /* CZ_GPU_TAIL_CHUNK (64 .. 2^24, default 2^24): gathered tail points
      * per tail MSM piece of a resident SRS (groth16.c). */
     size_t tail_chunk;

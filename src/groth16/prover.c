@@ -112,10 +112,11 @@ static cz_status msm_g1(cz_g1 *out, const cz_g1_affine *bases, const cz_fr *scal
     return CZ_OK;
 }
 
-/* Polled between the steps (cz_cancel_set_flag): a cancelled job's unit
- * stops at the next one instead of running the whole prover. */
+/* The step boundaries (util/cancel.h): a higher-priority unit may run here
+ * (the engine's hook), and a cancelled job's unit stops at the next one
+ * instead of running the whole prover. */
 static int cancelled(cz_status *st, const char *before, cz_error *err) {
-    if (!cz_cancel_requested()) return 0;
+    if (!cz_step_boundary()) return 0;
     *st = cz_error_set(err, CZ_E_CANCELLED, "prove: cancelled before %s", before);
     return 1;
 }

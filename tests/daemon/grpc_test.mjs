@@ -427,6 +427,19 @@ if (!postParams) {
     'PreloadSRS without parameters -> FAILED_PRECONDITION');
   r = await call(c, 'EvictSRS', { circuit_id: 'porep-2k' });
   check(!r.err && r.res.was_loaded === false && r.res.freed_bytes === 0, 'EvictSRS of a cold SRS');
+  // An official name whose bytes are not Filecoin's (a partial download, or a
+  // development key without its .dev record) is refused, naming both digests.
+  const stem2k = 'v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-' +
+    '032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f';
+  const junk = [`${stem2k}.params`, `${stem2k}.vk`].map((f) => path.join(emptyParams, f));
+  for (const f of junk) fs.writeFileSync(f, Buffer.alloc(4096, 7));
+  r = await call(c, 'PreloadSRS', { circuit_id: 'porep-2k' });
+  check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION &&
+    /official name, but its digest [0-9a-f]{32} is not Filecoin's 434fb1338ecfaf0f59256f30dde4968f/.test(r.err.details),
+    `PreloadSRS of a wrong-digest official file -> FAILED_PRECONDITION (${r.err && r.err.details})`);
+  r = await call(c, 'GetStatus', {});
+  check(!r.err && r.res.development_keys === 0, 'GetStatus: no development keys');
+  for (const f of fs.readdirSync(emptyParams)) fs.rmSync(path.join(emptyParams, f));
   // A failed job's id can be reused (a retry starts anew), with the same
   // payload or another one (Curio re-proves a sector under its fixed id).
   const failedCount = async () => (await call(c, 'GetStatus', {})).res.total_proofs_failed;
@@ -530,6 +543,18 @@ if (postParams) {
   r = await call(c, 'GetStatus', {});
   let srs = r.res.loaded_srs.find((s) => s.circuit_id === 'porep-2k');
   check(srs && srs.tier === 0 && srs.size_bytes > 0 && srs.ref_count === 0, 'SRS hot after preload');
+  // cuzk setup's keys are development keys: said at start, in GetStatus and /metrics
+  check(srs && srs.development === true && r.res.development_keys >= 1,
+    'GetStatus: the 2 KiB key is a development key');
+  check(/WARNING: \[srs\] param_cache .* holds \d+ development key file/.test(fs.readFileSync(d.log, 'utf8')),
+    'the daemon warns at start that it serves development keys');
+  let b0 = run(['bench', 'metrics', '-a', `unix://${d.sock}`]);
+  check(b0.code === 0 && /\ncuzk_srs_development_keys [1-9]\d*\n/.test(b0.out) &&
+    /\ncuzk_srs_development\{circuit_id="porep-2k"\} 1\n/.test(b0.out),
+    '/metrics: cuzk_srs_development_keys and cuzk_srs_development');
+  b0 = run(['bench', 'status', '-a', `unix://${d.sock}`]);
+  check(b0.code === 0 && /porep-2k hot.*DEVELOPMENT key/.test(b0.out) && /WARNING: +\d+ development key/.test(b0.out),
+    'cuzk bench status marks the development key');
   r = await call(c, 'EvictSRS', { circuit_id: 'porep-2k' });
   check(!r.err && r.res.was_loaded && r.res.freed_bytes === srs.size_bytes, 'EvictSRS frees it');
   r = await call(c, 'GetStatus', {});

@@ -95,7 +95,8 @@ static void test_values(void) {
     CHECK(c.drain_timeout_ms == 60000 && c.safety_margin == 5ull << 30);
     CHECK(c.eviction_min_idle_ms == 300000 && c.result_retention_ms == 600000);
     CHECK(c.gpu_workers_per_device == 2 && !strcmp(c.backend, "auto") && c.n_devices == 0);
-    CHECK(!strcmp(c.param_cache, "params") && !strcmp(c.log_level, "info") && !c.timeline);
+    CHECK(!strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters") &&
+          !strcmp(c.log_level, "info") && !c.timeline);
     CHECK(c.max_request_memory == 1ull << 30 && c.metrics_listen[0] == 0 && !c.allow_remote);
     CHECK(c.max_batch_size == 8 && c.max_batch_wait_ms == 10000);
     /* Curio's files: any batch size >= 1 loads (1 = plain order). */

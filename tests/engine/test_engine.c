@@ -29,7 +29,7 @@
 #include "util/cancel.h"
 
 typedef struct {
-    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove;
+    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove, steps;
     unsigned long long bytes;
     char tag;
 } fake_state;
@@ -45,6 +45,8 @@ static char prove_order[256]; /* tag of each unit at prove_start, in order */
 static size_t n_prove;
 static size_t n_done;
 static int long_prove_cancelled;
+static char end_order[256]; /* tag of each unit at prove_start's end, in order */
+static size_t n_end;
 /* Units holding their full reservation: from synthesis to prove_start's end. */
 static int in_flight, max_in_flight;
 
@@ -55,7 +57,8 @@ static void sleep_ms(unsigned ms) {
 
 static void reset_logs(void) {
     pthread_mutex_lock(&log_lock);
-    n_synth = n_done = n_prove = 0;
+    n_synth = n_done = n_prove = n_end = 0;
+    memset(end_order, 0, sizeof end_order);
     memset(synth_order, 0, sizeof synth_order);
     memset(prove_order, 0, sizeof prove_order);
     memset(done_order, 0, sizeof done_order);
@@ -126,6 +129,7 @@ static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_erro
         if (sscanf(tok, "tag=%c", &s->tag) == 1) continue;
         if (sscanf(tok, "refuse=%u", &s->refuse) == 1) continue;
         if (sscanf(tok, "longprove=%u", &s->longprove) == 1) continue;
+        if (sscanf(tok, "steps=%u", &s->steps) == 1) continue;
         return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
     }
     return CZ_OK;
@@ -195,6 +199,7 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
 static int fake_backend_units[2];
 static int fake_backend_released[2];
 static int fake_backend_fail; /* 1 + the context that fails its next unit with a device error */
+static unsigned fake_backend_steps; /* step boundaries of 10 ms in each unit (0: one sleep) */
 
 static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
                                     const cz_backend_unit *u, cz_error *err) {
@@ -206,7 +211,11 @@ static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
     if (!fail) fake_backend_units[which]++;
     pthread_mutex_unlock(&log_lock);
     if (fail) return cz_error_set(err, CZ_E_CUDA, "fake: device %d lost", which);
-    sleep_ms(15);
+    for (unsigned i = 0; i < fake_backend_steps; i++) {
+        if (cz_step_boundary()) return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled");
+        sleep_ms(10);
+    }
+    if (!fake_backend_steps) sleep_ms(15);
     return CZ_OK;
 }
 
@@ -253,6 +262,18 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
         }
         sleep_ms(1);
     }
+    /* steps=N: a prover of N steps of ms each with a step boundary
+     * (util/cancel.h) after each, where a higher-priority unit may run */
+    for (unsigned i = 0; i < s->steps; i++) {
+        if (cz_step_boundary()) {
+            pthread_mutex_lock(&log_lock);
+            in_flight--;
+            pthread_mutex_unlock(&log_lock);
+            free(synth);
+            return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled at a step boundary");
+        }
+        sleep_ms(s->ms);
+    }
     if (s->gate == 2) { /* hold the prove worker */
         pthread_mutex_lock(&log_lock);
         gate_waiting = 1;
@@ -263,6 +284,7 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
     *pending = synth;
     pthread_mutex_lock(&log_lock);
     in_flight--;
+    if (n_end < sizeof end_order - 1) end_order[n_end++] = s->tag;
     pthread_mutex_unlock(&log_lock);
     return CZ_OK;
 }
@@ -1233,6 +1255,111 @@ static void test_partitions_ahead(void) {
     cfg_partitions_ahead = 0;
 }
 
+static int proving_p(cz_engine *e) {
+    (void)e;
+    pthread_mutex_lock(&log_lock);
+    int yes = strchr(prove_order, 'P') != NULL;
+    pthread_mutex_unlock(&log_lock);
+    return yes;
+}
+
+static uint64_t preemptions(cz_engine *e) {
+    return metric(e, "cuzk_preemptions_total");
+}
+
+/* One prove worker busy with a PoRep unit of 60 steps of 10 ms, a
+ * WinningPoSt (CRITICAL) and then a WindowPoSt (HIGH) submitted meanwhile:
+ * each runs inside the PoRep unit at its next step boundary and ends before
+ * it (end order WVP, not PWV), the PoRep unit goes on where it stopped and
+ * every proof is the one predicted (fake_verify checks the bytes). A
+ * NORMAL job submitted meanwhile does not preempt: it waits its turn. */
+static void test_preempt_at_boundary(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
+    CHECK(eventually(proving_p, e));
+    CHECK(submit_kind(e, "other", CZ_PROOF_POREP, 0, "tag=N ms=5", &info, &err) == CZ_OK);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(submit_kind(e, "window", CZ_PROOF_WINDOW_POST, 0, "tag=V ms=5", &info, &err) == CZ_OK);
+    const char *ids[] = {"porep", "other", "winning", "window"};
+    for (int i = 0; i < 4; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(end_order, "WVPN") != 0)
+        printf("end order %s, prove order %s\n", end_order, prove_order);
+    CHECK(!strcmp(end_order, "WVPN"));
+    CHECK(!strcmp(prove_order, "PWVN"));
+    CHECK(preemptions(e) == 2);
+    cz_engine_destroy(e);
+}
+
+/* Preemption inside a back-end context's prove_start, as with the real
+ * provers: the WinningPoSt's unit runs under the context's run lock that
+ * the interrupted unit's thread holds (no deadlock), and the context counts
+ * both units. */
+static void test_preempt_inside_backend(void) {
+    static int id0 = 0;
+    reset_logs();
+    cz_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.memory_budget_bytes = 1 << 30;
+    cfg.synthesis_workers = 2;
+    cfg.prove_workers = 1;
+    cfg.result_retention_ms = 60000;
+    cfg.param_cache = ".";
+    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
+    cfg.ops[CZ_PROOF_WINNING_POST] = &admit_ops;
+    cz_backend *b = calloc(1, sizeof *b);
+    cz_backend_init(b, &fake_backend_ops, &id0, "fake:0");
+    cfg.backends[0] = b;
+    cfg.n_backends = 1;
+    memset(fake_backend_units, 0, sizeof fake_backend_units);
+    fake_backend_steps = 40;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    cz_engine_submit_info info;
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
+    for (int i = 0; i < 5000; i++) {
+        cz_engine_status st;
+        cz_engine_get_status(e, &st);
+        if (st.backends[0].busy) break;
+        sleep_ms(1);
+    }
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=1", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    /* the WinningPoSt's prove_start ended inside the PoRep unit's */
+    if (strcmp(end_order, "WP") != 0) printf("end order %s\n", end_order);
+    CHECK(!strcmp(end_order, "WP"));
+    CHECK(preemptions(e) == 1);
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    CHECK(st.backends[0].units == 2 && !st.backends[0].busy);
+    fake_backend_steps = 0;
+    cz_engine_destroy(e);
+}
+
+/* A unit that runs inside another is not interrupted in turn, and a
+ * CRITICAL unit is never interrupted: two WinningPoSts, the second
+ * submitted while the first (steps at its boundaries) runs, end in order. */
+static void test_critical_not_preempted(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "w1", CZ_PROOF_WINNING_POST, 0, "tag=A steps=40 ms=10", &info, &err) ==
+          CZ_OK);
+    for (int i = 0; i < 5000 && !strchr(prove_order, 'A'); i++) sleep_ms(1);
+    CHECK(submit_kind(e, "w2", CZ_PROOF_WINNING_POST, 0, "tag=B ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "w1", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "w2", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(end_order, "AB"));
+    CHECK(preemptions(e) == 0);
+    cz_engine_destroy(e);
+}
+
 int main(void) {
     cz_test_init("engine/engine");
     test_budget_fifo();
@@ -1254,5 +1381,8 @@ int main(void) {
     test_post_jumps_porep_backlog();
     test_winning_while_synthesis_busy();
     test_partitions_ahead();
+    test_preempt_at_boundary();
+    test_critical_not_preempted();
+    test_preempt_inside_backend();
     return cz_test_finish("engine/engine");
 }

@@ -1,5 +1,5 @@
 /* The GPU prover's heavy part (cz_gpu_groth16_prove_start over a resident
- * or a streaming cz_gpu_srs) against the CPU one on the same circuit, parameters and
+ * or a streaming or partial cz_gpu_srs) against the CPU one on the same circuit, parameters and
  * witness: the five sums must be the same group elements, and with the same
  * r, s the proofs must be the same bytes and verify. Circuits: a
  * multiplication chain with constants (every aux in A or B) plus aux that
@@ -88,10 +88,11 @@ static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) 
 }
 
 /* stream_chunk: NULL for a resident SRS, else the points per chunk of a
- * streaming one (CZ_GPU_STREAM_CHUNK); tails longer than mask_tail points
- * must run masked, the others gathered; at least one must be masked when
- * mask_tail is below SIZE_MAX. */
-static void check_masked(uint64_t n, const char *stream_chunk, size_t mask_tail) {
+ * streaming one (CZ_GPU_STREAM_CHUNK), keep (NULL or CZ_GPU_STREAM_KEEP's
+ * vector names: a partial plan) the vectors that stay on the device; tails
+ * longer than mask_tail points must run masked, the others gathered; at
+ * least one must be masked when mask_tail is below SIZE_MAX. */
+static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, size_t mask_tail) {
     cz_error err = {0};
     cz_cs *rec = cz_cs_compile_new();
     synth(rec, n, 0);
@@ -105,12 +106,19 @@ static void check_masked(uint64_t n, const char *stream_chunk, size_t mask_tail)
     cz_circuit_free(circ);
     cz_gpu_srs *srs = NULL;
     if (stream_chunk) gpu_knob("CZ_GPU_STREAM_CHUNK", stream_chunk);
+    if (keep) gpu_knob("CZ_GPU_STREAM_KEEP", keep);
     cz_status sc0 = cz_gpu_srs_create(&srs, &params, &err);
+    gpu_knob("CZ_GPU_STREAM_KEEP", NULL);
     gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
     if (sc0 != CZ_OK) fprintf(stderr, "srs: %s\n", err.message);
     CHECK(sc0 == CZ_OK);
-    char why[256];
+    char why[512];
     CHECK(cz_gpu_srs_streaming(srs, why, sizeof why) == (stream_chunk != NULL));
+    cz_gpu_plan plan;
+    cz_gpu_srs_plan_get(&plan, srs);
+    CHECK(plan.kind == (!stream_chunk ? CZ_GPU_PLAN_RESIDENT
+                        : keep        ? CZ_GPU_PLAN_PARTIAL
+                                      : CZ_GPU_PLAN_STREAMING));
     if (stream_chunk)
         CHECK(strstr(why, "CZ_GPU_STREAM_CHUNK") != NULL);
     else
@@ -182,7 +190,7 @@ static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
 }
 
 static void check(uint64_t n, const char *stream_chunk) {
-    check_masked(n, stream_chunk, SIZE_MAX);
+    check_plan(n, stream_chunk, NULL, SIZE_MAX);
 }
 
 static void small_witness(cz_prove_data *pd, uint64_t n) {
@@ -260,8 +268,18 @@ int main(void) {
     gpu_knob("CZ_GPU_TAIL_DENSE", "101");
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL);
     gpu_knob("CZ_GPU_TAIL_DENSE", "0");
-    check_masked(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL, 64);
+    const uint64_t big = getenv("CZ_GPU_SMALL") ? 300 : 3000;
+    check_plan(big, NULL, NULL, 64);
+    /* streaming and partial, the dense tails masked over every chunk */
+    check_plan(big, "256", NULL, 64);
+    check_plan(big, "256", "h,b_g2", 64);
     gpu_knob("CZ_GPU_TAIL_DENSE", NULL);
     gpu_knob("CZ_GPU_TAIL_CHUNK", NULL);
+    /* partial plans: the kept vectors summed in place in pieces of the
+     * chunk (their tail points gathered into a chunk buffer), the others
+     * streamed; G1 kept beside G2 streamed and the other way round */
+    check_plan(100, "64", "h,b_g2", SIZE_MAX);
+    check_plan(big, "1024", "l,a,b_g1", SIZE_MAX);
+    check_plan(big, "128", "h,l,a,b_g1,b_g2", SIZE_MAX);
     return cz_test_finish("gpu/test_gpu_groth16");
 }

@@ -1,49 +1,211 @@
-/* The device memory plan (cz_gpu_srs_footprint), no device needed: a key's
- * resident bytes are its points and NTT tables exactly; one proof's working
- * set for the 32 GiB PoRep shape covers what the H200 measured (a 2^27 G1
- * MSM allocates 36.3 GB, the proof's a, b, c and assignment 17 GB) without
- * the old over-estimate (70 GB, which kept witness slots and a second key
- * off the device); shapes the device prover cannot take are refused.
- * Skipped in a build without CUDA (no MSM window to plan with). */
+/* The device memory plan (gpu/plan.h), no device needed, in every build:
+ * which plan a key gets for each device size, the refusal below the
+ * minimum, and the byte counts against what the H200 measured (a 2^27 G1
+ * MSM allocates 36.3 GB; the 32 GiB PoRep key resident on 139 GiB; the
+ * same key streaming on an H200 capped at 22 GiB). */
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
+#include "gpu/plan.h"
 #include "harness/harness.h"
 
-int main(void) {
-    cz_test_init("gpu/test_gpu_plan");
-    if (cz_gpu_msm_window_bits((size_t)1 << 27, 0) == 0) {
-        printf("skipped: a build without CUDA\n");
-        return 77;
-    }
+#define GIB ((size_t)1 << 30)
+
+/* the 32 GiB PoRep partition's key (`cuzk info circuit --sector-size
+ * 32GiB`: 328 inputs, 130,169,893 aux, a_aux density 129,753,292, b
+ * 1 + 33,112,281; its .params file is 47,373,928,632 bytes) */
+static void porep32g(cz_groth16_params *shape) {
+    memset(shape, 0, sizeof *shape);
+    const size_t m = (size_t)1 << 27;
+    shape->vk.n_ic = 328, shape->n_h = m - 1, shape->n_l = 130169893;
+    shape->n_a = 328 + 129753292, shape->n_b_g1 = 1 + 33112281, shape->n_b_g2 = 1 + 33112281;
+}
+
+static size_t vector_bytes(const cz_groth16_params *p, int v) {
+    const size_t n[CZ_GROTH16_VECTORS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    return n[v] * (v == CZ_GROTH16_B_G2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine));
+}
+
+static void test_footprint(void) {
     cz_error err = {0};
-    /* the 32 GiB PoRep partition's key (`cuzk info circuit --sector-size
-     * 32GiB`: 328 inputs, 130,169,893 aux, a_aux density 129,753,292, b
-     * 1 + 33,112,281; its .params file is 47,373,928,632 bytes) */
     cz_groth16_params shape;
-    memset(&shape, 0, sizeof shape);
+    porep32g(&shape);
     const size_t m = (size_t)1 << 27, ni = 328, na = 130169893;
-    shape.vk.n_ic = ni, shape.n_h = m - 1, shape.n_l = na;
-    shape.n_a = 328 + 129753292, shape.n_b_g1 = 1 + 33112281, shape.n_b_g2 = 1 + 33112281;
-    size_t key = 0, work = 0;
-    CHECK(cz_gpu_srs_footprint(&key, &work, &shape, &err) == CZ_OK);
-    const size_t points =
-        (shape.n_h + shape.n_l + shape.n_a + shape.n_b_g1) * sizeof(cz_g1_affine) +
-        shape.n_b_g2 * sizeof(cz_g2_affine);
+    size_t key = 0, work = 0, points = 0;
+    CHECK(cz_gpu_plan_footprint(&key, &work, &shape, &err) == CZ_OK);
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) points += vector_bytes(&shape, v);
+    /* the .params file's point bytes: its size less the header and vk */
+    CHECK(points < 47373928632ull && points > 47373928632ull - ((size_t)1 << 20));
     CHECK(key == points + m * sizeof(cz_fr));
     const double gb = 1e9, abc = (double)(3 * m + ni + na) * sizeof(cz_fr);
     printf("32 GiB PoRep shape: key %.1f GB, working set %.1f GB (a, b, c and the assignment "
            "%.1f GB)\n",
            key / gb, work / gb, abc / gb);
+    CHECK(cz_gpu_plan_msm_scratch(m, 0) >= (size_t)(36.3 * gb)); /* measured on the H200 */
     CHECK(work >= 36.3 * gb + abc);
     CHECK(work <= 60.0 * gb);
     /* n_h must be 2^k - 1, k <= 28 */
     shape.n_h = m;
-    CHECK(cz_gpu_srs_footprint(&key, &work, &shape, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_plan_footprint(&key, &work, &shape, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "2^k - 1") != NULL);
     CHECK(key == 0 && work == 0);
     shape.n_h = ((size_t)1 << 29) - 1;
-    CHECK(cz_gpu_srs_footprint(&key, &work, &shape, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_plan_footprint(&key, &work, &shape, &err) == CZ_E_INVALID_ARG);
+}
+
+/* Window bits as msm.cuh documents them: log2(n) - 5 in [4, 22], G1 22
+ * from 2^26 points. */
+static void test_window(void) {
+    CHECK(cz_gpu_msm_window_bits(1, 0) == 4);
+    CHECK(cz_gpu_msm_window_bits((size_t)1 << 20, 0) == 15);
+    CHECK(cz_gpu_msm_window_bits(((size_t)1 << 20) - 1, 1) == 14);
+    CHECK(cz_gpu_msm_window_bits((size_t)1 << 26, 0) == 22);
+    CHECK(cz_gpu_msm_window_bits((size_t)1 << 26, 1) == 21);
+    CHECK(cz_gpu_msm_window_bits((size_t)1 << 27, 1) == 22);
+    CHECK(cz_gpu_msm_window_bits((size_t)1 << 30, 1) == 22);
+}
+
+/* The plan for every device size from 1 to 160 GiB: valid, within the
+ * budget, and more memory never streams in smaller chunks. */
+static void test_sizes(void) {
+    cz_groth16_params shape;
+    porep32g(&shape);
+    cz_error err = {0};
+    unsigned prev_keep = 0;
+    size_t prev_kept = 0, prev_chunk = 0;
+    int seen[3] = {0, 0, 0}, refused = 0;
+    for (size_t gib = 1; gib <= 160; gib++) {
+        cz_gpu_plan pl;
+        cz_status st = cz_gpu_plan_make(&pl, &shape, gib * GIB, 0, 0, &err);
+        if (st == CZ_E_NOMEM) {
+            refused++;
+            CHECK(gib * GIB < pl.minimum);
+            CHECK(strstr(err.message, "too small") != NULL);
+            continue;
+        }
+        CHECK(st == CZ_OK);
+        if (st != CZ_OK) continue;
+        seen[pl.kind]++;
+        CHECK(pl.need <= pl.budget);
+        CHECK(gib * GIB >= pl.minimum);
+        CHECK(pl.log_m == 27);
+        size_t kept = 0, streamed = 0;
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+            *(pl.keep >> v & 1 ? &kept : &streamed) += vector_bytes(&shape, v);
+        CHECK(pl.stream_bytes == streamed);
+        CHECK((pl.kind == CZ_GPU_PLAN_RESIDENT) == (pl.budget >= pl.resident_need));
+        CHECK((pl.kind == CZ_GPU_PLAN_STREAMING) == (pl.keep == 0));
+        if (pl.kind == CZ_GPU_PLAN_RESIDENT) {
+            CHECK(pl.chunk_points == 0 && streamed == 0);
+        } else {
+            CHECK(pl.chunk_points >= ((size_t)1 << 12) && pl.chunk_points <= ((size_t)1 << 24));
+            CHECK((pl.chunk_points & (pl.chunk_points - 1)) == 0);
+            if (pl.kind == CZ_GPU_PLAN_PARTIAL) CHECK(pl.chunk_points >= ((size_t)1 << 22));
+            CHECK(pl.chunk_points >= prev_chunk);
+            prev_chunk = pl.chunk_points;
+        }
+        CHECK(pl.held <= pl.need);
+        /* not monotone in kept bytes: a larger chunk may take the room a
+         * vector had (the chunk comes first: it sets every MSM's speed) */
+        prev_kept = kept, prev_keep = pl.keep;
+        if (gib == 12 || gib == 16 || gib == 22 || gib == 24 || gib == 32 || gib == 48 ||
+            gib == 64 || gib == 80 || gib == 139) {
+            char line[320];
+            cz_gpu_plan_describe(line, sizeof line, &pl);
+            printf("%3zu GiB: %s\n", gib, line);
+        }
+    }
+    (void)prev_keep, (void)prev_kept;
+    /* the H200 (139 GiB free) holds the key: measured resident */
+    cz_gpu_plan pl;
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_RESIDENT);
+    /* capped at 22 GiB it proved streaming (docs/PERFORMANCE.md, 68 s) */
+    CHECK(cz_gpu_plan_make(&pl, &shape, 22 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING);
+    CHECK(seen[CZ_GPU_PLAN_RESIDENT] && seen[CZ_GPU_PLAN_PARTIAL] && seen[CZ_GPU_PLAN_STREAMING]);
+    CHECK(refused > 0);
+    printf("32 GiB PoRep: minimum %.1f GiB, resident from %.1f GiB\n",
+           (double)pl.minimum / (double)GIB, (double)pl.resident_need / (double)GIB);
+}
+
+/* At the minimum exactly: streaming in the smallest chunk; a byte less is
+ * refused, with the figure in the message. */
+static void test_minimum(void) {
+    cz_groth16_params shape;
+    porep32g(&shape);
+    cz_error err = {0};
+    cz_gpu_plan pl;
+    CHECK(cz_gpu_plan_make(&pl, &shape, 12 * GIB, 0, 0, &err) == CZ_E_NOMEM ||
+          pl.kind == CZ_GPU_PLAN_STREAMING);
+    const size_t min = pl.minimum;
+    CHECK(cz_gpu_plan_make(&pl, &shape, min, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.chunk_points == ((size_t)1 << 12));
+    CHECK(pl.need == min);
+    CHECK(cz_gpu_plan_make(&pl, &shape, min - 1, 0, 0, &err) == CZ_E_NOMEM);
+    char figure[32];
+    snprintf(figure, sizeof figure, "%.0f MiB", (double)min / (1024.0 * 1024.0));
+    CHECK(strstr(err.message, figure) != NULL);
+    printf("refused: %s\n", err.message);
+    /* a forced chunk (CZ_GPU_STREAM_CHUNK) streams even where the key fits */
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, (size_t)1 << 16, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.chunk_points == ((size_t)1 << 16));
+    CHECK(pl.keep == 0);
+    /* with forced vectors to keep (CZ_GPU_STREAM_KEEP): partial */
+    const unsigned hb = 1u << CZ_GROTH16_H | 1u << CZ_GROTH16_B_G2;
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, (size_t)1 << 16, hb, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_PARTIAL && pl.keep == hb && pl.chunk_points == ((size_t)1 << 16));
+    CHECK(pl.stream_bytes == vector_bytes(&shape, CZ_GROTH16_L) +
+                                 vector_bytes(&shape, CZ_GROTH16_A) +
+                                 vector_bytes(&shape, CZ_GROTH16_B_G1));
+}
+
+/* A partial plan keeps vectors in the order H, B_G2, L, A, B_G1, skipping
+ * one that does not fit for a later one that does. */
+static void test_partial_order(void) {
+    cz_groth16_params shape;
+    porep32g(&shape);
+    cz_error err = {0};
+    cz_gpu_plan base;
+    CHECK(cz_gpu_plan_make(&base, &shape, 139 * GIB, (size_t)1 << 24, 0, &err) == CZ_OK);
+    const size_t stream24 = base.need; /* streaming in chunks of 2^24 */
+    const size_t h = vector_bytes(&shape, CZ_GROTH16_H);
+    const size_t b2 = vector_bytes(&shape, CZ_GROTH16_B_G2);
+    const size_t b1 = vector_bytes(&shape, CZ_GROTH16_B_G1);
+    cz_gpu_plan pl;
+    /* room for H and not B_G2 beside it, but B_G1 fits the rest */
+    CHECK(cz_gpu_plan_make(&pl, &shape, stream24 + h + b1, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_PARTIAL && pl.chunk_points == ((size_t)1 << 24));
+    CHECK(pl.keep == (1u << CZ_GROTH16_H | 1u << CZ_GROTH16_B_G1));
+    /* room for B_G2 but not H: B_G2 alone */
+    CHECK(cz_gpu_plan_make(&pl, &shape, stream24 + b2, 0, 0, &err) == CZ_OK);
+    CHECK(pl.keep == 1u << CZ_GROTH16_B_G2);
+    CHECK(pl.need == stream24 + b2);
+}
+
+/* A small key (2 KiB PoRep: 2^17 domain) fits a small budget resident;
+ * its plans obey the same rules. */
+static void test_small(void) {
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = 2, shape.n_h = ((size_t)1 << 17) - 1, shape.n_l = 100000;
+    shape.n_a = 99000, shape.n_b_g1 = 30000, shape.n_b_g2 = 30000;
+    cz_error err = {0};
+    cz_gpu_plan pl;
+    CHECK(cz_gpu_plan_make(&pl, &shape, 2 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_RESIDENT);
+    CHECK(cz_gpu_plan_make(&pl, &shape, pl.resident_need - 1, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind != CZ_GPU_PLAN_RESIDENT);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 1 << 20, 0, 0, &err) == CZ_E_NOMEM);
+}
+
+int main(void) {
+    cz_test_init("gpu/test_gpu_plan");
+    test_footprint();
+    test_window();
+    test_sizes();
+    test_minimum();
+    test_partial_order();
+    test_small();
     return cz_test_finish("gpu/test_gpu_plan");
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpu/settings.h"
+#include "groth16/groth16.h"
 #include "harness/harness.h"
 
 typedef struct {
@@ -35,6 +36,7 @@ int main(void) {
     cz_error err = {0};
     cz_gpu_settings_defaults(&d);
     CHECK(!d.has_mem_limit && d.stream_chunk == 0 && d.abc_long == 16 && d.abc_shared == 1);
+    CHECK(d.stream_keep == 0);
     CHECK(d.msm_acc_g1 == 2 && d.msm_acc_g2 == 3 && d.msm_s == 0 && d.ntt_maxb == 9);
     CHECK(d.batch_t == 0 && d.batch_kmin == 32 && d.batch_chunk == (size_t)1 << 27);
     table none = {{0}, {0}, 0};
@@ -49,6 +51,20 @@ int main(void) {
     CHECK(parse1(&s, "CZ_GPU_STREAM_CHUNK", "1000", &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "CZ_GPU_STREAM_CHUNK: '1000' is not a power of two") != NULL);
     CHECK(parse1(&s, "CZ_GPU_STREAM_CHUNK", "32", &err) == CZ_E_INVALID_ARG);
+    /* CZ_GPU_STREAM_KEEP: vector names, only beside a forced chunk */
+    table keep = {{"CZ_GPU_STREAM_CHUNK", "CZ_GPU_STREAM_KEEP"}, {"4096", "h,b_g2"}, 2};
+    CHECK(cz_gpu_settings_parse(&s, lookup, &keep, &err) == CZ_OK);
+    CHECK(s.stream_keep == (1u << CZ_GROTH16_H | 1u << CZ_GROTH16_B_G2));
+    keep.values[1] = "b_g1";
+    CHECK(cz_gpu_settings_parse(&s, lookup, &keep, &err) == CZ_OK);
+    CHECK(s.stream_keep == 1u << CZ_GROTH16_B_G1);
+    keep.values[1] = "h,x";
+    CHECK(cz_gpu_settings_parse(&s, lookup, &keep, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "CZ_GPU_STREAM_KEEP: 'x' in 'h,x'") != NULL);
+    keep.values[1] = "b_g";
+    CHECK(cz_gpu_settings_parse(&s, lookup, &keep, &err) == CZ_E_INVALID_ARG);
+    CHECK(parse1(&s, "CZ_GPU_STREAM_KEEP", "h", &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "without CZ_GPU_STREAM_CHUNK") != NULL);
     /* the experimental knobs: clamped or defaulted, never an error */
     CHECK(parse1(&s, "CZ_GPU_NTT_MAXB", "5", &err) == CZ_OK && s.ntt_maxb == 5);
     CHECK(parse1(&s, "CZ_GPU_NTT_MAXB", "12", &err) == CZ_OK && s.ntt_maxb == 9);

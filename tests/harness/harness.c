@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "filecoin/params_table.h"
 #include "util/parallel.h"
 
 int cz_test_failures;
@@ -182,4 +183,12 @@ void cz_test_write_file(const char *path, const uint8_t *buf, size_t len) {
     if (!f) return;
     CHECK(fwrite(buf, 1, len, f) == len);
     CHECK(fclose(f) == 0);
+}
+
+void cz_test_mark_development(const char *path) {
+    cz_error err = {0};
+    if (cz_fc_param_mark_development(NULL, path, NULL, NULL, &err) != CZ_OK) {
+        fprintf(stderr, "cannot mark %s as a development key: %s\n", path, err.message);
+        cz_test_failures++;
+    }
 }

@@ -1,0 +1,264 @@
+/* The device memory plan (plan.h): byte counts of a key, one proof's
+ * buffers and the MSMs' scratch, from the prover's own allocation formulas
+ * (groth16.c, msm.cuh), and the choice among resident, partial and
+ * streaming. No device call: the budget comes from the caller. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ec/point.h"
+#include "gpu/plan.h"
+#include "gpu/settings.h"
+
+#define MIB(x) ((double)(x) / (1024.0 * 1024.0))
+
+/* Streamed chunks: powers of two from CHUNK_MIN to CHUNK_MAX points; a
+ * partial plan keeps vectors only while its chunk can stay at least
+ * PARTIAL_CHUNK_MIN (smaller chunks cost every streamed MSM more than the
+ * kept vector saves in copies). */
+#define CHUNK_MIN         ((size_t)1 << 12)
+#define CHUNK_MAX         ((size_t)1 << 24)
+#define PARTIAL_CHUNK_MIN ((size_t)1 << 22)
+
+/* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
+ * points on (one window fewer at 2^26..2^27 for twice the buckets, which
+ * cost a G1 MSM ~4 sorted entries each in the reduction: 2 % less work at
+ * 2^26, 4.5 % at 125 M points; G2 keeps 21 there, its buckets would take
+ * 4.5 GB more). msm.cuh runs with it. */
+unsigned cz_gpu_msm_window_bits(size_t n, int g2) {
+    unsigned lg = 0;
+    while (lg < 40 && ((size_t)1 << (lg + 1)) <= n) lg++;
+    int c = (int)lg - 5;
+    if (!g2 && lg >= 26) c = 22;
+    if (c < 4) c = 4;
+    if (c > 22) c = 22;
+    return (unsigned)c;
+}
+
+/* Device scratch of one MSM of n points: what msm.cuh allocates, from its
+ * own formulas (window c, W = ceil(255 / c) windows, M = 2^(c-1) buckets
+ * each, S0 sorted entries per accumulation thread): keys and values with
+ * their alternates 16 W n, buckets W M XYZZ points, partial sums 4 T0 (a
+ * key each), the bucket reduction's levels (segments of 16: below W M / 4
+ * points) and the sort's temporary (a small fraction of the keys), plus a
+ * thirty-second and 64 MiB. 2^27 G1 points: 38.5 GB planned, 36.3 GB
+ * allocated (measured on the H200). */
+size_t cz_gpu_plan_msm_scratch(size_t n, int g2) {
+    if (n == 0) return 0;
+    const size_t c = cz_gpu_msm_window_bits(n, g2);
+    const size_t w = (255 + c - 1) / c;
+    const size_t m = (size_t)1 << (c - 1), xyzz = g2 ? 384 : 192, total = w * n;
+    size_t s0 = total >> 18 > 256 ? 256 : (total >> 18 < 8 ? 8 : total >> 18);
+    if (cz_gpu_settings_get()->msm_s) s0 = cz_gpu_settings_get()->msm_s;
+    const size_t t0 = (total + s0 - 1) / s0;
+    size_t b = 16 * total + w * m * xyzz + 4 * t0 * (xyzz + 8) + w * m * xyzz / 4 + total / 4;
+    return b + b / 32 + ((size_t)64 << 20);
+}
+
+static size_t max2(size_t a, size_t b) {
+    return a > b ? a : b;
+}
+
+static size_t words(size_t bits) {
+    return (bits + 63) / 64;
+}
+
+size_t cz_gpu_plan_tail_chunk(void) {
+    return cz_gpu_settings_get()->tail_chunk;
+}
+
+static size_t tail_cap(size_t n) {
+    return n < cz_gpu_plan_tail_chunk() ? n : cz_gpu_plan_tail_chunk();
+}
+
+/* A tail longer than one piece, at least CZ_GPU_TAIL_DENSE percent of the
+ * scalars (a Poseidon witness: 98.7 %), and within the MSMs' digit count:
+ * the whole vector's MSM is cheaper per point than pieces of 2^24 (a wider
+ * window: 2^27 points cost 5.4 ns each, 2^24 points 6.7 ns) and gathers
+ * nothing; the zero and masked scalars cost their digits and their place in
+ * the sort. */
+int cz_gpu_plan_dense_tail(size_t t, size_t n) {
+    const unsigned c = cz_gpu_msm_window_bits(n, 1); /* G2's: the narrower window */
+    return t > cz_gpu_plan_tail_chunk() &&
+           t * 100 >= (size_t)cz_gpu_settings_get()->tail_dense * n &&
+           (size_t)((255 + c - 1) / c) * n < ((size_t)1 << 31);
+}
+
+/* At their peak: the H chain's a, b, c with the assignment beside them
+ * (when a, b, c come from a device circuit), or the assignment and the
+ * split buffers afterwards. */
+size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int tails_g1, int tails_g2) {
+    const size_t m = p->n_h + 1, ni = p->vk.n_ic, na = p->n_l;
+    const size_t nab = max2(p->n_a, p->n_b_g1), nmax = max2(na, nab);
+    size_t h = (3 * m + ni + na) * sizeof(cz_fr);
+    size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
+                 nab * sizeof(cz_fr) + words(nmax) * 8 + nmax * sizeof(cz_fr);
+    if (tails_g1) lab += tail_cap(nmax) * sizeof(cz_g1_affine);
+    if (tails_g2) lab += tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
+    return max2(h, lab);
+}
+
+/* The vectors in the order a partial plan keeps them. */
+static const int keep_order[CZ_GROTH16_VECTORS] = {CZ_GROTH16_H, CZ_GROTH16_B_G2, CZ_GROTH16_L,
+                                                   CZ_GROTH16_A, CZ_GROTH16_B_G1};
+
+static size_t vector_bytes(const cz_groth16_params *p, int v) {
+    const size_t n[CZ_GROTH16_VECTORS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    return n[v] * (v == CZ_GROTH16_B_G2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine));
+}
+
+/* Streaming in chunks of c: the NTT tables, one proof's buffers (tails
+ * are gathered into the chunk buffers), two chunk buffers (room for G2
+ * points) and one chunk's MSM scratch. A partial plan adds its kept
+ * vectors: their MSMs run in the same pieces, from device memory. */
+static size_t streaming_need(const cz_groth16_params *p, size_t tables, size_t c) {
+    return tables + cz_gpu_plan_proof_bytes(p, 0, 0) + 2 * c * sizeof(cz_g2_affine) +
+           cz_gpu_plan_msm_scratch(c, 1);
+}
+
+/* The resident plan: every vector, the tables, one proof's buffers with
+ * gather room for the tails and the largest whole-vector MSM's scratch
+ * (G1 over max(m, n_l, n_a, n_b), or B's G2 MSM over all its points when
+ * its tail is dense). */
+static size_t resident_work(const cz_groth16_params *p) {
+    const size_t m = p->n_h + 1;
+    const size_t largest = max2(max2(m, p->n_l), max2(p->n_a, p->n_b_g1));
+    return cz_gpu_plan_proof_bytes(p, 1, 1) +
+           max2(cz_gpu_plan_msm_scratch(largest, 0), cz_gpu_plan_msm_scratch(p->n_b_g1, 1));
+}
+
+static cz_status shape_check(unsigned *log_m, const cz_groth16_params *p, cz_error *err) {
+    /* n_h = m - 1 for the circuit's domain m = 2^k (prover.h) */
+    const size_t m = p->n_h + 1;
+    unsigned k = 0;
+    while (k < 40 && ((size_t)1 << k) < m) k++;
+    if (((size_t)1 << k) != m || k > 28)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu srs: params.h has %zu points; 2^k - 1 with k <= 28 expected",
+                            p->n_h);
+    *log_m = k;
+    return CZ_OK;
+}
+
+cz_status cz_gpu_plan_footprint(size_t *key_bytes, size_t *work_bytes,
+                                const cz_groth16_params *shape, cz_error *err) {
+    *key_bytes = *work_bytes = 0;
+    unsigned k = 0;
+    cz_status st = shape_check(&k, shape, err);
+    if (st != CZ_OK) return st;
+    size_t points = 0;
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) points += vector_bytes(shape, v);
+    *key_bytes = points + ((size_t)1 << k) * sizeof(cz_fr);
+    *work_bytes = resident_work(shape);
+    return CZ_OK;
+}
+
+cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t budget,
+                           size_t forced_chunk, unsigned forced_keep, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    cz_status st = shape_check(&out->log_m, p, err);
+    if (st != CZ_OK) return st;
+    const size_t tables = ((size_t)1 << out->log_m) * sizeof(cz_fr); /* m/2 powers of ω, ω^-1 */
+    size_t points = 0;
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) points += vector_bytes(p, v);
+    out->budget = budget;
+    out->resident_need = points + tables + resident_work(p);
+    out->minimum = streaming_need(p, tables, CHUNK_MIN);
+    if (!forced_chunk && out->resident_need <= budget) {
+        out->kind = CZ_GPU_PLAN_RESIDENT;
+        out->keep = (1u << CZ_GROTH16_VECTORS) - 1;
+        out->need = out->resident_need;
+        out->held = points + tables;
+        return CZ_OK;
+    }
+    /* the largest chunk that fits (or the forced one), then the vectors
+     * that fit beside it */
+    size_t c = forced_chunk ? forced_chunk : CHUNK_MAX;
+    while (!forced_chunk && c > CHUNK_MIN && streaming_need(p, tables, c) > budget) c >>= 1;
+    out->kind = CZ_GPU_PLAN_STREAMING;
+    out->chunk_points = c;
+    out->need = streaming_need(p, tables, c);
+    if (!forced_chunk && out->need > budget) {
+        out->held = tables + 2 * c * sizeof(cz_g2_affine);
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++) out->stream_bytes += vector_bytes(p, v);
+        return cz_error_set(err, CZ_E_NOMEM,
+                            "gpu srs: the device is too small for this circuit: even streaming "
+                            "its points from host memory needs %.0f MiB (the NTT tables %.0f "
+                            "MiB, one proof's buffers %.0f MiB, chunk buffers and MSM scratch); "
+                            "%.0f MiB are usable; the whole key resident would need %.0f MiB",
+                            MIB(out->minimum), MIB(tables), MIB(cz_gpu_plan_proof_bytes(p, 0, 0)),
+                            MIB(budget), MIB(out->resident_need));
+    }
+    if (forced_chunk) {
+        out->keep = forced_keep & ((1u << CZ_GROTH16_VECTORS) - 1);
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+            if (out->keep >> v & 1) out->need += vector_bytes(p, v);
+    } else if (c >= PARTIAL_CHUNK_MIN) {
+        for (int i = 0; i < CZ_GROTH16_VECTORS; i++) {
+            const int v = keep_order[i];
+            const size_t bytes = vector_bytes(p, v);
+            if (bytes && out->need + bytes <= budget) {
+                out->keep |= 1u << v;
+                out->need += bytes;
+            }
+        }
+    }
+    size_t kept = 0;
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        if (out->keep >> v & 1)
+            kept += vector_bytes(p, v);
+        else
+            out->stream_bytes += vector_bytes(p, v);
+    }
+    if (out->keep) out->kind = CZ_GPU_PLAN_PARTIAL;
+    out->held = tables + kept + 2 * c * sizeof(cz_g2_affine);
+    return CZ_OK;
+}
+
+const char *cz_gpu_plan_name(cz_gpu_plan_kind kind) {
+    switch (kind) {
+    case CZ_GPU_PLAN_RESIDENT: return "resident";
+    case CZ_GPU_PLAN_PARTIAL: return "partial";
+    case CZ_GPU_PLAN_STREAMING: return "streaming";
+    }
+    return "?";
+}
+
+/* "h, b_g2" for the vectors of mask in keep order (or "none"). */
+static void vector_list(char *buf, size_t size, unsigned mask) {
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < CZ_GROTH16_VECTORS && at < size; i++) {
+        const int v = keep_order[i];
+        if (!(mask >> v & 1)) continue;
+        int w = snprintf(buf + at, size - at, "%s%s", at ? ", " : "",
+                         cz_groth16_vector_name((cz_groth16_vector)v));
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+    if (!buf[0]) snprintf(buf, size, "none");
+}
+
+void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *p) {
+    if (!size) return;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    unsigned lc = 0;
+    while (lc < 40 && ((size_t)1 << lc) < p->chunk_points) lc++;
+    char kept[64], streamed[64];
+    vector_list(kept, sizeof kept, p->keep);
+    vector_list(streamed, sizeof streamed, ~p->keep & ((1u << CZ_GROTH16_VECTORS) - 1));
+    if (p->kind == CZ_GPU_PLAN_RESIDENT)
+        snprintf(buf, size, "resident: the whole key on the device; %.1f of %.1f GiB",
+                 p->need / gib, p->budget / gib);
+    else if (!p->stream_bytes)
+        snprintf(buf, size,
+                 "partial: the whole key on the device, its MSMs in pieces of 2^%u points (a "
+                 "whole vector's scratch does not fit); %.1f of %.1f GiB (resident would need "
+                 "%.1f)",
+                 lc, p->need / gib, p->budget / gib, p->resident_need / gib);
+    else
+        snprintf(buf, size,
+                 "%s: %s resident, %s streamed in chunks of 2^%u points (%.1f GB per proof); %.1f "
+                 "of %.1f GiB (resident would need %.1f)",
+                 cz_gpu_plan_name(p->kind), kept, streamed, lc, (double)p->stream_bytes / 1e9,
+                 p->need / gib, p->budget / gib, p->resident_need / gib);
+}

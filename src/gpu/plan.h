@@ -1,0 +1,93 @@
+/* The device memory plan of a proving key: which of its point vectors stay
+ * on the device and which stream from pinned host memory on every proof,
+ * chosen from the key's shape and the device bytes usable. Pure host
+ * arithmetic (no device call), compiled in every build, so the choice for
+ * every card size is tested on machines without a GPU.
+ *
+ *   resident   every vector, the NTT tables and one proof's working set fit:
+ *              no PCIe traffic for points (the H200 holds a 32 GiB PoRep key
+ *              this way);
+ *   partial    the vectors that fit stay (greedy, in the order H, B_G2, L, A,
+ *              B_G1: the dense H MSM first, then the G2 points, costliest to
+ *              send and to sum), the others stream in chunks of at least
+ *              2^20 points;
+ *   streaming  none stays: every vector streams, in the largest chunk that
+ *              fits (2^12 to 2^24 points).
+ * Below the streaming plan with 2^12-point chunks nothing proves: the plan
+ * is refused with that minimum in the message. */
+#ifndef CZ_GPU_PLAN_H
+#define CZ_GPU_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/status.h"
+#include "groth16/groth16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CZ_GPU_PLAN_RESIDENT = 0,
+    CZ_GPU_PLAN_PARTIAL,
+    CZ_GPU_PLAN_STREAMING,
+} cz_gpu_plan_kind;
+
+typedef struct {
+    cz_gpu_plan_kind kind;
+    unsigned keep;         /* bit v set: vector v (cz_groth16_vector) resident */
+    size_t chunk_points;   /* the streamed vectors' chunk; 0 when none streams */
+    size_t budget;         /* device bytes usable */
+    size_t need;           /* device bytes at the plan's peak (<= budget) */
+    size_t held;           /* kept between proofs: kept points, NTT tables, chunk buffers */
+    size_t resident_need;  /* what the resident plan needs */
+    size_t minimum;        /* the smallest budget a plan proves in */
+    uint64_t stream_bytes; /* point bytes sent to the device per proof, at least */
+    unsigned log_m;        /* the key's domain: 2^log_m = n_h + 1 */
+} cz_gpu_plan;
+
+/* The plan for a key of shape (counts only) in budget device bytes; a
+ * forced_chunk (CZ_GPU_STREAM_CHUNK: a power of two from 64 to 2^24)
+ * makes it streaming with that chunk, or partial keeping the vectors of
+ * forced_keep (CZ_GPU_STREAM_KEEP), whatever the budget. CZ_E_INVALID_ARG
+ * for a shape the device prover cannot take (n_h not 2^k - 1, k <= 28);
+ * CZ_E_NOMEM when budget is below the minimum (out is filled all the same,
+ * kind streaming, so callers can report the figures). */
+cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *shape, size_t budget,
+                           size_t forced_chunk, unsigned forced_keep, cz_error *err);
+
+/* "resident", "partial", "streaming". */
+const char *cz_gpu_plan_name(cz_gpu_plan_kind kind);
+
+/* One line for logs and GetStatus: "partial: H, B_G2 resident; L, A, B_G1
+ * stream in chunks of 2^22 points (28.1 GB per proof); 30.9 of 32.0 GiB". */
+void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *plan);
+
+/* What a key of shape takes resident: *key_bytes its points and NTT
+ * tables, *work_bytes one proof's working set (its buffers and the largest
+ * MSM's scratch). Keys resident side by side in one context share one
+ * working set, since it runs one proof at a time. */
+cz_status cz_gpu_plan_footprint(size_t *key_bytes, size_t *work_bytes,
+                                const cz_groth16_params *shape, cz_error *err);
+
+/* The window the device MSM uses for n points of G1 (g2 = 0) or G2. */
+unsigned cz_gpu_msm_window_bits(size_t n, int g2);
+
+/* Device scratch of one MSM of n points (what the MSM allocates, from its
+ * own formulas), and one proof's buffers besides the MSMs' scratch
+ * (tails_g1 / tails_g2: room for gathered tail points of resident G1 / G2
+ * vectors). For the prover's allocations and the tests. */
+size_t cz_gpu_plan_msm_scratch(size_t n, int g2);
+size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int tails_g1, int tails_g2);
+
+/* Gathered tail points per tail MSM piece of a resident vector
+ * (CZ_GPU_TAIL_CHUNK, default 2^24), and whether a tail of t of n scalars
+ * is summed by one MSM over all n points with the ones masked. */
+size_t cz_gpu_plan_tail_chunk(void);
+int cz_gpu_plan_dense_tail(size_t t, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,540 @@
+/* The proving key on the device (cz_gpu_srs): its memory plan (plan.c) on
+ * the current device, the point vectors the plan keeps uploaded from host
+ * points (cz_gpu_srs_create_budget) or straight from the mapped .params
+ * file, converted and checked on the device (cz_gpu_srs_load), the NTT
+ * domain, the chunk buffers of the streamed vectors; and the pinned
+ * staging every host-to-device copy of the GPU layer goes through. The
+ * prover that reads it is groth16.c. C on top of gpu.h: it builds against
+ * gpu_stub.c without CUDA, failing at creation. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gpu/settings.h"
+#include "gpu/srs.h"
+#include "groth16/digest.h"
+#include "r1cs/xxh64.h"
+#include "util/log.h"
+#include "util/parallel.h"
+#include "util/size.h"
+
+#define UPLOAD_CHUNK ((size_t)64 << 20) /* pinned staging per buffer, resident SRS */
+
+void cz_gpu_srs_destroy(cz_gpu_srs *srs) {
+    if (!srs) return;
+    cz_gpu_uploader_destroy(srs->up);
+    cz_gpu_ntt_destroy(srs->dom);
+    cz_gpu_free(srs->h);
+    cz_gpu_free(srs->l);
+    cz_gpu_free(srs->a);
+    cz_gpu_free(srs->b_g1);
+    cz_gpu_free(srs->b_g2);
+    cz_gpu_free(srs->chunk[0]);
+    cz_gpu_free(srs->chunk[1]);
+    free(srs);
+}
+
+size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs) {
+    return srs ? srs->bytes : 0;
+}
+
+int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size) {
+    if (why && why_size) snprintf(why, why_size, "%s", srs ? srs->why : "");
+    return srs ? srs->streaming : 0;
+}
+
+/* ---- host-side copies into the pinned staging buffers ---- */
+
+typedef struct {
+    uint8_t *dst;
+    const cz_gpu_host_points *src;
+    size_t k0;
+} fill_ctx;
+
+static void fill_range(void *vctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const fill_ctx *c = vctx;
+    const cz_gpu_host_points *s = c->src;
+    if (!s->pick) {
+        memcpy(c->dst + begin * s->size, s->base + (c->k0 + begin) * s->size,
+               (end - begin) * s->size);
+        return;
+    }
+    for (size_t j = begin; j < end; j++)
+        memcpy(c->dst + j * s->size, s->base + (size_t)s->pick[c->k0 + j] * s->size, s->size);
+}
+
+/* Stages points [k0, k0 + count) and queues their copy to dev. */
+cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_points *src,
+                              size_t k0, size_t count, uint64_t *ticket, cz_error *err) {
+    void *stage;
+    cz_status st = cz_gpu_uploader_stage(up, &stage, err);
+    if (st != CZ_OK) return st;
+    fill_ctx c = {stage, src, k0};
+    size_t grain = (count + 63) / 64;
+    if (grain < 8192) grain = 8192; /* small chunks: fewer threads to start */
+    cz_parallel_for(count, grain, fill_range, &c);
+    return cz_gpu_uploader_send(up, dev, count * src->size, ticket, err);
+}
+
+/* Copies bytes of host memory to dev through the staging buffers; returns
+ * the ticket of the last piece (the caller waits for it). */
+cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
+                             uint64_t *ticket, cz_error *err) {
+    const size_t chunk = cz_gpu_uploader_chunk(up);
+    cz_gpu_host_points src = {host, 1, NULL};
+    *ticket = 0;
+    for (size_t off = 0; off < bytes; off += chunk) {
+        size_t len = bytes - off < chunk ? bytes - off : chunk;
+        cz_status st = cz_gpu_stage_points(up, (uint8_t *)dev + off, &src, off, len, ticket, err);
+        if (st != CZ_OK) return st;
+    }
+    return CZ_OK;
+}
+
+/* inputs then aux to dev_z, returning when the copy is done */
+cz_status cz_gpu_stage_witness(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
+                               const cz_fr *aux, size_t na, cz_error *err) {
+    uint64_t ticket = 0;
+    cz_status st = cz_gpu_stage_bytes(up, dev_z, inputs, ni * sizeof(cz_fr), &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_stage_bytes(up, dev_z + ni, aux, na * sizeof(cz_fr), &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu: witness upload (%zu elements)", ni + na);
+    return CZ_OK;
+}
+
+/* ---- memory planning (plan.c) ---- */
+
+/* The device bytes this process may use: free memory, capped by the
+ * caller's cap and $CZ_GPU_MEM_LIMIT when set; capped: "" or why the
+ * budget is below the free memory. */
+static cz_status device_budget(size_t *budget, const char **capped, size_t cap, cz_error *err) {
+    size_t free_b = 0, total_b = 0;
+    cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "gpu srs");
+    *budget = free_b;
+    if (cap && cap < *budget) *budget = cap;
+    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    if (knobs->has_mem_limit && knobs->mem_limit < *budget) *budget = (size_t)knobs->mem_limit;
+    *capped = *budget < free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
+    return CZ_OK;
+}
+
+/* The plan of a key of shape p on the current device, within cap (0: its
+ * free memory); CZ_E_NOMEM (below the minimum) leaves pl filled. */
+static cz_status plan_srs(cz_gpu_plan *pl, const char **capped, const cz_groth16_params *p,
+                          size_t cap, cz_error *err) {
+    size_t budget = 0;
+    cz_status st = device_budget(&budget, capped, cap, err);
+    if (st != CZ_OK) return st;
+    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_STREAM_CHUNK */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    return cz_gpu_plan_make(pl, p, budget, knobs->stream_chunk, knobs->stream_keep, err);
+}
+
+static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, const char *name,
+                     cz_error *err) {
+    uint64_t ticket = 0;
+    cz_status st = cz_gpu_alloc(dev, bytes, err);
+    if (st == CZ_OK) st = cz_gpu_stage_bytes(s->up, *dev, host, bytes, &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+    if (st != CZ_OK) cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", name, CZ_GPU_MIB(bytes));
+    return st;
+}
+
+static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
+    memset(shape, 0, sizeof *shape);
+    shape->vk.n_ic = p->vk.n_ic;
+    shape->n_h = p->n_h, shape->n_l = p->n_l, shape->n_a = p->n_a;
+    shape->n_b_g1 = p->n_b_g1, shape->n_b_g2 = p->n_b_g2;
+}
+
+cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
+                          char *why, size_t why_size, cz_error *err) {
+    *resident = 0;
+    cz_gpu_plan pl;
+    const char *capped = "";
+    cz_error perr = {0};
+    cz_status st = plan_srs(&pl, &capped, shape, budget_bytes, &perr);
+    if (st != CZ_OK && st != CZ_E_NOMEM) {
+        if (err) *err = perr;
+        return st;
+    }
+    *resident = st == CZ_OK && pl.kind == CZ_GPU_PLAN_RESIDENT;
+    if (st == CZ_E_NOMEM) {
+        if (why && why_size) snprintf(why, why_size, "does not fit: %s%s", perr.message, capped);
+        if (err) *err = perr;
+        if (capped[0]) cz_error_prefix(err, "%s", capped + 2);
+        return st;
+    }
+    if (why && why_size) {
+        {
+            char plan[256];
+            cz_gpu_plan_describe(plan, sizeof plan, &pl);
+            snprintf(why, why_size, "%s: %s%s",
+                     *resident                             ? "fits"
+                     : cz_gpu_settings_get()->stream_chunk ? "streams (CZ_GPU_STREAM_CHUNK is set)"
+                                                           : "does not fit",
+                     plan, capped);
+        }
+    }
+    return CZ_OK;
+}
+
+cz_status cz_gpu_srs_footprint(size_t *key_bytes, size_t *work_bytes,
+                               const cz_groth16_params *shape, cz_error *err) {
+    return cz_gpu_plan_footprint(key_bytes, work_bytes, shape, err);
+}
+
+void cz_gpu_srs_plan_get(cz_gpu_plan *out, const cz_gpu_srs *srs) {
+    if (srs)
+        *out = srs->plan;
+    else
+        memset(out, 0, sizeof *out);
+}
+
+cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
+    return cz_gpu_srs_create_budget(out, p, 0, err);
+}
+
+cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p, size_t cap,
+                                   cz_error *err) {
+    *out = NULL;
+    cz_gpu_plan pl;
+    const char *capped = "";
+    cz_status st = plan_srs(&pl, &capped, p, cap, err);
+    if (st != CZ_OK) {
+        if (st == CZ_E_NOMEM && capped[0]) cz_error_prefix(err, "%s", capped + 2);
+        return st;
+    }
+    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
+    cz_gpu_srs *s = calloc(1, sizeof *s);
+    if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
+    shape_of(&s->shape, p);
+    s->log_m = pl.log_m;
+    s->plan = pl;
+    s->bytes = pl.held;
+    s->streaming = pl.kind != CZ_GPU_PLAN_RESIDENT;
+    s->chunk_points = pl.chunk_points;
+    {
+        char plan[256];
+        cz_gpu_plan_describe(plan, sizeof plan, &pl);
+        snprintf(s->why, sizeof s->why, "%s%s%s", plan,
+                 pl.kind != CZ_GPU_PLAN_RESIDENT && cz_gpu_settings_get()->stream_chunk
+                     ? " (CZ_GPU_STREAM_CHUNK is set)"
+                     : "",
+                 capped);
+    }
+    st = cz_gpu_uploader_create(&s->up, s->streaming ? s->chunk_points * g2 : UPLOAD_CHUNK, err);
+    if (st != CZ_OK) goto fail;
+    if ((st = cz_gpu_ntt_create(&s->dom, s->log_m, err)) != CZ_OK) {
+        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", s->log_m);
+        goto fail;
+    }
+    if (s->streaming) {
+        for (int i = 0; i < 2; i++)
+            if ((st = cz_gpu_alloc(&s->chunk[i], s->chunk_points * g2, err)) != CZ_OK) {
+                cz_error_prefix(err, "gpu srs: chunk buffer (%.1f MiB)",
+                                CZ_GPU_MIB(s->chunk_points * g2));
+                goto fail;
+            }
+    }
+    {
+        void **dev[CZ_GROTH16_VECTORS] = {(void **)&s->h, (void **)&s->l, (void **)&s->a,
+                                          (void **)&s->b_g1, (void **)&s->b_g2};
+        const void *host[CZ_GROTH16_VECTORS] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+        const size_t bytes[CZ_GROTH16_VECTORS] = {p->n_h * g1, p->n_l * g1, p->n_a * g1,
+                                                  p->n_b_g1 * g1, p->n_b_g2 * g2};
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+            if ((pl.keep >> v & 1) &&
+                (st = put(s, dev[v], host[v], bytes[v], cz_groth16_vector_name(v), err)) != CZ_OK)
+                goto fail;
+    }
+    *out = s;
+    return CZ_OK;
+fail:
+    cz_gpu_srs_destroy(s);
+    return st;
+}
+
+cz_status cz_gpu_srs_vector(const void **dev, size_t *n, const cz_gpu_srs *srs, int v,
+                            cz_error *err) {
+    *dev = NULL, *n = 0;
+    if (!srs || srs->streaming || v < 0 || v >= CZ_GROTH16_VECTORS)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu srs: no resident vector %d", v);
+    const void *ptr[CZ_GROTH16_VECTORS] = {srs->h, srs->l, srs->a, srs->b_g1, srs->b_g2};
+    const size_t cnt[CZ_GROTH16_VECTORS] = {srs->shape.n_h, srs->shape.n_l, srs->shape.n_a,
+                                            srs->shape.n_b_g1, srs->shape.n_b_g2};
+    *dev = ptr[v];
+    *n = cnt[v];
+    return CZ_OK;
+}
+
+/* ---- the key from its .params file ---- */
+
+#define KEYLOAD_CHUNK ((size_t)128 << 20) /* per pinned staging buffer */
+#define KEYLOAD_SLICE ((size_t)64 << 10)  /* copied, then hashed while in the cache */
+
+/* One chunk of the file into a staging buffer: each digest block copied
+ * and hashed slice by slice. */
+typedef struct {
+    uint8_t *stage;
+    const uint8_t *src;
+    size_t len;
+    uint64_t *digests; /* of the chunk's blocks */
+} fill_job;
+
+static void fill_blocks(void *ctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const fill_job *j = ctx;
+    for (size_t b = begin; b < end; b++) {
+        const size_t off = b * CZ_PARAMS_DIGEST_BLOCK;
+        const size_t n =
+            j->len - off < CZ_PARAMS_DIGEST_BLOCK ? j->len - off : CZ_PARAMS_DIGEST_BLOCK;
+        cz_xxh64_state h;
+        cz_xxh64_init(&h, 0); /* cz_params_digest_block: XXH64, seed 0 */
+        for (size_t at = 0; at < n; at += KEYLOAD_SLICE) {
+            const size_t len = n - at < KEYLOAD_SLICE ? n - at : KEYLOAD_SLICE;
+            memcpy(j->stage + off + at, j->src + off + at, len);
+            cz_xxh64_update(&h, j->stage + off + at, len);
+        }
+        j->digests[b] = cz_xxh64_digest(&h);
+    }
+}
+
+static void advise(const uint8_t *base, size_t len, uint64_t from, uint64_t bytes, int advice) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (from >= len || !bytes) return;
+    if (bytes > len - from) bytes = len - from;
+    uintptr_t lo = (uintptr_t)(base + from) & ~(page - 1), hi = (uintptr_t)(base + from + bytes);
+    madvise((void *)lo, hi - lo, advice);
+}
+
+static const char *fault_reason(unsigned reason) {
+    switch (reason) {
+    case CZ_GPU_KEY_FAULT_FLAGS: return "a flag bit set";
+    case CZ_GPU_KEY_FAULT_RANGE: return "a coordinate >= p";
+    case CZ_GPU_KEY_FAULT_ZERO: return "(0, 0)";
+    case CZ_GPU_KEY_FAULT_CURVE: return "not on the curve";
+    default: return "unknown";
+    }
+}
+
+static size_t keyload_chunk(size_t asked) {
+    size_t c = asked;
+    const char *env = getenv("CZ_GPU_KEYLOAD_CHUNK_MIB");
+    if (!c && env && *env) c = (size_t)strtoull(env, NULL, 10) << 20;
+    if (!c) c = KEYLOAD_CHUNK;
+    c -= c % CZ_PARAMS_DIGEST_BLOCK;
+    return c ? c : CZ_PARAMS_DIGEST_BLOCK;
+}
+
+cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, size_t cap,
+                          const cz_gpu_key_options *opt_in, cz_gpu_key_report *rep_out,
+                          cz_error *err) {
+    *out = NULL;
+    const uint64_t t0 = cz_now_ns();
+    cz_gpu_key_options opt = {0};
+    if (opt_in) opt = *opt_in;
+    cz_gpu_key_report rep;
+    memset(&rep, 0, sizeof rep);
+    const cz_groth16_params_layout *L = &f->layout;
+    if (!f->data || L->file_bytes != f->len)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu srs: %s: not a mapped .params file",
+                            f->path);
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = (size_t)L->n_ic;
+    shape.n_h = (size_t)L->count[CZ_GROTH16_H], shape.n_l = (size_t)L->count[CZ_GROTH16_L];
+    shape.n_a = (size_t)L->count[CZ_GROTH16_A], shape.n_b_g1 = (size_t)L->count[CZ_GROTH16_B_G1];
+    shape.n_b_g2 = (size_t)L->count[CZ_GROTH16_B_G2];
+    cz_gpu_plan pl;
+    const char *capped = "";
+    cz_status st = plan_srs(&pl, &capped, &shape, cap, err);
+    if (st != CZ_OK && st != CZ_E_NOMEM) return cz_error_wrap(err, st, "%s", f->path);
+    if (st != CZ_OK || pl.kind != CZ_GPU_PLAN_RESIDENT)
+        return cz_error_set(err, CZ_E_NOMEM,
+                            "gpu srs: %s: the key does not fit resident (%.0f MiB with a proof's "
+                            "working set, %.0f MiB usable on the device%s%s); streaming it needs "
+                            "its points in host memory",
+                            f->path, CZ_GPU_MIB(pl.resident_need), CZ_GPU_MIB(pl.budget), capped,
+                            cz_gpu_settings_get()->stream_chunk ? ", CZ_GPU_STREAM_CHUNK is set"
+                                                                : "");
+
+    /* How the points are checked. */
+    int check_curve = opt.check != CZ_GPU_KEY_TRUSTED;
+    uint64_t trusted = opt.trusted_digest;
+    if (opt.check == CZ_GPU_KEY_AUTO) {
+        cz_error rerr = {0};
+        int known = 0;
+        st = cz_params_digest_lookup(&trusted, &known, f->path, f->len, f->mtime_ns, &rerr);
+        check_curve = st != CZ_OK || !known;
+        if (st != CZ_OK)
+            snprintf(rep.note, sizeof rep.note, "checked (%.250s)", rerr.message);
+        else
+            snprintf(rep.note, sizeof rep.note, "%s",
+                     known ? "trusted: its digest record matches the file (size, time); the "
+                             "digest is verified"
+                           : "checked: no digest record of this version of the file");
+        st = CZ_OK;
+    } else {
+        snprintf(rep.note, sizeof rep.note, "%s",
+                 check_curve ? "checked (asked)" : "trusted: the digest given is verified");
+    }
+    rep.checked = check_curve;
+    rep.file_bytes = f->len;
+    rep.chunk_bytes = keyload_chunk(opt.chunk_bytes);
+
+    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
+    const size_t B = CZ_PARAMS_DIGEST_BLOCK, chunk = rep.chunk_bytes;
+    const size_t n_blocks = (f->len + B - 1) / B;
+    cz_gpu_keyload *kl = NULL;
+    uint64_t *digests = NULL;
+    cz_gpu_srs *s = calloc(1, sizeof *s);
+    if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
+    s->shape = shape;
+    s->log_m = pl.log_m;
+    s->plan = pl;
+    s->bytes = pl.held;
+    if (!(digests = malloc((n_blocks ? n_blocks : 1) * sizeof *digests))) {
+        st = cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
+        goto fail;
+    }
+    if ((st = cz_gpu_uploader_create(&s->up, UPLOAD_CHUNK, err)) != CZ_OK) goto fail;
+    if ((st = cz_gpu_ntt_create(&s->dom, pl.log_m, err)) != CZ_OK) {
+        cz_error_prefix(err, "gpu srs: NTT domain 2^%u", pl.log_m);
+        goto fail;
+    }
+    void **dev[CZ_GROTH16_VECTORS] = {(void **)&s->h, (void **)&s->l, (void **)&s->a,
+                                      (void **)&s->b_g1, (void **)&s->b_g2};
+    uint64_t vec_end[CZ_GROTH16_VECTORS];
+    int converted[CZ_GROTH16_VECTORS] = {0};
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        const size_t bytes = (size_t)L->count[v] * (v == CZ_GROTH16_B_G2 ? g2 : g1);
+        vec_end[v] = L->offset[v] + bytes;
+        if (bytes && (st = cz_gpu_alloc(dev[v], bytes, err)) != CZ_OK) {
+            cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", cz_groth16_vector_name(v),
+                            CZ_GPU_MIB(bytes));
+            goto fail;
+        }
+    }
+    if ((st = cz_gpu_keyload_create(&kl, chunk, err)) != CZ_OK) goto fail;
+
+    /* The file in order, chunk by chunk: the CPU fills one staging buffer
+     * while the other's copies run. */
+    uint64_t fill_ns = 0, wait_ns = 0;
+    for (uint64_t pos = 0; pos < f->len && st == CZ_OK; pos += chunk) {
+        const size_t n = f->len - pos < chunk ? (size_t)(f->len - pos) : chunk;
+        advise(f->data, f->len, pos + n, 2 * chunk, MADV_WILLNEED);
+        uint8_t *stage = NULL;
+        uint64_t t = cz_now_ns();
+        if ((st = cz_gpu_keyload_stage(kl, &stage, err)) != CZ_OK) break;
+        uint64_t t1 = cz_now_ns();
+        wait_ns += t1 - t;
+        fill_job job = {stage, f->data + pos, n, digests + pos / B};
+        cz_parallel_for((n + B - 1) / B, 1, fill_blocks, &job);
+        fill_ns += cz_now_ns() - t1;
+        for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++) {
+            const uint64_t a = pos > L->offset[v] ? pos : L->offset[v];
+            const uint64_t b = pos + n < vec_end[v] ? pos + n : vec_end[v];
+            if (a < b)
+                st = cz_gpu_keyload_copy(kl, (uint8_t *)*dev[v] + (a - L->offset[v]),
+                                         (size_t)(a - pos), (size_t)(b - a), err);
+        }
+        if (st == CZ_OK) st = cz_gpu_keyload_commit(kl, err);
+        /* the copy is in pinned memory: this process needs the pages no more */
+        advise(f->data, f->len, pos, n, MADV_DONTNEED);
+        for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++)
+            if (!converted[v] && vec_end[v] <= pos + n) {
+                st = cz_gpu_keyload_convert(kl, *dev[v], (size_t)L->count[v], v == CZ_GROTH16_B_G2,
+                                            check_curve, (unsigned)v, err);
+                converted[v] = 1;
+            }
+    }
+    int fault = 0;
+    unsigned tag = 0, reason = 0;
+    uint64_t index = 0;
+    if (st == CZ_OK) {
+        uint64_t t = cz_now_ns();
+        st = cz_gpu_keyload_finish(kl, &fault, &tag, &index, &reason, err);
+        wait_ns += cz_now_ns() - t;
+    }
+    if (st != CZ_OK) {
+        cz_error_prefix(err, "gpu srs: %s: loading the key", f->path);
+        goto fail;
+    }
+    rep.fill_seconds = (double)fill_ns / 1e9;
+    rep.wait_seconds = (double)wait_ns / 1e9;
+    rep.digest = cz_params_digest_fold(digests, n_blocks, f->len);
+    if (!check_curve && rep.digest != trusted) {
+        char record[4200];
+        if (opt.check == CZ_GPU_KEY_AUTO &&
+            cz_params_digest_path(record, sizeof record, f->path, NULL) == CZ_OK)
+            st = cz_error_set(err, CZ_E_PARSE,
+                              "%s: digest %016llx differs from %016llx, which %s records for "
+                              "this file's size and modification time: the file was damaged "
+                              "or changed in place since it was validated (remove the record "
+                              "to validate it again)",
+                              f->path, (unsigned long long)rep.digest, (unsigned long long)trusted,
+                              record);
+        else
+            st = cz_error_set(err, CZ_E_PARSE,
+                              "%s: digest %016llx is not the trusted digest %016llx", f->path,
+                              (unsigned long long)rep.digest, (unsigned long long)trusted);
+        goto fail;
+    }
+    if (fault) {
+        /* the host decoder's verdict and message for that point */
+        const cz_groth16_check mode = check_curve ? CZ_GROTH16_UNCHECKED : CZ_GROTH16_TRUSTED;
+        cz_error perr = {0};
+        if (tag < CZ_GROTH16_VECTORS && index < L->count[tag] &&
+            cz_groth16_params_check_point(NULL, f->data, L, (cz_groth16_vector)tag, index, mode,
+                                          &perr) != CZ_OK) {
+            st = perr.status;
+            if (err) {
+                *err = perr;
+                cz_error_prefix(err, "%s", f->path);
+            }
+        } else {
+            st = cz_error_set(err, CZ_E_INTERNAL,
+                              "%s: the device refused params %s[%llu] (%s), which the host "
+                              "decoder accepts",
+                              f->path, cz_groth16_vector_name((cz_groth16_vector)tag),
+                              (unsigned long long)index, fault_reason(reason));
+        }
+        goto fail;
+    }
+    if (check_curve && !opt.no_record) {
+        cz_error werr = {0};
+        rep.recorded =
+            cz_params_digest_save(f->path, rep.digest, f->len, f->mtime_ns, &werr) == CZ_OK;
+        if (!rep.recorded) {
+            size_t used = strlen(rep.note);
+            snprintf(rep.note + used, sizeof rep.note - used, "; digest record not written: %.200s",
+                     werr.message);
+        }
+    }
+    snprintf(s->why, sizeof s->why,
+             "resident: %.0f MiB of points and tables loaded from the file (%s), %.0f MiB with a "
+             "proof's working set, %.0f MiB usable on the device%s",
+             CZ_GPU_MIB(pl.held), check_curve ? "checked" : "trusted by digest",
+             CZ_GPU_MIB(pl.resident_need), CZ_GPU_MIB(pl.budget), capped);
+    cz_gpu_keyload_destroy(kl);
+    free(digests);
+    rep.seconds = (double)(cz_now_ns() - t0) / 1e9;
+    if (rep_out) *rep_out = rep;
+    *out = s;
+    return CZ_OK;
+fail:
+    cz_gpu_keyload_destroy(kl);
+    free(digests);
+    cz_gpu_srs_destroy(s);
+    rep.seconds = (double)(cz_now_ns() - t0) / 1e9;
+    if (rep_out) *rep_out = rep;
+    return st;
+}

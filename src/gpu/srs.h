@@ -1,0 +1,52 @@
+/* The proving key on the device (cz_gpu_srs) as srs.c makes it and the
+ * prover (groth16.c) reads it, and the host-to-device staging both use:
+ * internal to src/gpu. */
+#ifndef CZ_GPU_SRS_H
+#define CZ_GPU_SRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "gpu/plan.h"
+
+#define CZ_GPU_MIB(x) ((double)(x) / (1024.0 * 1024.0))
+
+struct cz_gpu_srs {
+    /* counts only (every pointer NULL): what cz_groth16_check_shapes reads */
+    cz_groth16_params shape;
+    unsigned log_m; /* domain 2^log_m = n_h + 1 */
+    cz_gpu_ntt *dom;
+    cz_g1_affine *h, *l, *a, *b_g1; /* NULL when streaming */
+    cz_g2_affine *b_g2;
+    cz_gpu_uploader *up; /* pinned staging for every upload */
+    /* streaming: chunk_points points per chunk, two device chunk buffers
+     * (room for chunk_points G2 points each) */
+    cz_gpu_plan plan;
+    int streaming; /* plan.kind != resident: some vector streams, MSMs run in chunks */
+    size_t chunk_points;
+    void *chunk[2];
+    size_t bytes;
+    char why[512];
+};
+
+/* Points [k0, k0 + count) of a host vector, contiguous or picked by index. */
+typedef struct {
+    const uint8_t *base;
+    size_t size;          /* bytes per point */
+    const uint32_t *pick; /* NULL: point k is base[k] */
+} cz_gpu_host_points;
+
+/* Stages points [k0, k0 + count) of src into the uploader's next pinned
+ * buffer (all cores) and queues their copy to dev; *ticket: the copy's. */
+cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_points *src,
+                              size_t k0, size_t count, uint64_t *ticket, cz_error *err);
+/* Copies bytes of host memory to dev through the staging buffers; *ticket
+ * is the last piece's (the caller waits for it). */
+cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
+                             uint64_t *ticket, cz_error *err);
+/* inputs then aux to dev_z, returning when the copy is done. */
+cz_status cz_gpu_stage_witness(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
+                               const cz_fr *aux, size_t na, cz_error *err);
+
+#endif
