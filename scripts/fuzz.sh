@@ -28,7 +28,8 @@ command -v clang >/dev/null || { echo "fuzz: clang not found (apt-get install cl
 [ -x build/cuzk ] && [ -f build/proto/cuzk/v1/proving.pb-c.c ] || make build >/dev/null
 proto=build/proto
 srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin,engine}/*.c)"
-srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/gpu/settings.c src/daemon/config.c"
+srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/gpu/srs.c src/gpu/plan.c src/gpu/settings.c"
+srcs="$srcs src/daemon/config.c"
 srcs="$srcs src/daemon/wire.c"
 srcs="$srcs src/daemon/request.c $proto/cuzk/v1/proving.pb-c.c"
 # CZ_FF_PORTABLE: under ASan clang cannot find registers for the widest
