@@ -1060,32 +1060,42 @@ static void test_runs_off_plain_order(void) {
     CHECK(order_is("GcHAaBBbl"));
 }
 
-/* Two back-end contexts (as two GPUs, or two contexts on one): the engine
- * runs prove workers on both, each unit on exactly one; status and metrics
- * report both; evict reaches both; destroy frees them. */
-static void test_two_contexts(void) {
+/* An engine on n fake back-end contexts ("fake:0", ...), one prove worker
+ * each, the fake kind in the PoRep slot and the admitting one in the
+ * WinningPoSt slot; their unit counts reset. */
+static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
     static int ids[2] = {0, 1};
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.memory_budget_bytes = 1 << 30;
-    cfg.synthesis_workers = 4;
+    cfg.synthesis_workers = synthesis_workers;
     cfg.prove_workers = 1;
     cfg.result_retention_ms = 60000;
     cfg.param_cache = ".";
     cfg.ops[CZ_PROOF_POREP] = &fake_ops;
-    for (int i = 0; i < 2; i++) {
+    cfg.ops[CZ_PROOF_WINNING_POST] = &admit_ops;
+    for (int i = 0; i < n; i++) {
         cz_backend *b = calloc(1, sizeof *b);
         char name[16];
         snprintf(name, sizeof name, "fake:%d", i);
         cz_backend_init(b, &fake_backend_ops, &ids[i], name);
         cfg.backends[i] = b;
     }
-    cfg.n_backends = 2;
+    cfg.n_backends = (uint32_t)n;
     memset(fake_backend_units, 0, sizeof fake_backend_units);
     memset(fake_backend_released, 0, sizeof fake_backend_released);
     cz_engine *e = NULL;
     cz_error err = {0};
     CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    return e;
+}
+
+/* Two back-end contexts (as two GPUs, or two contexts on one): the engine
+ * runs prove workers on both, each unit on exactly one; status and metrics
+ * report both; evict reaches both; destroy frees them. */
+static void test_two_contexts(void) {
+    cz_engine *e = make_fake_contexts(2, 4);
+    cz_error err = {0};
     cz_engine_submit_info info;
     CHECK(submit(e, "two-a", 0, "units=8 ms=1 bytes=1000 tag=a", &info, &err) == CZ_OK);
     CHECK(submit(e, "two-b", 0, "units=8 ms=1 bytes=1000 tag=b", &info, &err) == CZ_OK);
@@ -1299,26 +1309,10 @@ static void test_preempt_at_boundary(void) {
  * the interrupted unit's thread holds (no deadlock), and the context counts
  * both units. */
 static void test_preempt_inside_backend(void) {
-    static int id0 = 0;
     reset_logs();
-    cz_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.memory_budget_bytes = 1 << 30;
-    cfg.synthesis_workers = 2;
-    cfg.prove_workers = 1;
-    cfg.result_retention_ms = 60000;
-    cfg.param_cache = ".";
-    cfg.ops[CZ_PROOF_POREP] = &fake_ops;
-    cfg.ops[CZ_PROOF_WINNING_POST] = &admit_ops;
-    cz_backend *b = calloc(1, sizeof *b);
-    cz_backend_init(b, &fake_backend_ops, &id0, "fake:0");
-    cfg.backends[0] = b;
-    cfg.n_backends = 1;
-    memset(fake_backend_units, 0, sizeof fake_backend_units);
     fake_backend_steps = 40;
-    cz_engine *e = NULL;
+    cz_engine *e = make_fake_contexts(1, 2);
     cz_error err = {0};
-    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
     cz_engine_submit_info info;
     CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
     for (int i = 0; i < 5000; i++) {
