@@ -12,7 +12,8 @@
 #     per run (runs, seconds, corpus files and bytes, outcome) is appended to
 #     build-fuzz/summary.txt. TARGET is one of: vk params proof g1c g1u g2c
 #     g2u r1cs c1 base64 config czc request post postreq snap (SnapDeals
-#     partition proof and request file), or "all" for every one in turn. Run it in the background at the lowest priority with
+#     partition proof and request file) records (a parameter file's .dev
+#     and .blake2b records), or "all" for every one in turn. Run it in the background at the lowest priority with
 #     `nice -n 19 scripts/fuzz.sh SECONDS all &`; build-fuzz/summary.txt
 #     and build-fuzz/run-TARGET.log tell how far it got. CZ_FUZZ_JOBS=N
 #     runs N targets at a time (default 1; each takes one core).
@@ -42,7 +43,8 @@ libs="-lyajl -lcrypto -lprotobuf-c -lpthread -lm"
 clang $cflags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   $srcs tests/fuzz/fuzz_decoders.c $libs -o "$out/fuzz_decoders"
 # shellcheck disable=SC2086
-clang $cflags $(ls src/{util,ff,ec,poly,hash,r1cs}/*.c) $proto/cuzk/v1/proving.pb-c.c \
+clang $cflags $(ls src/{util,ff,ec,poly,hash,r1cs}/*.c src/filecoin/params_table*.c) \
+  $proto/cuzk/v1/proving.pb-c.c \
   tests/fuzz/make_seeds.c $libs -o "$out/make_seeds"
 
 # Seeds: parameters, verifying key and circuit of a 2^3-constraint circuit.
@@ -101,6 +103,9 @@ run() { # run NAME TARGET_NUMBER MAX_LEN
     b=$(head -c1 "$f" | od -An -tu1 | tr -d ' ')
     [ $(( (b & 7) | ((b >> 4 & 1) << 3) )) = "$target" ] && cp -n "$f" "$dir/"
   done
+  # a pinned-only target (16 and up) takes the seeds named after it
+  [ "$target" -ge 16 ] && cp -n "$out"/corpus/"$name"-* "$dir/" 2>/dev/null
+  true
   echo "fuzz: $name (target $target) for $secs s"
   local rc=0
   CZ_FUZZ_TARGET=$target "$out/fuzz_decoders" -max_total_time="$secs" -max_len="$max_len" \
@@ -123,7 +128,7 @@ if [ $# = 0 ]; then
     -print_final_stats=1 "$out/corpus"
   exit
 fi
-names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request post postreq snap)
+names=(vk params proof g1c g1u g2c g2u r1cs c1 base64 config czc request post postreq snap records)
 [ "$1" = all ] && set -- "${names[@]}"
 for name in "$@"; do
   [[ " ${names[*]} " == *" $name "* ]] || { echo "fuzz: unknown target '$name' (${names[*]})"; exit 2; }
@@ -137,7 +142,7 @@ for name in "$@"; do
     r1cs) run r1cs 7 65536 ;; c1) run c1 8 262144 ;; base64) run base64 9 4096 ;;
     config) run config 10 8192 ;; czc) run czc 11 65536 ;; request) run request 12 262144 ;;
     post) run post 13 65536 ;; postreq) run postreq 14 262144 ;;
-    snap) run snap 15 65536 ;;
+    snap) run snap 15 65536 ;; records) run records 16 2048 ;;
   esac &
 done
 wait

@@ -28,6 +28,7 @@
 #include "ec/encoding.h"
 #include "engine/job.h"
 #include "ff/fr.h"
+#include "filecoin/params_table.h"
 #include "filecoin/c1.h"
 #include "filecoin/post.h"
 #include "filecoin/snap.h"
@@ -45,7 +46,7 @@ static void pin_target(void) {
     if (done) return;
     done = 1;
     const char *t = getenv("CZ_FUZZ_TARGET");
-    if (t && *t) pinned_target = atoi(t) & 15;
+    if (t && *t) pinned_target = atoi(t) & 31;
 }
 
 /* A .czc file: the checksum (XXH64 of everything before the last 8 bytes)
@@ -126,6 +127,35 @@ static void fuzz_request(const uint8_t *in, size_t len) {
         if (state) ops->free_state(state);
     }
     cz_rpc_request_free(&rq);
+}
+
+/* Target 16 (pinned only): the records beside a parameter file. A small
+ * file is marked development once (FILE.dev and FILE.blake2b, as cuzk
+ * setup marks a key); each input then replaces FILE.dev (strict: FILE.blake2b)
+ * and the file is classified: a record is trusted, refused with its name, or
+ * ignored, never overread. */
+static void fuzz_param_records(const uint8_t *in, size_t len, int strict) {
+    static char dir[] = "/tmp/cz-fuzz-records-XXXXXX";
+    static char path[64], rec[80];
+    static int ready;
+    cz_error err;
+    if (!ready) {
+        if (!mkdtemp(dir)) abort();
+        snprintf(path, sizeof path, "%s/k.params", dir);
+        FILE *f = fopen(path, "w");
+        if (!f || fputs("a development key", f) < 0 || fclose(f) != 0) abort();
+        if (cz_fc_param_mark_development(NULL, path, NULL, NULL, &err) != CZ_OK) abort();
+        ready = 1;
+    }
+    snprintf(rec, sizeof rec, "%s%s", path, strict ? ".blake2b" : ".dev");
+    FILE *f = fopen(rec, "w");
+    if (!f) abort();
+    if (len && fwrite(in, 1, len, f) != len) abort();
+    if (fclose(f) != 0) abort();
+    cz_fc_param_verdict v;
+    cz_fc_param_classify(&v, path, NULL, 0, NULL, NULL, &err);
+    /* the other record back as the marking wrote it */
+    if (cz_fc_param_mark_development(NULL, path, NULL, NULL, &err) != CZ_OK) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -233,6 +263,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     }
     case 11: fuzz_circuit(in, len, (int)strict); break;
+    case 16: fuzz_param_records(in, len, (int)strict); break;
     case 12: fuzz_request(in, len); break;
     case 13: { /* PoSt vanilla proof: 2 KiB WindowPoSt, strict: 32 GiB */
         cz_post_config cfg;

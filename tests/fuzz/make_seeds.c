@@ -7,13 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuzk/v1/proving.pb-c.h"
+#include "filecoin/params_table.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
 #include "r1cs/cs.h"
 
-#define SELECTOR(t) ((uint8_t)(((t) & 7) | ((t) >> 3) << 4))
+#define SELECTOR(t) ((uint8_t)(((t)&7) | ((t) >> 3) << 4))
 
 static void write_seed(const char *dir, const char *name, uint8_t selector, const uint8_t *p,
                        size_t n) {
@@ -91,6 +93,33 @@ static void circuit_seed(const char *dir) {
     free(bytes);
 }
 
+/* The records cuzk setup writes beside a key (FILE.dev, FILE.blake2b), for
+ * the pinned-only target 16 ("records-*": fuzz.sh gives them to it). */
+static void records_seeds(const char *dir) {
+    char tmp[] = "/tmp/cz-seed-records-XXXXXX", path[64], rec[80];
+    if (!mkdtemp(tmp)) exit(1);
+    snprintf(path, sizeof path, "%s/k.params", tmp);
+    FILE *f = fopen(path, "w");
+    cz_error err;
+    if (!f || fputs("a development key", f) < 0 || fclose(f) != 0 ||
+        cz_fc_param_mark_development(NULL, path, NULL, NULL, &err) != CZ_OK) {
+        fprintf(stderr, "make_seeds: records: %s\n", err.message);
+        exit(1);
+    }
+    const char *suffix[2] = {".dev", ".blake2b"};
+    for (int strict = 0; strict < 2; strict++) {
+        snprintf(rec, sizeof rec, "%s%s", path, suffix[strict]);
+        size_t n = 0;
+        uint8_t *text = read_all(rec, &n);
+        if (!text) exit(1);
+        write_seed(dir, strict ? "records-blake2b" : "records-dev", strict ? 8 : 0, text, n);
+        free(text);
+        remove(rec);
+    }
+    remove(path);
+    rmdir(tmp);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: make_seeds OUT_DIR C1_FILE\n");
@@ -133,5 +162,6 @@ int main(int argc, char **argv) {
     l.circuit_id = "porep-2k";
     write_message(dir, "pb-preload", 6, &l.base);
     free(c1);
+    records_seeds(dir);
     return 0;
 }
