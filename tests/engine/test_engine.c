@@ -1265,12 +1265,16 @@ static void test_partitions_ahead(void) {
     cfg_partitions_ahead = 0;
 }
 
-static int proving_p(cz_engine *e) {
-    (void)e;
-    pthread_mutex_lock(&log_lock);
-    int yes = strchr(prove_order, 'P') != NULL;
-    pthread_mutex_unlock(&log_lock);
-    return yes;
+/* Waits (up to 5 s) until a unit of tag has started proving. */
+static void wait_proving(char tag) {
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&log_lock);
+        int yes = strchr(prove_order, tag) != NULL;
+        pthread_mutex_unlock(&log_lock);
+        if (yes) return;
+        sleep_ms(1);
+    }
+    CHECK(!"the unit never started proving");
 }
 
 static uint64_t preemptions(cz_engine *e) {
@@ -1289,7 +1293,7 @@ static void test_preempt_at_boundary(void) {
     cz_engine_submit_info info;
     cz_error err = {0};
     CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
-    CHECK(eventually(proving_p, e));
+    wait_proving('P');
     CHECK(submit_kind(e, "other", CZ_PROOF_POREP, 0, "tag=N ms=5", &info, &err) == CZ_OK);
     CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
     CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
@@ -1345,7 +1349,7 @@ static void test_critical_not_preempted(void) {
     cz_error err = {0};
     CHECK(submit_kind(e, "w1", CZ_PROOF_WINNING_POST, 0, "tag=A steps=40 ms=10", &info, &err) ==
           CZ_OK);
-    for (int i = 0; i < 5000 && !strchr(prove_order, 'A'); i++) sleep_ms(1);
+    wait_proving('A');
     CHECK(submit_kind(e, "w2", CZ_PROOF_WINNING_POST, 0, "tag=B ms=5", &info, &err) == CZ_OK);
     CHECK(await_status(e, "w1", 20000, NULL) == CZ_JOB_COMPLETED);
     CHECK(await_status(e, "w2", 20000, NULL) == CZ_JOB_COMPLETED);
