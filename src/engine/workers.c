@@ -377,7 +377,9 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
                               const step_ctx *outer) {
     cz_eng_job *j = it.j;
     int drop = j->cancel || j->failed;
-    if (!drop) cz_eng_note_circuit_locked(e, slot, j);
+    /* the context's same-circuit run is the interrupted unit's: a unit
+     * proven inside it neither ends nor extends it */
+    if (!drop && !outer) cz_eng_note_circuit_locked(e, slot, j);
     e->prove_busy++;
     slot->busy_workers++;
     cz_eng_unlock(e);
