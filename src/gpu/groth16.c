@@ -53,13 +53,6 @@ static size_t words(size_t bits) {
     return (bits + 63) / 64;
 }
 
-/* Gathered tail points per tail MSM piece of the resident plan (2^24 by
- * default: the gather buffers take 288 B x 2^24 = 4.5 GiB at most instead
- * of 288 B per scalar, 36 GiB for the 32 GiB PoRep key). */
-static size_t tail_cap(size_t n) {
-    return n < cz_gpu_plan_tail_chunk() ? n : cz_gpu_plan_tail_chunk();
-}
-
 /* Per-proof device buffers (sizes from the shapes; freed together). */
 typedef struct {
     cz_fr *abc;        /* 3m: a, b, c -> h */
@@ -494,10 +487,12 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             (st = cz_gpu_alloc_pooled((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
             (st = cz_gpu_alloc_pooled((void **)&b.tail_s, nmax * sizeof(cz_fr), err)) != CZ_OK ||
             (!srs->streaming &&
-             ((st = cz_gpu_alloc_pooled((void **)&b.tp1, tail_cap(nmax) * sizeof(cz_g1_affine),
-                                        err)) != CZ_OK ||
-              (st = cz_gpu_alloc_pooled((void **)&b.tp2, tail_cap(n_b) * sizeof(cz_g2_affine),
-                                        err)) != CZ_OK))) {
+             ((st = cz_gpu_alloc_pooled((void **)&b.tp1,
+                                        cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine), err)) !=
+                  CZ_OK ||
+              (st = cz_gpu_alloc_pooled((void **)&b.tp2,
+                                        cz_gpu_plan_tail_cap(n_b) * sizeof(cz_g2_affine), err)) !=
+                  CZ_OK))) {
             cz_error_prefix(err, "gpu prove: per-proof buffers (%zu scalars)", ni + na);
             goto done;
         }

@@ -66,7 +66,7 @@ size_t cz_gpu_plan_tail_chunk(void) {
     return cz_gpu_settings_get()->tail_chunk;
 }
 
-static size_t tail_cap(size_t n) {
+size_t cz_gpu_plan_tail_cap(size_t n) {
     return n < cz_gpu_plan_tail_chunk() ? n : cz_gpu_plan_tail_chunk();
 }
 
@@ -92,8 +92,8 @@ size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int tails_g1, int tai
     size_t h = (3 * m + ni + na) * sizeof(cz_fr);
     size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
                  nab * sizeof(cz_fr) + words(nmax) * 8 + nmax * sizeof(cz_fr);
-    if (tails_g1) lab += tail_cap(nmax) * sizeof(cz_g1_affine);
-    if (tails_g2) lab += tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
+    if (tails_g1) lab += cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine);
+    if (tails_g2) lab += cz_gpu_plan_tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
     return max2(h, lab);
 }
 

@@ -85,6 +85,9 @@ size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int tails_g1, int
  * (CZ_GPU_TAIL_CHUNK, default 2^24), and whether a tail of t of n scalars
  * is summed by one MSM over all n points with the ones masked. */
 size_t cz_gpu_plan_tail_chunk(void);
+/* The gathered tail points a resident vector of n points gets room for
+ * (min(n, tail chunk)): what the prover allocates and the plan counts. */
+size_t cz_gpu_plan_tail_cap(size_t n);
 int cz_gpu_plan_dense_tail(size_t t, size_t n);
 
 #ifdef __cplusplus
