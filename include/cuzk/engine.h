@@ -155,8 +155,14 @@ typedef struct {
     /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
     uint64_t memory_budget_bytes;
     uint64_t safety_margin_bytes; /* 0 = 5 GiB; more than half the memory: half is the budget */
-    uint32_t synthesis_workers;   /* 0 = 1 */
-    uint32_t prove_workers;       /* per back-end context ("GPU workers per device"); 0 = 1 */
+    /* Workers; 0 = the engine's choice from the contexts it made: with the
+     * CPU back-end 2 synthesis workers (one prepares the next partition while
+     * a proof takes every core), else one per core. */
+    uint32_t synthesis_workers;
+    /* Prove workers per device context ("GPU workers per device"; 0 = 2: a
+     * second overlaps one unit's host work with another's kernels); a CPU
+     * context has one, whose proof uses every core. */
+    uint32_t prove_workers;
     /* Synthesized partitions waiting to prove beyond which a synthesis
      * worker that queues one more waits (its partition stays queued, so the
      * prove workers choose among up to depth + synthesis_workers);

@@ -22,23 +22,17 @@ int cz_cli_backend_valid(const char *cmd, const char *backend) {
 }
 
 int cz_cli_backend_available(const char *cmd, const char *backend) {
-    if (!strcmp(backend, "cpu")) return 1;
-    char desc[256] = "";
-    cz_error gerr = {0};
-    cz_status st = cz_gpu_probe(desc, sizeof desc, &gerr);
+    cz_error err = {0};
+    cz_status st = cz_backend_choice_check(backend, &err);
     if (st == CZ_OK) return 1;
-    /* auto proves on the CPU only when there is no GPU at all: a GPU this
-     * build cannot use is the operator's to fix, not to work around for
-     * hours on the CPU. */
-    if (st == CZ_E_NOT_FOUND && strcmp(backend, "cuda") != 0) return 1;
     if (st == CZ_E_NOT_FOUND)
         fprintf(stderr,
                 "cuzk %s: --backend cuda: no NVIDIA driver / no CUDA device: %s (--backend auto "
                 "or cpu proves on the CPU)\n",
-                cmd, gerr.message);
+                cmd, err.message);
     else
         fprintf(stderr, "cuzk %s: --backend %s: %s (--backend cpu proves on the CPU)\n", cmd,
-                backend, gerr.message);
+                backend, err.message);
     return 0;
 }
 
@@ -68,21 +62,22 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     cfg.max_batch_size = 1;
     cfg.trace_path = trace;
     cfg.progress = stdout; /* a line per proven partition */
-    /* With a GPU every core synthesizes partitions for it (the engine's
-     * run-ahead bound, partitions_ahead, keeps a few ahead of the prove
-     * workers); the CPU back-end uses every core per proof, so one more
-     * worker prepares the next partition. */
-    uint32_t n = 0;
-    cz_backend *probe[1];
-    cz_status st = cz_backends_create(probe, &n, 1, &cfg, err);
+    /* the engine chooses the contexts (every usable device, as the daemon's
+     * do) and the workers left at 0 */
+    cfg.synthesis_workers = synthesis_workers;
+    cz_status st = cz_engine_create(e, &cfg, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "--backend %s", backend);
-    *cpu = !strcmp(probe[0]->ops->kind, "cpu");
-    print_backend(probe[0]);
-    cfg.backends[0] = probe[0];
-    cfg.n_backends = 1;
-    cfg.synthesis_workers = synthesis_workers ? synthesis_workers : *cpu ? 2 : cz_thread_count();
-    cfg.prove_workers = *cpu ? 1 : 2;
-    return cz_engine_create(e, &cfg, err);
+    cz_engine_status *s = malloc(sizeof *s);
+    if (!s) {
+        cz_engine_destroy(*e);
+        *e = NULL;
+        return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    }
+    cz_engine_get_status(*e, s);
+    *cpu = !strcmp(s->backend_name, "cpu");
+    printf("  back-end                %s: %s\n", s->backends[0].name, s->backends[0].description);
+    free(s);
+    return CZ_OK;
 }
 
 cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,

@@ -753,6 +753,12 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     cz_status st = resolve_listen(d, addr, sizeof addr, err);
     if (st != CZ_OK) goto fail;
 
+    const char *gpu_code = cz_gpu_build_code();
+    cz_log(CZ_LOG_INFO, "cuzk %s starting; GPU code: %s", CZ_VERSION,
+           gpu_code ? gpu_code : "none (built without CUDA)");
+    /* The engine chooses the contexts ([gpus] backend: "auto" takes the
+     * CPU only when there is no GPU at all) and the worker counts left at 0
+     * (max_parallel_synthesis 0 = auto). */
     cz_engine_config ec;
     if (engine_extra)
         ec = *engine_extra;
@@ -761,6 +767,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     ec.memory_budget_bytes = cfg->total_budget;
     ec.safety_margin_bytes = cfg->safety_margin;
     ec.synthesis_workers = cfg->max_parallel_synthesis;
+    if (!ec.prove_workers) ec.prove_workers = cfg->gpu_workers_per_device;
     /* [gpus]: the engine makes one context per device listed (all when
      * none is), gpu_workers_per_device prove workers each; gpu_threads caps
      * the CPU threads of a prove worker's host-side work. */
@@ -771,38 +778,6 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
         memcpy(ec.devices, cfg->devices, ec.n_devices * sizeof ec.devices[0]);
         ec.prove_threads = cfg->gpu_threads;
     }
-    /* Synthesis of a partition takes several times the GPU's time for it
-     * (2 KiB on an H200: ~0.95 s against ~0.2 s), so with a GPU every core
-     * synthesizes (the memory budget still bounds how many partitions are
-     * in flight); with the CPU back-end, which uses every core per proof,
-     * one prove worker and a second synthesis worker that prepares the next
-     * partition while the current one is proven. */
-    const char *gpu_code = cz_gpu_build_code();
-    cz_log(CZ_LOG_INFO, "cuzk %s starting; GPU code: %s", CZ_VERSION,
-           gpu_code ? gpu_code : "none (built without CUDA)");
-    int cpu_only = !strcmp(cfg->backend, "cpu");
-    if (!cpu_only && !ec.n_backends) {
-        char desc[256] = "";
-        cz_error gerr = {0};
-        cz_status gst = cz_gpu_probe(desc, sizeof desc, &gerr);
-        if (gst != CZ_OK) {
-            /* auto falls back only when there is no GPU at all */
-            if (!strcmp(cfg->backend, "cuda") || gst != CZ_E_NOT_FOUND) {
-                st = cz_error_set(err, CZ_E_UNSUPPORTED, "[gpus] backend = \"%s\": %s%s",
-                                  cfg->backend, gerr.message,
-                                  gst == CZ_E_NOT_FOUND ? ""
-                                                        : " (backend = \"cpu\" proves on the CPU)");
-                goto fail;
-            }
-            if (!cfg->n_devices) {
-                cz_log(CZ_LOG_INFO, "no usable GPU (%s): CPU back-end", gerr.message);
-                cpu_only = 1;
-            }
-        }
-    }
-    if (cpu_only && !ec.n_backends) ec.backend = "cpu";
-    if (!ec.synthesis_workers) ec.synthesis_workers = cpu_only ? 2 : cz_thread_count();
-    if (!ec.prove_workers) ec.prove_workers = cpu_only ? 1 : cfg->gpu_workers_per_device;
     ec.prove_queue_depth = cfg->max_gpu_queue_depth;
     ec.partitions_ahead = cfg->partitions_ahead;
     ec.max_batch_size = cfg->max_batch_size;
@@ -873,8 +848,11 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
         goto fail_grpc;
     }
     d->cq_thread_started = 1;
+    cz_engine_status *es = malloc(sizeof *es);
+    if (es) cz_engine_get_status(d->engine, es);
     cz_log(CZ_LOG_INFO, "cuzk %s listening on %s (backend %s, params %s)", CZ_VERSION, addr,
-           cpu_only ? "cpu" : "cuda", cfg->param_cache);
+           es ? es->backend_name : "?", cfg->param_cache);
+    free(es);
     warn_development_keys(cfg->param_cache);
     *out = d;
     return CZ_OK;

@@ -782,11 +782,29 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
 
 /* ---- from a choice ---- */
 
+static int choice_valid(const char *kind) {
+    return !strcmp(kind, "auto") || !strcmp(kind, "cpu") || !strcmp(kind, "cuda");
+}
+
+cz_status cz_backend_choice_check(const char *choice, cz_error *err) {
+    const char *kind = choice && *choice ? choice : "auto";
+    if (!choice_valid(kind))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "back-end '%s': expected auto, cpu or cuda",
+                            kind);
+    if (!strcmp(kind, "cpu")) return CZ_OK;
+    char desc[256] = "";
+    cz_error gerr = {0};
+    cz_status st = cz_gpu_probe(desc, sizeof desc, &gerr);
+    if (st == CZ_OK || (st == CZ_E_NOT_FOUND && !strcmp(kind, "auto"))) return CZ_OK;
+    if (err) *err = gerr;
+    return st;
+}
+
 cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
                              const cz_engine_config *cfg, cz_error *err) {
     *n = 0;
     const char *kind = cfg->backend && *cfg->backend ? cfg->backend : "auto";
-    if (strcmp(kind, "auto") && strcmp(kind, "cpu") && strcmp(kind, "cuda"))
+    if (!choice_valid(kind))
         return cz_error_set(err, CZ_E_INVALID_ARG, "back-end '%s': expected auto, cpu or cuda",
                             kind);
     if (strcmp(kind, "cpu") != 0) {
@@ -840,8 +858,8 @@ cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
          * this build, a driver too old): no silent fall-back to the CPU. */
         if (!strcmp(kind, "cuda") || cfg->n_devices || (st != CZ_OK && st != CZ_E_NOT_FOUND)) {
             if (st == CZ_OK) st = cz_error_set(&gerr, CZ_E_UNSUPPORTED, "no CUDA device");
-            if (err) *err = gerr;
-            return cz_error_wrap(err, st, "back-end %s", kind);
+            return cz_error_set(err, st, "back-end %s: %s (the back-end \"cpu\" proves on the CPU)",
+                                kind, gerr.message);
         }
         st = cz_backend_cpu_create(&out[0], err);
         if (st != CZ_OK) return st;

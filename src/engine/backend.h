@@ -130,4 +130,12 @@ void cz_backend_destroy(cz_backend *b); /* NULL is fine */
 cz_status cz_backends_create(cz_backend **out, uint32_t *n, uint32_t max,
                              const cz_engine_config *cfg, cz_error *err);
 
+/* Whether a choice ("auto", "cpu", "cuda"; NULL or "" = "auto") can be
+ * served on this host, without making a context: CZ_E_INVALID_ARG for
+ * another word; "cuda" needs a usable device (CZ_E_NOT_FOUND: none at all);
+ * "auto" fails only for a GPU that is there and cannot be used (no code for
+ * it in this build, a driver too old), never to prove on the CPU unasked.
+ * For the command line's early refusal; the engine decides the same way. */
+cz_status cz_backend_choice_check(const char *choice, cz_error *err);
+
 #endif

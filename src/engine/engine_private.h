@@ -48,6 +48,9 @@
 
 #define CZ_ENG_PREPARE_UNIT      UINT32_MAX
 #define CZ_ENG_MAX_PROVE_WORKERS 64
+/* Worker counts the configuration leaves to the engine (engine.c). */
+#define CZ_ENG_CPU_SYNTHESIS_WORKERS 2
+#define CZ_ENG_DEVICE_PROVE_WORKERS  2
 
 typedef enum { CZ_ENG_QUEUED, CZ_ENG_PREPARING, CZ_ENG_RUNNING, CZ_ENG_DONE } cz_eng_phase;
 
