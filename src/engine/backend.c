@@ -245,6 +245,11 @@ typedef struct {
     pthread_mutex_t slot_lock;
     unsigned doomed_slots;
     cz_gpu_uploader *stage_up; /* used under the back-end's stage lock only */
+    /* Under the run lock: device bytes the plans may use after device
+     * out-of-memory errors (0 = no such cap; cuda_prove_start), and the
+     * units in progress on this thread's stack (more than 1: nested). */
+    size_t cap;
+    unsigned depth;
 } cuda_ctx;
 
 static int has_host_points(const cz_groth16_params *p) {
@@ -431,13 +436,14 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
     const cz_gpu_settings *knobs = cz_gpu_settings_get();
     cz_error merr = {0};
     const int capped = cz_gpu_settings_status(&merr) == CZ_OK && knobs->has_mem_limit;
-    if (!c->n_res && !c->budget && !capped) return 0;
+    if (!c->n_res && !c->budget && !capped && !c->cap) return 0;
     size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
     if (!total) {
         if (cz_gpu_mem_info(&free_b, &total_b, &merr) != CZ_OK) return *none = 1, 0;
         total = free_b + held;
     }
     if (capped && knobs->mem_limit < total) total = (size_t)knobs->mem_limit;
+    if (c->cap && c->cap < total) total = c->cap;
     const size_t extra = their_work > work ? their_work - work : 0;
     if (total <= held + extra) return *none = 1, 0;
     return total - held - extra;
@@ -635,19 +641,11 @@ static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth
     return cuda_ensure(b, &r, circuit_id ? circuit_id : "", params, file, circuit, err);
 }
 
-static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
-                                  const cz_backend_unit *u, cz_error *err) {
+/* The unit on r, its key resident (or planned) already. */
+static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results *out,
+                          const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
-    const char *id = u->circuit_id ? u->circuit_id : "";
-    resident_key *r = NULL;
-    cz_status st = cuda_ensure(b, &r, id, u->params, u->params_file, u->circuit, err);
-    if (st == CZ_E_UNSUPPORTED)
-        /* the key was resident when the SRS was loaded, and the device has
-         * less room now */
-        return cz_error_wrap(err, st,
-                             "the key no longer fits the device and the engine holds no "
-                             "host copy (evict the SRS to load it on the host)");
-    if (st != CZ_OK) return st;
+    cz_status st;
     if (u->pd) {
         st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, u->pd, NULL, err);
     } else if (!r->gc) {
@@ -679,6 +677,89 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         st = cz_gpu_groth16_prove_start(out, r->srs, u->params, r->gc, &view, dev_z, err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
+    return st;
+}
+
+/* After a device out-of-memory in a unit of id: the other keys leave the
+ * device, or when id's is alone, the context plans with a quarter less
+ * (cz_gpu_plan_shrink of what it held with a proof's working set) and id's
+ * key leaves, to be loaded again on the smaller plan. 0 when there is
+ * nothing smaller to try. */
+static int shrink(cz_backend *b, const char *id, const char *job, const char *why) {
+    cuda_ctx *c = b->impl;
+    size_t used = 0;
+    uint32_t others = 0;
+    for (uint32_t i = 0; i < c->n_res; i++)
+        if (strcmp(c->res[i].circuit, id))
+            others++;
+        else
+            used = c->res[i].held + c->res[i].work;
+    if (others) {
+        cz_log(CZ_LOG_WARN,
+               "%s: device out of memory in a unit of %s (%s): the %u other key(s) leave the "
+               "device and the unit is proven again",
+               b->info.name, job, why, others);
+        for (uint32_t i = c->n_res; i-- > 0;)
+            if (strcmp(c->res[i].circuit, id)) key_release(c, i);
+    } else {
+        if (!used) {
+            /* the key did not load: plan below what the load had */
+            int none = 0;
+            used = c->cap ? c->cap : room_beside(c, 0, &none);
+            if (!used) {
+                size_t free_b = 0, total_b = 0;
+                cz_error merr = {0};
+                if (cz_gpu_mem_info(&free_b, &total_b, &merr) == CZ_OK) used = free_b;
+            }
+        }
+        const size_t next = cz_gpu_plan_shrink(used);
+        if (!next) return 0;
+        cz_log(CZ_LOG_WARN,
+               "%s: device out of memory in a unit of %s (%s): the unit is proven again on a "
+               "smaller memory plan (%.0f MiB instead of %.0f)",
+               b->info.name, job, why, MIB(next), MIB(used));
+        c->cap = next;
+        for (uint32_t i = c->n_res; i-- > 0;)
+            if (!strcmp(c->res[i].circuit, id)) key_release(c, i);
+    }
+    cz_gpu_pool_trim();
+    note_residents(b);
+    return 1;
+}
+
+/* A device out-of-memory during a unit (another process took memory, a
+ * plan's estimate fell short) fails the attempt, not the unit: it is proven
+ * again on a smaller plan (shrink) until it succeeds or nothing smaller
+ * exists. A unit nested in another (preemption) cannot change what is
+ * resident: its failure is its own. A smaller plan stays in force for the
+ * context (the memory went somewhere); when even the smallest fails, the
+ * next unit plans afresh. */
+static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
+                                  const cz_backend_unit *u, cz_error *err) {
+    cuda_ctx *c = b->impl;
+    const char *id = u->circuit_id ? u->circuit_id : "";
+    const int outer = c->depth++ == 0;
+    const size_t cap_before = c->cap;
+    cz_status st;
+    for (;;) {
+        const uint64_t ooms = cz_gpu_oom_count();
+        resident_key *r = NULL;
+        st = cuda_ensure(b, &r, id, u->params, u->params_file, u->circuit, err);
+        if (st == CZ_E_UNSUPPORTED)
+            /* the key was resident when the SRS was loaded, and the device
+             * has less room now */
+            st = cz_error_wrap(err, st,
+                               "the key no longer fits the device and the engine holds no "
+                               "host copy (evict the SRS to load it on the host)");
+        if (st == CZ_OK) st = prove_on(b, r, out, u, err);
+        if (st != CZ_E_NOMEM || !outer || cz_gpu_oom_count() == ooms) break;
+        if (!shrink(b, id, u->job_id ? u->job_id : "a job", err ? err->message : "")) break;
+    }
+    if (st != CZ_OK && c->cap != cap_before) {
+        c->cap = 0;
+        cz_error_prefix(err, "after device out-of-memory errors, no smaller memory plan proves it");
+    }
+    c->depth--;
     return st;
 }
 

@@ -8,17 +8,20 @@
 
 #include "cuzk/status.h"
 
+/* The status of a failed CUDA call: CZ_E_NOMEM for
+ * cudaErrorMemoryAllocation (counted for cz_gpu_oom_count), else
+ * CZ_E_CUDA (gpu_core.cu). */
+extern "C" cz_status cz_gpu_cuda_status(cudaError_t e);
+
 /* Evaluates a CUDA call; on failure records "file:line: call: error" in err
- * and returns CZ_E_CUDA (CZ_E_NOMEM for cudaErrorMemoryAllocation) from the
- * enclosing function. */
+ * and returns its status (cz_gpu_cuda_status) from the enclosing function. */
 #define CZ_CUDA_TRY(err, call)                                                                     \
     do {                                                                                           \
         cudaError_t cz_e_ = (call);                                                                \
         if (cz_e_ != cudaSuccess) {                                                                \
             (void)cudaGetLastError();                                                              \
-            return cz_error_set(err, cz_e_ == cudaErrorMemoryAllocation ? CZ_E_NOMEM : CZ_E_CUDA,  \
-                                "gpu: %s:%d: %s: %s", __FILE__, __LINE__, #call,                   \
-                                cudaGetErrorString(cz_e_));                                        \
+            return cz_error_set(err, cz_gpu_cuda_status(cz_e_), "gpu: %s:%d: %s: %s", __FILE__,     \
+                                __LINE__, #call, cudaGetErrorString(cz_e_));                       \
         }                                                                                          \
     } while (0)
 
@@ -31,9 +34,8 @@
         cudaError_t cz_e_ = (call);                                                                \
         if (cz_e_ != cudaSuccess) {                                                                \
             (void)cudaGetLastError();                                                              \
-            st = cz_error_set(err, cz_e_ == cudaErrorMemoryAllocation ? CZ_E_NOMEM : CZ_E_CUDA,    \
-                              "gpu: %s:%d: %s: %s", __FILE__, __LINE__, #call,                     \
-                              cudaGetErrorString(cz_e_));                                          \
+            st = cz_error_set(err, cz_gpu_cuda_status(cz_e_), "gpu: %s:%d: %s: %s", __FILE__,       \
+                              __LINE__, #call, cudaGetErrorString(cz_e_));                         \
             goto label;                                                                            \
         }                                                                                          \
     } while (0)

@@ -147,6 +147,12 @@ cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err
  * after a 2^27 MSM), which cz_gpu_mem_info counts as used; call it before
  * planning an allocation that must see that memory (a key load). */
 void cz_gpu_pool_trim(void);
+/* Device out-of-memory errors (cudaErrorMemoryAllocation, CZ_E_NOMEM) the
+ * calling thread has seen: what tells a device shortfall from a host one. */
+uint64_t cz_gpu_oom_count(void);
+/* Tests: the next n device allocations (cz_gpu_alloc, cz_gpu_alloc_pooled)
+ * fail as out of memory. */
+void cz_gpu_inject_oom(unsigned n);
 /* bytes of device memory at dev set to zero. */
 cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err);
 

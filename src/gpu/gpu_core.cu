@@ -120,8 +120,37 @@ extern "C" cz_status cz_gpu_set_device(int device, cz_error *err) {
     return CZ_OK;
 }
 
+/* Device out-of-memory errors seen by this thread, and allocations left
+ * to fail on purpose (cz_gpu_inject_oom; any thread). */
+static thread_local uint64_t oom_count;
+static unsigned oom_injected;
+
+extern "C" cz_status cz_gpu_cuda_status(cudaError_t e) {
+    if (e != cudaErrorMemoryAllocation) return CZ_E_CUDA;
+    oom_count++;
+    return CZ_E_NOMEM;
+}
+
+extern "C" uint64_t cz_gpu_oom_count(void) {
+    return oom_count;
+}
+
+extern "C" void cz_gpu_inject_oom(unsigned n) {
+    __atomic_store_n(&oom_injected, n, __ATOMIC_RELAXED);
+}
+
+/* Takes one injected failure, if any is left. */
+static int injected_oom(void) {
+    unsigned n = __atomic_load_n(&oom_injected, __ATOMIC_RELAXED);
+    while (n && !__atomic_compare_exchange_n(&oom_injected, &n, n - 1, 0, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED)) {
+    }
+    return n != 0;
+}
+
 extern "C" cz_status cz_gpu_alloc(void **dev, size_t bytes, cz_error *err) {
     *dev = NULL;
+    if (injected_oom()) CZ_CUDA_TRY(err, cudaErrorMemoryAllocation);
     CZ_CUDA_TRY(err, cudaMalloc(dev, bytes ? bytes : 1));
     return CZ_OK;
 }
@@ -132,6 +161,7 @@ extern "C" void cz_gpu_free(void *dev) {
 
 extern "C" cz_status cz_gpu_alloc_pooled(void **dev, size_t bytes, cz_error *err) {
     *dev = NULL;
+    if (injected_oom()) CZ_CUDA_TRY(err, cudaErrorMemoryAllocation);
     cz_gpu_pool_keep();
     CZ_CUDA_TRY(err, cudaMallocAsync(dev, bytes ? bytes : 1, 0));
     cudaError_t e = cudaStreamSynchronize(0);

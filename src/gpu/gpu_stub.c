@@ -180,6 +180,12 @@ cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *de
 /* The key (srs.c) and the prover (groth16.c) are built in both configurations;
  * without CUDA it stops at cz_gpu_srs_create (cz_gpu_mem_info below). */
 void cz_gpu_pool_trim(void) {}
+uint64_t cz_gpu_oom_count(void) {
+    return 0;
+}
+void cz_gpu_inject_oom(unsigned n) {
+    (void)n;
+}
 cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err) {
     *free_bytes = *total_bytes = 0;
     return NO_GPU(err);

@@ -713,7 +713,7 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
         free(host);
         free(d);
         cz_ntt_domain_free(&dom);
-        return cz_error_set(err, ce != cudaSuccess ? CZ_E_NOMEM : CZ_E_NOMEM,
+        return cz_error_set(err, ce != cudaSuccess ? cz_gpu_cuda_status(ce) : CZ_E_NOMEM,
                             "gpu ntt: cannot allocate tables for 2^%u (%s)", log_size,
                             ce != cudaSuccess ? cudaGetErrorString(ce) : "host");
     }

@@ -214,6 +214,13 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
     return CZ_OK;
 }
 
+size_t cz_gpu_plan_shrink(size_t used) {
+    const size_t mib = (size_t)1 << 20;
+    if (used <= 2 * mib) return 0;
+    const size_t step = used / 4 > mib ? used / 4 : mib;
+    return used - step;
+}
+
 const char *cz_gpu_plan_name(cz_gpu_plan_kind kind) {
     switch (kind) {
     case CZ_GPU_PLAN_RESIDENT: return "resident";

@@ -57,6 +57,13 @@ typedef struct {
 cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *shape, size_t budget,
                            size_t forced_chunk, unsigned forced_keep, cz_error *err);
 
+/* The device bytes to plan with after a device out-of-memory while a
+ * context used `used` bytes (what it held and a proof's working set): a
+ * quarter less, and at least 1 MiB less; 0 when used is 2 MiB or less
+ * (nothing smaller to try). Repeated, it reaches any plan's minimum in
+ * O(log) steps (141 GiB to a 32 GiB PoRep's 20 GiB minimum: 7). */
+size_t cz_gpu_plan_shrink(size_t used);
+
 /* "resident", "partial", "streaming". */
 const char *cz_gpu_plan_name(cz_gpu_plan_kind kind);
 

@@ -4,7 +4,8 @@
  * first in the context's report); a context whose budget holds one of them
  * with a proof's working set but not both evicts the other and still
  * proves both right; a fifth key evicts the least recently used of four;
- * releasing one circuit leaves the others. Units come both ways: witness
+ * releasing one circuit leaves the others; a device out-of-memory in a
+ * unit is proven again on a smaller plan. Units come both ways: witness
  * with the pre-compiled circuit (a, b, c on the device, witness slots) and
  * a, b, c from the host. */
 #include <stdlib.h>
@@ -155,6 +156,42 @@ int main(void) {
     expect_residents(b, "small");
     prove(b, "large", &t[1], 1);
     expect_residents(b, "large");
+    cz_backend_destroy(b);
+
+    /* A device out-of-memory in a unit (injected): the unit is proven
+     * again, right, on a smaller plan; when no plan is small enough it fails
+     * with the reason, and the next unit plans afresh. */
+    CHECK(cz_backend_cuda_create(&b, 0, 0, "cuda:0/oom", &err) == CZ_OK);
+    if (!b) return 1;
+    prove(b, "large", &t[1], 0);
+    cz_backend_info bi;
+    cz_backend_get_info(b, &bi);
+    printf("before: %s\n", bi.memory_plan);
+    CHECK(!strcmp(bi.memory_plan_kind, "resident"));
+    cz_gpu_inject_oom(1);
+    prove(b, "large", &t[1], 0);
+    cz_gpu_inject_oom(2);
+    prove(b, "large", &t[1], 1);
+    cz_backend_get_info(b, &bi);
+    printf("after two: %s\n", bi.memory_plan);
+    CHECK(bi.failures == 0 && bi.units == 3);
+    cz_gpu_inject_oom(100000);
+    cz_backend_unit u = {.job_id = "oom",
+                         .kind = CZ_PROOF_POREP,
+                         .circuit_id = "large",
+                         .params = &t[1].params,
+                         .circuit = t[1].circ,
+                         .witness = &t[1].w};
+    cz_groth16_msm_results res;
+    cz_error uerr = {0};
+    CHECK(cz_backend_prove_start(b, &res, &u, &uerr) == CZ_E_NOMEM);
+    printf("every allocation failing: %s\n", uerr.message);
+    CHECK(strstr(uerr.message, "no smaller memory plan") != NULL);
+    cz_gpu_inject_oom(0);
+    prove(b, "large", &t[1], 0);
+    cz_backend_get_info(b, &bi);
+    printf("afresh: %s\n", bi.memory_plan);
+    CHECK(!strcmp(bi.memory_plan_kind, "resident"));
     cz_backend_destroy(b);
 
     drop(&t[0]);

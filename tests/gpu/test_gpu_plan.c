@@ -199,6 +199,40 @@ static void test_small(void) {
     CHECK(cz_gpu_plan_make(&pl, &shape, 1 << 20, 0, 0, &err) == CZ_E_NOMEM);
 }
 
+/* After a device out-of-memory the context plans with a quarter less each
+ * time: from the resident 32 GiB PoRep key the plans only get smaller
+ * (resident, then partial or streaming, never back), and the refusal below
+ * the minimum comes within 8 tries. */
+static void test_shrink(void) {
+    const size_t mib = (size_t)1 << 20;
+    CHECK(cz_gpu_plan_shrink(2 * mib) == 0 && cz_gpu_plan_shrink(0) == 0);
+    CHECK(cz_gpu_plan_shrink(3 * mib) == 2 * mib);
+    CHECK(cz_gpu_plan_shrink(100 * GIB) == 75 * GIB);
+    cz_groth16_params shape;
+    porep32g(&shape);
+    cz_error err = {0};
+    cz_gpu_plan pl;
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_RESIDENT);
+    size_t budget = pl.need, last_need = pl.need;
+    cz_gpu_plan_kind last = pl.kind;
+    int tries = 0;
+    for (;;) {
+        const size_t next = cz_gpu_plan_shrink(budget);
+        CHECK(next > 0 && next < budget);
+        budget = next;
+        tries++;
+        cz_status st = cz_gpu_plan_make(&pl, &shape, budget, 0, 0, &err);
+        if (st == CZ_E_NOMEM) break;
+        CHECK(st == CZ_OK && pl.need <= budget && pl.need < last_need && pl.kind >= last);
+        printf("shrink %d: %.1f GiB: %s\n", tries, (double)budget / (double)GIB,
+               cz_gpu_plan_name(pl.kind));
+        last_need = pl.need, last = pl.kind;
+        if (tries > 64) break;
+    }
+    CHECK(tries <= 8 && last == CZ_GPU_PLAN_STREAMING);
+}
+
 int main(void) {
     cz_test_init("gpu/test_gpu_plan");
     test_footprint();
@@ -207,5 +241,6 @@ int main(void) {
     test_minimum();
     test_partial_order();
     test_small();
+    test_shrink();
     return cz_test_finish("gpu/test_gpu_plan");
 }
