@@ -523,21 +523,6 @@ static cz_status layout_count(cz_porep_layout *out, const cz_porep_geometry *g, 
     return st;
 }
 
-/* Replaces a buffer of too small a capacity: its contents are dead, so
- * free + malloc (no copy, and no zeroing: every element is written). */
-static cz_status reserve(cz_fr **buf, size_t *cap, size_t need) {
-    if (need <= *cap && *buf) return CZ_OK;
-    free(*buf);
-    *buf = NULL;
-    *cap = 0;
-    if (need > SIZE_MAX / sizeof(cz_fr)) return CZ_E_NOMEM;
-    cz_fr *p = malloc((need ? need : 1) * sizeof(cz_fr));
-    if (!p) return CZ_E_NOMEM;
-    *buf = p;
-    *cap = need;
-    return CZ_OK;
-}
-
 /* One partition's witness: its buffers and the block's variables that its
  * challenges read. */
 typedef struct {
@@ -703,8 +688,7 @@ cz_status cz_porep_synthesize_witnesses(cz_witness *w, uint32_t n, const cz_pore
     for (uint32_t k = 0; k < n && st == CZ_OK; k++) {
         units[k].w = &w[k];
         units[k].partition = partitions[k];
-        if (reserve(&w[k].input, &w[k].input_cap, layout->num_inputs) != CZ_OK ||
-            reserve(&w[k].aux, &w[k].aux_cap, layout->num_aux) != CZ_OK)
+        if (cz_witness_reserve(&w[k], layout->num_inputs, layout->num_aux) != CZ_OK)
             st = cz_error_set(err, CZ_E_NOMEM,
                               "porep witness: out of memory for %u inputs and %u aux (%.1f GiB)",
                               layout->num_inputs, layout->num_aux,

@@ -101,19 +101,6 @@ cz_status cz_post_layout_make(cz_post_layout *out, const cz_post_config *cfg, cz
     return st;
 }
 
-static cz_status reserve(cz_fr **buf, size_t *cap, size_t need) {
-    if (need <= *cap && *buf) return CZ_OK;
-    free(*buf);
-    *buf = NULL;
-    *cap = 0;
-    if (need > SIZE_MAX / sizeof(cz_fr)) return CZ_E_NOMEM;
-    cz_fr *p = malloc((need ? need : 1) * sizeof(cz_fr));
-    if (!p) return CZ_E_NOMEM;
-    *buf = p;
-    *cap = need;
-    return CZ_OK;
-}
-
 typedef struct {
     cz_witness *w;
     const cz_post_config *cfg;
@@ -167,8 +154,7 @@ cz_status cz_post_synthesize_witness(cz_witness *w, const cz_post_config *cfg,
     if ((st = check_proofs(cfg, proofs, n, err)) != CZ_OK ||
         (st = cz_post_layout_make(&layout, cfg, err)) != CZ_OK)
         return st;
-    if (reserve(&w->input, &w->input_cap, layout.num_inputs) != CZ_OK ||
-        reserve(&w->aux, &w->aux_cap, layout.num_aux) != CZ_OK)
+    if (cz_witness_reserve(w, layout.num_inputs, layout.num_aux) != CZ_OK)
         return cz_error_set(
             err, CZ_E_NOMEM, "post witness: out of memory for %u inputs and %u aux (%.1f GiB)",
             layout.num_inputs, layout.num_aux, (double)layout.num_aux * sizeof(cz_fr) / (1u << 30));
