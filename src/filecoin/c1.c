@@ -9,6 +9,7 @@
  * except for DOM frames, whose target is re-derived from the pool index. */
 #include "filecoin/c1.h"
 #include "filecoin/registry.h"
+#include "util/base64.h"
 
 #include <errno.h>
 #include <stdarg.h>

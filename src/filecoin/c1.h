@@ -167,12 +167,6 @@ static inline const cz_c1_labeling_proof *cz_c1_labelings(const cz_c1 *c1, cz_c1
     return c1->labeling + s.first;
 }
 
-/* Strict standard base64 (RFC 4648 §4 alphabet, '=' padding required, no
- * whitespace, unused trailing bits must be zero). *out is malloc'ed (free
- * it); errors name the offending character offset. */
-cz_status cz_base64_decode(uint8_t **out, size_t *out_len, const char *in, size_t len,
-                           cz_error *err);
-
 #ifdef __cplusplus
 }
 #endif

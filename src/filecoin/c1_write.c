@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "filecoin/vanilla.h"
+#include "util/base64.h"
 
 typedef struct {
     uint8_t *p;
@@ -196,44 +197,6 @@ static cz_status write_raw(buf *b, const cz_c1 *c1, cz_error *err) {
     put_dom(b, c1->ticket);
     puts_(b, "}");
     if (b->oom) return cz_error_set(err, CZ_E_NOMEM, "c1 write: out of memory");
-    return CZ_OK;
-}
-
-cz_status cz_base64_encode(char **out, size_t *out_len, const uint8_t *in, size_t len,
-                           cz_error *err) {
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    *out = NULL;
-    *out_len = 0;
-    if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "base64: input too long");
-    size_t n = (len + 2) / 3 * 4;
-    char *s = malloc(n + 1);
-    if (!s) return cz_error_set(err, CZ_E_NOMEM, "base64: out of memory");
-    size_t o = 0, i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-        s[o++] = alphabet[v >> 18];
-        s[o++] = alphabet[v >> 12 & 63];
-        s[o++] = alphabet[v >> 6 & 63];
-        s[o++] = alphabet[v & 63];
-    }
-    if (len - i == 1) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        s[o++] = alphabet[v >> 18];
-        s[o++] = alphabet[v >> 12 & 63];
-        s[o++] = '=';
-        s[o++] = '=';
-    } else if (len - i == 2) {
-        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-        s[o++] = alphabet[v >> 18];
-        s[o++] = alphabet[v >> 12 & 63];
-        s[o++] = alphabet[v >> 6 & 63];
-        s[o++] = '=';
-    }
-    s[o] = 0;
-    *out = s;
-    *out_len = o;
     return CZ_OK;
 }
 

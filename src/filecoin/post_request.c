@@ -5,10 +5,9 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
-#include "filecoin/c1.h"
 #include "filecoin/post.h"
 #include "filecoin/snap.h"
-#include "filecoin/vanilla.h"
+#include "util/base64.h"
 
 /* The miner actor's MaxPartitionsPerDeadline: no deadline has more
  * partitions, so a larger partition_index is a malformed request. */

@@ -117,10 +117,4 @@ cz_status cz_c1_write_json(FILE *out, const cz_c1 *c1, int envelope, uint64_t se
 cz_status cz_c1_write_json_mem(uint8_t **out, size_t *out_len, const cz_c1 *c1, int envelope,
                                uint64_t sector_num, cz_error *err);
 
-/* Standard base64 with '=' padding (RFC 4648 §4), the inverse of
- * cz_base64_decode (c1.h). *out is a malloc'ed NUL-terminated string of
- * *out_len characters. */
-cz_status cz_base64_encode(char **out, size_t *out_len, const uint8_t *in, size_t len,
-                           cz_error *err);
-
 #endif

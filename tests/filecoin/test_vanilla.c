@@ -526,25 +526,11 @@ static void test_synthetic_sparse_refused(void) {
     CHECK(cz_fc_gen_c1(&c1, &opts, &err) == CZ_E_UNSUPPORTED);
 }
 
-static void test_base64(void) {
-    static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-    static const char *const out[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
-                                      "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"}; /* RFC 4648 §10 */
-    for (size_t i = 0; i < 7; i++) {
-        char *s;
-        size_t n;
-        CHECK(cz_base64_encode(&s, &n, (const uint8_t *)in[i], strlen(in[i]), NULL) == CZ_OK);
-        CHECK(n == strlen(out[i]) && strcmp(s, out[i]) == 0);
-        free(s);
-    }
-}
-
 int main(void) {
     cz_test_init("filecoin_vanilla");
     test_prover_id();
     test_label_primitive();
     test_rust_label_vectors();
-    test_base64();
     uint8_t *raw = NULL;
     size_t raw_len = 0;
     test_2k_whole(0, NULL, NULL);

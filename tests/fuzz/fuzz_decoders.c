@@ -36,6 +36,7 @@
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
 #include "r1cs/internal.h"
+#include "util/base64.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,8 @@
-/* Strict standard base64 decoder (RFC 4648 §4), see c1.h. */
-#include <stdlib.h>
+/* Standard base64 (RFC 4648 §4): the encoder and the strict decoder (base64.h). */
+#include "util/base64.h"
 
-#include "filecoin/c1.h"
+#include <stdint.h>
+#include <stdlib.h>
 
 /* 0..63 for alphabet characters, 64 for '=', 255 for anything else. */
 static int b64_value(unsigned char c) {
@@ -70,6 +71,44 @@ cz_status cz_base64_decode(uint8_t **out, size_t *out_len, const char *in, size_
         }
     }
     *out = buf;
+    *out_len = o;
+    return CZ_OK;
+}
+
+cz_status cz_base64_encode(char **out, size_t *out_len, const uint8_t *in, size_t len,
+                           cz_error *err) {
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    *out = NULL;
+    *out_len = 0;
+    if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "base64: input too long");
+    size_t n = (len + 2) / 3 * 4;
+    char *s = malloc(n + 1);
+    if (!s) return cz_error_set(err, CZ_E_NOMEM, "base64: out of memory");
+    size_t o = 0, i = 0;
+    for (; i + 3 <= len; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+        s[o++] = alphabet[v >> 18];
+        s[o++] = alphabet[v >> 12 & 63];
+        s[o++] = alphabet[v >> 6 & 63];
+        s[o++] = alphabet[v & 63];
+    }
+    if (len - i == 1) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        s[o++] = alphabet[v >> 18];
+        s[o++] = alphabet[v >> 12 & 63];
+        s[o++] = '=';
+        s[o++] = '=';
+    } else if (len - i == 2) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
+        s[o++] = alphabet[v >> 18];
+        s[o++] = alphabet[v >> 12 & 63];
+        s[o++] = alphabet[v >> 6 & 63];
+        s[o++] = '=';
+    }
+    s[o] = 0;
+    *out = s;
     *out_len = o;
     return CZ_OK;
 }
