@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/c1.h"
+#include "filecoin/c1_envelope.h"
 #include "filecoin/snap.h"
 #include "util/parallel.h"
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "filecoin/c1_envelope.h"
 #include "filecoin/porep.h"
 #include "filecoin/params_table.h"
 #include "filecoin/post.h"

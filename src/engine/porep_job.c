@@ -11,7 +11,7 @@
 
 #include "engine/job.h"
 #include "engine/srs.h"
-#include "filecoin/c1.h"
+#include "filecoin/c1_envelope.h"
 #include "filecoin/porep.h"
 #include "filecoin/registry.h"
 #include "filecoin/vanilla.h"

@@ -1,6 +1,6 @@
 /* Parser of Filecoin's SealCommitPhase1Output ("C1 output") JSON, the input
- * of a PoRep C2 proof, and of Curio's envelope around it
- * ({"SectorNum": n, "Phase1Out": "<base64 of the C1 JSON>", "SectorSize": n}).
+ * of a PoRep C2 proof. Curio sends it wrapped in an envelope: c1_envelope.h
+ * reads a document in either form.
  *
  * The parser is streaming (yajl SAX callbacks decode straight into the flat
  * typed arrays below; no document tree), so memory is about the size of the
@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cuzk/status.h"
 
@@ -95,7 +96,7 @@ typedef struct {
     uint64_t sector_size;
     cz_c1_dom comm_r, comm_d, replica_id, seed, ticket;
 
-    /* Envelope fields; has_envelope = 0 when the input was raw C1 JSON. */
+    /* Envelope fields (c1_envelope.h); has_envelope = 0 when the input was raw C1 JSON. */
     int has_envelope;
     uint64_t envelope_sector_num, envelope_sector_size;
 
@@ -121,16 +122,20 @@ typedef struct {
     size_t n_challenges, cap_challenges;
 } cz_c1;
 
-/* Parses a C1 document: Curio's envelope or raw SealCommitPhase1Output JSON,
- * told apart by the first key of the top-level object. On success out owns
- * its memory (free with cz_c1_free); on failure out is left empty (safe to
- * free) and err says what and where. */
-cz_status cz_c1_parse(cz_c1 *out, const uint8_t *json, size_t len, cz_error *err);
-/* Same, raw SealCommitPhase1Output JSON only. */
+/* Parses raw SealCommitPhase1Output JSON. On success out owns its memory
+ * (free with cz_c1_free); on failure out is left empty (safe to free) and
+ * err says what and where. */
 cz_status cz_c1_parse_raw(cz_c1 *out, const uint8_t *json, size_t len, cz_error *err);
-/* Reads and parses a file (either form); raw JSON is streamed in chunks. */
-cz_status cz_c1_parse_file(cz_c1 *out, const char *path, cz_error *err);
+/* The same from a stream: buf (cap bytes) holds the first n bytes, already
+ * read from fp, and is reused for the rest, read in chunks of cap; path
+ * names the stream in messages. Memory: buf and the decoded data. */
+cz_status cz_c1_parse_raw_stream(cz_c1 *out, uint8_t *buf, size_t cap, size_t n, FILE *fp,
+                                 const char *path, cz_error *err);
 void cz_c1_free(cz_c1 *c1);
+
+/* A JSON number token as the C1 schema has them: decimal digits only (no
+ * sign, fraction or exponent), at most max. Returns 1 and sets *out, or 0. */
+int cz_c1_json_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 
 /* Checks the parsed shape against what the registered proof's sector size
  * implies: tree D depth = log2(sector_size / 32), tree R/C arities and

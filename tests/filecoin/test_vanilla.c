@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/c1.h"
+#include "filecoin/c1_envelope.h"
 #include "filecoin/derive.h"
 #include "filecoin/graph.h"
 #include "filecoin/porep.h"

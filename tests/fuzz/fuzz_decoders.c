@@ -29,7 +29,7 @@
 #include "engine/job.h"
 #include "ff/fr.h"
 #include "filecoin/params_table.h"
-#include "filecoin/c1.h"
+#include "filecoin/c1_envelope.h"
 #include "filecoin/post.h"
 #include "filecoin/snap.h"
 #include "groth16/groth16.h"
