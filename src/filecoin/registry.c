@@ -27,6 +27,7 @@ static const cz_fc_sector_info sector_table[CZ_FC_SECTOR_SIZE_COUNT] = {
 
 static const char *const size_names[CZ_FC_SECTOR_SIZE_COUNT] = {"2KiB", "8MiB", "512MiB", "32GiB",
                                                                 "64GiB"};
+static const char *const short_names[CZ_FC_SECTOR_SIZE_COUNT] = {"2k", "8m", "512m", "32g", "64g"};
 
 /* Names of ids 0..14: 5 sizes for each of the three families. */
 static const char *const proof_names[CZ_FC_PROOF_ID_COUNT] = {
@@ -66,6 +67,11 @@ static int sector_index(uint64_t sector_size) {
     for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
         if (sector_table[i].sector_size == sector_size) return i;
     return -1;
+}
+
+const char *cz_fc_sector_short_name(uint64_t sector_size) {
+    int i = sector_index(sector_size);
+    return i < 0 ? NULL : short_names[i];
 }
 
 cz_status cz_fc_sector_size_parse(uint64_t *out, const char *text, cz_error *err) {

@@ -44,6 +44,11 @@ typedef struct {
 #define CZ_FC_SECTOR_SIZE_COUNT 5
 extern const uint64_t cz_fc_sector_sizes[CZ_FC_SECTOR_SIZE_COUNT];
 
+/* The short name of a published sector size in circuit ids ("2k", "8m",
+ * "512m", "32g", "64g": the engine's "porep-32g", "window-post-2k"); NULL
+ * for other sizes. */
+const char *cz_fc_sector_short_name(uint64_t sector_size);
+
 /* Number of supported registered proof ids (0..CZ_FC_PROOF_ID_COUNT-1). */
 #define CZ_FC_PROOF_ID_COUNT 15
 
