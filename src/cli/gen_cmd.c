@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/post.h"
-#include "filecoin/registry.h"
-#include "filecoin/snap.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/post/post.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/porep/vanilla.h"
 #include "util/parallel.h"
 
 static void gen_usage(FILE *out) {

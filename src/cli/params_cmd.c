@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 
 const char *cz_cli_param_dir_default(void) {
     const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "filecoin/c1_envelope.h"
-#include "filecoin/porep.h"
-#include "filecoin/params_table.h"
-#include "filecoin/post.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/common/params_table.h"
+#include "filecoin/post/post.h"
+#include "filecoin/porep/vanilla.h"
 #include "gpu/gpu.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
-#include "filecoin/post.h"
-#include "filecoin/post_circuit.h"
-#include "filecoin/post_prove.h"
+#include "filecoin/post/post.h"
+#include "filecoin/post/post_circuit.h"
+#include "filecoin/post/post_prove.h"
 #include "util/parallel.h"
 
 static double seconds_since(uint64_t t0) {

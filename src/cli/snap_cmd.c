@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/snap.h"
-#include "filecoin/snap_prove.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/snap/snap_prove.h"
 #include "util/parallel.h"
 
 static int fail(const char *cmd, const cz_error *err) {

@@ -32,7 +32,7 @@
 #include "daemon/notify.h"
 #include "daemon/request.h"
 #include "engine/job.h"
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 #include "gpu/gpu.h"
 #include "util/log.h"
 #include "util/parallel.h"

@@ -8,10 +8,10 @@
 
 #include "engine/job.h"
 #include "engine/srs.h"
-#include "filecoin/c1_envelope.h"
-#include "filecoin/porep.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
 #include "groth16/groth16.h"
 #include "util/parallel.h"
 

@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filecoin/params_table.h"
-#include "filecoin/porep.h"
-#include "filecoin/post_prove.h"
-#include "filecoin/registry.h"
-#include "filecoin/snap_prove.h"
+#include "filecoin/common/params_table.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/post/post_prove.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/snap/snap_prove.h"
 #include "util/log.h"
 #include "util/parallel.h"
 

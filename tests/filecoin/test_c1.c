@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "filecoin/c1_envelope.h"
+#include "filecoin/porep/c1_envelope.h"
 #include "harness/harness.h"
 
 /* ------------------------------------------------------------ the writer */

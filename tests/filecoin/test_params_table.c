@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 #include "harness/harness.h"
 
 /* The pattern of tests/oracle/gen_params_digest.py. */

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/porep.h"
-#include "filecoin/porep_circuit.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/porep/porep_circuit.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
 #include "gadgets/por.h"
 #include "harness/harness.h"
 #include "hash/poseidon.h"

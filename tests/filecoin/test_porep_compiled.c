@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "filecoin/porep_circuit.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep_circuit.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"

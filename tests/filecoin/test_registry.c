@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filecoin/registry.h"
+#include "filecoin/common/registry.h"
 #include "harness/harness.h"
 
 static const char *const published_hex[CZ_FC_SECTOR_SIZE_COUNT] = {

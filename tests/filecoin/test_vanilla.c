@@ -23,12 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/c1_envelope.h"
-#include "filecoin/derive.h"
-#include "filecoin/graph.h"
-#include "filecoin/porep.h"
-#include "filecoin/porep_circuit.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/common/derive.h"
+#include "filecoin/porep/graph.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/porep/porep_circuit.h"
+#include "filecoin/porep/vanilla.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 
