@@ -1,4 +1,5 @@
-/* Tests of the C1 output parser (src/filecoin/c1.h).
+/* Tests of the C1 output parser (src/filecoin/porep/c1.h) and of Curio's envelope
+ * (c1_envelope.h).
  *
  * A small JSON writer below emits SealCommitPhase1Output documents of any
  * shape with known contents: the n-th 32-byte domain in document order is

@@ -1,4 +1,4 @@
-/* Vanilla PoRep side (src/filecoin/vanilla.h): synthetic C1 generation,
+/* Vanilla PoRep side (src/filecoin/porep/vanilla.h): synthetic C1 generation,
  * the JSON writer and the native vanilla verifier.
  *
  * Independent checks: the known-answer label vectors of rust-fil-proofs'

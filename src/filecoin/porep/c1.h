@@ -141,7 +141,7 @@ int cz_c1_json_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
  * implies: tree D depth = log2(sector_size / 32), tree R/C arities and
  * depths (8-0-0, 8-8-0 for 32 GiB, 8-8-2 for 64 GiB), layers (2 for
  * <= 512 MiB, 11 for 32/64 GiB) and the partition count (1 below 32 GiB,
- * 10 for 32/64 GiB), all from the registry (filecoin/registry.h). */
+ * 10 for 32/64 GiB), all from the registry (filecoin/common/registry.h). */
 cz_status cz_c1_check_shape(const cz_c1 *c1, cz_error *err);
 
 /* Checks that every challenge's proofs agree on the challenged node, as

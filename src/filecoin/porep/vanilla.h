@@ -3,7 +3,7 @@
  * synthetic C1 generator (rust-fil-proofs storage-proofs-porep stacked/vanilla).
  *
  * Generated C1 outputs are held in the same cz_c1 structure the parser fills
- * (filecoin/c1.h), so a generated output can be proven directly or written
+ * (filecoin/porep/c1.h), so a generated output can be proven directly or written
  * as JSON and read back. */
 #ifndef CZ_FILECOIN_VANILLA_H
 #define CZ_FILECOIN_VANILLA_H
