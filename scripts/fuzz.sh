@@ -28,7 +28,7 @@ command -v clang >/dev/null || { echo "fuzz: clang not found (apt-get install cl
 # The build directory provides the seeds' tools and the protobuf-c code.
 [ -x build/cuzk ] && [ -f build/proto/cuzk/v1/proving.pb-c.c ] || make build >/dev/null
 proto=build/proto
-srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,filecoin,engine}/*.c)"
+srcs="$(ls src/{util,ff,ec,poly,hash,r1cs,gadgets,groth16,engine}/*.c src/filecoin/*/*.c)"
 srcs="$srcs src/gpu/gpu_stub.c src/gpu/groth16.c src/gpu/srs.c src/gpu/plan.c src/gpu/settings.c"
 srcs="$srcs src/daemon/config.c"
 srcs="$srcs src/daemon/wire.c"
@@ -43,7 +43,7 @@ libs="-lyajl -lcrypto -lprotobuf-c -lpthread -lm"
 clang $cflags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   $srcs tests/fuzz/fuzz_decoders.c $libs -o "$out/fuzz_decoders"
 # shellcheck disable=SC2086
-clang $cflags $(ls src/{util,ff,ec,poly,hash,r1cs}/*.c src/filecoin/params_table*.c) \
+clang $cflags $(ls src/{util,ff,ec,poly,hash,r1cs}/*.c src/filecoin/common/params_table*.c) \
   $proto/cuzk/v1/proving.pb-c.c \
   tests/fuzz/make_seeds.c $libs -o "$out/make_seeds"
 

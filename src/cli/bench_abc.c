@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
-#include "filecoin/porep.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/porep/vanilla.h"
 #include "gpu/gpu.h"
 #include "util/parallel.h"
 

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/client.h"
-#include "filecoin/c1.h"
+#include "filecoin/porep/c1_envelope.h"
 #include "util/parallel.h"
 
 typedef struct {

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/c1.h"
-#include "filecoin/snap.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/snap/snap.h"
 #include "util/parallel.h"
 
 static void usage(FILE *out) {

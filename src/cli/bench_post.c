@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
-#include "filecoin/c1.h"
+#include "filecoin/porep/c1.h"
 #include "util/parallel.h"
 
 #define MAX_RUNS 64

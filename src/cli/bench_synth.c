@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "cli/commands.h"
-#include "filecoin/porep.h"
-#include "filecoin/snap_prove.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/snap/snap_prove.h"
+#include "filecoin/porep/vanilla.h"
 #include "util/parallel.h"
 
 static void usage(FILE *out) {

@@ -12,7 +12,7 @@
 #include "cuzk/status.h"
 #include "cuzk/engine.h"
 #include "engine/backend.h"
-#include "filecoin/post.h"
+#include "filecoin/post/post.h"
 #include "groth16/groth16.h"
 #include "r1cs/circuit.h"
 

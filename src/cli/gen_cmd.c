@@ -1,18 +1,18 @@
 /* cuzk gen c1: writes a synthetic, vanilla-valid C1 output (whole-sector
- * seal for small sizes, sparse sector for large ones; filecoin/vanilla.h).
+ * seal for small sizes, sparse sector for large ones; filecoin/porep/vanilla.h).
  * cuzk gen post: synthetic, vanilla-valid WinningPoSt / WindowPoSt vanilla
- * proofs (sparse trees; filecoin/post.h) in a PoSt request file.
+ * proofs (sparse trees; filecoin/post/post.h) in a PoSt request file.
  * cuzk gen snap: a synthetic, vanilla-valid SnapDeals update
- * (filecoin/snap.h) in a SnapDeals request file. */
+ * (filecoin/snap/snap.h) in a SnapDeals request file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/post.h"
-#include "filecoin/registry.h"
-#include "filecoin/snap.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/post/post.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/porep/vanilla.h"
 #include "util/parallel.h"
 
 static void gen_usage(FILE *out) {

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/porep_circuit.h"
-#include "filecoin/post_circuit.h"
-#include "filecoin/registry.h"
-#include "filecoin/snap_circuit.h"
+#include "filecoin/porep/porep_circuit.h"
+#include "filecoin/post/post_circuit.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/snap/snap_circuit.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"

@@ -1,5 +1,5 @@
 /* cuzk params check | table: what a parameter directory holds, against
- * Filecoin's published table (filecoin/params_table.h).
+ * Filecoin's published table (filecoin/common/params_table.h).
  *
  *   check [DIR]  every file of DIR (default: $FIL_PROOFS_PARAMETER_CACHE,
  *                else /var/tmp/filecoin-proof-parameters, as Filecoin's
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 
 const char *cz_cli_param_dir_default(void) {
     const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");

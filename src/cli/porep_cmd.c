@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "filecoin/porep.h"
-#include "filecoin/params_table.h"
-#include "filecoin/post.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/common/params_table.h"
+#include "filecoin/post/post.h"
+#include "filecoin/porep/vanilla.h"
 #include "gpu/gpu.h"
 #include "groth16/setup.h"
 #include "util/parallel.h"
@@ -135,7 +136,7 @@ static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_
 }
 
 /* Records beside a development key just written (FILE.dev with its
- * digest, filecoin/params_table.h), so that nothing takes it for Filecoin's
+ * digest, filecoin/common/params_table.h), so that nothing takes it for Filecoin's
  * key of the same name: the daemon serves it only with a warning. */
 static cz_status mark_development(const char *path, cz_error *err) {
     cz_cli_progress bar;

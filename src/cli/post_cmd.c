@@ -1,6 +1,6 @@
 /* cuzk setup --kind winning-post|window-post, cuzk prove --post,
  * cuzk verify --post: WinningPoSt and WindowPoSt from the command line
- * (filecoin/post.h). A request file (`cuzk gen post`) holds what Curio
+ * (filecoin/post/post.h). A request file (`cuzk gen post`) holds what Curio
  * sends: registered proof, miner, partition index, randomness and the
  * bincode vanilla proofs. prove runs them through an engine of its own, as
  * the daemon does (vanilla proofs decoded and verified in prepare, the
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
-#include "filecoin/post.h"
-#include "filecoin/post_circuit.h"
-#include "filecoin/post_prove.h"
+#include "filecoin/post/post.h"
+#include "filecoin/post/post_circuit.h"
+#include "filecoin/post/post_prove.h"
 #include "util/parallel.h"
 
 static double seconds_since(uint64_t t0) {

@@ -1,5 +1,5 @@
 /* cuzk setup --kind snap, cuzk prove --snap, cuzk verify --snap: SnapDeals
- * (EmptySectorUpdate) from the command line (filecoin/snap.h). A request
+ * (EmptySectorUpdate) from the command line (filecoin/snap/snap.h). A request
  * file (`cuzk gen snap`) holds what Curio sends: the registered update
  * proof, comm_r_old, comm_d_new, comm_r_new and one bincode partition proof
  * per partition. prove runs it through an engine of its own, as the daemon
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "filecoin/snap.h"
-#include "filecoin/snap_prove.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/snap/snap_prove.h"
 #include "util/parallel.h"
 
 static int fail(const char *cmd, const cz_error *err) {

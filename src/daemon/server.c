@@ -32,7 +32,7 @@
 #include "daemon/notify.h"
 #include "daemon/request.h"
 #include "engine/job.h"
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 #include "gpu/gpu.h"
 #include "util/log.h"
 #include "util/parallel.h"
@@ -723,7 +723,7 @@ static cz_status resolve_listen(cz_daemon *d, char *addr, size_t cap, cz_error *
 
 /* Says at start, loudly, when the parameter directory holds development
  * keys (cuzk setup: NOT a trusted setup), before any is loaded; the SRS
- * manager checks every file it loads (filecoin/params_table.h). */
+ * manager checks every file it loads (filecoin/common/params_table.h). */
 static void warn_development_keys(const char *param_cache) {
     size_t n = 0;
     char first[512];

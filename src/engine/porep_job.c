@@ -1,20 +1,18 @@
 /* PoRep C2 as an engine job kind: one unit per partition. */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine/job.h"
 #include "engine/srs.h"
-#include "filecoin/c1.h"
-#include "filecoin/porep.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
+#include "groth16/groth16.h"
 #include "util/parallel.h"
 
 /* Witness buffers kept for the job's next partitions: a 32 GiB partition's
@@ -60,10 +58,6 @@ static void witness_put(porep_state *s, cz_witness *w) {
     }
 }
 
-static uint32_t be32(const uint8_t *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Host memory of one partition from the .params header (n_ic = inputs,
  * n_h = m - 1, n_l = aux count), 32 bytes per element plus 64 MiB for the
  * rest: the witness (inputs + aux) always; with host_evaluation (the CPU
@@ -72,32 +66,15 @@ static uint32_t be32(const uint8_t *p) {
  * measurement. */
 cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
                                         cz_error *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO,
-                            "parameters %s not found (run `cuzk setup` or set [srs] param_cache)",
-                            path);
-    uint8_t b[4];
-    cz_status st = CZ_OK;
-    off_t off = CZ_GROTH16_VK_FIXED_BYTES - 4;
-    uint64_t n_ic = 0, n_h = 0, n_l = 0;
-    if (pread(fd, b, 4, off) != 4) st = CZ_E_PARSE;
-    if (st == CZ_OK) {
-        n_ic = be32(b);
-        off = CZ_GROTH16_VK_FIXED_BYTES + (off_t)(96 * n_ic);
-        if (pread(fd, b, 4, off) != 4) st = CZ_E_PARSE;
-    }
-    if (st == CZ_OK) {
-        n_h = be32(b);
-        off += 4 + (off_t)(96 * n_h);
-        if (pread(fd, b, 4, off) != 4) st = CZ_E_PARSE;
-    }
-    close(fd);
-    if (st != CZ_OK) return cz_error_set(err, CZ_E_PARSE, "%s: truncated header", path);
-    n_l = be32(b);
-    uint64_t m = n_h + 1;
-    *out = 32 * (n_ic + n_l) + (64ull << 20);
-    if (host_evaluation) *out += 32 * (6 * m + n_l);
+    cz_groth16_params_head head;
+    cz_status st = cz_groth16_params_file_head(&head, path, err);
+    if (st == CZ_E_NOT_FOUND || st == CZ_E_IO)
+        return cz_error_set(
+            err, st, "parameters %s not found (run `cuzk setup` or set [srs] param_cache)", path);
+    if (st != CZ_OK) return st;
+    uint64_t m = head.n_h + 1;
+    *out = 32 * (head.n_ic + head.n_l) + (64ull << 20);
+    if (host_evaluation) *out += 32 * (6 * m + head.n_l);
     return CZ_OK;
 }
 

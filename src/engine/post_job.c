@@ -18,9 +18,9 @@
 
 #include "engine/job.h"
 #include "engine/srs.h"
-#include "filecoin/post.h"
-#include "filecoin/post_circuit.h"
-#include "filecoin/post_prove.h"
+#include "filecoin/post/post.h"
+#include "filecoin/post/post_circuit.h"
+#include "filecoin/post/post_prove.h"
 #include "groth16/prover.h"
 #include "util/parallel.h"
 

@@ -16,8 +16,8 @@
 
 #include "engine/job.h"
 #include "engine/srs.h"
-#include "filecoin/snap.h"
-#include "filecoin/snap_prove.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/snap/snap_prove.h"
 
 typedef struct {
     cz_snap_config cfg;

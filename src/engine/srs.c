@@ -10,66 +10,47 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filecoin/params_table.h"
-#include "filecoin/porep.h"
-#include "filecoin/post_prove.h"
-#include "filecoin/registry.h"
-#include "filecoin/snap_prove.h"
+#include "filecoin/common/params_table.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/post/post_prove.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/snap/snap_prove.h"
 #include "util/log.h"
 #include "util/parallel.h"
 
-static const struct {
-    const char *id;
-    uint64_t sector_size;
-} porep_ids[] = {
-    {"porep-2k", 2048ull},      {"porep-8m", 8ull << 20},   {"porep-512m", 512ull << 20},
-    {"porep-32g", 32ull << 30}, {"porep-64g", 64ull << 30},
-};
+/* A circuit id is "<kind>-<size>": a kind below and the registry's short
+ * name of a published sector size (porep-2k ... snap-64g). PoSt's kinds
+ * follow cz_post_kind. */
+enum { ID_POREP, ID_WINNING, ID_WINDOW, ID_SNAP, ID_KINDS };
+static const char *const id_kinds[ID_KINDS] = {"porep", "winning-post", "window-post", "snap"};
+static char circuit_ids[ID_KINDS][CZ_FC_SECTOR_SIZE_COUNT][24];
+static pthread_once_t circuit_ids_once = PTHREAD_ONCE_INIT;
 
-/* PoSt circuits: kind and size (their files are named by the PoSt config). */
-static const struct {
-    const char *id;
-    cz_post_kind kind;
-    uint64_t sector_size;
-} post_ids[] = {
-    {"winning-post-2k", CZ_POST_WINNING, 2048ull},
-    {"winning-post-8m", CZ_POST_WINNING, 8ull << 20},
-    {"winning-post-512m", CZ_POST_WINNING, 512ull << 20},
-    {"winning-post-32g", CZ_POST_WINNING, 32ull << 30},
-    {"winning-post-64g", CZ_POST_WINNING, 64ull << 30},
-    {"window-post-2k", CZ_POST_WINDOW, 2048ull},
-    {"window-post-8m", CZ_POST_WINDOW, 8ull << 20},
-    {"window-post-512m", CZ_POST_WINDOW, 512ull << 20},
-    {"window-post-32g", CZ_POST_WINDOW, 32ull << 30},
-    {"window-post-64g", CZ_POST_WINDOW, 64ull << 30},
-};
+static void circuit_ids_make(void) {
+    for (int k = 0; k < ID_KINDS; k++)
+        for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
+            snprintf(circuit_ids[k][i], sizeof circuit_ids[k][i], "%s-%s", id_kinds[k],
+                     cz_fc_sector_short_name(cz_fc_sector_sizes[i]));
+}
 
-/* SnapDeals (EmptySectorUpdate) circuits, one per size. */
-static const struct {
-    const char *id;
-    uint64_t sector_size;
-} snap_ids[] = {
-    {"snap-2k", 2048ull},      {"snap-8m", 8ull << 20},   {"snap-512m", 512ull << 20},
-    {"snap-32g", 32ull << 30}, {"snap-64g", 64ull << 30},
-};
+static const char *circuit_id(int kind, uint64_t sector_size) {
+    pthread_once(&circuit_ids_once, circuit_ids_make);
+    for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
+        if (cz_fc_sector_sizes[i] == sector_size) return circuit_ids[kind][i];
+    return NULL;
+}
 
 const char *cz_srs_snap_circuit_id(uint64_t sector_size) {
-    for (size_t i = 0; i < sizeof snap_ids / sizeof snap_ids[0]; i++)
-        if (snap_ids[i].sector_size == sector_size) return snap_ids[i].id;
-    return NULL;
+    return circuit_id(ID_SNAP, sector_size);
 }
 
 const char *cz_srs_post_circuit_id(int kind, uint64_t sector_size) {
-    for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
-        if ((int)post_ids[i].kind == kind && post_ids[i].sector_size == sector_size)
-            return post_ids[i].id;
-    return NULL;
+    if (kind != CZ_POST_WINNING && kind != CZ_POST_WINDOW) return NULL;
+    return circuit_id(kind == CZ_POST_WINNING ? ID_WINNING : ID_WINDOW, sector_size);
 }
 
 const char *cz_srs_porep_circuit_id(uint64_t sector_size) {
-    for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
-        if (porep_ids[i].sector_size == sector_size) return porep_ids[i].id;
-    return NULL;
+    return circuit_id(ID_POREP, sector_size);
 }
 
 void cz_srs_init(cz_srs_manager *m, cz_budget *budget, const char *dir, uint64_t min_idle_ms) {
@@ -125,13 +106,15 @@ void cz_srs_destroy(cz_srs_manager *m) {
 cz_status cz_srs_circuit_files(cz_srs_files *out, const char *dir, const char *id, cz_error *err) {
     memset(out, 0, sizeof *out);
     out->post_kind = -1;
-    for (size_t i = 0; i < sizeof snap_ids / sizeof snap_ids[0]; i++)
-        if (!strcmp(snap_ids[i].id, id)) out->sector_size = snap_ids[i].sector_size, out->snap = 1;
-    for (size_t i = 0; i < sizeof porep_ids / sizeof porep_ids[0]; i++)
-        if (!strcmp(porep_ids[i].id, id)) out->sector_size = porep_ids[i].sector_size;
-    for (size_t i = 0; i < sizeof post_ids / sizeof post_ids[0]; i++)
-        if (!strcmp(post_ids[i].id, id))
-            out->sector_size = post_ids[i].sector_size, out->post_kind = (int)post_ids[i].kind;
+    pthread_once(&circuit_ids_once, circuit_ids_make);
+    for (int k = 0; k < ID_KINDS; k++)
+        for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
+            if (!strcmp(circuit_ids[k][i], id)) {
+                out->sector_size = cz_fc_sector_sizes[i];
+                out->snap = k == ID_SNAP;
+                if (k == ID_WINNING || k == ID_WINDOW)
+                    out->post_kind = k == ID_WINNING ? CZ_POST_WINNING : CZ_POST_WINDOW;
+            }
     if (!out->sector_size)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "unknown circuit id '%s' (known: porep-2k, porep-8m, porep-512m, "

@@ -57,7 +57,7 @@ typedef struct {
     uint64_t last_used_ns;
     uint64_t load_ms; /* of the last load */
     /* Checked against Filecoin's table at each load from cold (digests
-     * remembered beside the files, filecoin/params_table.h): 1 when a file
+     * remembered beside the files, filecoin/common/params_table.h): 1 when a file
      * is a development key (or not in the table), so its proofs will not
      * verify on chain; an official name with a wrong digest is refused. */
     int development;

@@ -174,6 +174,18 @@ void cz_groth16_params_file_unmap(cz_groth16_params_file *f); /* harmless when n
 cz_status cz_groth16_params_file_decode(cz_groth16_params *out, const cz_groth16_params_file *f,
                                         cz_groth16_check check, cz_error *err);
 
+/* The counts a .params file's length words give before its A and B
+ * vectors: the vk's ic (inputs), h (m - 1) and l (aux), the sizes of the
+ * circuit it proves. Read with three 4-byte reads, without mapping or
+ * checking anything else, to size a circuit's work before its key is
+ * loaded (cz_groth16_params_file_map checks the whole layout). Missing
+ * file: CZ_E_NOT_FOUND (another failure to open it: CZ_E_IO); short:
+ * CZ_E_PARSE "<path>: truncated header". */
+typedef struct {
+    uint64_t n_ic, n_h, n_l;
+} cz_groth16_params_head;
+cz_status cz_groth16_params_file_head(cz_groth16_params_head *out, const char *path, cz_error *err);
+
 #define CZ_GROTH16_PROOF_BYTES 192
 
 void cz_groth16_proof_encode(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_proof *proof);

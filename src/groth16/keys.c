@@ -482,6 +482,35 @@ cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path
     return CZ_OK;
 }
 
+cz_status cz_groth16_params_file_head(cz_groth16_params_head *out, const char *path,
+                                      cz_error *err) {
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: cannot open: %s",
+                            path, strerror(errno));
+    /* n_ic ends the vk's fixed part; h's length follows ic, l's follows h. */
+    uint8_t b[4];
+    int ok = pread(fd, b, 4, CZ_GROTH16_VK_FIXED_BYTES - 4) == 4;
+    if (ok) {
+        out->n_ic = get_u32_be(b);
+        off_t at = CZ_GROTH16_VK_FIXED_BYTES + (off_t)(CZ_G1_UNCOMPRESSED_BYTES * out->n_ic);
+        ok = pread(fd, b, 4, at) == 4;
+        if (ok) {
+            out->n_h = get_u32_be(b);
+            at += 4 + (off_t)(CZ_G1_UNCOMPRESSED_BYTES * out->n_h);
+            ok = pread(fd, b, 4, at) == 4;
+        }
+        if (ok) out->n_l = get_u32_be(b);
+    }
+    close(fd);
+    if (!ok) {
+        memset(out, 0, sizeof *out);
+        return cz_error_set(err, CZ_E_PARSE, "%s: truncated header", path);
+    }
+    return CZ_OK;
+}
+
 void cz_groth16_params_file_unmap(cz_groth16_params_file *f) {
     if (!f) return;
     if (f->data) munmap((void *)f->data, f->len);

@@ -110,6 +110,12 @@ typedef struct {
     size_t input_cap, aux_cap;
 } cz_witness;
 void cz_witness_free(cz_witness *w); /* frees the buffers, zeroes *w */
+/* Makes room for num_inputs inputs and num_aux aux. A buffer of too small a
+ * capacity is replaced, not grown: its contents are dead, so free + malloc
+ * (no copy, and no zeroing: the caller writes every element); one large
+ * enough is kept as it is. CZ_E_NOMEM without a message (the caller knows
+ * what the witness was for). */
+cz_status cz_witness_reserve(cz_witness *w, uint32_t num_inputs, uint32_t num_aux);
 cz_cs *cz_cs_witness_new(void);
 /* Moves the assignments out (input_assignment[0] = 1). */
 cz_status cz_witness_finish(cz_cs *cs, cz_fr **inputs, uint32_t *num_inputs, cz_fr **aux,

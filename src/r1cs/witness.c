@@ -71,6 +71,25 @@ void cz_witness_free(cz_witness *w) {
     memset(w, 0, sizeof *w);
 }
 
+static cz_status replace_if_small(cz_fr **buf, size_t *cap, size_t need) {
+    if (need <= *cap && *buf) return CZ_OK;
+    free(*buf);
+    *buf = NULL;
+    *cap = 0;
+    if (need > SIZE_MAX / sizeof(cz_fr)) return CZ_E_NOMEM;
+    cz_fr *p = malloc((need ? need : 1) * sizeof(cz_fr));
+    if (!p) return CZ_E_NOMEM;
+    *buf = p;
+    *cap = need;
+    return CZ_OK;
+}
+
+cz_status cz_witness_reserve(cz_witness *w, uint32_t num_inputs, uint32_t num_aux) {
+    cz_status st = replace_if_small(&w->input, &w->input_cap, num_inputs);
+    if (st == CZ_OK) st = replace_if_small(&w->aux, &w->aux_cap, num_aux);
+    return st;
+}
+
 /* ---- window ---- */
 
 typedef struct {

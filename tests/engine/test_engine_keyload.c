@@ -24,8 +24,8 @@
 
 #include "cuzk/engine.h"
 #include "engine/job.h"
-#include "filecoin/porep.h"
-#include "filecoin/registry.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/common/registry.h"
 #include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "cuzk/engine.h"
-#include "filecoin/post.h"
-#include "filecoin/post_prove.h"
+#include "filecoin/post/post.h"
+#include "filecoin/post/post_prove.h"
 #include "harness/harness.h"
 
 static cz_engine *engine;

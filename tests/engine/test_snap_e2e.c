@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cuzk/engine.h"
-#include "filecoin/snap.h"
-#include "filecoin/snap_prove.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/snap/snap_prove.h"
 #include "harness/harness.h"
 
 static cz_engine *engine;

@@ -1,4 +1,5 @@
-/* Tests of the C1 output parser (src/filecoin/c1.h).
+/* Tests of the C1 output parser (src/filecoin/porep/c1.h) and of Curio's envelope
+ * (c1_envelope.h).
  *
  * A small JSON writer below emits SealCommitPhase1Output documents of any
  * shape with known contents: the n-th 32-byte domain in document order is
@@ -13,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "filecoin/c1.h"
+#include "filecoin/porep/c1_envelope.h"
 #include "harness/harness.h"
 
 /* ------------------------------------------------------------ the writer */
@@ -658,79 +659,6 @@ static void test_faults(void) {
     }
 }
 
-static void test_base64(void) {
-    /* RFC 4648 §10 vectors. */
-    const char *plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-    const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
-    for (int t = 0; t < 7; t++) {
-        uint8_t *out;
-        size_t n;
-        cz_error err;
-        CHECK(cz_base64_decode(&out, &n, enc[t], strlen(enc[t]), &err) == CZ_OK);
-        CHECK(n == strlen(plain[t]) && memcmp(out, plain[t], n) == 0);
-        free(out);
-    }
-    /* All 256 byte values survive (alphabet incl. '+' and '/'): bytes
-     * 0xfb 0xff 0xbf encode as "+/+/". */
-    {
-        uint8_t *out;
-        size_t n;
-        CHECK(cz_base64_decode(&out, &n, "+/+/", 4, NULL) == CZ_OK);
-        CHECK(n == 3 && out[0] == 0xfb && out[1] == 0xff && out[2] == 0xbf);
-        free(out);
-    }
-    const char *bad[] = {"Zg=",  "Zg",   "Z===", "Zh==", "Zm9=",   "Zg==Zg==", "Zm 9",
-                         "Zm-9", "Zm_9", "=Zg=", "Zm=v", "Zm9v\n", "Zg=a"};
-    const char *msg[] = {"not a multiple of 4",
-                         "not a multiple of 4",
-                         "misplaced '=' at offset 1",
-                         "non-zero padding bits at offset 1",
-                         "non-zero padding bits at offset 2",
-                         "misplaced '=' at offset 2",
-                         "invalid character 0x20 at offset 2",
-                         "invalid character 0x2d at offset 2",
-                         "invalid character 0x5f at offset 2",
-                         "misplaced '=' at offset 0",
-                         "misplaced '=' at offset 2",
-                         "not a multiple of 4",
-                         "misplaced '=' at offset 2"};
-    for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
-        uint8_t *out = (uint8_t *)1;
-        size_t n = 1;
-        cz_error err;
-        memset(&err, 0, sizeof err);
-        cz_status st = cz_base64_decode(&out, &n, bad[t], strlen(bad[t]), &err);
-        if (st != CZ_E_PARSE || !strstr(err.message, msg[t]))
-            printf("base64 %zu: got %s \"%s\"\n", t, cz_status_name(st), err.message);
-        CHECK(st == CZ_E_PARSE);
-        CHECK(strstr(err.message, msg[t]) != NULL);
-        CHECK(out == NULL && n == 0);
-    }
-    /* Random round trips against the small encoder written here. */
-    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    unsigned iters = cz_test_iters(300);
-    for (unsigned it = 0; it < iters; it++) {
-        uint8_t in[64];
-        size_t n = cz_test_rand64() % 64;
-        cz_test_rand_bytes(in, n);
-        char e[100];
-        size_t o = 0;
-        for (size_t i = 0; i < n; i += 3) {
-            uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-                         (i + 2 < n ? in[i + 2] : 0);
-            e[o++] = A[v >> 18 & 63];
-            e[o++] = A[v >> 12 & 63];
-            e[o++] = i + 1 < n ? A[v >> 6 & 63] : '=';
-            e[o++] = i + 2 < n ? A[v & 63] : '=';
-        }
-        uint8_t *out;
-        size_t m;
-        CHECK(cz_base64_decode(&out, &m, e, o, NULL) == CZ_OK);
-        CHECK(m == n && memcmp(out, in, n) == 0);
-        free(out);
-    }
-}
-
 static void test_shape(void) {
     size_t len;
     char *doc = make_doc(&small, &len);
@@ -883,7 +811,6 @@ int main(int argc, char **argv) {
         fclose(f);
         return 0;
     }
-    test_base64();
     test_valid();
     test_randomness_any_bytes();
     test_faults();

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/derive.h"
-#include "filecoin/registry.h"
+#include "filecoin/common/derive.h"
+#include "filecoin/common/registry.h"
 #include "harness/harness.h"
 
 static void test_empty_comm_d(void) {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/graph.h"
+#include "filecoin/porep/graph.h"
 #include "harness/harness.h"
 
 static void to_hex(char out[65], const uint8_t d[32]) {

@@ -1,5 +1,5 @@
 /* Filecoin's parameter table and the classification of parameter files
- * (src/filecoin/params_table.h):
+ * (src/filecoin/common/params_table.h):
  *  - the built-in table is sorted and every name is found by lookup (its
  *    contents are held to rust-fil-proofs' parameters.json by the ctest
  *    filecoin/params-table, tests/filecoin/params_table_check.py);
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 #include "harness/harness.h"
 
 /* The pattern of tests/oracle/gen_params_digest.py. */

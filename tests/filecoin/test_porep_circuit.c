@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/porep.h"
-#include "filecoin/porep_circuit.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/porep/porep_circuit.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
 #include "gadgets/por.h"
 #include "harness/harness.h"
 #include "hash/poseidon.h"
@@ -527,7 +527,7 @@ static void test_prove_densities(void) {
     sector_free(&s);
 }
 
-/* C1 outputs of the synthetic generator (filecoin/vanilla.h, written
+/* C1 outputs of the synthetic generator (filecoin/porep/vanilla.h, written
  * separately; it passes the vanilla verification): the check back-end is
  * satisfied and the circuit's inputs equal the verifier's, with the
  * challenges derived from replica_id and seed (never from the proofs). */

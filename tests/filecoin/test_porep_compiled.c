@@ -1,7 +1,7 @@
 /* The 2 KiB PoRep circuit pre-compiled (r1cs/circuit.h):
  *  - the compile back-end's circuit (synthesized without a witness) equals
  *    cz_circuit_from_r1cs of the record back-end's system, array for array;
- *  - for a synthetic C1 (filecoin/vanilla.h), cz_circuit_eval of that
+ *  - for a synthetic C1 (filecoin/porep/vanilla.h), cz_circuit_eval of that
  *    circuit and the witness back-end's assignment equals the prove
  *    back-end's a/b/c byte for byte, and its densities equal the prove
  *    back-end's; every row satisfies a * b = c;
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "filecoin/porep_circuit.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep_circuit.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/post.h"
-#include "filecoin/post_circuit.h"
+#include "filecoin/post/post.h"
+#include "filecoin/post/post_circuit.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filecoin/registry.h"
+#include "filecoin/common/registry.h"
 #include "harness/harness.h"
 
 static const char *const published_hex[CZ_FC_SECTOR_SIZE_COUNT] = {
@@ -146,9 +146,19 @@ static void test_size_parse(void) {
     }
 }
 
+/* The circuit ids' size names: one per published size, none for others. */
+static void test_short_names(void) {
+    static const char *const want[CZ_FC_SECTOR_SIZE_COUNT] = {"2k", "8m", "512m", "32g", "64g"};
+    for (int i = 0; i < CZ_FC_SECTOR_SIZE_COUNT; i++)
+        CHECK(!strcmp(cz_fc_sector_short_name(cz_fc_sector_sizes[i]), want[i]));
+    CHECK(cz_fc_sector_short_name(4096) == NULL);
+    CHECK(cz_fc_sector_short_name(16ull << 30) == NULL);
+}
+
 int main(void) {
     cz_test_init("filecoin_registry");
     test_size_parse();
+    test_short_names();
     test_param_names();
     test_geometry();
     test_proof_ids();

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/snap.h"
-#include "filecoin/snap_circuit.h"
+#include "filecoin/snap/snap.h"
+#include "filecoin/snap/snap_circuit.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 

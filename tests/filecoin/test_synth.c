@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hash/chacha.h"
-#include "filecoin/synth.h"
+#include "filecoin/porep/synth.h"
 #include "harness/harness.h"
 
 static void test_rfc8439_block(void) {

@@ -28,14 +28,15 @@
 #include "ec/encoding.h"
 #include "engine/job.h"
 #include "ff/fr.h"
-#include "filecoin/params_table.h"
-#include "filecoin/c1.h"
-#include "filecoin/post.h"
-#include "filecoin/snap.h"
+#include "filecoin/common/params_table.h"
+#include "filecoin/porep/c1_envelope.h"
+#include "filecoin/post/post.h"
+#include "filecoin/snap/snap.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
 #include "r1cs/internal.h"
+#include "util/base64.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

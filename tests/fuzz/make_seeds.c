@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cuzk/v1/proving.pb-c.h"
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
 #include "r1cs/cs.h"

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filecoin/porep.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/porep/vanilla.h"
 #include "gpu_test_util.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "filecoin/porep.h"
-#include "filecoin/registry.h"
-#include "filecoin/vanilla.h"
+#include "filecoin/porep/porep.h"
+#include "filecoin/common/registry.h"
+#include "filecoin/porep/vanilla.h"
 #include "gpu_test_util.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"

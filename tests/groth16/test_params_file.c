@@ -222,6 +222,10 @@ static void test_file_map(const char *dir) {
     cz_groth16_params_layout lay;
     CHECK(cz_groth16_params_layout_read(&lay, bytes, len, &err) == CZ_OK);
     CHECK(!memcmp(&lay, &f.layout, sizeof lay));
+    /* the head: the counts of ic, h and l from their length words alone */
+    cz_groth16_params_head head;
+    CHECK(cz_groth16_params_file_head(&head, path, &err) == CZ_OK);
+    CHECK(head.n_ic == p.vk.n_ic && head.n_h == p.n_h && head.n_l == p.n_l);
     cz_groth16_params_file_unmap(&f);
     CHECK(f.data == NULL);
     cz_groth16_params_file_unmap(&f); /* twice is harmless */
@@ -243,12 +247,15 @@ static void test_file_map(const char *dir) {
     snprintf(missing, sizeof missing, "%s/none.params", dir);
     CHECK(cz_groth16_params_file_map(&f, missing, &err) == CZ_E_NOT_FOUND);
     CHECK(strstr(err.message, "cannot open") && strstr(err.message, missing) == err.message);
+    CHECK(cz_groth16_params_file_head(&head, missing, &err) == CZ_E_NOT_FOUND);
     cz_test_write_file(path, bytes, len - 7);
     CHECK(cz_groth16_params_file_map(&f, path, &err) == CZ_E_PARSE && f.data == NULL);
     CHECK(strstr(err.message, path) == err.message && strstr(err.message, "b_g2"));
     cz_test_write_file(path, bytes, 0);
     CHECK(cz_groth16_params_file_map(&f, path, &err) == CZ_E_PARSE);
     CHECK(strstr(err.message, "truncated at vk.alpha_g1"));
+    CHECK(cz_groth16_params_file_head(&head, path, &err) == CZ_E_PARSE);
+    CHECK(strstr(err.message, path) == err.message && strstr(err.message, "truncated header"));
     cz_groth16_params_free(&p);
     free(bytes);
     unlink(path);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "filecoin/params_table.h"
+#include "filecoin/common/params_table.h"
 #include "util/parallel.h"
 
 int cz_test_failures;

@@ -29,7 +29,7 @@ unsigned cz_test_iters(unsigned dflt);
  * cannot be read) and its length; write records a failure when it cannot. */
 uint8_t *cz_test_read_file(const char *path, size_t *len);
 /* Marks a key file the test made as a development key (FILE.dev, as cuzk
- * setup does; filecoin/params_table.h), so the SRS manager serves it under
+ * setup does; filecoin/common/params_table.h), so the SRS manager serves it under
  * an official name; records a test failure when it cannot. */
 void cz_test_mark_development(const char *path);
 void cz_test_write_file(const char *path, const uint8_t *buf, size_t len);
