@@ -26,6 +26,7 @@
 #ifndef CZ_ENGINE_JOB_H
 #define CZ_ENGINE_JOB_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,22 +96,53 @@ extern const cz_job_ops cz_job_ops_post;
 /* SnapDeals (EmptySectorUpdate), one unit per partition (src/engine/snap_job.c). */
 extern const cz_job_ops cz_job_ops_snap;
 
-/* Shared by the kinds whose units are a cz_witness proven with the SRS's
- * pre-compiled circuit (post_job.c): prove_start (consumes and frees the
- * witness; pending = cz_groth16_msm_results), prove_finish (192-byte
- * proof) and discard. */
+/* The skeleton the Filecoin kinds fill (witness_job.c): a unit is a
+ * witness proven with the SRS's pre-compiled circuit (a, b, c in the
+ * back-end). A kind's state begins with a cz_witness_job; the kind gives
+ * admit, prepare (cz_witness_job_plan), its witness step (fill), verify
+ * and free_state (cz_witness_job_free); the skeleton gives synthesize,
+ * prove_start, prove_finish and discard, the same for every kind. */
+#define CZ_JOB_WITNESS_POOL 16
+
+typedef cz_status (*cz_witness_fill)(void *state, uint32_t unit, cz_witness *w, unsigned threads,
+                                     cz_error *err);
+
+typedef struct {
+    cz_witness_fill fill; /* unit's witness into w, on threads threads */
+    /* Witness buffers kept for the job's next units: a 32 GiB partition's
+     * witness is 4 GiB, whose first touch costs page faults and zeroing.
+     * The units hold at most as many as are in flight; all go at the job's
+     * end (idle buffers never sit outside the memory budget for long). */
+    pthread_mutex_t pool_lock;
+    cz_witness *pool[CZ_JOB_WITNESS_POOL];
+    unsigned pooled;
+} cz_witness_job;
+
+void cz_witness_job_init(cz_witness_job *j, cz_witness_fill fill);
+void cz_witness_job_free(cz_witness_job *j);
+
+/* Host memory of one unit of a circuit with these counts and a domain of
+ * m: 32 bytes per input and aux (the witness) + 64 MiB, and with
+ * host_evaluation (the CPU back-end) a, b, c, H and its scratch (6 m) and
+ * the compacted MSM scalars (aux). An estimate of the peak. */
+uint64_t cz_job_unit_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t m, int host_evaluation);
+/* The same from a .params header (inputs = ic, m = h + 1, aux = l);
+ * CZ_E_NOT_FOUND when the file is absent. */
+cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
+                                        cz_error *err);
+
+/* The plan of units units of circuit_id, unit_bytes host bytes each (from
+ * synthesis to prove_start's end), a Groth16 proof each. */
+void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t units,
+                         uint64_t unit_bytes);
+
+/* The ops the skeleton gives (state: a cz_witness_job first). */
+cz_status cz_job_witness_synthesize(void *state, uint32_t unit, void **synth, cz_error *err);
 cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
                                      const cz_srs_handle *srs, const cz_prove_context *where,
                                      void **pending, cz_error *err);
 cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err);
 void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage);
-
-/* Host memory of one unit from a .params header (porep_job.c): 32 bytes
- * per input and aux (the witness) + 64 MiB, and with host_evaluation
- * (the CPU back-end) a, b, c, H and its scratch (6 m) and the MSM scalars.
- * CZ_E_NOT_FOUND when the file is absent. */
-cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
-                                        cz_error *err);
 
 #endif

@@ -1,6 +1,4 @@
 /* PoRep C2 as an engine job kind: one unit per partition. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,69 +11,22 @@
 #include "filecoin/common/registry.h"
 #include "filecoin/porep/vanilla.h"
 #include "groth16/groth16.h"
-#include "util/parallel.h"
-
-/* Witness buffers kept for the job's next partitions: a 32 GiB partition's
- * witness is 4 GiB, whose first touch costs page faults and zeroing. The
- * job's units hold at most as many as are in flight; all go at the job's
- * end (so idle buffers never sit outside the memory budget for long). */
-#define WITNESS_POOL 16
 
 typedef struct {
+    cz_witness_job base; /* first: the skeleton's part */
     cz_c1 c1;
     cz_porep_geometry geometry;
     int has_prover_id;
     uint8_t prover_id[32];
     uint64_t sector_id;
-    pthread_mutex_t pool_lock;
-    cz_witness *pool[WITNESS_POOL];
-    unsigned pooled;
 } porep_state;
 
-/* Partitions being synthesized in this process: each takes a share of the
- * cores, so a lone partition uses all of them and many use one each. */
-static atomic_uint synthesizing;
-
-static cz_witness *witness_take(porep_state *s) {
-    cz_witness *w = NULL;
-    pthread_mutex_lock(&s->pool_lock);
-    if (s->pooled) w = s->pool[--s->pooled];
-    pthread_mutex_unlock(&s->pool_lock);
-    return w ? w : calloc(1, sizeof *w);
-}
-
-static void witness_put(porep_state *s, cz_witness *w) {
-    if (!w) return;
-    pthread_mutex_lock(&s->pool_lock);
-    if (s->pooled < WITNESS_POOL) {
-        s->pool[s->pooled++] = w;
-        w = NULL;
-    }
-    pthread_mutex_unlock(&s->pool_lock);
-    if (w) {
-        cz_witness_free(w);
-        free(w);
-    }
-}
-
-/* Host memory of one partition from the .params header (n_ic = inputs,
- * n_h = m - 1, n_l = aux count), 32 bytes per element plus 64 MiB for the
- * rest: the witness (inputs + aux) always; with host_evaluation (the CPU
- * back-end) also a, b, c (3m), the H polynomial and its scratch (3m) and
- * the compacted MSM scalars (aux). An estimate of the peak, not a
- * measurement. */
-cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
-                                        cz_error *err) {
-    cz_groth16_params_head head;
-    cz_status st = cz_groth16_params_file_head(&head, path, err);
-    if (st == CZ_E_NOT_FOUND || st == CZ_E_IO)
-        return cz_error_set(
-            err, st, "parameters %s not found (run `cuzk setup` or set [srs] param_cache)", path);
-    if (st != CZ_OK) return st;
-    uint64_t m = head.n_h + 1;
-    *out = 32 * (head.n_ic + head.n_l) + (64ull << 20);
-    if (host_evaluation) *out += 32 * (6 * m + head.n_l);
-    return CZ_OK;
+/* Witness only: a, b, c come from the pre-compiled circuit in the back-end
+ * (on the GPU, or over all cores on the CPU). */
+static cz_status porep_fill(void *state, uint32_t unit, cz_witness *w, unsigned threads,
+                            cz_error *err) {
+    porep_state *s = state;
+    return cz_porep_synthesize_witness(w, &s->geometry, &s->c1, unit, threads, err);
 }
 
 /* Everything that can be checked before proving, in the submitting
@@ -87,7 +38,7 @@ cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int hos
 static cz_status porep_admit(void **statep, const cz_engine_request *req, cz_error *err) {
     porep_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
-    pthread_mutex_init(&s->pool_lock, NULL);
+    cz_witness_job_init(&s->base, porep_fill);
     *statep = s;
     cz_status st = cz_c1_parse(&s->c1, req->vanilla_proof, req->vanilla_proof_len, err);
     if (st == CZ_OK) st = cz_c1_check_shape(&s->c1, err);
@@ -166,80 +117,12 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     char params_path[4096], vk_path[4096];
     if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
     st = cz_porep_param_paths(params_path, vk_path, sizeof params_path, param_cache, &sector, err);
+    uint64_t unit_bytes = 0;
     if (st == CZ_OK)
-        st = cz_job_unit_bytes_from_params(&plan->unit_bytes, params_path, plan->host_evaluation,
-                                           err);
+        st = cz_job_unit_bytes_from_params(&unit_bytes, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
-    plan->wants_circuit = 1;
-    plan->units = c1->partitions;
-    plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
-    plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
-    snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s", id);
+    cz_witness_job_plan(plan, id, c1->partitions, unit_bytes);
     return CZ_OK;
-}
-
-/* Witness only: a, b, c come from the pre-compiled circuit in the back-end
- * (on the GPU, or over all cores on the CPU). */
-static cz_status porep_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
-    porep_state *s = state;
-    cz_witness *w = witness_take(s);
-    if (!w) return cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
-    unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
-    unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
-    cz_status st = cz_porep_synthesize_witness(w, &s->geometry, &s->c1, unit, threads, err);
-    atomic_fetch_sub(&synthesizing, 1);
-    if (st != CZ_OK) {
-        witness_put(s, w);
-        return cz_error_wrap(err, st, "partition %u: synthesis", unit);
-    }
-    *synth = w;
-    return CZ_OK;
-}
-
-static cz_status porep_prove_start(void *state, uint32_t unit, void *synth,
-                                   const cz_srs_handle *srs, const cz_prove_context *where,
-                                   void **pending, cz_error *err) {
-    porep_state *s = state;
-    cz_witness *w = synth;
-    cz_groth16_msm_results *msm = malloc(sizeof *msm);
-    cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "porep: out of memory");
-    if (st == CZ_OK && !srs->circuit)
-        st = cz_error_set(err, CZ_E_INTERNAL, "porep: the SRS has no pre-compiled circuit");
-    if (st == CZ_OK &&
-        (w->num_inputs != srs->circuit->num_inputs || w->num_aux != srs->circuit->num_aux))
-        st = cz_error_set(
-            err, CZ_E_INTERNAL, "porep: witness of %u inputs and %u aux, the circuit has %u and %u",
-            w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, NULL,
-                         srs->circuit,  w,           srs->params_file};
-    if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
-    witness_put(s, w);
-    if (st != CZ_OK) {
-        free(msm);
-        return cz_error_wrap(err, st, "partition %u: prove", unit);
-    }
-    *pending = msm;
-    return CZ_OK;
-}
-
-static cz_status porep_prove_finish(void *state, uint32_t unit, void *pending,
-                                    const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
-    (void)state;
-    cz_groth16_msm_results *msm = pending;
-    cz_groth16_proof proof;
-    cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
-    free(msm);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "partition %u: finalize", unit);
-    cz_groth16_proof_encode(out, &proof);
-    return CZ_OK;
-}
-
-static void porep_discard(void *state, uint32_t unit, void *data, int stage) {
-    (void)unit;
-    if (stage == 0)
-        witness_put(state, data);
-    else
-        free(data);
 }
 
 static cz_status porep_verify(void *state, const uint8_t *proof, size_t len,
@@ -257,21 +140,17 @@ static void porep_free(void *state) {
     porep_state *s = state;
     if (!s) return;
     cz_c1_free(&s->c1);
-    for (unsigned i = 0; i < s->pooled; i++) {
-        cz_witness_free(s->pool[i]);
-        free(s->pool[i]);
-    }
-    pthread_mutex_destroy(&s->pool_lock);
+    cz_witness_job_free(&s->base);
     free(s);
 }
 
 const cz_job_ops cz_job_ops_porep = {
     .name = "porep-c2",
     .prepare = porep_prepare,
-    .synthesize = porep_synthesize,
-    .prove_start = porep_prove_start,
-    .prove_finish = porep_prove_finish,
-    .discard = porep_discard,
+    .synthesize = cz_job_witness_synthesize,
+    .prove_start = cz_job_witness_prove_start,
+    .prove_finish = cz_job_msm_prove_finish,
+    .discard = cz_job_witness_discard,
     .verify = porep_verify,
     .free_state = porep_free,
     .admit = porep_admit,

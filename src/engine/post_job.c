@@ -11,7 +11,6 @@
  * recomputed from the randomness, the partition index and the sectors, as
  * Filecoin's verifier does. */
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +21,9 @@
 #include "filecoin/post/post_circuit.h"
 #include "filecoin/post/post_prove.h"
 #include "groth16/prover.h"
-#include "util/parallel.h"
 
 typedef struct {
+    cz_witness_job base; /* first: the skeleton's part */
     cz_post_proof_info info;
     cz_post_config cfg;
     cz_fc_api_version api;
@@ -36,8 +35,13 @@ typedef struct {
     cz_fr *comm_rs;
 } post_state;
 
-/* Units being synthesized in this process (shares of the cores). */
-static atomic_uint synthesizing;
+/* The witness, slot by slot on threads threads. */
+static cz_status post_fill(void *state, uint32_t unit, cz_witness *w, unsigned threads,
+                           cz_error *err) {
+    (void)unit;
+    post_state *s = state;
+    return cz_post_synthesize_witness(w, &s->cfg, s->proofs, s->n, threads, err);
+}
 
 /* Everything about the request, before it is queued: the registered id
  * against the proof kind and sector size, the randomness, the partition
@@ -46,6 +50,7 @@ static atomic_uint synthesizing;
 static cz_status post_admit(void **statep, const cz_engine_request *req, cz_error *err) {
     post_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
+    cz_witness_job_init(&s->base, post_fill);
     *statep = s;
     cz_post_proof_info *info = &s->info;
     cz_status st = cz_post_proof_lookup(info, req->registered_proof, err);
@@ -87,86 +92,16 @@ static cz_status post_prepare(void **statep, cz_job_plan *plan, const cz_engine_
     post_state *s = *statep;
     const char *id = cz_srs_post_circuit_id((int)s->info.kind, s->info.sector_size);
     if (!id) return cz_error_set(err, CZ_E_UNSUPPORTED, "no circuit for %s", s->info.name);
-    /* host memory of the unit: the witness; with host evaluation (the CPU
-     * back-end) also a, b, c, H and its scratch (6 m) and the MSM scalars */
     cz_post_layout L;
     cz_status st = cz_post_layout_make(&L, &s->cfg, err);
     if (st != CZ_OK) return st;
     unsigned log_m = 0;
     if ((st = cz_groth16_domain_log_size(&log_m, L.num_constraints + L.num_inputs, err)) != CZ_OK)
         return st;
-    uint64_t m = (uint64_t)1 << log_m;
-    plan->unit_bytes = 32 * ((uint64_t)L.num_inputs + L.num_aux) + (64ull << 20);
-    if (plan->host_evaluation) plan->unit_bytes += 32 * (6 * m + L.num_aux);
-    plan->wants_circuit = 1;
-    plan->units = 1;
-    plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
-    plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
-    snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s", id);
+    cz_witness_job_plan(plan, id, 1,
+                        cz_job_unit_bytes(L.num_inputs, L.num_aux, (uint64_t)1 << log_m,
+                                          plan->host_evaluation));
     return CZ_OK;
-}
-
-static cz_status post_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
-    (void)unit;
-    post_state *s = state;
-    cz_witness *w = calloc(1, sizeof *w);
-    if (!w) return cz_error_set(err, CZ_E_NOMEM, "post: out of memory");
-    unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
-    unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
-    cz_status st = cz_post_synthesize_witness(w, &s->cfg, s->proofs, s->n, threads, err);
-    atomic_fetch_sub(&synthesizing, 1);
-    if (st != CZ_OK) {
-        cz_witness_free(w);
-        free(w);
-        return cz_error_wrap(err, st, "synthesis");
-    }
-    *synth = w;
-    return CZ_OK;
-}
-
-cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
-                                     const cz_srs_handle *srs, const cz_prove_context *where,
-                                     void **pending, cz_error *err) {
-    (void)state, (void)unit;
-    cz_witness *w = synth;
-    cz_groth16_msm_results *msm = malloc(sizeof *msm);
-    cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "out of memory");
-    if (st == CZ_OK && !srs->circuit)
-        st = cz_error_set(err, CZ_E_INTERNAL, "the SRS has no pre-compiled circuit");
-    if (st == CZ_OK &&
-        (w->num_inputs != srs->circuit->num_inputs || w->num_aux != srs->circuit->num_aux))
-        st = cz_error_set(
-            err, CZ_E_INTERNAL, "witness of %u inputs and %u aux, the circuit has %u and %u",
-            w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, NULL,
-                         srs->circuit,  w,           srs->params_file};
-    if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
-    cz_witness_free(w);
-    free(w);
-    if (st != CZ_OK) {
-        free(msm);
-        return cz_error_wrap(err, st, "unit %u: prove", unit);
-    }
-    *pending = msm;
-    return CZ_OK;
-}
-
-cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
-                                  const cz_srs_handle *srs, uint8_t *out, cz_error *err) {
-    (void)state;
-    cz_groth16_msm_results *msm = pending;
-    cz_groth16_proof proof;
-    cz_status st = cz_groth16_prove_finalize(&proof, &srs->params->vk, msm, NULL, NULL, err);
-    free(msm);
-    if (st != CZ_OK) return cz_error_wrap(err, st, "unit %u: finalize", unit);
-    cz_groth16_proof_encode(out, &proof);
-    return CZ_OK;
-}
-
-void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage) {
-    (void)state, (void)unit;
-    if (stage == 0) cz_witness_free(data);
-    free(data);
 }
 
 static cz_status post_verify(void *state, const uint8_t *proof, size_t len,
@@ -187,13 +122,14 @@ static void post_free(void *state) {
     free(s->proofs);
     free(s->sector_ids);
     free(s->comm_rs);
+    cz_witness_job_free(&s->base);
     free(s);
 }
 
 const cz_job_ops cz_job_ops_post = {
     .name = "post",
     .prepare = post_prepare,
-    .synthesize = post_synthesize,
+    .synthesize = cz_job_witness_synthesize,
     .prove_start = cz_job_witness_prove_start,
     .prove_finish = cz_job_msm_prove_finish,
     .discard = cz_job_witness_discard,

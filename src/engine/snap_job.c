@@ -20,14 +20,24 @@
 #include "filecoin/snap/snap_prove.h"
 
 typedef struct {
+    cz_witness_job base; /* first: the skeleton's part */
     cz_snap_config cfg;
     cz_snap_comms comms;
     cz_snap_partition_proof *proofs; /* cfg.partitions */
 } snap_state;
 
+/* One partition's witness (on the calling thread). */
+static cz_status snap_fill(void *state, uint32_t unit, cz_witness *w, unsigned threads,
+                           cz_error *err) {
+    (void)threads;
+    snap_state *s = state;
+    return cz_snap_synthesize_witness(w, &s->cfg, unit, &s->comms, &s->proofs[unit], err);
+}
+
 static cz_status snap_admit(void **statep, const cz_engine_request *req, cz_error *err) {
     snap_state *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "snap: out of memory");
+    cz_witness_job_init(&s->base, snap_fill);
     *statep = s;
     if (req->registered_proof > UINT32_MAX)
         return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -54,29 +64,12 @@ static cz_status snap_prepare(void **statep, cz_job_plan *plan, const cz_engine_
     snap_state *s = *statep;
     char params_path[4096], vk_path[4096];
     st = cz_snap_param_paths(params_path, vk_path, sizeof params_path, param_cache, &s->cfg, err);
+    uint64_t unit_bytes = 0;
     if (st == CZ_OK)
-        st = cz_job_unit_bytes_from_params(&plan->unit_bytes, params_path, plan->host_evaluation,
-                                           err);
+        st = cz_job_unit_bytes_from_params(&unit_bytes, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
-    plan->wants_circuit = 1;
-    plan->units = s->cfg.partitions;
-    plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
-    plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
-    snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s",
-             cz_srs_snap_circuit_id(s->cfg.nodes * 32));
-    return CZ_OK;
-}
-
-static cz_status snap_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
-    snap_state *s = state;
-    cz_witness *w = calloc(1, sizeof *w);
-    if (!w) return cz_error_set(err, CZ_E_NOMEM, "snap: out of memory");
-    cz_status st = cz_snap_synthesize_witness(w, &s->cfg, unit, &s->comms, &s->proofs[unit], err);
-    if (st != CZ_OK) {
-        free(w);
-        return cz_error_wrap(err, st, "synthesis");
-    }
-    *synth = w;
+    cz_witness_job_plan(plan, cz_srs_snap_circuit_id(s->cfg.nodes * 32), s->cfg.partitions,
+                        unit_bytes);
     return CZ_OK;
 }
 
@@ -94,13 +87,14 @@ static void snap_free(void *state) {
     snap_state *s = state;
     if (!s) return;
     if (s->proofs) cz_snap_proofs_free(s->proofs, s->cfg.partitions);
+    cz_witness_job_free(&s->base);
     free(s);
 }
 
 const cz_job_ops cz_job_ops_snap = {
     .name = "snap-update",
     .prepare = snap_prepare,
-    .synthesize = snap_synthesize,
+    .synthesize = cz_job_witness_synthesize,
     .prove_start = cz_job_witness_prove_start,
     .prove_finish = cz_job_msm_prove_finish,
     .discard = cz_job_witness_discard,
