@@ -40,7 +40,7 @@ extern "C" cz_status cz_gpu_device_count(int *count, cz_error *err) {
         return cz_error_set(err, CZ_E_CUDA,
                             "gpu: the NVIDIA driver (CUDA %d.%d) is older than this build's CUDA "
                             "runtime %d.%d needs: update the driver, or build with the CUDA "
-                            "toolkit the driver supports (README.md, \"GPUs\")",
+                            "toolkit the driver supports (docs/GPUS.md, \"Toolkit and driver\")",
                             driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
     return cz_error_set(err, CZ_E_CUDA, "gpu: the NVIDIA driver is loaded but CUDA fails: %s",
                         cudaGetErrorString(e));
