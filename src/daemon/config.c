@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/srs.h"
+#include "util/check.h"
 #include "util/parallel.h"
 
 /* ---- values ---- */
@@ -628,7 +629,7 @@ static cz_status set_value(cz_daemon_config *c, const key_row *k, const value *v
     }
     case K_DEPRECATED: return CZ_OK;
     }
-    return cz_error_set(err, CZ_E_INTERNAL, "key type %d", (int)k->type);
+    return CZ_BROKEN(err, "key type %d", (int)k->type);
 }
 
 static const key_row *find_key(const char *sec, const char *key) {

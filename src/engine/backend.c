@@ -10,6 +10,7 @@
 #include "gpu/gpu.h"
 #include "gpu/settings.h"
 #include "util/cancel.h"
+#include "util/check.h"
 #include "util/log.h"
 #include "util/parallel.h"
 
@@ -159,7 +160,7 @@ static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     (void)b;
     if (u->params->n_h && !u->params->h) /* the engine decodes on the host for a CPU context */
-        return cz_error_set(err, CZ_E_INTERNAL, "cpu: the parameters have no host points");
+        return CZ_BROKEN(err, "cpu: the parameters have no host points");
     if (u->pd) return cz_groth16_prove_start(out, u->params, u->pd, err);
     if (cz_cancel_requested()) /* a, b, c are a pass over the whole circuit */
         return cz_error_set(err, CZ_E_CANCELLED, "prove: cancelled before a, b, c");
@@ -377,6 +378,7 @@ static void note_residents(cz_backend *b) {
 
 /* Frees res[i] and closes the gap (the current device is the context's). */
 static uint64_t key_release(cuda_ctx *c, uint32_t i) {
+    CZ_ASSERT(i < c->n_res);
     resident_key *r = &c->res[i];
     uint64_t bytes = cz_gpu_srs_bytes(r->srs) + cz_gpu_circuit_bytes(r->gc);
     pthread_mutex_lock(&c->slot_lock);
@@ -759,6 +761,7 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         c->cap = 0;
         cz_error_prefix(err, "after device out-of-memory errors, no smaller memory plan proves it");
     }
+    CZ_ASSERT(c->depth > 0);
     c->depth--;
     return st;
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/check.h"
+
 struct cz_budget_waiter {
     uint64_t bytes;
     int yields;
@@ -103,6 +105,7 @@ int cz_budget_try_acquire(cz_budget *b, uint64_t bytes) {
 
 void cz_budget_release(cz_budget *b, uint64_t bytes) {
     pthread_mutex_lock(&b->lock);
+    CZ_ASSERT(bytes <= b->used); /* every release matches an acquire */
     b->used = bytes > b->used ? 0 : b->used - bytes;
     pthread_cond_broadcast(&b->changed);
     pthread_mutex_unlock(&b->lock);

@@ -2,15 +2,20 @@
  * cuzk/engine.h, a job's life is engine/job.h): the engine and job structs,
  * the queues, and the functions one file calls in another.
  *
- *   engine.c    life cycle (create, drain, destroy), logging under the lock
- *   jobs.c      job table, request ids, submit / await / cancel, results
- *   schedule.c  the queues (heaps, FIFO), prove_pick, same-circuit runs,
- *               admission, synthesis backpressure and the critical lane
+ *   engine.c    life cycle (create, drain, destroy), worker counts
+ *   workers.c   the synthesis, prove and finish workers, the janitor
+ *               (retention)
  *   prepare.c   a job's preparation, its SRS (hot, or the SRS loader
  *               thread), key upload to a context
- *   workers.c   the synthesis, prove and finish workers, unit and job ends,
- *               the janitor (retention)
+ *   jobs.c      job table, request ids, submit / await / cancel, results,
+ *               how a unit and a job end
+ *   schedule.c  the queues (heaps, FIFO), prove_pick, same-circuit runs,
+ *               admission, synthesis backpressure and the critical lane
+ *   events.c    log lines made under the lock, TIMELINE lines, trace spans
  *   metrics.c   status, Prometheus text, preload / evict
+ * Calls go down that list only (metrics.c beside engine.c, at the top):
+ * no file calls into one above it, so each can be read knowing only
+ * those below.
  *
  * Locking. One mutex, e->lock, guards the job table, the queues, the
  * counters, the back-end slots and every job's bookkeeping fields; no op,
@@ -180,7 +185,7 @@ struct cz_engine {
     cz_eng_deferred_line *log_head, **log_tail; /* lines made under the lock */
 };
 
-/* ---- engine.c: logging ---- */
+/* ---- events.c ---- */
 
 /* Queues a log line made under e->lock; cz_eng_unlock writes it. */
 void cz_eng_defer_log_locked(cz_engine *e, cz_log_level level, const char *fmt, ...)
@@ -194,6 +199,12 @@ void cz_eng_timeline(cz_engine *e, const char *event, const cz_eng_job *j, const
     __attribute__((format(printf, 4, 5)));
 void cz_eng_timeline_locked(cz_engine *e, const char *event, const cz_eng_job *j, const char *fmt,
                             ...) __attribute__((format(printf, 4, 5)));
+/* A span on the calling worker's trace lane. */
+void cz_eng_span(cz_engine *e, const char *name, const cz_eng_job *j, int32_t unit, uint64_t t0,
+                 uint64_t t1);
+/* Sets and reads the calling thread's trace lane. */
+void cz_eng_set_lane(uint32_t lane);
+uint32_t cz_eng_lane(void);
 
 /* ---- jobs.c ---- */
 
@@ -207,6 +218,27 @@ void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, const 
  * Drops the lock while it ends queued units (cz_eng_drop_queued_units_locked). */
 void cz_eng_cancel_job_locked(cz_engine *e, cz_eng_job *j);
 int cz_eng_jobs_active_locked(const cz_engine *e);
+/* How units end (a unit's outcome goes to its job; the last one ends the
+ * job, cz_eng_finish_job):
+ *   cz_eng_unit_end            after a unit ran or was discarded: returns
+ *                              its memory reservation, records st, drops
+ *                              the caller's reference to the job (takes
+ *                              and releases the lock);
+ *   cz_eng_unit_dropped_locked a queued unit of a cancelled or failed job
+ *                              that never ran (drops the lock while the job
+ *                              ends);
+ *   cz_eng_drop_synthesized_locked  a synthesized unit taken from the prove
+ *                              heap, discarded (drops the lock while its
+ *                              discard op runs). */
+void cz_eng_unit_end(cz_engine *e, cz_eng_job *j, uint64_t reserved, cz_status st,
+                     const cz_error *uerr);
+void cz_eng_unit_dropped_locked(cz_engine *e, cz_eng_job *j);
+void cz_eng_drop_synthesized_locked(cz_engine *e, cz_eng_item it);
+/* All units of j are over: verify and end the job. */
+void cz_eng_finish_job(cz_engine *e, cz_eng_job *j);
+/* The queued units of a cancelled or failed job end now; drops the lock
+ * while their ops run. */
+void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j);
 
 /* ---- schedule.c ---- */
 
@@ -263,17 +295,6 @@ cz_status cz_eng_device_load(void *ctx, const char *id, const cz_groth16_params_
                              const cz_circuit *circuit, cz_error *err);
 
 /* ---- workers.c ---- */
-
-/* All units of j are over: verify and end the job. */
-void cz_eng_finish_job(cz_engine *e, cz_eng_job *j);
-/* The queued units of a cancelled or failed job end now; drops the lock
- * while their ops run. */
-void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j);
-/* A span on the calling worker's trace lane. */
-void cz_eng_span(cz_engine *e, const char *name, const cz_eng_job *j, int32_t unit, uint64_t t0,
-                 uint64_t t1);
-/* Sets the calling thread's trace lane. */
-void cz_eng_set_lane(uint32_t lane);
 
 typedef struct {
     cz_engine *e;

@@ -459,3 +459,108 @@ int cz_eng_jobs_active_locked(const cz_engine *e) {
         if (j->phase != CZ_ENG_DONE) return 1;
     return 0;
 }
+
+/* ---- how units and jobs end ---- */
+
+/* A unit is over (finished or dropped). Returns 1 when it was the job's
+ * last unit and the caller must run cz_eng_finish_job (without the lock). */
+static int unit_over_locked(cz_eng_job *j, cz_status st, const cz_error *uerr) {
+    if (st != CZ_OK && !j->failed && !j->cancel) {
+        j->failed = 1;
+        snprintf(j->error, sizeof j->error, "%s", uerr->message);
+    }
+    return --j->units_left == 0;
+}
+
+void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
+    pthread_mutex_lock(&e->lock);
+    int cancel = j->cancel, failed = j->failed;
+    cz_eng_unlock(e);
+    cz_job_status st = CZ_JOB_COMPLETED;
+    cz_error verr = {0};
+    char msg[600] = "";
+    if (cancel) {
+        st = CZ_JOB_CANCELLED;
+        snprintf(msg, sizeof msg, "cancelled");
+    } else if (!failed) {
+        size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
+        cz_eng_timeline(e, "VERIFY_START", j, NULL);
+        uint64_t t_verify = cz_now_ns();
+        cz_status vs =
+            j->ops->verify(j->state, j->proof, len, j->plan.circuit_id[0] ? &j->srs : NULL, &verr);
+        cz_eng_span(e, "self-verify", j, -1, t_verify, cz_now_ns());
+        cz_eng_timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
+        if (vs != CZ_OK) {
+            /* Never an empty reason: an op that set no message still has
+             * a status. */
+            st = CZ_JOB_FAILED;
+            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
+                     verr.message[0] ? verr.message : cz_status_name(vs));
+        }
+    } else {
+        st = CZ_JOB_FAILED;
+    }
+    pthread_mutex_lock(&e->lock);
+    cz_eng_job_end_locked(e, j, st, msg[0] ? msg : NULL);
+    cz_eng_unlock(e);
+}
+
+void cz_eng_unit_dropped_locked(cz_engine *e, cz_eng_job *j) {
+    if (unit_over_locked(j, CZ_OK, NULL)) {
+        cz_eng_unlock(e);
+        cz_eng_finish_job(e, j);
+        pthread_mutex_lock(&e->lock);
+    }
+    cz_eng_job_unref_locked(j); /* the item's reference */
+}
+
+/* Ends a unit: returns its memory, records its outcome, finishes the job
+ * after its last unit and drops the caller's reference to the job. A unit
+ * that fails its job drops the job's queued units. */
+void cz_eng_unit_end(cz_engine *e, cz_eng_job *j, uint64_t reserved, cz_status st,
+                     const cz_error *uerr) {
+    if (reserved) cz_budget_release(&e->budget, reserved);
+    pthread_mutex_lock(&e->lock);
+    int was_failed = j->failed;
+    if (unit_over_locked(j, st, uerr)) {
+        cz_eng_unlock(e);
+        cz_eng_finish_job(e, j);
+        pthread_mutex_lock(&e->lock);
+    } else if (!was_failed && j->failed) {
+        cz_eng_drop_queued_units_locked(e, j);
+    }
+    cz_eng_job_unref_locked(j);
+    cz_eng_unlock(e);
+}
+
+/* Drops a synthesized unit taken from the prove heap; drops the lock while
+ * its discard op runs and the unit ends. */
+void cz_eng_drop_synthesized_locked(cz_engine *e, cz_eng_item it) {
+    cz_eng_job *j = it.j;
+    cz_eng_unlock(e);
+    j->ops->discard(j->state, it.unit, it.data, 0);
+    cz_eng_unit_end(e, j, it.reserved, CZ_OK, NULL);
+    pthread_mutex_lock(&e->lock);
+}
+
+/* The queued units of a cancelled or failed job end now (the lock is
+ * dropped while ops run and units end): a unit waiting
+ * for synthesis holds nothing yet; a synthesized one holds its buffers and
+ * memory reservation, which would otherwise wait for a prove worker to take
+ * and drop it (behind a busy prover: a whole partition, minutes at 32 GiB).
+ * Units being synthesized or proven stop at their next step boundary. */
+void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j) {
+    j->refs++; /* j stays while the lock is dropped */
+    size_t i;
+    while ((i = cz_eng_find_unit_of(&e->synth, j)) != SIZE_MAX) {
+        cz_eng_heap_take(&e->synth, i);
+        cz_eng_unit_dropped_locked(e, j);
+    }
+    while ((i = cz_eng_find_unit_of(&e->prove, j)) != SIZE_MAX) {
+        cz_eng_item it = cz_eng_heap_take(&e->prove, i);
+        pthread_cond_broadcast(&e->prove_room); /* blocked synthesis workers re-check */
+        pthread_cond_broadcast(&e->work);       /* and so do those held by the run-ahead bound */
+        cz_eng_drop_synthesized_locked(e, it);
+    }
+    cz_eng_job_unref_locked(j);
+}

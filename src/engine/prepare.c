@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "engine/engine_private.h"
+#include "util/check.h"
 #include "util/parallel.h"
 
 /* Puts a job's key and circuit on a back-end context ahead of its units, so
@@ -123,7 +124,7 @@ void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j) {
     cz_status st = j->ops->prepare(&j->state, &j->plan, &j->req, e->srs.dir, &perr);
     cz_eng_span(e, "prepare", j, -1, t_prep, cz_now_ns());
     if (st == CZ_OK && (j->plan.units == 0 || j->plan.unit_bytes_after > j->plan.unit_bytes))
-        st = cz_error_set(&perr, CZ_E_INTERNAL, "%s: bad plan", j->ops->name);
+        st = CZ_BROKEN(&perr, "%s: bad plan", j->ops->name);
     if (st == CZ_OK && j->plan.circuit_id[0]) {
         /* Never-fits check before anything waits: the SRS and one unit must
          * fit the budget together. */

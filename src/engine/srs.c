@@ -263,8 +263,8 @@ static cz_status load_to_devices(cz_srs_manager *m, cz_srs_entry *e, int want_ci
         uint64_t t0 = cz_now_ns();
         st = m->device_load(m->device_ctx, e->id, &e->file, e->circuit, err);
         if (st == CZ_OK)
-            fprintf(stderr, "srs: %s: points on the device(s) in %.2f s, no host copy\n", e->id,
-                    (double)(cz_now_ns() - t0) / 1e9);
+            cz_log(CZ_LOG_INFO, "srs: %s: points on the device(s) in %.2f s, no host copy", e->id,
+                   (double)(cz_now_ns() - t0) / 1e9);
     }
     if (st != CZ_OK) {
         cz_groth16_params_free(&e->params);
@@ -288,9 +288,9 @@ static void check_progress_fn(void *ctx, uint64_t done, uint64_t total) {
     uint64_t now = cz_now_ns();
     if (p->last_ns && now - p->last_ns < 10000000000ull) return;
     p->last_ns = now;
-    fprintf(stderr, "srs: %s: checking %s against Filecoin's digest (once): %.0f %% of %.1f GiB\n",
-            p->id, p->path, total ? 100.0 * (double)done / (double)total : 100.0,
-            (double)total / (double)(1ull << 30));
+    cz_log(CZ_LOG_INFO, "srs: %s: checking %s against Filecoin's digest (once): %.0f %% of %.1f GiB",
+           p->id, p->path, total ? 100.0 * (double)done / (double)total : 100.0,
+           (double)total / (double)(1ull << 30));
 }
 
 /* e's .params and .vk against Filecoin's table (e marked loading, m->lock
@@ -317,9 +317,8 @@ static cz_status check_files(cz_srs_manager *m, cz_srs_entry *e, cz_error *err) 
                                 e->id, paths[i], v.digest, v.entry->digest);
         if (v.cls != CZ_FC_PARAM_OFFICIAL) {
             development = 1;
-            fprintf(stderr,
-                    "srs: WARNING: %s: %s is %s: proofs made with it will NOT verify on chain\n",
-                    e->id, paths[i], cz_fc_param_class_text(v.cls));
+            cz_log(CZ_LOG_WARN, "srs: %s: %s is %s: proofs made with it will NOT verify on chain",
+                   e->id, paths[i], cz_fc_param_class_text(v.cls));
         }
     }
     pthread_mutex_lock(&m->lock);
@@ -354,8 +353,8 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
             e->load_ms = (cz_now_ns() - t0) / 1000000;
             return CZ_OK;
         }
-        fprintf(stderr, "srs: %s: %s; decoding the points on the host\n", e->id,
-                err ? err->message : "a back-end needs host points");
+        cz_log(CZ_LOG_INFO, "srs: %s: %s; decoding the points on the host", e->id,
+               err ? err->message : "a back-end needs host points");
         pthread_mutex_lock(&m->lock);
         e->needs_host_points = 1;
         e->expect_bytes = e->file.len;

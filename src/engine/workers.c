@@ -4,7 +4,7 @@
  * back-end context, prove_start with the GPU step hook and the cancel
  * flag), the finalizer (prove_finish, then a job's self-verification once
  * its last unit is over), and the janitor (prunes ended jobs past their
- * retention). Also how a unit and a job end. */
+ * retention). How a unit and a job end is jobs.c's. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,18 +17,6 @@
 #include "gpu/gpu.h"
 #include "util/cancel.h"
 #include "util/parallel.h"
-
-/* The trace lane of the calling worker thread. */
-static _Thread_local uint32_t worker_lane;
-
-void cz_eng_set_lane(uint32_t lane) {
-    worker_lane = lane;
-}
-
-void cz_eng_span(cz_engine *e, const char *name, const cz_eng_job *j, int32_t unit, uint64_t t0,
-                 uint64_t t1) {
-    if (e->tracing) cz_trace_add(&e->trace, name, j ? j->id : NULL, unit, worker_lane, t0, t1);
-}
 
 /* The GPU steps of one prove_start: summed by name (the part before " (",
  * so "B tail MSM (2 of 43)" counts as "B tail MSM") for status and
@@ -59,105 +47,6 @@ static void gpu_step(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
         e->steps[i].total_ns += t1 - t0;
     }
     pthread_mutex_unlock(&e->steps_lock);
-}
-
-/* A unit is over (finished or dropped). Returns 1 when it was the job's
- * last unit and the caller must run cz_eng_finish_job (without the lock). */
-static int unit_over_locked(cz_eng_job *j, cz_status st, const cz_error *uerr) {
-    if (st != CZ_OK && !j->failed && !j->cancel) {
-        j->failed = 1;
-        snprintf(j->error, sizeof j->error, "%s", uerr->message);
-    }
-    return --j->units_left == 0;
-}
-
-void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
-    pthread_mutex_lock(&e->lock);
-    int cancel = j->cancel, failed = j->failed;
-    cz_eng_unlock(e);
-    cz_job_status st = CZ_JOB_COMPLETED;
-    cz_error verr = {0};
-    char msg[600] = "";
-    if (cancel) {
-        st = CZ_JOB_CANCELLED;
-        snprintf(msg, sizeof msg, "cancelled");
-    } else if (!failed) {
-        size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
-        cz_eng_timeline(e, "VERIFY_START", j, NULL);
-        uint64_t t_verify = cz_now_ns();
-        cz_status vs =
-            j->ops->verify(j->state, j->proof, len, j->plan.circuit_id[0] ? &j->srs : NULL, &verr);
-        cz_eng_span(e, "self-verify", j, -1, t_verify, cz_now_ns());
-        cz_eng_timeline(e, "VERIFY_END", j, "%s", vs == CZ_OK ? "ok" : "bad");
-        if (vs != CZ_OK) {
-            /* Never an empty reason: an op that set no message still has
-             * a status. */
-            st = CZ_JOB_FAILED;
-            snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
-                     verr.message[0] ? verr.message : cz_status_name(vs));
-        }
-    } else {
-        st = CZ_JOB_FAILED;
-    }
-    pthread_mutex_lock(&e->lock);
-    cz_eng_job_end_locked(e, j, st, msg[0] ? msg : NULL);
-    cz_eng_unlock(e);
-}
-
-/* Ends a unit: returns its memory, records its outcome, finishes the job
- * after its last unit and drops the caller's reference to the job. A unit
- * that fails its job drops the job's queued units. */
-static void unit_end(cz_engine *e, cz_eng_job *j, uint64_t reserved, cz_status st,
-                     const cz_error *uerr) {
-    if (reserved) cz_budget_release(&e->budget, reserved);
-    pthread_mutex_lock(&e->lock);
-    int was_failed = j->failed;
-    if (unit_over_locked(j, st, uerr)) {
-        cz_eng_unlock(e);
-        cz_eng_finish_job(e, j);
-        pthread_mutex_lock(&e->lock);
-    } else if (!was_failed && j->failed) {
-        cz_eng_drop_queued_units_locked(e, j);
-    }
-    cz_eng_job_unref_locked(j);
-    cz_eng_unlock(e);
-}
-
-/* Drops a synthesized unit taken from the prove heap; drops the lock while
- * its discard op runs and the unit ends. */
-static void drop_synthesized_locked(cz_engine *e, cz_eng_item it) {
-    cz_eng_job *j = it.j;
-    cz_eng_unlock(e);
-    j->ops->discard(j->state, it.unit, it.data, 0);
-    unit_end(e, j, it.reserved, CZ_OK, NULL);
-    pthread_mutex_lock(&e->lock);
-}
-
-/* The queued units of a cancelled or failed job end now (the lock is
- * dropped while ops run and units end): a unit waiting
- * for synthesis holds nothing yet; a synthesized one holds its buffers and
- * memory reservation, which would otherwise wait for a prove worker to take
- * and drop it (behind a busy prover: a whole partition, minutes at 32 GiB).
- * Units being synthesized or proven stop at their next step boundary. */
-void cz_eng_drop_queued_units_locked(cz_engine *e, cz_eng_job *j) {
-    j->refs++; /* j stays while the lock is dropped */
-    size_t i;
-    while ((i = cz_eng_find_unit_of(&e->synth, j)) != SIZE_MAX) {
-        cz_eng_heap_take(&e->synth, i);
-        if (unit_over_locked(j, CZ_OK, NULL)) {
-            cz_eng_unlock(e);
-            cz_eng_finish_job(e, j);
-            pthread_mutex_lock(&e->lock);
-        }
-        cz_eng_job_unref_locked(j); /* the item's reference */
-    }
-    while ((i = cz_eng_find_unit_of(&e->prove, j)) != SIZE_MAX) {
-        cz_eng_item it = cz_eng_heap_take(&e->prove, i);
-        pthread_cond_broadcast(&e->prove_room); /* blocked synthesis workers re-check */
-        pthread_cond_broadcast(&e->work);       /* and so do those held by the run-ahead bound */
-        drop_synthesized_locked(e, it);
-    }
-    cz_eng_job_unref_locked(j);
 }
 
 static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane);
@@ -228,7 +117,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
                         if (d != SIZE_MAX) {
                             cz_eng_item x = cz_eng_heap_take(&e->prove, d);
                             e->prove_blocked--;
-                            drop_synthesized_locked(e, x);
+                            cz_eng_drop_synthesized_locked(e, x);
                             cz_eng_unlock(e);
                             return;
                         }
@@ -251,7 +140,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
     }
     cz_eng_unlock(e);
     if (synth) j->ops->discard(j->state, it.unit, synth, 0);
-    unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
+    cz_eng_unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
 }
 
 /* One item taken from the synth heap: a job's preparation, a unit of a
@@ -265,12 +154,7 @@ static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane) {
         pthread_mutex_lock(&e->lock);
         cz_eng_job_unref_locked(j);
     } else if (j->cancel || j->failed) {
-        if (unit_over_locked(j, CZ_OK, NULL)) {
-            cz_eng_unlock(e);
-            cz_eng_finish_job(e, j);
-            pthread_mutex_lock(&e->lock);
-        }
-        cz_eng_job_unref_locked(j);
+        cz_eng_unit_dropped_locked(e, j);
     } else {
         e->synthesizing[j->priority]++; /* run_synthesis lowers it */
         cz_eng_unlock(e);
@@ -285,12 +169,12 @@ void *cz_eng_synthesis_worker(void *arg) {
     /* The last of the n_synth + 1 to start is the critical lane
      * (schedule.c: cz_eng_synth_ready_locked). */
     int critical_lane = k == e->n_synth;
-    worker_lane =
-        CZ_TRACE_LANE_SYNTH + k < CZ_TRACE_LANES ? CZ_TRACE_LANE_SYNTH + k : CZ_TRACE_LANES - 1;
+    cz_eng_set_lane(CZ_TRACE_LANE_SYNTH + k < CZ_TRACE_LANES ? CZ_TRACE_LANE_SYNTH + k
+                                                             : CZ_TRACE_LANES - 1);
     if (e->tracing) {
         char name[32];
         snprintf(name, sizeof name, critical_lane ? "synthesis (critical)" : "synthesis %u", k);
-        cz_trace_name_lane(&e->trace, worker_lane, name);
+        cz_trace_name_lane(&e->trace, cz_eng_lane(), name);
     }
     pthread_mutex_lock(&e->lock);
     for (;;) {
@@ -443,7 +327,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
         j->ops->discard(j->state, it.unit, pending, 1);
     }
     cz_eng_unlock(e);
-    unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
+    cz_eng_unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     pthread_mutex_lock(&e->lock);
     return 0;
 }
@@ -454,12 +338,12 @@ void *cz_eng_prove_worker(void *arg) {
     uint32_t w = pa->index;
     cz_eng_slot *slot = &e->slots[pa->slot];
     free(pa);
-    worker_lane = CZ_TRACE_LANE_PROVE + w < CZ_TRACE_LANE_SYNTH ? CZ_TRACE_LANE_PROVE + w
-                                                                : CZ_TRACE_LANE_SYNTH - 1;
+    cz_eng_set_lane(CZ_TRACE_LANE_PROVE + w < CZ_TRACE_LANE_SYNTH ? CZ_TRACE_LANE_PROVE + w
+                                                                  : CZ_TRACE_LANE_SYNTH - 1);
     if (e->tracing) {
         char name[48];
         snprintf(name, sizeof name, "prove %u (%s)", w, slot->backend->info.name);
-        cz_trace_name_lane(&e->trace, worker_lane, name);
+        cz_trace_name_lane(&e->trace, cz_eng_lane(), name);
     }
     cz_parallel_set_thread_limit(e->prove_thread_limit);
     pthread_mutex_lock(&e->lock);
@@ -482,7 +366,7 @@ void *cz_eng_prove_worker(void *arg) {
 
 void *cz_eng_finish_worker(void *arg) {
     cz_engine *e = arg;
-    worker_lane = CZ_TRACE_LANE_FINALIZER;
+    cz_eng_set_lane(CZ_TRACE_LANE_FINALIZER);
     pthread_mutex_lock(&e->lock);
     for (;;) {
         while (!e->stop && e->finish.n == 0) pthread_cond_wait(&e->finish_work, &e->lock);
@@ -507,7 +391,7 @@ void *cz_eng_finish_worker(void *arg) {
             j->prove_ns += dt;
             cz_eng_unlock(e);
         }
-        unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
+        cz_eng_unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
         pthread_mutex_lock(&e->lock);
     }
     cz_eng_unlock(e);

@@ -34,6 +34,7 @@
 
 #include "r1cs/circuit.h"
 #include "r1cs/internal.h"
+#include "util/check.h"
 
 #define HEADER_BYTES 64
 #define VERSION      1
@@ -235,8 +236,8 @@ cz_status cz_circuit_write(cz_circuit *c, const char *path, cz_error *err) {
     cz_file_writer_put(&w, c->b_aux_density, cz_bitmap_words(c->num_aux) * 8);
     if (!w.failed && w.written != l.checksum) {
         cz_file_writer_abort(&w);
-        return cz_error_set(err, CZ_E_INTERNAL, "%s: wrote %llu bytes, the layout says %llu", path,
-                            (unsigned long long)w.written, (unsigned long long)l.checksum);
+        return CZ_BROKEN(err, "%s: wrote %llu bytes, the layout says %llu", path,
+                         (unsigned long long)w.written, (unsigned long long)l.checksum);
     }
     uint64_t checksum = 0;
     st = cz_file_writer_commit(&w, &checksum, err);

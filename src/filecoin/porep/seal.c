@@ -15,6 +15,7 @@
 #include "filecoin/common/derive.h"
 #include "filecoin/porep/vanilla.h"
 #include "hash/poseidon.h"
+#include "util/check.h"
 #include "util/parallel.h"
 
 #define MAX_LEVELS 64
@@ -413,7 +414,7 @@ cz_status cz_fc_gen_c1(cz_c1 *out, const cz_fc_gen_opts *opts, cz_error *err) {
     if (st != CZ_OK) return st;
     const cz_fc_sector_info *sec = &info.sector;
     if (sec->tree_base_arity != 8 || sec->layers > MAX_LAYERS)
-        return cz_error_set(err, CZ_E_INTERNAL, "gen: unexpected geometry for %s", info.name);
+        return CZ_BROKEN(err, "gen: unexpected geometry for %s", info.name);
     /* automatic: whole up to 8 MiB, sparse above, except synthetic ids */
     int sparse =
         opts->sparse < 0 ? !info.synthetic && sec->nodes > (UINT64_C(1) << 18) : opts->sparse != 0;
@@ -618,7 +619,7 @@ cz_status cz_fc_gen_c1(cz_c1 *out, const cz_fc_gen_opts *opts, cz_error *err) {
         c1->n_challenges = n_chal;
         if (c1->n_doms != c1->cap_doms || c1->n_path_elems != c1->cap_path_elems ||
             c1->n_labeling != c1->cap_labeling) {
-            st = cz_error_set(err, CZ_E_INTERNAL, "gen: proof pool sizes miscounted");
+            st = CZ_BROKEN(err, "gen: proof pool sizes miscounted");
             goto done;
         }
     }

@@ -23,6 +23,7 @@
 #include "filecoin/post/post.h"
 #include "filecoin/porep/vanilla.h"
 #include "hash/poseidon.h"
+#include "util/check.h"
 #include "util/parallel.h"
 
 #define MAX_ARITY 8
@@ -233,8 +234,7 @@ cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
     cz_bincode_put_fr(&w, &p->comm_r_last);
     if (w.pos != size) {
         free(w.data);
-        return cz_error_set(err, CZ_E_INTERNAL, "post encode: wrote %zu bytes, expected %zu", w.pos,
-                            size);
+        return CZ_BROKEN(err, "post encode: wrote %zu bytes, expected %zu", w.pos, size);
     }
     *out = w.data;
     *len = size;

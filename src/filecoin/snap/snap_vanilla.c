@@ -14,6 +14,7 @@
 #include "filecoin/common/derive.h"
 #include "filecoin/snap/snap.h"
 #include "hash/poseidon.h"
+#include "util/check.h"
 
 /* ---------------------------------------------------------------- memory */
 
@@ -99,8 +100,7 @@ cz_status cz_snap_encode(uint8_t **out, size_t *len, const cz_snap_config *cfg,
     }
     if (w.pos != size) {
         free(w.data);
-        return cz_error_set(err, CZ_E_INTERNAL, "snap encode: wrote %zu bytes, expected %zu", w.pos,
-                            size);
+        return CZ_BROKEN(err, "snap encode: wrote %zu bytes, expected %zu", w.pos, size);
     }
     *out = w.data;
     *len = size;
