@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/srs.h"
+#include "gpu/settings.h"
 #include "util/check.h"
 #include "util/parallel.h"
 
@@ -645,7 +646,99 @@ static size_t first_row_of(const char *s) {
     return N_KEYS;
 }
 
+/* [tuning]: the knobs' table (gpu/settings.h) instead of rows here. */
+#define TUNING "tuning"
+
+/* "gpu_mem_limit" of CZ_GPU_MEM_LIMIT, and back. */
+static void knob_key(char *out, size_t cap, const char *env) {
+    size_t i = 0;
+    for (const char *p = env + 3; *p && i + 1 < cap; p++) out[i++] = (char)tolower((unsigned char)*p);
+    out[i] = 0;
+}
+
+static void knob_env(char *out, size_t cap, const char *key) {
+    size_t i = snprintf(out, cap, "CZ_");
+    for (const char *p = key; *p && i + 1 < cap; p++) out[i++] = (char)toupper((unsigned char)*p);
+    out[i] = 0;
+}
+
+static int all_digits(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return 0;
+    return 1;
+}
+
+/* key = v in [tuning] (a string, or an integer written as text), read as
+ * the knob's environment variable would be. */
+static cz_status tuning_set(cz_daemon_config *c, const char *key, const value *v, size_t line,
+                            size_t *lines, cz_error *err) {
+    char env[64];
+    knob_env(env, sizeof env, key);
+    if (strlen(key) >= sizeof c->tuning[0].key || cz_gpu_knob_find(env) < 0)
+        return cz_error_set(err, CZ_E_PARSE,
+                            "unknown knob (`cuzk daemon --example-config` lists them)");
+    const int k = cz_gpu_knob_find(env);
+    if (lines[k])
+        return cz_error_set(err, CZ_E_PARSE, "set again (first at line %zu; TOML sets a key once)",
+                            lines[k]);
+    lines[k] = line;
+    char text[128];
+    if (v->type == V_STRING) {
+        if (strlen(v->str) >= sizeof text) return cz_error_set(err, CZ_E_RANGE, "value too long");
+        snprintf(text, sizeof text, "%s", v->str);
+    } else if (v->type == V_INT && v->num >= 0) {
+        snprintf(text, sizeof text, "%lld", (long long)v->num);
+    } else {
+        return cz_error_set(err, CZ_E_PARSE, "expected a string or a non-negative integer");
+    }
+    int is_default = 0;
+    cz_status st = cz_gpu_knob_check(env, text, &is_default, err);
+    if (st != CZ_OK) return st;
+    /* a default is not kept: the configuration is the same with it or not */
+    uint32_t i = 0;
+    while (i < c->n_tuning && strcmp(c->tuning[i].key, key)) i++;
+    if (is_default) {
+        if (i < c->n_tuning) c->tuning[i] = c->tuning[--c->n_tuning];
+        return CZ_OK;
+    }
+    if (i == CZ_CONFIG_MAX_TUNING)
+        return cz_error_set(err, CZ_E_RANGE, "more than %d knobs", CZ_CONFIG_MAX_TUNING);
+    memset(&c->tuning[i], 0, sizeof c->tuning[i]);
+    memcpy(c->tuning[i].key, key, strlen(key) + 1);
+    memcpy(c->tuning[i].value, text, strlen(text) + 1);
+    c->tuning[i].quoted = v->type == V_STRING;
+    if (i == c->n_tuning) c->n_tuning++;
+    return CZ_OK;
+}
+
+typedef struct {
+    const cz_daemon_config *cfg;
+    char env_of[CZ_CONFIG_MAX_TUNING][64];
+} tuning_ctx;
+
+static const char *tuning_lookup(const char *name, void *ctx) {
+    const tuning_ctx *t = ctx;
+    const char *env = getenv(name);
+    if (env) return env;
+    for (uint32_t i = 0; i < t->cfg->n_tuning; i++)
+        if (!strcmp(t->env_of[i], name)) return t->cfg->tuning[i].value;
+    return NULL;
+}
+
+cz_status cz_config_apply_tuning(const cz_daemon_config *cfg, cz_error *err) {
+    tuning_ctx *t = malloc(sizeof *t);
+    if (!t) return cz_error_set(err, CZ_E_NOMEM, "out of memory");
+    t->cfg = cfg;
+    for (uint32_t i = 0; i < cfg->n_tuning; i++)
+        knob_env(t->env_of[i], sizeof t->env_of[i], cfg->tuning[i].key);
+    cz_status st = cz_gpu_settings_use_lookup(tuning_lookup, t, err);
+    free(t);
+    return st == CZ_OK ? CZ_OK : cz_error_wrap(err, st, "[tuning]");
+}
+
 static int known_section(const char *s) {
+    if (!strcmp(s, TUNING)) return 1;
     for (size_t i = 0; i < N_KEYS; i++)
         if (!strcmp(keys[i].section, s)) return 1;
     return 0;
@@ -661,6 +754,7 @@ static void section_list(char *out, size_t cap) {
         if (n < 0 || (size_t)n >= cap - o) break;
         o += (size_t)n;
     }
+    if (o + sizeof ", " TUNING < cap) snprintf(out + o, cap - o, ", " TUNING);
 }
 
 static cz_status apply(cz_daemon_config *c, const char *sec, const char *key, const value *v,
@@ -701,7 +795,8 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
     size_t line_no = 0, pos = 0;
     /* TOML defines a key once and a table once: the line that first set
      * each (0 = not yet), so a repetition names both lines. */
-    size_t key_line[N_KEYS] = {0}, section_line[N_KEYS] = {0};
+    size_t key_line[N_KEYS] = {0}, section_line[N_KEYS + 1] = {0};
+    size_t tuning_line[CZ_GPU_MAX_KNOBS] = {0}; /* the same for [tuning], by knob */
     /* Longer than any line cz_config_print writes (a PATH_MAX value with
      * every byte escaped, its key and quotes), so that what --print-config
      * writes always reads back (a raw tab is printed as \t: a 4 KB line
@@ -740,7 +835,7 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
                 return cz_error_set(err, CZ_E_PARSE, "%s:%zu: unknown section [%s] (known: %s)",
                                     name, line_no, sec, list);
             }
-            size_t first = first_row_of(sec);
+            size_t first = first_row_of(sec); /* N_KEYS: [tuning] */
             if (section_line[first])
                 return cz_error_set(err, CZ_E_PARSE,
                                     "%s:%zu: [%s] again (defined at line %zu; TOML defines a "
@@ -769,6 +864,11 @@ cz_status cz_config_parse(cz_daemon_config *cfg, const char *text, size_t len, c
         cz_status st = parse_value(&v, p, err);
         char where[PATH_MAX + 32];
         snprintf(where, sizeof where, "%s:%zu", name, line_no);
+        if (!strcmp(section, TUNING)) {
+            if (st == CZ_OK) st = tuning_set(cfg, key, &v, line_no, tuning_line, err);
+            if (st != CZ_OK) return cz_error_wrap(err, st, "%s: [%s] %s", where, section, key);
+            continue;
+        }
         const key_row *row = find_key(section, key);
         if (st == CZ_OK && row && key_line[row - keys])
             st =
@@ -1009,6 +1109,16 @@ void cz_config_print(const cz_daemon_config *c, FILE *out) {
         print_value(out, c, k);
         fputc('\n', out);
     }
+    /* [tuning]: the knobs set to other than their defaults */
+    fprintf(out, "\n[" TUNING "]\n");
+    for (uint32_t t = 0; t < c->n_tuning; t++) {
+        fprintf(out, "%s = ", c->tuning[t].key);
+        if (c->tuning[t].quoted)
+            print_string(out, c->tuning[t].value);
+        else
+            fputs(c->tuning[t].value, out);
+        fputc('\n', out);
+    }
 }
 
 static void print_comment(FILE *out, const char *text) {
@@ -1031,5 +1141,22 @@ void cz_config_print_example(FILE *out) {
             fprintf(out, "%s = %s\n", k->key, k->example);
         else
             fprintf(out, "#%s = %s\n", k->key, k->def);
+    }
+    fprintf(out, "\n[" TUNING "]\n");
+    print_comment(out, "The GPU layer's and the key loading's knobs, for measurements: the defaults\n"
+                       "are the measured best (docs/PERFORMANCE.md). Each is also an environment\n"
+                       "variable (the name in capitals with CZ_ before it), which wins when set.");
+    for (size_t i = 0; i < cz_gpu_knob_count(); i++) {
+        cz_gpu_knob_info kn;
+        cz_gpu_knob_at(i, &kn);
+        char key[64];
+        knob_key(key, sizeof key, kn.name);
+        print_comment(out, kn.doc);
+        if (!kn.def)
+            fprintf(out, "#   %s: unset\n", key);
+        else if (all_digits(kn.def))
+            fprintf(out, "#%s = %s\n", key, kn.def);
+        else
+            fprintf(out, "#%s = \"%s\"\n", key, kn.def);
     }
 }

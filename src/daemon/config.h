@@ -18,7 +18,8 @@
 #include "cuzk/status.h"
 #include "util/size.h"
 
-#define CZ_CONFIG_MAX_LIST 16
+#define CZ_CONFIG_MAX_LIST   16
+#define CZ_CONFIG_MAX_TUNING 48
 
 typedef struct {
     /* [daemon] */
@@ -59,6 +60,17 @@ typedef struct {
     /* [logging] */
     char log_level[16]; /* error, warn, info, debug */
     int timeline;
+    /* [tuning] (ours): the knobs of the GPU layer and the key loading
+     * (gpu/settings.h), each under its environment variable's name in lower
+     * case without "CZ_" (gpu_mem_limit = "24GiB"); the knobs the file sets
+     * to other than their defaults, as written; an environment variable
+     * that is set wins. */
+    struct {
+        char key[40];
+        char value[128];
+        int quoted; /* a TOML string (else an integer) */
+    } tuning[CZ_CONFIG_MAX_TUNING];
+    uint32_t n_tuning;
 } cz_daemon_config;
 
 void cz_config_defaults(cz_daemon_config *cfg);
@@ -95,6 +107,11 @@ cz_status cz_metrics_listen_parse(cz_listen_addr *out, const char *listen, int a
  * a configuration that prints is one that starts, but for what only a
  * start can see (a port in use, a damaged parameter file). */
 cz_status cz_config_check(const cz_daemon_config *cfg, cz_error *err);
+
+/* Makes cfg's [tuning] the process's knobs (cz_gpu_settings_use_lookup):
+ * each knob from its environment variable when that is set, else from
+ * cfg, else its default. The daemon calls it before its engine starts. */
+cz_status cz_config_apply_tuning(const cz_daemon_config *cfg, cz_error *err);
 
 /* Writes the effective configuration as TOML that cz_config_parse reads back. */
 void cz_config_print(const cz_daemon_config *cfg, FILE *out);

@@ -751,6 +751,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
 
     char addr[PATH_MAX + 16];
     cz_status st = resolve_listen(d, addr, sizeof addr, err);
+    if (st == CZ_OK) st = cz_config_apply_tuning(cfg, err);
     if (st != CZ_OK) goto fail;
 
     const char *gpu_code = cz_gpu_build_code();

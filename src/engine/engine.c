@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "engine/engine_private.h"
+#include "gpu/settings.h"
 #include "util/parallel.h"
 
 cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err) {
@@ -87,8 +88,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     int all_resident = e->n_backends > 0;
     for (uint32_t i = 0; i < e->n_backends; i++)
         if (!e->slots[i].backend->ops->hold) all_resident = 0;
-    const char *host_points = getenv("CZ_SRS_HOST_POINTS");
-    if (all_resident && !(host_points && !strcmp(host_points, "1")))
+    if (all_resident && !cz_gpu_settings_get()->srs_host_points)
         cz_srs_set_device_loader(&e->srs, cz_eng_device_load, e);
     uint32_t per = e->host_evaluation  ? 1
                    : cfg->prove_workers ? cfg->prove_workers

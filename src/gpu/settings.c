@@ -2,6 +2,7 @@
 #include "gpu/settings.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,141 +10,225 @@
 #include "groth16/groth16.h"
 #include "util/size.h"
 
+/* How a knob's text is read (the readings each knob always had):
+ *   SIZE     a size ("24GiB"); malformed is an error (CZ_E_PARSE)
+ *   POW2     a power of two in [lo, hi]; else an error (CZ_E_INVALID_ARG)
+ *   VECTORS  key vector names, comma-separated; an unknown one is an error
+ *   FLAG     atoi != 0
+ *   SET      set at all, even empty: 1
+ *   INT      atoi
+ *   INT_POS  atoi, taken when >= 1
+ *   CLAMP    strtoull (any base), clamped into [lo, hi]
+ *   RANGE    atol, clamped into [lo, hi]
+ *   RANGE_D  atol, the default when outside [lo, hi]
+ *   STRICT   decimal digits only, else the default; RANGE_D's range too
+ * Empty text is unset but for SET. */
+typedef enum { SIZE, POW2, VECTORS, FLAG, SET, INT, INT_POS, CLAMP, RANGE, RANGE_D, STRICT } kind;
+
+typedef struct {
+    const char *name; /* the environment variable */
+    kind how;
+    size_t off, width; /* the field in cz_gpu_settings */
+    unsigned long long lo, hi;
+    const char *def; /* NULL: unset is 0 */
+    const char *doc;
+} knob;
+
+#define F(field) offsetof(cz_gpu_settings, field), sizeof(((cz_gpu_settings *)0)->field)
+
+static const knob knobs[] = {
+    {"CZ_GPU_MEM_LIMIT", SIZE, F(mem_limit), 0, 0, NULL,
+     "device bytes this process may use, below the free memory (e.g. 24GiB: a smaller card)"},
+    {"CZ_GPU_STREAM_CHUNK", POW2, F(stream_chunk), 64, 1u << 24, NULL,
+     "stream the key in chunks of this many points even when it fits (64 .. 2^24)"},
+    {"CZ_GPU_STREAM_KEEP", VECTORS, F(stream_keep), 0, 0, NULL,
+     "with CZ_GPU_STREAM_CHUNK: the vectors that stay resident (h,l,a,b_g1,b_g2): a partial plan"},
+    {"CZ_GPU_TAIL_CHUNK", CLAMP, F(tail_chunk), 64, 1u << 24, "16777216",
+     "gathered tail points per tail MSM piece of a resident key"},
+    {"CZ_GPU_TAIL_DENSE", RANGE, F(tail_dense), 0, 101, "50",
+     "percent of a long tail's scalars from which it is summed masked over all points (101: never)"},
+    {"CZ_GPU_PROVE_PROFILE", SET, F(prove_profile), 0, 0, NULL, "log ms per prove step"},
+    {"CZ_GPU_ABC_LONG", STRICT, F(abc_long), 0, 0xffffffffu, "16",
+     "rows of the pre-compiled circuit longer than this take the long-row path"},
+    {"CZ_GPU_ABC_SHARED", STRICT, F(abc_shared), 0, 0xffffffffu, "1",
+     "0: the circuit's coefficient table in global memory, not shared"},
+    {"CZ_GPU_MSM_ACC", INT, F(msm_acc_g1), 0, 0, "2", "G1 MSM bucket accumulation variant"},
+    {"CZ_GPU_MSM_ACC2", INT, F(msm_acc_g2), 0, 0, "3", "G2 MSM bucket accumulation variant"},
+    {"CZ_GPU_MSM_S", INT_POS, F(msm_s), 0, 0, NULL,
+     "sorted entries per accumulation thread (unset: automatic)"},
+    {"CZ_GPU_MSM_PROFILE", SET, F(msm_profile), 0, 0, NULL, "log the MSM's step times"},
+    {"CZ_GPU_MSM_AFFINE", CLAMP, F(msm_affine), 0, 1u << 31, NULL,
+     "batch-affine accumulation for MSMs of at least this many points (0: never; an experiment)"},
+    {"CZ_GPU_MSM_AFFINE_CHUNK", CLAMP, F(msm_affine_chunk), 0, 1u << 31, NULL,
+     "sorted entries per batch-affine chunk (0: as the scratch allows)"},
+    {"CZ_GPU_NTT_OLD", FLAG, F(ntt_old), 0, 0, "0", "1: the radix-2 NTT of the first version"},
+    {"CZ_GPU_NTT_PROFILE", FLAG, F(ntt_profile), 0, 0, "0", "1: log the NTT passes' times"},
+    {"CZ_GPU_NTT_MTAB", FLAG, F(ntt_mtab), 0, 0, "1", "twiddles from tables (0: computed)"},
+    {"CZ_GPU_NTT_NN", FLAG, F(ntt_nn_dif), 0, 0, "1",
+     "the coset NTTs in natural order (0: bit-reversed)"},
+    {"CZ_GPU_NTT_FUSE", FLAG, F(ntt_fuse), 0, 0, "1", "the H chain's pointwise steps fused"},
+    {"CZ_GPU_NTT_G", RANGE, F(ntt_g), 0, 3, "1", "NTT passes' grouping (0 .. 3)"},
+    {"CZ_GPU_NTT_G0", RANGE, F(ntt_g0), 0, 3, "1", "the first NTT pass's grouping (0 .. 3)"},
+    {"CZ_GPU_NTT_MAXB", RANGE_D, F(ntt_maxb), 4, 9, "9", "bits per register-blocked NTT pass"},
+    {"CZ_GPU_BATCH_T", CLAMP, F(batch_t), 1, 1u << 24, NULL,
+     "batch addition threads (0: one wave of the device)"},
+    {"CZ_GPU_BATCH_KMIN", CLAMP, F(batch_kmin), 1, 1u << 20, "32",
+     "batch addition: the smallest run summed by the batched path"},
+    {"CZ_GPU_BATCH_LEVELS", CLAMP, F(batch_levels), 0, 64, "8", "batch addition: tree levels"},
+    {"CZ_GPU_BATCH_T2", CLAMP, F(batch_t2), 1, 1u << 24, NULL,
+     "batch addition: second-stage threads (0: one wave)"},
+    {"CZ_GPU_BATCH_CHUNK", CLAMP, F(batch_chunk), 64, 1u << 30, "134217728",
+     "batch addition: entries per chunk (a multiple of 64)"},
+    {"CZ_GPU_BATCH_FANIN", CLAMP, F(batch_fanin), 2, 32, "2", "batch addition: tree fan-in"},
+    {"CZ_GPU_BATCH_PROFILE", CLAMP, F(batch_profile), 0, 1, NULL,
+     "1: log the batch addition's steps"},
+    {"CZ_GPU_KEYLOAD_CHUNK_MIB", CLAMP, F(keyload_chunk_mib), 0, 1u << 16, NULL,
+     "MiB per pinned buffer of a key loaded from its file (0: 64)"},
+    {"CZ_GPU_SETUP_WINDOW", RANGE_D, F(setup_window), 8, 16, NULL,
+     "cuzk setup on the GPU: MSM window bits (8 .. 16; unset: its own choice)"},
+    {"CZ_GPU_SETUP_CHUNK", RANGE_D, F(setup_chunk), 1, 1u << 26, NULL,
+     "cuzk setup on the GPU: points per chunk (unset: its own choice)"},
+    {"CZ_GPU_SETUP_PROFILE", RANGE_D, F(setup_profile), 0, 1, NULL,
+     "1: cuzk setup on the GPU logs where the host's time went"},
+    {"CZ_SRS_HOST_POINTS", FLAG, F(srs_host_points), 0, 0, "0",
+     "1: the engine decodes keys on the host even when every context loads from the file"},
+};
+
+static void put(cz_gpu_settings *s, const knob *k, unsigned long long v) {
+    char *p = (char *)s + k->off;
+    switch (k->width) {
+    case 1: *(uint8_t *)p = (uint8_t)v; break;
+    case 2: *(uint16_t *)p = (uint16_t)v; break;
+    case 4: *(uint32_t *)p = (uint32_t)v; break;
+    default: *(uint64_t *)p = (uint64_t)v; break;
+    }
+}
+
+static unsigned long long clampu(unsigned long long x, unsigned long long lo,
+                                 unsigned long long hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* One knob's text over s (its default already there). */
+static cz_status read_knob(cz_gpu_settings *s, const knob *k, const char *v, cz_error *err) {
+    if (!v || (!*v && k->how != SET)) return CZ_OK;
+    char *end = NULL;
+    switch (k->how) {
+    case SIZE: {
+        uint64_t x = 0;
+        cz_status st = cz_parse_size(&x, v, err);
+        if (st != CZ_OK) return cz_error_wrap(err, st, "%s", k->name);
+        s->has_mem_limit = 1;
+        put(s, k, x);
+        return CZ_OK;
+    }
+    case POW2: {
+        unsigned long long x = strtoull(v, &end, 10);
+        if (*end || x < k->lo || x > k->hi || (x & (x - 1)))
+            return cz_error_set(err, CZ_E_INVALID_ARG,
+                                "%s: '%s' is not a power of two from %llu to 2^%d", k->name, v,
+                                k->lo, __builtin_ctzll(k->hi));
+        put(s, k, x);
+        return CZ_OK;
+    }
+    case VECTORS: {
+        unsigned mask = 0;
+        for (const char *p = v; *p;) {
+            size_t len = strcspn(p, ",");
+            int found = -1;
+            for (int i = 0; i < CZ_GROTH16_VECTORS; i++) {
+                const char *name = cz_groth16_vector_name((cz_groth16_vector)i);
+                if (strlen(name) == len && !strncmp(p, name, len)) found = i;
+            }
+            if (found < 0)
+                return cz_error_set(err, CZ_E_INVALID_ARG,
+                                    "%s: '%.*s' in '%s' is not h, l, a, b_g1 or b_g2", k->name,
+                                    (int)len, p, v);
+            mask |= 1u << found;
+            p += len;
+            if (*p == ',') p++;
+        }
+        put(s, k, mask);
+        return CZ_OK;
+    }
+    case FLAG: put(s, k, atoi(v) != 0); return CZ_OK;
+    case SET: put(s, k, 1); return CZ_OK;
+    case INT: put(s, k, (unsigned long long)(long long)atoi(v)); return CZ_OK;
+    case INT_POS:
+        if (atoi(v) >= 1) put(s, k, (unsigned long long)atoi(v));
+        return CZ_OK;
+    case CLAMP: put(s, k, clampu(strtoull(v, NULL, 0), k->lo, k->hi)); return CZ_OK;
+    case RANGE:
+    case RANGE_D: {
+        long x = atol(v);
+        if (x >= (long)k->lo && (unsigned long long)x <= k->hi)
+            put(s, k, (unsigned long long)x);
+        else if (k->how == RANGE)
+            put(s, k, x < (long)k->lo ? k->lo : k->hi);
+        return CZ_OK;
+    }
+    case STRICT: {
+        unsigned long x = strtoul(v, &end, 10);
+        if (!*end && x >= k->lo && x <= k->hi) put(s, k, x);
+        return CZ_OK;
+    }
+    }
+    return CZ_OK;
+}
+
 void cz_gpu_settings_defaults(cz_gpu_settings *s) {
     memset(s, 0, sizeof *s);
-    s->abc_long = 16;
-    s->abc_shared = 1;
-    s->msm_acc_g1 = 2;
-    s->msm_acc_g2 = 3;
-    s->ntt_mtab = s->ntt_nn_dif = s->ntt_fuse = 1;
-    s->ntt_g = s->ntt_g0 = 1;
-    s->ntt_maxb = 9;
-    s->batch_kmin = 32;
-    s->batch_levels = 8;
-    s->batch_chunk = (size_t)1 << 27;
-    s->batch_fanin = 2;
-    s->tail_chunk = (size_t)1 << 24;
-    s->tail_dense = 50;
-}
-
-/* The knobs' old readings, kept: atoi for flags and small integers,
- * strtoull with clamping for sizes, strtoul with a fallback for the
- * circuit's. */
-static const char *get(cz_gpu_settings_lookup lookup, void *ctx, const char *name) {
-    const char *v = lookup(name, ctx);
-    return v && *v ? v : NULL;
-}
-
-static int flag(cz_gpu_settings_lookup lookup, void *ctx, const char *name, int dflt) {
-    const char *v = get(lookup, ctx, name);
-    return v ? atoi(v) != 0 : dflt;
-}
-
-static unsigned clamp_u(cz_gpu_settings_lookup lookup, void *ctx, const char *name, unsigned dflt,
-                        unsigned lo, unsigned hi, int out_of_range_is_default) {
-    const char *v = get(lookup, ctx, name);
-    if (!v) return dflt;
-    long x = atol(v);
-    if (x < (long)lo || x > (long)hi)
-        return out_of_range_is_default ? dflt : x < (long)lo ? lo : hi;
-    return (unsigned)x;
-}
-
-static size_t clamp_size(cz_gpu_settings_lookup lookup, void *ctx, const char *name, size_t dflt,
-                         size_t lo, size_t hi) {
-    const char *v = get(lookup, ctx, name);
-    if (!v) return dflt;
-    unsigned long long x = strtoull(v, NULL, 0);
-    return x < lo ? lo : (x > hi ? hi : (size_t)x);
-}
-
-static unsigned strict_u32(cz_gpu_settings_lookup lookup, void *ctx, const char *name,
-                           unsigned dflt) {
-    const char *v = get(lookup, ctx, name);
-    if (!v) return dflt;
-    char *end = NULL;
-    unsigned long x = strtoul(v, &end, 10);
-    return *end || x > 0xffffffffu ? dflt : (unsigned)x;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        (void)read_knob(s, &knobs[i], knobs[i].def, NULL);
 }
 
 cz_status cz_gpu_settings_parse(cz_gpu_settings *s, cz_gpu_settings_lookup lookup, void *ctx,
                                 cz_error *err) {
     cz_gpu_settings_defaults(s);
     cz_status st = CZ_OK;
-    const char *v = get(lookup, ctx, "CZ_GPU_MEM_LIMIT");
-    if (v) {
-        st = cz_parse_size(&s->mem_limit, v, err);
-        if (st == CZ_OK)
-            s->has_mem_limit = 1;
-        else
-            cz_error_prefix(err, "CZ_GPU_MEM_LIMIT");
-    }
-    if ((v = get(lookup, ctx, "CZ_GPU_STREAM_CHUNK")) != NULL) {
-        char *end = NULL;
-        unsigned long long x = strtoull(v, &end, 10);
-        if (*end || x < 64 || x > (1ull << 24) || (x & (x - 1))) {
-            if (st == CZ_OK)
-                st = cz_error_set(err, CZ_E_INVALID_ARG,
-                                  "CZ_GPU_STREAM_CHUNK: '%s' is not a power of two from 64 to 2^24",
-                                  v);
-        } else {
-            s->stream_chunk = (size_t)x;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        cz_error kerr = {0};
+        cz_status kst = read_knob(s, &knobs[i], lookup(knobs[i].name, ctx), &kerr);
+        if (kst != CZ_OK && st == CZ_OK) {
+            st = kst;
+            if (err) *err = kerr;
         }
     }
-    if ((v = get(lookup, ctx, "CZ_GPU_STREAM_KEEP")) != NULL) {
-        /* "h,b_g2": vector names (groth16.h), comma-separated */
-        const char *p = v;
-        while (*p && st == CZ_OK) {
-            size_t len = strcspn(p, ",");
-            int found = -1;
-            for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
-                const char *name = cz_groth16_vector_name((cz_groth16_vector)k);
-                if (strlen(name) == len && !strncmp(p, name, len)) found = k;
-            }
-            if (found < 0)
-                st = cz_error_set(err, CZ_E_INVALID_ARG,
-                                  "CZ_GPU_STREAM_KEEP: '%.*s' in '%s' is not h, l, a, b_g1 or b_g2",
-                                  (int)len, p, v);
-            else
-                s->stream_keep |= 1u << found;
-            p += len;
-            if (*p == ',') p++;
-        }
-        if (st == CZ_OK && !s->stream_chunk)
-            st = cz_error_set(err, CZ_E_INVALID_ARG,
-                              "CZ_GPU_STREAM_KEEP is set without CZ_GPU_STREAM_CHUNK");
-    }
-    s->tail_chunk =
-        clamp_size(lookup, ctx, "CZ_GPU_TAIL_CHUNK", (size_t)1 << 24, 64, (size_t)1 << 24);
-    s->tail_dense = clamp_u(lookup, ctx, "CZ_GPU_TAIL_DENSE", 50, 0, 101, 0);
-    s->prove_profile = lookup("CZ_GPU_PROVE_PROFILE", ctx) != NULL;
-    s->abc_long = strict_u32(lookup, ctx, "CZ_GPU_ABC_LONG", 16);
-    s->abc_shared = strict_u32(lookup, ctx, "CZ_GPU_ABC_SHARED", 1);
-    if ((v = get(lookup, ctx, "CZ_GPU_MSM_ACC")) != NULL) s->msm_acc_g1 = atoi(v);
-    if ((v = get(lookup, ctx, "CZ_GPU_MSM_ACC2")) != NULL) s->msm_acc_g2 = atoi(v);
-    if ((v = get(lookup, ctx, "CZ_GPU_MSM_S")) != NULL && atoi(v) >= 1)
-        s->msm_s = (unsigned)atoi(v);
-    s->msm_profile = lookup("CZ_GPU_MSM_PROFILE", ctx) != NULL;
-    s->msm_affine = clamp_size(lookup, ctx, "CZ_GPU_MSM_AFFINE", 0, 0, (size_t)1 << 31);
-    s->msm_affine_chunk = clamp_size(lookup, ctx, "CZ_GPU_MSM_AFFINE_CHUNK", 0, 0, (size_t)1 << 31);
-    s->ntt_old = flag(lookup, ctx, "CZ_GPU_NTT_OLD", 0);
-    s->ntt_profile = flag(lookup, ctx, "CZ_GPU_NTT_PROFILE", 0);
-    s->ntt_nn_dif = flag(lookup, ctx, "CZ_GPU_NTT_NN", 1);
-    s->ntt_fuse = flag(lookup, ctx, "CZ_GPU_NTT_FUSE", 1);
-    s->ntt_mtab = flag(lookup, ctx, "CZ_GPU_NTT_MTAB", 1);
-    s->ntt_g = clamp_u(lookup, ctx, "CZ_GPU_NTT_G", 1, 0, 3, 0);
-    s->ntt_g0 = clamp_u(lookup, ctx, "CZ_GPU_NTT_G0", 1, 0, 3, 0);
-    s->ntt_maxb = clamp_u(lookup, ctx, "CZ_GPU_NTT_MAXB", 9, 4, 9, 1);
-    s->batch_t = clamp_size(lookup, ctx, "CZ_GPU_BATCH_T", 0, 1, (size_t)1 << 24);
-    s->batch_kmin = clamp_size(lookup, ctx, "CZ_GPU_BATCH_KMIN", 32, 1, (size_t)1 << 20);
-    s->batch_levels = clamp_size(lookup, ctx, "CZ_GPU_BATCH_LEVELS", 8, 0, 64);
-    s->batch_t2 = clamp_size(lookup, ctx, "CZ_GPU_BATCH_T2", 0, 1, (size_t)1 << 24);
     /* a multiple of 64 (whole bitmap words), below 2^31 (CUB's int count) */
-    s->batch_chunk =
-        clamp_size(lookup, ctx, "CZ_GPU_BATCH_CHUNK", (size_t)1 << 27, 64, (size_t)1 << 30) &
-        ~(size_t)63;
-    s->batch_fanin = clamp_size(lookup, ctx, "CZ_GPU_BATCH_FANIN", 2, 2, 32);
-    s->batch_profile = clamp_size(lookup, ctx, "CZ_GPU_BATCH_PROFILE", 0, 0, 1) != 0;
+    s->batch_chunk &= ~(size_t)63;
+    if (st == CZ_OK && s->stream_keep && !s->stream_chunk)
+        st = cz_error_set(err, CZ_E_INVALID_ARG,
+                          "CZ_GPU_STREAM_KEEP is set without CZ_GPU_STREAM_CHUNK");
+    return st;
+}
+
+_Static_assert(sizeof knobs / sizeof knobs[0] < CZ_GPU_MAX_KNOBS, "CZ_GPU_MAX_KNOBS");
+
+size_t cz_gpu_knob_count(void) {
+    return sizeof knobs / sizeof knobs[0];
+}
+
+void cz_gpu_knob_at(size_t i, cz_gpu_knob_info *out) {
+    out->name = knobs[i].name;
+    out->def = knobs[i].def;
+    out->doc = knobs[i].doc;
+}
+
+int cz_gpu_knob_find(const char *name) {
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (!strcmp(knobs[i].name, name)) return (int)i;
+    return -1;
+}
+
+cz_status cz_gpu_knob_check(const char *name, const char *value, int *is_default, cz_error *err) {
+    int i = cz_gpu_knob_find(name);
+    if (i < 0) return cz_error_set(err, CZ_E_INVALID_ARG, "no tuning knob %s", name);
+    cz_gpu_settings d, s;
+    cz_gpu_settings_defaults(&d);
+    s = d;
+    cz_status st = read_knob(&s, &knobs[i], value, err);
+    s.batch_chunk &= ~(size_t)63; /* as cz_gpu_settings_parse */
+    *is_default = st == CZ_OK && !memcmp(&s, &d, sizeof s);
     return st;
 }
 

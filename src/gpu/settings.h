@@ -1,6 +1,8 @@
-/* The GPU layer's tuning knobs (environment variables for tests and
- * measurements), read once into one struct instead of a getenv at every
- * use. Defaults are the measured best on the H200 (docs/PERFORMANCE.md).
+/* The tuning knobs of the GPU layer and the engine's key loading (one
+ * table in settings.c: name, reading, default, doc line), read once into
+ * one struct instead of a getenv at every use. Each is an environment
+ * variable and a key of the daemon's [tuning] section; the environment
+ * wins. Defaults are the measured best on the H200 (docs/PERFORMANCE.md).
  *
  * The process's settings are parsed from the environment on first use;
  * a malformed CZ_GPU_MEM_LIMIT or CZ_GPU_STREAM_CHUNK is an error that the
@@ -67,7 +69,34 @@ typedef struct {
      * _PROFILE. */
     size_t batch_t, batch_kmin, batch_levels, batch_t2, batch_chunk, batch_fanin;
     int batch_profile;
+    /* Key load from its file (srs.c): MiB per pinned buffer
+     * (CZ_GPU_KEYLOAD_CHUNK_MIB, 0 = 64). */
+    size_t keyload_chunk_mib;
+    /* cuzk setup on the GPU (setup.cu): MSM window bits, points per chunk
+     * (0 = its own choice), a host-time profile (CZ_GPU_SETUP_WINDOW,
+     * _CHUNK, _PROFILE). */
+    unsigned setup_window, setup_chunk, setup_profile;
+    /* The engine decodes keys on the host even when every context loads
+     * them from the file (CZ_SRS_HOST_POINTS=1, to compare). */
+    int srs_host_points;
 } cz_gpu_settings;
+
+/* The knobs as a table: the environment variable (also the key of the
+ * daemon's [tuning] section, lower case without "CZ_"), its default as
+ * text (NULL: unset, 0) and one line of doc. */
+typedef struct {
+    const char *name, *def, *doc;
+} cz_gpu_knob_info;
+#define CZ_GPU_MAX_KNOBS 64 /* cz_gpu_knob_count() is below it */
+size_t cz_gpu_knob_count(void);
+void cz_gpu_knob_at(size_t i, cz_gpu_knob_info *out);
+/* The index of the knob named name (its environment variable), or -1. */
+int cz_gpu_knob_find(const char *name);
+/* Whether value reads for the knob name (the same reading as the
+ * environment's): CZ_E_INVALID_ARG for no such knob, else the knob's own
+ * error for a malformed value (the clamped knobs never fail); *is_default
+ * when it reads as the default. */
+cz_status cz_gpu_knob_check(const char *name, const char *value, int *is_default, cz_error *err);
 
 /* A knob's value by name, NULL when unset (getenv, or a test's table). */
 typedef const char *(*cz_gpu_settings_lookup)(const char *name, void *ctx);

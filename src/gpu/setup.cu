@@ -63,6 +63,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "gpu/common.cuh"
+#include "gpu/settings.h"
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h"
 #include "gpu/internal.cuh"
@@ -465,14 +466,6 @@ static void progress_stage(gpu_setup *g, const char *stage) {
     progress_report(g, 0);
 }
 
-static unsigned env_unsigned(const char *name, unsigned dflt, unsigned lo, unsigned hi) {
-    const char *s = getenv(name);
-    if (!s || !*s) return dflt;
-    char *end = NULL;
-    const unsigned long v = strtoul(s, &end, 10);
-    return *end || v < lo || v > hi ? dflt : (unsigned)v;
-}
-
 static unsigned grid_for(size_t n) {
     size_t b = (n + SETUP_THREADS - 1) / SETUP_THREADS;
     if (b > 65535u * 16) b = 65535u * 16; /* grid-stride kernels loop past it */
@@ -772,7 +765,8 @@ static cz_status power_tables(gpu_setup *g, cz_error *err) {
 }
 
 static cz_status window_tables(gpu_setup *g, cz_error *err) {
-    g->window = env_unsigned("CZ_GPU_SETUP_WINDOW", DEFAULT_WINDOW, 8, 16);
+    const unsigned window = cz_gpu_settings_get()->setup_window;
+    g->window = window ? window : DEFAULT_WINDOW;
     g->windows = (255 + g->window - 1) / g->window;
     const size_t entries = (size_t)g->windows << (g->window - 1);
     cz_g1_affine *t1 = NULL;
@@ -789,7 +783,8 @@ static cz_status window_tables(gpu_setup *g, cz_error *err) {
 }
 
 static cz_status chunk_buffers(gpu_setup *g, cz_error *err) {
-    g->chunk = env_unsigned("CZ_GPU_SETUP_CHUNK", (unsigned)DEFAULT_CHUNK, 1, 1u << 26);
+    const unsigned chunk = cz_gpu_settings_get()->setup_chunk;
+    g->chunk = chunk ? chunk : (unsigned)DEFAULT_CHUNK;
     /* no larger than the longest vector: small keys take small buffers */
     uint64_t longest = g->c->num_inputs;
     const uint64_t lens[4] = {g->plan.n_h, g->c->num_aux, g->plan.n_a, g->plan.n_b};
@@ -865,7 +860,7 @@ static cz_status run(gpu_setup *g, cz_error *err) {
     cz_gpu_ntt *ntt = NULL;
     const uint64_t nnz = c->m[0].nnz + c->m[1].nnz + c->m[2].nnz;
     g->compute = cudaStreamPerThread;
-    g->profile = env_unsigned("CZ_GPU_SETUP_PROFILE", 0, 0, 1);
+    g->profile = cz_gpu_settings_get()->setup_profile;
     g->start_ns = cz_now_ns();
     g->total = UPLOAD_UNITS(cz_circuit_bytes(c)) + LAGRANGE_UNITS(m) + COLUMN_UNITS(nnz) + ni +
                g->plan.n_h + na + g->plan.n_a + g->plan.n_b + G2_UNITS * g->plan.n_b;

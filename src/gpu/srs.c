@@ -327,8 +327,7 @@ static const char *fault_reason(unsigned reason) {
 
 static size_t keyload_chunk(size_t asked) {
     size_t c = asked;
-    const char *env = getenv("CZ_GPU_KEYLOAD_CHUNK_MIB");
-    if (!c && env && *env) c = (size_t)strtoull(env, NULL, 10) << 20;
+    if (!c) c = cz_gpu_settings_get()->keyload_chunk_mib << 20;
     if (!c) c = KEYLOAD_CHUNK;
     c -= c % CZ_PARAMS_DIGEST_BLOCK;
     return c ? c : CZ_PARAMS_DIGEST_BLOCK;

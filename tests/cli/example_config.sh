@@ -14,14 +14,14 @@ if ! diff "$dir/generated" "$example"; then
   echo "FAIL: $example differs from \`cuzk daemon --example-config\` (regenerate it)"; exit 1
 fi
 "$cuzk" daemon --config "$example" --print-config > "$dir/as-shipped"
-sed -E 's/^#([a-z_]+ = )/\1/' "$example" > "$dir/uncommented.toml"
+sed -E 's/^#([a-z0-9_]+ = )/\1/' "$example" > "$dir/uncommented.toml"
 "$cuzk" daemon --config "$dir/uncommented.toml" --print-config > "$dir/uncommented"
 if ! diff "$dir/as-shipped" "$dir/uncommented"; then
   echo "FAIL: a commented value in $example is not the default"; exit 1
 fi
 missing=0
-for key in $(sed -nE 's/^([a-z_]+) = .*/\1/p' "$dir/as-shipped"); do
+for key in $(sed -nE 's/^([a-z0-9_]+) = .*/\1/p' "$dir/as-shipped"); do
   grep -Eq "^#?$key = " "$example" || { echo "FAIL: $key is not in $example"; missing=1; }
 done
 [ $missing = 0 ] || exit 1
-echo "example configuration: parses, defaults true, $(grep -cE '^#?[a-z_]+ = ' "$example") keys"
+echo "example configuration: parses, defaults true, $(grep -cE '^#?[a-z0-9_]+ = ' "$example") keys"

@@ -8,6 +8,7 @@
 
 #include "daemon/config.h"
 #include "engine/srs.h"
+#include "gpu/settings.h"
 #include "harness/harness.h"
 
 static cz_status parse(cz_daemon_config *c, const char *text, cz_error *err) {
@@ -343,8 +344,54 @@ static void test_check(void) {
     CHECK(rmdir(path) == 0);
 }
 
+/* [tuning]: the GPU knobs by name, read as their environment variables;
+ * a default is not kept; the environment wins over the file. */
+static void test_tuning(void) {
+    cz_daemon_config c;
+    cz_error err = {0};
+    CHECK(parse(&c,
+                "[tuning]\ngpu_mem_limit = \"24GiB\"\ngpu_tail_dense = 101\ngpu_msm_acc2 = 3\n"
+                "gpu_ntt_maxb = 7\n",
+                &err) == CZ_OK);
+    CHECK(c.n_tuning == 3); /* gpu_msm_acc2 = 3 is the default */
+    CHECK(!strcmp(c.tuning[0].key, "gpu_mem_limit") && c.tuning[0].quoted &&
+          !strcmp(c.tuning[0].value, "24GiB"));
+    CHECK(!strcmp(c.tuning[1].value, "101") && !c.tuning[1].quoted);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cz_config_print(&c, f);
+    fclose(f);
+    CHECK(strstr(buf, "[tuning]\ngpu_mem_limit = \"24GiB\"\ngpu_tail_dense = 101\n") != NULL);
+    cz_daemon_config c2;
+    cz_config_defaults(&c2);
+    CHECK(cz_config_parse(&c2, buf, len, "printed", NULL, &err) == CZ_OK);
+    CHECK(!memcmp(&c, &c2, sizeof c));
+    free(buf);
+    unsetenv("CZ_GPU_MEM_LIMIT");
+    setenv("CZ_GPU_NTT_MAXB", "5", 1);
+    CHECK(cz_config_apply_tuning(&c, &err) == CZ_OK);
+    const cz_gpu_settings *k = cz_gpu_settings_get();
+    CHECK(k->has_mem_limit && k->mem_limit == 24ull << 30 && k->tail_dense == 101);
+    CHECK(k->ntt_maxb == 5); /* the environment wins */
+    unsetenv("CZ_GPU_NTT_MAXB");
+    cz_gpu_settings_use(NULL);
+    expect_error("[tuning]\ngpu_warp_drive = 1\n", "t.toml:2: [tuning] gpu_warp_drive",
+                 "unknown knob");
+    expect_error("[tuning]\ngpu_mem_limit = \"lots\"\n", "t.toml:2: [tuning] gpu_mem_limit",
+                 "CZ_GPU_MEM_LIMIT");
+    expect_error("[tuning]\ngpu_stream_chunk = 1000\n", "t.toml:2: [tuning] gpu_stream_chunk",
+                 "not a power of two");
+    expect_error("[tuning]\ngpu_tail_dense = 5\ngpu_tail_dense = 6\n",
+                 "t.toml:3: [tuning] gpu_tail_dense", "first at line 2");
+    expect_error("[tuning]\n[tuning]\n", "t.toml:2: [tuning] again", "line 1");
+    expect_error("[tuning]\ngpu_tail_dense = true\n", "t.toml:2: [tuning] gpu_tail_dense",
+                 "a string or a non-negative integer");
+}
+
 int main(void) {
     cz_test_init("daemon/config");
+    test_tuning();
     test_values();
     test_sizes();
     test_errors();

@@ -26,6 +26,7 @@
 #include "engine/job.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/common/registry.h"
+#include "gpu/settings.h"
 #include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
@@ -461,9 +462,12 @@ static void test_host_decode(const char *dir) {
     for (int round = 0; round < 2; round++) {
         cz_backend *b[2] = {make_fake(0, LOADS, &fake_cuda_ops),
                             make_fake(1, LOADS, round ? &fake_cuda_ops : &fake_cpu_ops)};
-        if (round) setenv("CZ_SRS_HOST_POINTS", "1", 1);
+        cz_gpu_settings knobs;
+        cz_gpu_settings_defaults(&knobs);
+        knobs.srs_host_points = round;
+        cz_gpu_settings_use(&knobs);
         cz_engine *e = make_engine(dir, 4 * params_bytes, b, 2);
-        unsetenv("CZ_SRS_HOST_POINTS");
+        cz_gpu_settings_use(NULL);
         CHECK(run_job(e, "d", "porep-2k 3", NULL, 0) == CZ_JOB_COMPLETED);
         cz_engine_status s;
         cz_engine_srs_info i = srs_info(e, &s);

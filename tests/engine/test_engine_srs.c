@@ -21,6 +21,7 @@
 #include "engine/job.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/common/registry.h"
+#include "gpu/settings.h"
 #include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
@@ -428,9 +429,12 @@ static void test_affinity(const char *dir) {
     cz_error err = {0};
     /* keys from the host's decoded points, not onto every context as the
      * SRS loads: each context holds what it was given or proved */
-    setenv("CZ_SRS_HOST_POINTS", "1", 1);
+    cz_gpu_settings knobs;
+    cz_gpu_settings_defaults(&knobs);
+    knobs.srs_host_points = 1;
+    cz_gpu_settings_use(&knobs);
     CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
-    unsetenv("CZ_SRS_HOST_POINTS");
+    cz_gpu_settings_use(NULL);
     /* one unit at a time, both contexts free each time: every unit goes to
      * the holder of its key (without affinity, either context by chance) */
     for (int i = 0; i < 6; i++) {

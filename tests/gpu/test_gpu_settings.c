@@ -86,6 +86,27 @@ int main(void) {
     CHECK(parse1(&s, "CZ_GPU_TAIL_DENSE", "101", &err) == CZ_OK && s.tail_dense == 101);
     CHECK(parse1(&s, "CZ_GPU_TAIL_DENSE", "200", &err) == CZ_OK && s.tail_dense == 101);
 
+    /* The table: names unique and CZ_-prefixed, every default reads as the
+     * default, a doc line each, unknown names refused. */
+    CHECK(cz_gpu_knob_count() > 30 && cz_gpu_knob_count() < CZ_GPU_MAX_KNOBS);
+    for (size_t i = 0; i < cz_gpu_knob_count(); i++) {
+        cz_gpu_knob_info k;
+        cz_gpu_knob_at(i, &k);
+        CHECK(!strncmp(k.name, "CZ_", 3) && k.doc && *k.doc);
+        CHECK(cz_gpu_knob_find(k.name) == (int)i);
+        int is_default = 0;
+        if (k.def) CHECK(cz_gpu_knob_check(k.name, k.def, &is_default, &err) == CZ_OK && is_default);
+    }
+    int is_default = 1;
+    CHECK(cz_gpu_knob_check("CZ_GPU_TAIL_DENSE", "7", &is_default, &err) == CZ_OK && !is_default);
+    CHECK(cz_gpu_knob_check("CZ_GPU_NOPE", "1", &is_default, &err) == CZ_E_INVALID_ARG);
+    CHECK(cz_gpu_knob_check("CZ_GPU_MEM_LIMIT", "lots", &is_default, &err) == CZ_E_PARSE);
+    /* the knobs that left getenv for the table */
+    CHECK(parse1(&s, "CZ_SRS_HOST_POINTS", "1", &err) == CZ_OK && s.srs_host_points == 1);
+    CHECK(parse1(&s, "CZ_GPU_KEYLOAD_CHUNK_MIB", "16", &err) == CZ_OK && s.keyload_chunk_mib == 16);
+    CHECK(parse1(&s, "CZ_GPU_SETUP_WINDOW", "17", &err) == CZ_OK && s.setup_window == 0);
+    CHECK(parse1(&s, "CZ_GPU_SETUP_WINDOW", "11", &err) == CZ_OK && s.setup_window == 11);
+
     /* The process's settings: the environment at the first use, once. */
     setenv("CZ_GPU_MEM_LIMIT", "lots", 1);
     setenv("CZ_GPU_NTT_MAXB", "6", 1);

@@ -7,8 +7,8 @@
  * indices), aux variables only in C (dropped from a and b), an input never
  * in B (dropped from b_g1 / b_g2), empty rows, a long row, a column in
  * every row (one long segment of the column sums), and domains from 2^3 to
- * 2^17; chunks of a few points (CZ_GPU_SETUP_CHUNK) and every window size
- * (CZ_GPU_SETUP_WINDOW) must not change a byte. The refusals (an
+ * 2^17; chunks of a few points (the knob CZ_GPU_SETUP_CHUNK) and every window
+ * size (CZ_GPU_SETUP_WINDOW) must not change a byte. The refusals (an
  * unconstrained aux, a density that disagrees with the matrices) carry the
  * CPU's status and message; an out-of-range column is refused too. A proof
  * under a GPU-made key verifies. Skips without a device (exit 77). */
@@ -194,14 +194,15 @@ static void compare(const char *name, const cz_circuit *c, const char *dir) {
         free(x), free(y);
         cz_groth16_vk_free(&vk);
     }
-    const char *chunk = getenv("CZ_GPU_SETUP_CHUNK"), *window = getenv("CZ_GPU_SETUP_WINDOW");
+    const unsigned chunk = cz_gpu_settings_get()->setup_chunk,
+                   window = cz_gpu_settings_get()->setup_window;
     printf("%s: %llu constraints (domain 2^%u), %u inputs, %u aux, %u coefficients (u%u); "
-           "|a| %zu |b| %zu; chunk %s, window %s: %s in memory, %s as a file "
+           "|a| %zu |b| %zu; chunk %u, window %u (0: default): %s in memory, %s as a file "
            "(CPU %.0f ms, GPU %.0f ms)\n",
            name, (unsigned long long)c->num_constraints,
            (unsigned)__builtin_ctzll((unsigned long long)(cpu.n_h + 1)), c->num_inputs, c->num_aux,
-           c->num_coeffs, 8 * c->coef_bytes, cpu.n_a, cpu.n_b_g1, chunk ? chunk : "default",
-           window ? window : "default", same ? "same" : "DIFFERENT",
+           c->num_coeffs, 8 * c->coef_bytes, cpu.n_a, cpu.n_b_g1, chunk, window,
+           same ? "same" : "DIFFERENT",
            same_file ? "same" : "DIFFERENT", cpu_ms, gpu_ms);
     remove(cpu_path);
     remove(gpu_path);
@@ -346,18 +347,21 @@ int main(void) {
     /* chunks and windows change nothing */
     {
         cz_circuit *c = compile_shape(&shapes[getenv("CZ_GPU_SMALL") ? 1 : 2]);
-        static const char *const chunks[] = {"1", "7", "1000"};
+        cz_gpu_settings knobs = *cz_gpu_settings_get();
+        static const unsigned chunks[] = {1, 7, 1000};
         for (size_t i = 0; c && i < 3; i++) {
-            setenv("CZ_GPU_SETUP_CHUNK", chunks[i], 1);
+            knobs.setup_chunk = chunks[i];
+            cz_gpu_settings_use(&knobs);
             compare("chunks", c, dir);
         }
-        unsetenv("CZ_GPU_SETUP_CHUNK");
-        static const char *const windows[] = {"8", "11", "13", "16"};
+        knobs.setup_chunk = 0;
+        static const unsigned windows[] = {8, 11, 13, 16};
         for (size_t i = 0; c && i < 4; i++) {
-            setenv("CZ_GPU_SETUP_WINDOW", windows[i], 1);
+            knobs.setup_window = windows[i];
+            cz_gpu_settings_use(&knobs);
             compare("windows", c, dir);
         }
-        unsetenv("CZ_GPU_SETUP_WINDOW");
+        cz_gpu_settings_use(NULL);
         cz_circuit_free(c);
     }
     refusals();
