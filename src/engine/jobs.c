@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "engine/engine_private.h"
-#include "groth16/rng.h"
+#include "util/random.h"
 #include "util/parallel.h"
 #include "util/utf8.h"
 
