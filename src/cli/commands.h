@@ -186,21 +186,13 @@ cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_er
 /* The engine request of a PoSt request file's contents (pointing into req). */
 void cz_cli_post_engine_request(cz_engine_request *out, const cz_post_request *req, const char *id);
 
-int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);
-int cz_cmd_bench(int argc, char **argv);
 int cz_cmd_r1cs(int argc, char **argv);
 int cz_cmd_info(int argc, char **argv);
-int cz_cmd_bench_groth16(int argc, char **argv);
-int cz_cmd_bench_synth(int argc, char **argv);
-int cz_cmd_bench_abc(int argc, char **argv);
-int cz_cmd_bench_porep(int argc, char **argv);
-int cz_cmd_bench_post(int argc, char **argv);
 int cz_cmd_demo(int argc, char **argv);
 int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
-int cz_cmd_bench_gpu(int argc, char **argv);
 int cz_cmd_gen(int argc, char **argv);
 int cz_cmd_params(int argc, char **argv);
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "gpu/gpu.h"
 #include "util/parallel.h"

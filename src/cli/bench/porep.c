@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/c1.h"
 #include "filecoin/snap.h"
@@ -28,10 +29,6 @@ static void usage(FILE *out) {
                  "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n");
-}
-
-static double since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
 }
 
 /* The request template under another id. */
@@ -180,10 +177,10 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
         double total = 0;
         st = await_one(e, ids[i], &total, &err);
-        if (i == 0) warm = total, first_end = since(t1);
-        last_end = since(t1);
+        if (i == 0) warm = total, first_end = cz_cli_seconds_since(t1);
+        last_end = cz_cli_seconds_since(t1);
     }
-    double wall = since(t1);
+    double wall = cz_cli_seconds_since(t1);
     uint64_t units1 = 0, busy1 = cz_cli_engine_busy_ns(e, &units1);
     cz_engine_status *s = malloc(sizeof *s);
     if (st == CZ_OK && s) {
@@ -204,8 +201,8 @@ int cz_cmd_bench_porep(int argc, char **argv) {
             printf("  GPU step %-26s %8.1f ms per partition (%llu calls)\n", s->steps[i].name,
                    (double)s->steps[i].total_ns / 1e6 / (double)all_units,
                    (unsigned long long)s->steps[i].count);
-        printf("  total                   %8.2f s  (%llu proofs, %u partitions each)\n", since(t0),
-               (unsigned long long)proofs + 1, partitions);
+        printf("  total                   %8.2f s  (%llu proofs, %u partitions each)\n",
+               cz_cli_seconds_since(t0), (unsigned long long)proofs + 1, partitions);
     }
     free(s);
     cz_engine_destroy(e);

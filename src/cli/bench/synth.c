@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/porep.h"
 #include "filecoin/snap_prove.h"
@@ -97,11 +98,6 @@ static cz_status synth_together(const cz_porep_geometry *g, const cz_porep_layou
     for (uint32_t k = 0; w && k < n; k++) cz_witness_free(&w[k]);
     free(w), free(parts);
     return st;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* --kind snap: the witness of each partition (cz_snap_synthesize_witness). */
@@ -302,7 +298,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     }
     if (partitions > 1) {
         /* the first unit faults the buffers' pages in; the rest reuse them */
-        qsort(times + 1, partitions - 1, sizeof *times, cmp_double);
+        cz_bench_sort(times + 1, partitions - 1);
         printf("  median after the first  %8.3f s  (%llu partitions)\n",
                times[1 + (partitions - 1) / 2], (unsigned long long)(partitions - 1));
     }
