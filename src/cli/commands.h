@@ -116,13 +116,6 @@ int cz_cli_device_sampler_stop(cz_cli_device_sampler *d, uint64_t *peak);
 /* Busy time and units of all the engine's back-end contexts so far. */
 uint64_t cz_cli_engine_busy_ns(cz_engine *e, uint64_t *units);
 
-/* Proves req as the daemon does (an engine of its own with the chosen
- * back-end, parameters from param_dir, pipelined partitions, the proof
- * self-verified before it is returned). out->proof on success (free with
- * cz_engine_result_free); the job's error otherwise. */
-cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
-                              const char *param_dir, const char *backend, cz_error *err);
-
 /* Shared by the PoRep, PoSt and SnapDeals forms of setup / prove / verify
  * (proof_common.c). */
 
@@ -138,6 +131,18 @@ typedef cz_status (*cz_cli_circuit_fn)(cz_circuit **out, int *built, const char 
 cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
                            const char *vk_path, const char *circuit_path, const char *what,
                            cz_cli_circuit_fn load, const void *ctx, cz_error *err);
+
+/* Waits for job id of e: CZ_OK and *out (free it with
+ * cz_engine_result_free) when it completed, else the job's message and its
+ * status (CZ_E_VERIFY for a proof that failed self-verification,
+ * CZ_E_CANCELLED, ...; *out freed). */
+cz_status cz_cli_engine_await(cz_engine_result *out, cz_engine *e, const char *id, cz_error *err);
+/* Proves req as the daemon does (an engine of its own with the chosen
+ * back-end, parameters from param_dir, pipelined partitions, the proof
+ * self-verified before it is returned). out->proof on success (free with
+ * cz_engine_result_free); the job's error otherwise. */
+cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
+                              const char *param_dir, const char *backend, cz_error *err);
 
 /* Shared (proof_common.c): er proven through an engine of its own
  * (cz_cli_engine_prove), the timings printed, the proof bytes written to

@@ -224,6 +224,29 @@ cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof
     return st;
 }
 
+cz_status cz_cli_engine_await(cz_engine_result *out, cz_engine *e, const char *id, cz_error *err) {
+    cz_status st = cz_engine_await(e, id, 0, NULL, NULL, out, err);
+    if (st == CZ_OK && out->status != CZ_JOB_COMPLETED) {
+        st = cz_error_set(err, out->error_status, "%s", out->error_message);
+        cz_engine_result_free(out);
+    }
+    return st;
+}
+
+cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
+                              const char *param_dir, const char *backend, cz_error *err) {
+    memset(out, 0, sizeof *out);
+    cz_engine *e = NULL;
+    int cpu = 0;
+    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, 0, err);
+    if (st != CZ_OK) return st;
+    cz_engine_submit_info info;
+    st = cz_engine_submit(e, req, &info, err);
+    if (st == CZ_OK) st = cz_cli_engine_await(out, e, info.job_id, err);
+    cz_engine_destroy(e);
+    return st;
+}
+
 int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out_path,
                          const char *backend, uint64_t t0) {
     cz_error err = {0};

@@ -67,6 +67,7 @@ static int unit_over_locked(cz_eng_job *j, cz_status st, const cz_error *uerr) {
     if (st != CZ_OK && !j->failed && !j->cancel) {
         j->failed = 1;
         snprintf(j->error, sizeof j->error, "%s", uerr->message);
+        j->error_status = st;
     }
     return --j->units_left == 0;
 }
@@ -76,10 +77,12 @@ void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
     int cancel = j->cancel, failed = j->failed;
     cz_eng_unlock(e);
     cz_job_status st = CZ_JOB_COMPLETED;
+    cz_status why = CZ_OK;
     cz_error verr = {0};
     char msg[600] = "";
     if (cancel) {
         st = CZ_JOB_CANCELLED;
+        why = CZ_E_CANCELLED;
         snprintf(msg, sizeof msg, "cancelled");
     } else if (!failed) {
         size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
@@ -93,6 +96,7 @@ void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
             /* Never an empty reason: an op that set no message still has
              * a status. */
             st = CZ_JOB_FAILED;
+            why = vs;
             snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
                      verr.message[0] ? verr.message : cz_status_name(vs));
         }
@@ -100,7 +104,7 @@ void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
         st = CZ_JOB_FAILED;
     }
     pthread_mutex_lock(&e->lock);
-    cz_eng_job_end_locked(e, j, st, msg[0] ? msg : NULL);
+    cz_eng_job_end_locked(e, j, st, why, msg[0] ? msg : NULL);
     cz_eng_unlock(e);
 }
 

@@ -42,12 +42,11 @@ static cz_status submit_one(cz_engine *e, const char *id, const cz_engine_reques
 
 static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_error *err) {
     cz_engine_result r;
-    cz_status st = cz_engine_await(e, id, 0, NULL, NULL, &r, err);
-    if (st == CZ_OK && r.status != CZ_JOB_COMPLETED)
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s: %s", id, r.error_message);
-    if (st == CZ_OK) *total_s = (double)r.total_ms / 1e3;
+    cz_status st = cz_cli_engine_await(&r, e, id, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", id);
+    *total_s = (double)r.total_ms / 1e3;
     cz_engine_result_free(&r);
-    return st;
+    return CZ_OK;
 }
 
 int cz_cmd_bench_porep(int argc, char **argv) {

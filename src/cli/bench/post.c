@@ -43,14 +43,10 @@ static void usage(FILE *out) {
             "  --trace FILE     the timeline of every unit as Chrome trace-event JSON\n");
 }
 
-/* Waits for a job; its result (free it) or the job's error. */
+/* Waits for a job; its result (free it) or the job's error, named by id. */
 static cz_status await_job(cz_engine *e, const char *id, cz_engine_result *r, cz_error *err) {
-    cz_status st = cz_engine_await(e, id, 0, NULL, NULL, r, err);
-    if (st == CZ_OK && r->status != CZ_JOB_COMPLETED) {
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s: %s", id, r->error_message);
-        cz_engine_result_free(r);
-    }
-    return st;
+    cz_status st = cz_cli_engine_await(r, e, id, err);
+    return st == CZ_OK ? CZ_OK : cz_error_wrap(err, st, "%s", id);
 }
 
 /* One PoSt proof, submission to verified result: its wall seconds and,
