@@ -185,9 +185,6 @@ int cz_cmd_bench_abc(int argc, char **argv) {
     cz_gpu_circuit_destroy(gc);
     cz_circuit_free(circ);
     cz_c1_free(&c1);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-abc: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-abc", &err);
     return 0;
 }

@@ -408,8 +408,7 @@ static int simple_call(cz_client *cl, const char *method, const ProtobufCMessage
     cz_error err = {0};
     if (cz_client_call(cl, method, buf, len, resp, resp_len, &code, details, sizeof details, 30000,
                        &err) != CZ_OK) {
-        fprintf(stderr, "cuzk bench: %s\n", err.message);
-        return 1;
+        return cz_cli_fail("bench", &err);
     }
     if (code != 0) {
         fprintf(stderr, "cuzk bench: %s: gRPC status %d: %s\n", method, code, details);
@@ -595,10 +594,8 @@ int cz_bench_client(int argc, char **argv) {
             return 2;
         }
         cz_error err = {0};
-        if (cz_cli_read_file(&o.c1, &o.c1_len, o.c1_path, SIZE_MAX / 2, &err) != CZ_OK) {
-            fprintf(stderr, "cuzk bench: %s\n", err.message);
-            return 1;
-        }
+        if (cz_cli_read_file(&o.c1, &o.c1_len, o.c1_path, SIZE_MAX / 2, &err) != CZ_OK)
+            return cz_cli_fail("bench", &err);
         /* The daemon compares registered_proof and sector_number with the
          * C1 even when 0 (proto3 has no "unset"): send the C1's own, and
          * the envelope's SectorNum unless --sector-num says otherwise. */

@@ -211,9 +211,6 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
     cz_snap_request_free(&snap);
     free(c1);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-porep", &err);
     return 0;
 }

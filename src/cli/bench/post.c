@@ -299,9 +299,6 @@ int cz_cmd_bench_post(int argc, char **argv) {
     free(c1);
     if (have_winning) cz_post_request_free(&winning);
     if (have_window) cz_post_request_free(&window);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-post: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-post", &err);
     return 0;
 }
