@@ -72,8 +72,8 @@ build() {
         case "$(basename "$t")" in test_gpu_porep.c | test_gpu_setup_porep.c) continue ;; esac
         gcc $cflags "$t" "$dir/libgpucheck.a" $libs -o "$dir/$(basename "$t" .c)" || return 1
     done
-    gcc $cflags -DCZ_BENCH_GPU_MAIN "$root/src/cli/bench_gpu.c" "$dir/libgpucheck.a" $libs \
-        -o "$dir/bench_gpu" || return 1
+    gcc $cflags -DCZ_BENCH_GPU_MAIN "$root/src/cli/bench/gpu.c" "$root/src/cli/bench/common.c" \
+        "$root/src/cli/common.c" "$dir/libgpucheck.a" $libs -o "$dir/bench_gpu" || return 1
     grep -hE "Compiling entry|registers|spill" "$dir"/obj/*.cu.o.log >"$dir/ptxas.txt"
     cp "$dir"/obj/*.cu.o.log "$dir/" 2>/dev/null
     echo "built into $dir"

@@ -109,6 +109,11 @@ typedef struct {
     uint8_t *proof; /* malloc'ed; free with cz_engine_result_free */
     size_t proof_len;
     char error_message[512];
+    /* Why the job did not complete: the status of the step that failed
+     * (CZ_E_VERIFY when self-verification refused the proof),
+     * CZ_E_CANCELLED, or CZ_E_NOT_FOUND for no such job; CZ_OK when it
+     * completed or is still running (CZ_JOB_TIMEOUT). */
+    cz_status error_status;
     /* queue: submission to the first partition's synthesis start, less the
      * SRS load; srs: time
      * spent loading the SRS for this job (0 when it was resident);

@@ -1,6 +1,6 @@
-/* The proving back-end of a CLI command (--backend auto | cpu | cuda),
- * proofs through an engine made for one request, as the daemon proves, and
- * what the benchmarks measure of an engine (busy time, device memory). */
+/* The proving back-end of a CLI command (--backend auto | cpu | cuda), the
+ * in-process engine that prove and the benchmarks open, and what the
+ * benchmarks measure of an engine (busy time, device memory). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -78,22 +78,6 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     printf("  back-end                %s: %s\n", s->backends[0].name, s->backends[0].description);
     free(s);
     return CZ_OK;
-}
-
-cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
-                              const char *param_dir, const char *backend, cz_error *err) {
-    memset(out, 0, sizeof *out);
-    cz_engine *e = NULL;
-    int cpu = 0;
-    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, 0, err);
-    if (st != CZ_OK) return st;
-    cz_engine_submit_info info;
-    st = cz_engine_submit(e, req, &info, err);
-    if (st == CZ_OK) st = cz_engine_await(e, info.job_id, 0, NULL, NULL, out, err);
-    if (st == CZ_OK && out->status != CZ_JOB_COMPLETED)
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s", out->error_message);
-    cz_engine_destroy(e);
-    return st;
 }
 
 /* Device memory in use (total - free of device 0), sampled every 20 ms. */

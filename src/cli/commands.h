@@ -16,6 +16,8 @@
 #include "groth16/groth16.h"
 #include "r1cs/circuit.h"
 
+/* Shared by every command (common.c). */
+
 /* A decimal u64 option value: digits only, no sign, no overflow. Returns 0
  * when text is not one. */
 int cz_cli_parse_u64(const char *text, uint64_t *out);
@@ -28,6 +30,17 @@ cz_status cz_cli_read_file(uint8_t **data, size_t *len, const char *path, size_t
 
 /* 1 when arg asks for help: --help, -h or help. */
 int cz_cli_is_help(const char *arg);
+
+/* A failed command's one line on stderr, "cuzk CMD: message"; returns 1
+ * (the exit status of a failure of the work). */
+int cz_cli_fail(const char *cmd, const cz_error *err);
+
+/* Seconds since t0 (cz_now_ns). */
+double cz_cli_seconds_since(uint64_t t0);
+
+/* Whether path is a directory; mkdir -p. */
+int cz_cli_is_dir(const char *path);
+cz_status cz_cli_make_dir(const char *path, cz_error *err);
 
 /* An output file that is known to be writable before the work that fills
  * it starts (a proof that took minutes must not be lost to a typo in --out).
@@ -103,15 +116,8 @@ int cz_cli_device_sampler_stop(cz_cli_device_sampler *d, uint64_t *peak);
 /* Busy time and units of all the engine's back-end contexts so far. */
 uint64_t cz_cli_engine_busy_ns(cz_engine *e, uint64_t *units);
 
-/* Proves req as the daemon does (an engine of its own with the chosen
- * back-end, parameters from param_dir, pipelined partitions, the proof
- * self-verified before it is returned). out->proof on success (free with
- * cz_engine_result_free); the job's error otherwise. */
-cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
-                              const char *param_dir, const char *backend, cz_error *err);
-
-/* mkdir -p. */
-cz_status cz_cli_make_dir(const char *path, cz_error *err);
+/* Shared by the PoRep, PoSt and SnapDeals forms of setup / prove / verify
+ * (proof_common.c). */
 
 /* Development Groth16 parameters (NOT a trusted setup; fixed seed) written
  * to params_path / vk_path in dir, from the pre-compiled circuit that
@@ -126,7 +132,45 @@ cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, cons
                            const char *vk_path, const char *circuit_path, const char *what,
                            cz_cli_circuit_fn load, const void *ctx, cz_error *err);
 
-/* PoSt forms of setup / prove / verify (src/cli/post_cmd.c): the kind
+/* Waits for job id of e: CZ_OK and *out (free it with
+ * cz_engine_result_free) when it completed, else the job's message and its
+ * status (CZ_E_VERIFY for a proof that failed self-verification,
+ * CZ_E_CANCELLED, ...; *out freed). */
+cz_status cz_cli_engine_await(cz_engine_result *out, cz_engine *e, const char *id, cz_error *err);
+/* Proves req as the daemon does (an engine of its own with the chosen
+ * back-end, parameters from param_dir, pipelined partitions, the proof
+ * self-verified before it is returned). out->proof on success (free with
+ * cz_engine_result_free); the job's error otherwise. */
+cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *req,
+                              const char *param_dir, const char *backend, cz_error *err);
+
+/* Shared (proof_common.c): er proven through an engine of its own
+ * (cz_cli_engine_prove), the timings printed, the proof bytes written to
+ * out (t0: when the command started); the exit status. */
+int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out,
+                         const char *backend, uint64_t t0);
+/* Also shared: cz_cli_dev_setup with the failure or the vk path printed
+ * (the exit status); a verification's outcome printed ("valid", "INVALID:
+ * why" or the error; the exit status); the vk and the proof bytes (at most
+ * 1 MiB) read. */
+int cz_cli_setup_report(const char *dir, int force, const char *backend, const char *params_path,
+                        const char *vk_path, const char *circuit_path, const char *what,
+                        cz_cli_circuit_fn load, const void *ctx);
+int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err);
+cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
+                               const char *vk_path, const char *proof_path, cz_error *err);
+/* verify --print-inputs: one partition's public inputs (ONE left out) on
+ * stdout, one field element a line (0x and 64 hex digits, big-endian, as
+ * blstrs prints an Fr), after a "# partition K: N public inputs" line;
+ * partitions after the first begin with an empty line. */
+void cz_cli_print_inputs(uint32_t partition, int first, const cz_fr *inputs, size_t n);
+
+/* The parameter directory by default, as Filecoin's tools choose it
+ * (prove's --params, params check): $FIL_PROOFS_PARAMETER_CACHE when set
+ * and not empty, else /var/tmp/filecoin-proof-parameters. */
+const char *cz_cli_param_dir_default(void);
+
+/* PoSt forms of setup / prove / verify (src/cli/post.c): the kind
  * (cz_post_kind) and size; a request file (`cuzk gen post`). */
 int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force,
                       const char *backend);
@@ -135,30 +179,8 @@ int cz_cli_post_prove(const char *request, const char *params, const char *out,
 /* verify --post; print_inputs: the public inputs on stdout first (vk and
  * proof may then be NULL: nothing is verified). */
 int cz_cli_post_verify(const char *request, const char *vk, const char *proof, int print_inputs);
-/* Shared by the request forms of prove (post_cmd.c): er through an engine
- * of its own (cz_cli_engine_prove), the timings printed, the proof bytes
- * written to out (t0: when the command started); the exit status. And
- * whether path is a directory. */
-int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out,
-                         const char *backend, uint64_t t0);
-int cz_cli_is_dir(const char *path);
-/* Also shared (post_cmd.c): cz_cli_dev_setup with the failure or the vk
- * path printed (the exit status); a verification's outcome printed
- * ("valid", "INVALID: why" or the error; the exit status); the vk and the
- * proof bytes (at most 1 MiB) read. */
-int cz_cli_setup_report(const char *dir, int force, const char *backend, const char *params_path,
-                        const char *vk_path, const char *circuit_path, const char *what,
-                        cz_cli_circuit_fn load, const void *ctx);
-int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err);
-/* verify --print-inputs: one partition's public inputs (ONE left out) on
- * stdout, one field element a line (0x and 64 hex digits, big-endian, as
- * blstrs prints an Fr), after a "# partition K: N public inputs" line;
- * partitions after the first begin with an empty line. */
-void cz_cli_print_inputs(uint32_t partition, int first, const cz_fr *inputs, size_t n);
-cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
-                               const char *vk_path, const char *proof_path, cz_error *err);
 
-/* SnapDeals forms of setup / prove / verify (src/cli/snap_cmd.c): the size;
+/* SnapDeals forms of setup / prove / verify (src/cli/snap.c): the size;
  * a request file (`cuzk gen snap`). */
 int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const char *backend);
 int cz_cli_snap_prove(const char *request, const char *params, const char *out,
@@ -169,27 +191,14 @@ cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_er
 /* The engine request of a PoSt request file's contents (pointing into req). */
 void cz_cli_post_engine_request(cz_engine_request *out, const cz_post_request *req, const char *id);
 
-int cz_cmd_bench_arith(int argc, char **argv);
 int cz_cmd_daemon(int argc, char **argv);
-int cz_cmd_bench(int argc, char **argv);
 int cz_cmd_r1cs(int argc, char **argv);
 int cz_cmd_info(int argc, char **argv);
-int cz_cmd_bench_groth16(int argc, char **argv);
-int cz_cmd_bench_synth(int argc, char **argv);
-int cz_cmd_bench_abc(int argc, char **argv);
-int cz_cmd_bench_porep(int argc, char **argv);
-int cz_cmd_bench_post(int argc, char **argv);
 int cz_cmd_demo(int argc, char **argv);
 int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
-int cz_cmd_bench_gpu(int argc, char **argv);
 int cz_cmd_gen(int argc, char **argv);
 int cz_cmd_params(int argc, char **argv);
-
-/* The parameter directory by default, as Filecoin's tools choose it:
- * $FIL_PROOFS_PARAMETER_CACHE when set and not empty, else
- * /var/tmp/filecoin-proof-parameters. */
-const char *cz_cli_param_dir_default(void);
 
 #endif

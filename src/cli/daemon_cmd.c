@@ -63,10 +63,7 @@ int cz_cmd_daemon(int argc, char **argv) {
         return 0;
     }
     int forced = 0;
-    if (cz_daemon_run(&cfg, &forced, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk daemon: %s\n", err.message);
-        return 1;
-    }
+    if (cz_daemon_run(&cfg, &forced, &err) != CZ_OK) return cz_cli_fail("daemon", &err);
     if (forced) {
         fflush(stderr);
         _exit(1);

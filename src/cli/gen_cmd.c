@@ -378,10 +378,7 @@ static int gen_c1(int argc, char **argv) {
         fprintf(stderr, "cuzk gen c1: %s: %s\n", out_path, err.message);
         return 1;
     }
-    if (cz_cli_out_commit(&out, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk gen c1: %s\n", err.message);
-        return 1;
-    }
+    if (cz_cli_out_commit(&out, &err) != CZ_OK) return cz_cli_fail("gen c1", &err);
     fprintf(stderr, "gen: wrote %s (%s, %ld bytes, %.2f s); generation %.2f s, peak RSS %.1f MiB\n",
             out_path, raw ? "raw C1 JSON" : "Curio envelope", size,
             (double)(cz_now_ns() - t2) / 1e9, gen_s,
@@ -492,10 +489,7 @@ static int gen_snap(int argc, char **argv) {
         st = cz_cli_out_commit(&out, &err);
     else
         cz_cli_out_abort(&out);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk gen snap: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("gen snap", &err);
     fprintf(stderr,
             "gen: %s update, %u partition proof%s of %zu bytes; wrote %s (%ld bytes); "
             "generation %.2f s, peak RSS %.1f MiB\n",

@@ -72,8 +72,7 @@ static int info_circuit(uint64_t sector_size, circuit_kind kind, int count_only,
          : kind.post < 0 ? cz_porep_geometry_from_sector(&g, &sector, &err)
                          : cz_post_config_from_sector(&post, (cz_post_kind)kind.post, sector_size,
                                                       &err)) != CZ_OK) {
-        fprintf(stderr, "cuzk info circuit: %s\n", err.message);
-        return 1;
+        return cz_cli_fail("info circuit", &err);
     }
     cz_cs *cs = compile_path ? cz_cs_compile_new()
                 : count_only ? cz_cs_count_new()

@@ -1,61 +1,11 @@
 /* cuzk: the command-line front end. */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "gpu/gpu.h"
 #include "util/parallel.h"
-
-int cz_cli_parse_u64(const char *text, uint64_t *out) {
-    if (text[0] < '0' || text[0] > '9') return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end) return 0;
-    *out = v;
-    return 1;
-}
-
-cz_status cz_cli_read_file(uint8_t **data, size_t *len, const char *path, size_t max,
-                           cz_error *err) {
-    *data = NULL, *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error_set(err, CZ_E_IO, "cannot open '%s': %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    cz_status st = CZ_OK;
-    for (;;) {
-        if (n == cap) {
-            if (cap > max) {
-                st = cz_error_set(err, CZ_E_PARSE, "'%s' is larger than %zu bytes", path, max);
-                break;
-            }
-            size_t next = cap ? 2 * cap : 1 << 16;
-            uint8_t *grown = realloc(buf, next);
-            if (!grown) {
-                st = cz_error_set(err, CZ_E_NOMEM, "out of memory reading '%s'", path);
-                break;
-            }
-            buf = grown, cap = next;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (got == 0) break;
-        n += got;
-    }
-    if (st == CZ_OK && ferror(f))
-        st = cz_error_set(err, CZ_E_IO, "cannot read '%s': %s", path, strerror(errno));
-    if (st == CZ_OK && n > max)
-        st = cz_error_set(err, CZ_E_PARSE, "'%s' is larger than %zu bytes", path, max);
-    fclose(f);
-    if (st != CZ_OK) {
-        free(buf);
-        return st;
-    }
-    *data = buf, *len = n;
-    return CZ_OK;
-}
 
 static void usage(FILE *out) {
     fprintf(
@@ -138,10 +88,6 @@ static command_fn find_command(const char *name) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(name, commands[i].name)) return commands[i].run;
     return NULL;
-}
-
-int cz_cli_is_help(const char *arg) {
-    return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
 }
 
 int main(int argc, char **argv) {

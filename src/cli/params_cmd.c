@@ -15,11 +15,6 @@
 #include "cli/commands.h"
 #include "filecoin/common/params_table.h"
 
-const char *cz_cli_param_dir_default(void) {
-    const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
-    return env && env[0] ? env : CZ_FC_PARAM_DIR_DEFAULT;
-}
-
 static int cmp_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }

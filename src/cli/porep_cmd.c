@@ -6,223 +6,27 @@
  *           self-verified before they are written;
  *   verify  proof bytes against a C1 output and a verifying key, with the
  *           public inputs recomputed as Filecoin's verifier does;
- *   demo    the whole chain on a synthetic sector (the README's main job). */
-#include <errno.h>
+ *   demo    the whole chain on a synthetic sector (the README's main job).
+ *
+ * The options of setup / prove / verify are parsed here for every kind;
+ * the PoSt and SnapDeals forms are post.c's and snap.c's, and what the
+ * three kinds share is proof_common.c's. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "filecoin/porep/c1_envelope.h"
 #include "filecoin/porep/porep.h"
-#include "filecoin/common/params_table.h"
 #include "filecoin/post/post.h"
 #include "filecoin/porep/vanilla.h"
-#include "gpu/gpu.h"
-#include "groth16/setup.h"
 #include "util/parallel.h"
-
-static double seconds_since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-static int fail(const char *cmd, const cz_error *err) {
-    fprintf(stderr, "cuzk %s: %s\n", cmd, err->message);
-    return 1;
-}
 
 static int parse_u64(const char *cmd, const char *flag, const char *text, uint64_t *out) {
     if (cz_cli_parse_u64(text, out)) return 1;
     fprintf(stderr, "cuzk %s: %s: '%s' is not a non-negative integer\n", cmd, flag, text);
     return 0;
-}
-
-static int is_dir(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-cz_status cz_cli_make_dir(const char *path, cz_error *err) {
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "directory name too long");
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        mkdir(buf, 0755);
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && !is_dir(buf))
-        return cz_error_set(err, CZ_E_IO, "cannot create directory '%s': %s", path,
-                            strerror(errno));
-
-    return CZ_OK;
-}
-
-/* The setup's progress: the redrawn (or every-10-s) line for the whole
- * setup with its estimate of the time left, and one line per finished
- * stage (the Lagrange basis, the column sums, each key vector) with its
- * time. */
-typedef struct {
-    cz_cli_progress bar;
-    const char *stage;
-    uint64_t stage_ns;
-} setup_progress;
-
-static void setup_stage_done(setup_progress *p) {
-    if (!p->stage || !p->stage[0]) return;
-    cz_cli_progress_end(&p->bar);
-    char label[64];
-    snprintf(label, sizeof label, "  %s", p->stage);
-    printf("  %-23s %8.2f s\n", label, seconds_since(p->stage_ns));
-    fflush(stdout);
-}
-
-static void setup_progress_fn(void *ctx, const char *stage, uint64_t done, uint64_t total) {
-    setup_progress *p = ctx;
-    if (!p->stage || strcmp(stage, p->stage) != 0) {
-        setup_stage_done(p);
-        p->stage = stage;
-        p->stage_ns = cz_now_ns();
-    }
-    cz_cli_progress_update(&p->bar, done, total);
-}
-
-/* Whether the setup runs on the GPU: cuda (a device was checked before),
- * auto when a device answers, never for cpu. desc: the device. */
-static int setup_on_gpu(const char *backend, char *desc, size_t desc_size) {
-    if (!strcmp(backend, "cpu")) return 0;
-    cz_error gerr = {0};
-    return cz_gpu_probe(desc, desc_size, &gerr) == CZ_OK;
-}
-
-/* The development key of circuit c: on the GPU straight into the file (the
- * host never holds the key: 47 GB at 32 GiB), else on all cores and then
- * written. *vk: the verifying key. */
-static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_circuit *c, int gpu,
-                           cz_error *err) {
-    static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', '-', 'd', 'e', 'v'};
-    setup_progress prog = {0};
-    cz_cli_progress_begin(&prog.bar, stdout, "setup");
-    uint64_t t0 = cz_now_ns();
-    cz_status st;
-    if (gpu) {
-        st =
-            cz_gpu_groth16_dev_setup_write(vk, params_path, c, seed, setup_progress_fn, &prog, err);
-        if (st == CZ_OK) setup_stage_done(&prog);
-        cz_cli_progress_end(&prog.bar);
-        if (st == CZ_OK)
-            printf("  setup and write         %8.2f s  %s\n", seconds_since(t0), params_path);
-        return st;
-    }
-    cz_groth16_params params;
-    st = cz_groth16_dev_setup_progress(&params, c, seed, setup_progress_fn, &prog, err);
-    if (st == CZ_OK) setup_stage_done(&prog);
-    cz_cli_progress_end(&prog.bar);
-    if (st != CZ_OK) return st;
-    printf("  setup                   %8.2f s\n", seconds_since(t0));
-    t0 = cz_now_ns();
-    st = cz_groth16_params_write(&params, params_path, err);
-    if (st == CZ_OK) {
-        printf("  write                   %8.2f s  %s\n", seconds_since(t0), params_path);
-        *vk = params.vk; /* moved out: params' other arrays are freed below */
-        memset(&params.vk, 0, sizeof params.vk);
-    }
-    cz_groth16_params_free(&params);
-    return st;
-}
-
-/* Records beside a development key just written (FILE.dev with its
- * digest, filecoin/common/params_table.h), so that nothing takes it for Filecoin's
- * key of the same name: the daemon serves it only with a warning. */
-static cz_status mark_development(const char *path, cz_error *err) {
-    cz_cli_progress bar;
-    cz_cli_progress_begin(&bar, stdout, "digest");
-    uint64_t t0 = cz_now_ns();
-    char digest[CZ_FC_PARAM_DIGEST_HEX];
-    cz_status st = cz_fc_param_mark_development(digest, path, cz_cli_progress_fn, &bar, err);
-    cz_cli_progress_end(&bar);
-    if (st == CZ_OK)
-        printf("  marked development      %8.2f s  %s.dev (blake2b %s)\n", seconds_since(t0), path,
-               digest);
-    return st;
-}
-
-/* Whether the key files already in place may be reused: CZ_OK when both
- * are marked development keys (or, for the .params, Filecoin's own),
- * CZ_E_NOT_FOUND when they must be made again (a development key whose
- * record is missing or stale), CZ_E_INVALID_ARG when a file carries an
- * official name with another digest and no record: it may be a partial
- * download of Filecoin's key, which the setup does not overwrite. */
-static cz_status dev_keys_reusable(const char *params_path, const char *vk_path, cz_error *err) {
-    const char *paths[2] = {params_path, vk_path};
-    int remake = 0;
-    for (int i = 0; i < 2; i++) {
-        cz_fc_param_verdict v;
-        cz_cli_progress bar;
-        cz_cli_progress_begin(&bar, stdout, "checking the key");
-        cz_status st = cz_fc_param_classify(&v, paths[i], NULL, 0, cz_cli_progress_fn, &bar, err);
-        cz_cli_progress_end(&bar);
-        if (st != CZ_OK) return st;
-        if (v.cls == CZ_FC_PARAM_WRONG_DIGEST)
-            return cz_error_set(err, CZ_E_INVALID_ARG,
-                                "%s: official name, digest %s instead of Filecoin's %s, and no "
-                                "development record: not overwriting it (remove it, or --force)",
-                                paths[i], v.digest, v.entry->digest);
-        if (v.cls == CZ_FC_PARAM_UNKNOWN) remake = 1;
-    }
-    return remake ? CZ_E_NOT_FOUND : CZ_OK;
-}
-
-cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, const char *params_path,
-                           const char *vk_path, const char *circuit_path, const char *what,
-                           cz_cli_circuit_fn load, const void *ctx, cz_error *err) {
-    cz_status st;
-    int cached = !force && access(params_path, R_OK) == 0 && access(vk_path, R_OK) == 0;
-    if (cached && (st = dev_keys_reusable(params_path, vk_path, err)) != CZ_E_NOT_FOUND) {
-        if (st == CZ_OK) printf("  parameters              cached: %s\n", params_path);
-        return st;
-    }
-    /* the setup takes minutes: know first that its files can be written */
-    if (access(dir, W_OK | X_OK) != 0)
-        return cz_error_set(err, CZ_E_IO, "cannot write parameters in '%s': %s", dir,
-                            strerror(errno));
-    /* a 32 GiB key (47 GB) and its replacement's temporary do not both fit
-     * a 64 GiB disk: the old files go first */
-    if (access(params_path, F_OK) == 0) {
-        printf("  removing the old key    %s\n", params_path);
-        unlink(params_path);
-    }
-    unlink(vk_path);
-    char desc[256] = "";
-    int gpu = setup_on_gpu(backend, desc, sizeof desc);
-    printf("  development setup for the %s on the %s%s: NOT a trusted setup\n", what,
-           gpu ? "GPU, " : "CPU", gpu ? desc : "");
-    fflush(stdout);
-    uint64_t t0 = cz_now_ns();
-    cz_circuit *c = NULL;
-    int built = 0;
-    st = load(&c, &built, circuit_path, ctx, stdout, err);
-    if (st != CZ_OK) return st;
-    printf("  circuit                 %8.2f s  (%u inputs, %u aux, %llu constraints; %s)\n",
-           seconds_since(t0), c->num_inputs, c->num_aux, (unsigned long long)c->num_constraints,
-           built ? "built" : "read");
-    cz_groth16_vk vk;
-    memset(&vk, 0, sizeof vk);
-    st = run_setup(&vk, params_path, c, gpu, err);
-    if ((st == CZ_E_CUDA || st == CZ_E_NOMEM) && gpu && !strcmp(backend, "auto")) {
-        printf("  the GPU setup failed (%s): on the CPU instead\n", err->message);
-        st = run_setup(&vk, params_path, c, 0, err);
-    }
-    cz_circuit_free(c);
-    if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
-    cz_groth16_vk_free(&vk);
-    if (st == CZ_OK) st = mark_development(params_path, err);
-    if (st == CZ_OK) st = mark_development(vk_path, err);
-    return st;
 }
 
 static cz_status porep_circuit(cz_circuit **out, int *built, const char *path, const void *ctx,
@@ -257,7 +61,7 @@ static cz_status load_c1(cz_c1 *c1, const char *path, cz_error *err) {
     if (st == CZ_OK) st = cz_c1_check_indices(c1, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "%s", path);
     printf("  read C1                 %8.2f s  (%s, %u partition(s) x %u challenges)\n",
-           seconds_since(t0), c1->registered_proof_name, c1->partitions,
+           cz_cli_seconds_since(t0), c1->registered_proof_name, c1->partitions,
            c1->challenges_per_partition);
     return CZ_OK;
 }
@@ -288,7 +92,7 @@ static cz_status prove_c1(uint8_t **proof, size_t *proof_len, const cz_c1 *c1,
     const uint8_t *prover_id = identity_resolve(id, c1);
     cz_status st = cz_fc_vanilla_verify(c1, prover_id, id->sector_num, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "vanilla proofs rejected");
-    printf("  vanilla proofs checked  %8.2f s%s\n", seconds_since(t0),
+    printf("  vanilla proofs checked  %8.2f s%s\n", cz_cli_seconds_since(t0),
            prover_id ? "" : "  (replica_id not recomputed: no --miner-id)");
     fflush(stdout);
     cz_engine_request req;
@@ -421,7 +225,7 @@ static int parse_options(options *o, const char *cmd, const char *usage, int arg
             break;
         case OPT_SIZE:
             if (cz_fc_sector_size_parse(&o->sector_size, optarg, &err) != CZ_OK)
-                return fail(cmd, &err) + 1;
+                return cz_cli_fail(cmd, &err) + 1;
             o->have_size = 1;
             break;
         case 'h':
@@ -468,7 +272,7 @@ int cz_cmd_setup(int argc, char **argv) {
     if (cz_fc_sector_lookup(&sector, o.sector_size, &err) != CZ_OK ||
         ensure_params(o.out, &sector, o.force, o.backend, params_path, vk_path, sizeof params_path,
                       &err) != CZ_OK)
-        return fail("setup", &err);
+        return cz_cli_fail("setup", &err);
     printf("  verifying key           %s\n", vk_path);
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     return 0;
@@ -481,7 +285,8 @@ static cz_status param_files(char *params_path, char *vk_path, size_t cap, const
     cz_fc_sector_info sector;
     cz_status st = cz_fc_sector_lookup(&sector, c1->sector_size, err);
     if (st != CZ_OK) return st;
-    if (is_dir(arg)) return cz_porep_param_paths(params_path, vk_path, cap, arg, &sector, err);
+    if (cz_cli_is_dir(arg))
+        return cz_porep_param_paths(params_path, vk_path, cap, arg, &sector, err);
     size_t n = strlen(arg);
     if (n < 8 || strcmp(arg + n - 7, ".params") || n + 1 > cap)
         return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -495,7 +300,7 @@ static cz_status param_files(char *params_path, char *vk_path, size_t cap, const
  * the folder of a .params file that carries Filecoin's name for the sector
  * size (the engine finds files by that name). */
 static cz_status param_dir(char *dir, size_t cap, const char *arg, const cz_c1 *c1, cz_error *err) {
-    if (is_dir(arg)) {
+    if (cz_cli_is_dir(arg)) {
         snprintf(dir, cap, "%s", arg);
         return CZ_OK;
     }
@@ -573,9 +378,9 @@ int cz_cmd_prove(int argc, char **argv) {
     cz_c1_free(&c1);
     free(bytes);
     free(proof);
-    if (st != CZ_OK) return fail("prove", &err);
-    printf("  total                   %8.2f s  -> %s (%zu bytes)\n", seconds_since(t0), o.out,
-           proof_len);
+    if (st != CZ_OK) return cz_cli_fail("prove", &err);
+    printf("  total                   %8.2f s  -> %s (%zu bytes)\n", cz_cli_seconds_since(t0),
+           o.out, proof_len);
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     return 0;
 }
@@ -634,7 +439,7 @@ int cz_cmd_verify(int argc, char **argv) {
     if (st == CZ_OK && o.print_inputs)
         st = print_porep_inputs(&c1, prover_id, o.id.sector_num, &err);
     if (st == CZ_OK && need_proof) {
-        if (is_dir(o.vk))
+        if (cz_cli_is_dir(o.vk))
             st = param_files(params_path, vk_path, sizeof vk_path, o.vk, &c1, &err);
         else
             snprintf(vk_path, sizeof vk_path, "%s", o.vk);
@@ -674,7 +479,7 @@ int cz_cmd_demo(int argc, char **argv) {
     if (st == CZ_OK)
         st = ensure_params(o.params, &info.sector, 0, o.backend, params_path, vk_path,
                            sizeof params_path, &err);
-    if (st != CZ_OK) return fail("demo", &err);
+    if (st != CZ_OK) return cz_cli_fail("demo", &err);
 
     uint64_t t0 = cz_now_ns();
     cz_fc_gen_opts gen = {.registered_proof = info.id,
@@ -684,9 +489,9 @@ int cz_cmd_demo(int argc, char **argv) {
                           .sparse = -1,
                           .progress = stdout};
     cz_c1 c1 = {0};
-    if ((st = cz_fc_gen_c1(&c1, &gen, &err)) != CZ_OK) return fail("demo", &err);
+    if ((st = cz_fc_gen_c1(&c1, &gen, &err)) != CZ_OK) return cz_cli_fail("demo", &err);
     printf("  generate C1             %8.2f s  (%s, miner f0%llu, sector %llu)\n",
-           seconds_since(t0), info.name, (unsigned long long)gen.miner_id,
+           cz_cli_seconds_since(t0), info.name, (unsigned long long)gen.miner_id,
            (unsigned long long)gen.sector_num);
     identity id = {.have_miner = 1, .have_sector = 1, .miner_id = 1000, .sector_num = 1};
     uint8_t *proof = NULL, *bytes = NULL;
@@ -698,9 +503,9 @@ int cz_cmd_demo(int argc, char **argv) {
     cz_c1_free(&c1);
     free(bytes);
     free(proof);
-    if (st != CZ_OK) return fail("demo", &err);
-    printf("  C2 total                %8.2f s  (%zu-byte proof, verified)\n", seconds_since(t0),
-           proof_len);
+    if (st != CZ_OK) return cz_cli_fail("demo", &err);
+    printf("  C2 total                %8.2f s  (%zu-byte proof, verified)\n",
+           cz_cli_seconds_since(t0), proof_len);
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     return 0;
 }

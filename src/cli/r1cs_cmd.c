@@ -15,10 +15,7 @@ static uint64_t popcount_bits(const uint64_t *bits, uint64_t n) {
 static int r1cs_info(const char *path) {
     cz_r1cs r;
     cz_error err = {0};
-    if (cz_r1cs_read(&r, path, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk r1cs info: %s\n", err.message);
-        return 1;
-    }
+    if (cz_r1cs_read(&r, path, &err) != CZ_OK) return cz_cli_fail("r1cs info", &err);
     unsigned log_m = 0;
     int have_domain = cz_groth16_domain_log_size(&log_m, r.num_constraints, &err) == CZ_OK;
     printf("file:                 %s\n", path);

@@ -76,7 +76,8 @@ typedef struct cz_eng_job {
     cz_eng_phase phase;
     cz_job_status final;
     char error[512];
-    atomic_int cancel; /* also read without the engine lock (budget and SRS waits) */
+    cz_status error_status; /* set with error: the failed step's status */
+    atomic_int cancel;      /* also read without the engine lock (budget and SRS waits) */
     int failed, started;
     void *state;
     cz_job_plan plan;
@@ -211,8 +212,11 @@ uint32_t cz_eng_lane(void);
 void cz_eng_job_free(cz_eng_job *j);
 /* Drops a reference; frees a pruned job with no references. */
 void cz_eng_job_unref_locked(cz_eng_job *j);
-/* Ends a job: counters, SRS reference, its state, waiters. */
-void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, const char *msg);
+/* Ends a job: counters, SRS reference, its state, waiters. msg and why
+ * (its status) say why it did not complete, unless a reason is already
+ * recorded. */
+void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, cz_status why,
+                           const char *msg);
 /* Cancels j. A job whose prepare item is still queued ends now; otherwise
  * the workers drop its units at the next boundary and the last one ends it.
  * Drops the lock while it ends queued units (cz_eng_drop_queued_units_locked). */

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "engine/engine_private.h"
-#include "groth16/rng.h"
+#include "util/random.h"
 #include "util/parallel.h"
 #include "util/utf8.h"
 
@@ -68,12 +68,16 @@ static void unlink_job_locked(cz_engine *e, cz_eng_job *j) {
 }
 
 /* Ends a job: counters, SRS reference, its state, waiters. */
-void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, const char *msg) {
+void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, cz_status why,
+                           const char *msg) {
     if (j->phase == CZ_ENG_DONE) return;
     j->phase = CZ_ENG_DONE;
     j->final = st;
     j->t_end = cz_now_ns();
-    if (msg && !j->error[0]) snprintf(j->error, sizeof j->error, "%s", msg);
+    if (msg && !j->error[0]) {
+        snprintf(j->error, sizeof j->error, "%s", msg);
+        j->error_status = why;
+    }
     cz_eng_kind_counters *c = &e->counters[j->kind];
     if (st == CZ_JOB_COMPLETED) {
         c->completed++;
@@ -365,6 +369,10 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
 static void fill_result(const cz_eng_job *j, cz_engine_result *out) {
     out->status = j->final;
     snprintf(out->error_message, sizeof out->error_message, "%s", j->error);
+    if (j->final == CZ_JOB_CANCELLED)
+        out->error_status = CZ_E_CANCELLED;
+    else if (j->final != CZ_JOB_COMPLETED)
+        out->error_status = j->error_status != CZ_OK ? j->error_status : CZ_E_INTERNAL;
     if (j->final == CZ_JOB_COMPLETED && j->proof) {
         size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
         out->proof = malloc(len);
@@ -373,6 +381,7 @@ static void fill_result(const cz_eng_job *j, cz_engine_result *out) {
             out->proof_len = len;
         } else {
             out->status = CZ_JOB_FAILED;
+            out->error_status = CZ_E_NOMEM;
             snprintf(out->error_message, sizeof out->error_message,
                      "out of memory copying the proof");
         }
@@ -398,6 +407,7 @@ cz_status cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms,
     if (!j) {
         cz_eng_unlock(e);
         out->status = CZ_JOB_UNKNOWN;
+        out->error_status = CZ_E_NOT_FOUND;
         snprintf(out->error_message, sizeof out->error_message, "no job with id '%s'",
                  job_id ? job_id : "");
         return CZ_OK;
@@ -433,9 +443,10 @@ void cz_eng_cancel_job_locked(cz_engine *e, cz_eng_job *j) {
     j->cancel = 1;
     cz_eng_timeline_locked(e, "CANCEL", j, NULL);
     if (j->phase == CZ_ENG_QUEUED)
-        cz_eng_job_end_locked(e, j, CZ_JOB_CANCELLED, "cancelled while queued");
+        cz_eng_job_end_locked(e, j, CZ_JOB_CANCELLED, CZ_E_CANCELLED, "cancelled while queued");
     else if (j->in_load_queue)
-        cz_eng_job_end_locked(e, j, CZ_JOB_CANCELLED, "cancelled while waiting for its SRS");
+        cz_eng_job_end_locked(e, j, CZ_JOB_CANCELLED, CZ_E_CANCELLED,
+                              "cancelled while waiting for its SRS");
     cz_budget_wake(&e->budget); /* a unit waiting for memory gives up */
     pthread_cond_broadcast(&e->prove_room);
     pthread_cond_broadcast(&e->work);
@@ -468,6 +479,7 @@ static int unit_over_locked(cz_eng_job *j, cz_status st, const cz_error *uerr) {
     if (st != CZ_OK && !j->failed && !j->cancel) {
         j->failed = 1;
         snprintf(j->error, sizeof j->error, "%s", uerr->message);
+        j->error_status = st;
     }
     return --j->units_left == 0;
 }
@@ -477,10 +489,12 @@ void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
     int cancel = j->cancel, failed = j->failed;
     cz_eng_unlock(e);
     cz_job_status st = CZ_JOB_COMPLETED;
+    cz_status why = CZ_OK;
     cz_error verr = {0};
     char msg[600] = "";
     if (cancel) {
         st = CZ_JOB_CANCELLED;
+        why = CZ_E_CANCELLED;
         snprintf(msg, sizeof msg, "cancelled");
     } else if (!failed) {
         size_t len = (size_t)j->plan.units * j->plan.unit_proof_bytes;
@@ -494,6 +508,7 @@ void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
             /* Never an empty reason: an op that set no message still has
              * a status. */
             st = CZ_JOB_FAILED;
+            why = vs;
             snprintf(msg, sizeof msg, "self-check failed, proof not returned: %s",
                      verr.message[0] ? verr.message : cz_status_name(vs));
         }
@@ -501,7 +516,7 @@ void cz_eng_finish_job(cz_engine *e, cz_eng_job *j) {
         st = CZ_JOB_FAILED;
     }
     pthread_mutex_lock(&e->lock);
-    cz_eng_job_end_locked(e, j, st, msg[0] ? msg : NULL);
+    cz_eng_job_end_locked(e, j, st, why, msg[0] ? msg : NULL);
     cz_eng_unlock(e);
 }
 

@@ -55,6 +55,7 @@ static void hold_for_job(cz_engine *e, cz_eng_job *j) {
     if (!j->failed && !j->cancel) {
         j->failed = 1;
         snprintf(j->error, sizeof j->error, "%s", herr.message);
+        j->error_status = st;
     }
     pthread_cond_broadcast(&e->prove_room); /* its queued units drop at once */
     pthread_cond_broadcast(&e->work);
@@ -75,9 +76,10 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
         /* cancelled while waiting for its SRS (cz_eng_cancel_job_locked ended it) */
     } else if (st != CZ_OK) {
         cz_eng_job_end_locked(e, j, j->cancel ? CZ_JOB_CANCELLED : CZ_JOB_FAILED,
+                              j->cancel ? CZ_E_CANCELLED : st,
                               j->cancel ? "cancelled" : perr->message);
     } else if (j->cancel) {
-        cz_eng_job_end_locked(e, j, CZ_JOB_CANCELLED, "cancelled");
+        cz_eng_job_end_locked(e, j, CZ_JOB_CANCELLED, CZ_E_CANCELLED, "cancelled");
     } else {
         j->phase = CZ_ENG_RUNNING;
         j->units_left = j->plan.units;
@@ -86,6 +88,7 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
                 /* Units never queued are over now. */
                 j->failed = 1;
                 snprintf(j->error, sizeof j->error, "engine: out of memory queueing partitions");
+                j->error_status = CZ_E_NOMEM;
                 j->units_left -= j->plan.units - u;
                 break;
             }

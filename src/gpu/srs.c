@@ -17,7 +17,7 @@
 #include "gpu/settings.h"
 #include "gpu/srs.h"
 #include "groth16/digest.h"
-#include "r1cs/xxh64.h"
+#include "util/xxh64.h"
 #include "util/log.h"
 #include "util/parallel.h"
 #include "util/size.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "groth16/groth16.h"
-#include "r1cs/xxh64.h"
+#include "util/xxh64.h"
 #include "util/parallel.h"
 
 #define RECORD_MAGIC "cuzk-params-digest 1"

@@ -1,10 +1,9 @@
 #include "groth16/rng.h"
 
 #include "hash/chacha.h"
+#include "util/random.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/random.h>
 
 void cz_chacha20_block(uint8_t out[64], const uint8_t key[32], uint64_t counter, uint64_t nonce) {
     uint32_t key_words[8], words[16];
@@ -43,19 +42,6 @@ void cz_chacha20_stream_fr_nonzero(cz_chacha20_stream *s, cz_fr *out) {
         cz_chacha20_stream_bytes(s, wide, sizeof wide);
         cz_fr_from_bytes_le_reduce(out, wide, sizeof wide);
     } while (cz_fr_is_zero(out));
-}
-
-cz_status cz_os_random_bytes(uint8_t *out, size_t len, cz_error *err) {
-    while (len > 0) {
-        ssize_t got = getrandom(out, len, 0);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            return cz_error_set(err, CZ_E_IO, "getrandom: %s", strerror(errno));
-        }
-        out += got;
-        len -= (size_t)got;
-    }
-    return CZ_OK;
 }
 
 cz_status cz_os_random_fr_nonzero(cz_fr *out, cz_error *err) {

@@ -5,8 +5,8 @@
  *    counter in state words 12-13, 64-bit nonce in words 14-15) keyed by a
  *    32-byte seed, for the development setup, whose secrets must follow from
  *    the seed alone;
- *  - the operating system (getrandom), for the prover's r, s and the batch
- *    verifier's weights, which must be unpredictable. */
+ *  - the operating system (util/random.h), for the prover's r and s,
+ *    which must be unpredictable. */
 #ifndef CZ_GROTH16_RNG_H
 #define CZ_GROTH16_RNG_H
 
@@ -35,8 +35,6 @@ void cz_chacha20_stream_bytes(cz_chacha20_stream *s, uint8_t *out, size_t len);
  * drawn again in the (never observed) case of zero. */
 void cz_chacha20_stream_fr_nonzero(cz_chacha20_stream *s, cz_fr *out);
 
-/* len bytes from the operating system's CSPRNG. CZ_E_IO when it fails. */
-cz_status cz_os_random_bytes(uint8_t *out, size_t len, cz_error *err);
 /* A uniformly random non-zero element from the OS (64 bytes reduced mod r). */
 cz_status cz_os_random_fr_nonzero(cz_fr *out, cz_error *err);
 

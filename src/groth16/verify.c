@@ -6,7 +6,7 @@
 #include "ec/msm.h"
 #include "ec/pairing.h"
 #include "groth16/groth16.h"
-#include "groth16/rng.h"
+#include "util/random.h"
 #include "util/parallel.h"
 
 /* A proof point must be a non-identity element of its prime-order group. */

@@ -12,7 +12,7 @@
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
 #include "r1cs/cs.h"
-#include "r1cs/xxh64.h" /* seed 0 in the record file format */
+#include "util/xxh64.h" /* seed 0 in the record file format */
 
 /* Sort key of a variable inside a linear combination: inputs (top bit set)
  * map below every aux, so ascending keys list inputs by index, then aux by

@@ -494,6 +494,7 @@ static void test_idempotent(void) {
     cz_engine_result r;
     CHECK(await_status(e, "flaky", 20000, &r) == CZ_JOB_FAILED);
     CHECK(strstr(r.error_message, "fake: unit 1 fails") != NULL);
+    CHECK(r.error_status == CZ_E_INVALID_ARG); /* the failed unit's own status */
     CHECK(r.proof == NULL && r.proof_len == 0);
     cz_engine_result_free(&r);
     CHECK(submit(e, "flaky", 0, "tag=F ms=1 units=2 fail=1", &i1, &err) == CZ_OK);
@@ -510,6 +511,7 @@ static void test_idempotent(void) {
     if (strcmp(r.error_message, "self-check failed, proof not returned: CZ_E_VERIFY") != 0)
         printf("self-check message: '%s'\n", r.error_message);
     CHECK(!strcmp(r.error_message, "self-check failed, proof not returned: CZ_E_VERIFY"));
+    CHECK(r.error_status == CZ_E_VERIFY);
     cz_engine_result_free(&r);
     cz_engine_destroy(e);
 }
@@ -597,8 +599,10 @@ static void test_bad_requests(void) {
     cz_engine_result res;
     CHECK(await_status(e, "p", 20000, &res) == CZ_JOB_FAILED);
     CHECK(strstr(res.error_message, "bad token 'nonsense'") != NULL);
+    CHECK(res.error_status == CZ_E_PARSE);
     cz_engine_result_free(&res);
-    CHECK(await_status(e, "nope", 10, NULL) == CZ_JOB_UNKNOWN);
+    CHECK(await_status(e, "nope", 10, &res) == CZ_JOB_UNKNOWN);
+    CHECK(res.error_status == CZ_E_NOT_FOUND);
     int found = 1, was_running = 1;
     CHECK(cz_engine_cancel(e, "nope", &found, &was_running, &err) == CZ_OK && !found);
     cz_engine_destroy(e);
@@ -614,7 +618,9 @@ static void test_cancel_and_timeout(void) {
     wait_gate_reached();
     CHECK(submit(e, "q", 0, "tag=Q ms=1 units=4", &info, &err) == CZ_OK);
     /* Await with a timeout on a job that cannot finish yet. */
-    CHECK(await_status(e, "g", 30, NULL) == CZ_JOB_TIMEOUT);
+    cz_engine_result timed_out;
+    CHECK(await_status(e, "g", 30, &timed_out) == CZ_JOB_TIMEOUT);
+    CHECK(timed_out.error_status == CZ_OK); /* still running: no failure */
     /* Cancel the queued job: removed, not run. */
     int found = 0, was_running = 1;
     CHECK(cz_engine_cancel(e, "q", &found, &was_running, &err) == CZ_OK);
@@ -635,7 +641,7 @@ static void test_cancel_and_timeout(void) {
     CHECK(found && was_running);
     cz_engine_result r;
     CHECK(await_status(e, "r", 20000, &r) == CZ_JOB_CANCELLED);
-    CHECK(r.proof_len == 0);
+    CHECK(r.proof_len == 0 && r.error_status == CZ_E_CANCELLED);
     cz_engine_result_free(&r);
     size_t r_units = 0;
     for (size_t i = 0; i < n_synth; i++) r_units += synth_order[i] == 'R';

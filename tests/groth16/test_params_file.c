@@ -22,7 +22,7 @@
 #include "groth16/groth16.h"
 #include "harness/harness.h"
 #include "harness/random_key.h"
-#include "r1cs/xxh64.h"
+#include "util/xxh64.h"
 
 #define G1B CZ_G1_UNCOMPRESSED_BYTES
 #define G2B CZ_G2_UNCOMPRESSED_BYTES

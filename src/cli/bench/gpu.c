@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "ec/point.h"
 #include "gpu/gpu.h"
@@ -39,23 +40,8 @@ typedef struct {
     unsigned chunk_mib; /* staging buffer size (0: the default) */
 } gb_opts;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static int want(const gb_opts *o, const char *what) {
     return !o->only || !strcmp(o->only, what);
-}
-
-static int fail(const char *what, const cz_error *err) {
-    fprintf(stderr, "bench gpu: %s: %s\n", what, err->message);
-    return 1;
 }
 
 /* 2^16 random affine points from the CPU: k G then steps of a random point. */
@@ -122,12 +108,14 @@ static double msm_floor_ms(size_t n) {
 static int bench_field(void) {
     double fr = 0, fp = 0;
     cz_error err = {0};
-    if (cz_gpu_field_rates(&fr, &fp, &err) != CZ_OK) return fail("field rates", &err);
+    if (cz_gpu_field_rates(&fr, &fp, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: field rates", &err);
     printf("field mul   Fr %.3g /s (sppark 5.97e10), Fp %.3g /s (sppark 2.70e10)\n", fr, fp);
     /* issue 29: the FP64-limb product (gpu/fp64_mont.h) beside the IMAD one,
      * alone and sharing the SM; ratios are to the IMAD rate of the same run */
     cz_gpu_mul_rates r;
-    if (cz_gpu_fp64_rates(&r, &err) != CZ_OK) return fail("fp64 field rates", &err);
+    if (cz_gpu_fp64_rates(&r, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: fp64 field rates", &err);
     const struct {
         const char *name;
         double imad, fp64, mix, split;
@@ -146,12 +134,13 @@ static int bench_ntt(const gb_opts *o, unsigned lg) {
     cz_gpu_ntt *d = NULL;
     size_t n = (size_t)1 << lg;
     cz_fr *data = NULL;
-    if (cz_gpu_ntt_create(&d, lg, &err) != CZ_OK) return fail("ntt domain", &err);
+    if (cz_gpu_ntt_create(&d, lg, &err) != CZ_OK) return cz_cli_fail("bench gpu: ntt domain", &err);
     if (cz_gpu_alloc((void **)&data, n * sizeof(cz_fr), &err) != CZ_OK) {
         cz_gpu_ntt_destroy(d);
-        return fail("ntt data", &err);
+        return cz_cli_fail("bench gpu: ntt data", &err);
     }
-    if (cz_gpu_fill_random_fr(data, n, 1, &err) != CZ_OK) return fail("ntt fill", &err);
+    if (cz_gpu_fill_random_fr(data, n, 1, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: ntt fill", &err);
     static const struct {
         const char *name;
         cz_ntt_order order;
@@ -172,10 +161,10 @@ static int bench_ntt(const gb_opts *o, unsigned lg) {
         for (int r = 0; r < o->runs; r++) {
             uint64_t t0 = cz_now_ns();
             if (cz_gpu_ntt_transform(d, data, v[i].order, v[i].dir, v[i].kind, &err) != CZ_OK)
-                return fail("ntt", &err);
+                return cz_cli_fail("bench gpu: ntt", &err);
             t[r] = (double)(cz_now_ns() - t0) / 1e6;
         }
-        double ms = median(t, o->runs);
+        double ms = cz_bench_median(t, (size_t)o->runs);
         double sp = lg == 24 ? v[i].sppark24 : lg == 27 ? v[i].sppark27 : 0;
         printf("ntt 2^%-2u %-16s %9.2f ms  floor %6.1f ms (%3.0f%%)", lg, v[i].name, ms, floor_ms,
                100 * floor_ms / ms);
@@ -195,13 +184,15 @@ static int bench_msm(const gb_opts *o, int g2, const unsigned *lgs, int nlg, con
     size_t psz = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
     void *pts = NULL;
     cz_fr *sc = NULL;
-    if (cz_gpu_alloc(&pts, maxn * psz, &err) != CZ_OK) return fail("msm points", &err);
+    if (cz_gpu_alloc(&pts, maxn * psz, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: msm points", &err);
     if (cz_gpu_alloc((void **)&sc, maxn * sizeof(cz_fr), &err) != CZ_OK)
-        return fail("msm scalars", &err);
+        return cz_cli_fail("bench gpu: msm scalars", &err);
     cz_status st = g2 ? cz_gpu_fill_g2(pts, maxn, dbase, NBASE, &err)
                       : cz_gpu_fill_g1(pts, maxn, dbase, NBASE, &err);
-    if (st != CZ_OK) return fail("msm fill", &err);
-    if (cz_gpu_fill_random_fr(sc, maxn, 2, &err) != CZ_OK) return fail("msm fill", &err);
+    if (st != CZ_OK) return cz_cli_fail("bench gpu: msm fill", &err);
+    if (cz_gpu_fill_random_fr(sc, maxn, 2, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: msm fill", &err);
     for (int i = 0; i < nlg; i++) {
         size_t n = (size_t)1 << lgs[i];
         double t[64];
@@ -211,10 +202,10 @@ static int bench_msm(const gb_opts *o, int g2, const unsigned *lgs, int nlg, con
         for (int r = -1; r < runs; r++) { /* r = -1: warm-up */
             uint64_t t0 = cz_now_ns();
             st = g2 ? cz_gpu_g2_msm(&r2, pts, sc, n, &err) : cz_gpu_g1_msm(&r1, pts, sc, n, &err);
-            if (st != CZ_OK) return fail("msm", &err);
+            if (st != CZ_OK) return cz_cli_fail("bench gpu: msm", &err);
             if (r >= 0) t[r] = (double)(cz_now_ns() - t0) / 1e6;
         }
-        double ms = median(t, runs);
+        double ms = cz_bench_median(t, (size_t)runs);
         /* a G2 mixed addition costs about 3x a G1 one */
         double floor_ms = msm_floor_ms(n) * (g2 ? 3 : 1);
         printf("msm %s 2^%-2u (c=%2u)   %9.2f ms  floor %6.1f ms (%3.0f%%)", g2 ? "G2" : "G1",
@@ -235,19 +226,22 @@ static int bench_batch(const gb_opts *o, unsigned lg, const void *dbase) {
     cz_g1_affine *pts = NULL;
     uint64_t *bm = NULL;
     if (cz_gpu_alloc((void **)&pts, n * sizeof *pts, &err) != CZ_OK)
-        return fail("batch points", &err);
+        return cz_cli_fail("bench gpu: batch points", &err);
     if (cz_gpu_alloc((void **)&bm, (n + 63) / 64 * 8, &err) != CZ_OK)
-        return fail("batch bitmap", &err);
-    if (cz_gpu_fill_g1(pts, n, dbase, NBASE, &err) != CZ_OK) return fail("batch fill", &err);
-    if (cz_gpu_fill_bitmap(bm, n, 50, 3, &err) != CZ_OK) return fail("batch fill", &err);
+        return cz_cli_fail("bench gpu: batch bitmap", &err);
+    if (cz_gpu_fill_g1(pts, n, dbase, NBASE, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: batch fill", &err);
+    if (cz_gpu_fill_bitmap(bm, n, 50, 3, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: batch fill", &err);
     double t[64];
     cz_g1 r;
     for (int i = -1; i < o->runs; i++) {
         uint64_t t0 = cz_now_ns();
-        if (cz_gpu_g1_batch_add(&r, pts, bm, n, &err) != CZ_OK) return fail("batch add", &err);
+        if (cz_gpu_g1_batch_add(&r, pts, bm, n, &err) != CZ_OK)
+            return cz_cli_fail("bench gpu: batch add", &err);
         if (i >= 0) t[i] = (double)(cz_now_ns() - t0) / 1e6;
     }
-    double ms = median(t, o->runs);
+    double ms = cz_bench_median(t, (size_t)o->runs);
     /* floor: n/2 mixed additions at 90 SM-cycles over 2.61e11 cycles/s */
     double floor_ms = (double)n / 2 * 90 / 2.61e11 * 1e3;
     printf("batch add G1 2^%u, density 1/2   %9.2f ms  floor %6.1f ms (%3.0f%%)  sppark-style %s\n",
@@ -317,7 +311,8 @@ static int abc_time(const gb_opts *o, const cz_circuit *c, const char *what, dou
     uint64_t nnz_all = c->m[0].nnz + c->m[1].nnz + c->m[2].nnz;
     cz_gpu_circuit *gc = NULL;
     uint64_t t0 = cz_now_ns();
-    if (cz_gpu_circuit_create(&gc, c, &err) != CZ_OK) return fail("abc circuit", &err);
+    if (cz_gpu_circuit_create(&gc, c, &err) != CZ_OK)
+        return cz_cli_fail("bench gpu: abc circuit", &err);
     const double up_s = (double)(cz_now_ns() - t0) / 1e9;
     cz_gpu_circuit_info info;
     cz_gpu_circuit_get_info(&info, gc);
@@ -325,15 +320,15 @@ static int abc_time(const gb_opts *o, const cz_circuit *c, const char *what, dou
     if (cz_gpu_alloc((void **)&z, vars * sizeof(cz_fr), &err) != CZ_OK ||
         cz_gpu_alloc((void **)&out, 3 * rows * sizeof(cz_fr), &err) != CZ_OK ||
         cz_gpu_fill_random_fr(z, vars, 4, &err) != CZ_OK)
-        return fail("abc buffers", &err);
+        return cz_cli_fail("bench gpu: abc buffers", &err);
     double t[64];
     for (int r = -1; r < o->runs; r++) {
         uint64_t s0 = cz_now_ns();
         if (cz_gpu_circuit_eval(out, out + rows, out + 2 * rows, gc, z, &err) != CZ_OK)
-            return fail("abc eval", &err);
+            return cz_cli_fail("bench gpu: abc eval", &err);
         if (r >= 0) t[r] = (double)(cz_now_ns() - s0) / 1e6;
     }
-    const double ms = median(t, o->runs);
+    const double ms = cz_bench_median(t, (size_t)o->runs);
     const double mats = only >= 0 ? 1.0 : 3.0;
     const double bytes = (double)nnz_all * (4.0 + c->coef_bytes) + mats * (double)(rows + 1) * 4 +
                          mats * (double)rows * 32 + (double)vars * 32;
@@ -406,7 +401,7 @@ static int bench_abc_file(const gb_opts *o) {
     cz_circuit *c = NULL;
     uint64_t t0 = cz_now_ns();
     if (cz_circuit_open(&c, o->circuit, CZ_CIRCUIT_CHECKED, 0, &err) != CZ_OK)
-        return fail("abc circuit file", &err);
+        return cz_cli_fail("bench gpu: abc circuit file", &err);
     const double open_s = (double)(cz_now_ns() - t0) / 1e9;
     int rc = abc_time(o, c, o->circuit, open_s, -1);
     const size_t rows = (size_t)c->num_constraints;
@@ -516,11 +511,12 @@ static int bench_keyload(const gb_opts *o) {
         /* the record's digest, as AUTO would find it */
         cz_groth16_params_file f;
         int known = 0;
-        if (cz_groth16_params_file_map(&f, o->params, &err) != CZ_OK) return fail("keyload", &err);
+        if (cz_groth16_params_file_map(&f, o->params, &err) != CZ_OK)
+            return cz_cli_fail("bench gpu: keyload", &err);
         cz_status st =
             cz_params_digest_lookup(&opt.trusted_digest, &known, f.path, f.len, f.mtime_ns, &err);
         cz_groth16_params_file_unmap(&f);
-        if (st != CZ_OK) return fail("keyload", &err);
+        if (st != CZ_OK) return cz_cli_fail("bench gpu: keyload", &err);
         if (!known) {
             fprintf(stderr,
                     "bench gpu: --key-check trusted: %s has no digest record (a checked "
@@ -557,7 +553,7 @@ static int bench_keyload(const gb_opts *o) {
         }
         double s = (double)(cz_now_ns() - t0) / 1e9;
         cz_groth16_params_file_unmap(&f);
-        if (st != CZ_OK) return fail("keyload", &err);
+        if (st != CZ_OK) return cz_cli_fail("bench gpu: keyload", &err);
         gbs = (double)rep.file_bytes / s / 1e9;
         printf("keyload: run %d: %.2f s file -> resident, %.2f GB/s (fill + hash %.2f s, waits "
                "%.2f s, chunk %zu MiB), %s, digest %016llx%s; peak RSS %.0f MiB\n",
@@ -570,7 +566,7 @@ static int bench_keyload(const gb_opts *o) {
     }
     for (int c = 1; c >= 0; c--)
         if (n[c]) {
-            double med = median(t[c], n[c]);
+            double med = cz_bench_median(t[c], (size_t)n[c]);
             printf("keyload: %s: median of %d: %.2f s file -> resident (target at 32 GiB: <= 30 "
                    "s)\n",
                    c ? "checked" : "trusted", n[c], med);
@@ -587,7 +583,7 @@ static int bench_keyload(const gb_opts *o) {
         double dec = (double)(cz_now_ns() - t0) / 1e9;
         if (st == CZ_OK) st = cz_gpu_srs_create(&srs, &p, &err);
         double s = (double)(cz_now_ns() - t0) / 1e9;
-        if (st != CZ_OK) return fail("keyload host path", &err);
+        if (st != CZ_OK) return cz_cli_fail("bench gpu: keyload host path", &err);
         printf("keyload: host path: %.2f s file -> resident (decode %.2f s, upload %.2f s), peak "
                "RSS %.0f MiB\n",
                s, dec, s - dec, (double)cz_peak_rss_bytes() / (1 << 20));
@@ -758,7 +754,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         host_bases_g1(b1, NBASE);
         if (cz_gpu_alloc(&d1, NBASE * sizeof *b1, &err) != CZ_OK ||
             cz_gpu_upload(d1, b1, NBASE * sizeof *b1, &err) != CZ_OK)
-            return fail("bases", &err);
+            return cz_cli_fail("bench gpu: bases", &err);
         free(b1);
     }
     if (want(&o, "msm")) {
@@ -770,7 +766,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         host_bases_g2(b2, NBASE);
         if (cz_gpu_alloc(&d2, NBASE * sizeof *b2, &err) != CZ_OK ||
             cz_gpu_upload(d2, b2, NBASE * sizeof *b2, &err) != CZ_OK)
-            return fail("bases", &err);
+            return cz_cli_fail("bench gpu: bases", &err);
         free(b2);
         static const unsigned g2full[] = {24, 26}, g2quick[] = {16};
         rc |= bench_msm(&o, 1, o.quick ? g2quick : g2full, o.quick ? 1 : 2, d2);

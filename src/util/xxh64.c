@@ -1,10 +1,9 @@
 /* XXH64 (Yann Collet's xxHash, 64-bit variant), written from its published
- * specification: the record file's checksum. Any change to one 8-byte word
- * changes the digest, since each lane round and the merge are bijective in
- * that word. */
-#include <string.h>
+ * specification. Any change to one 8-byte word changes the digest, since
+ * each lane round and the merge are bijective in that word. */
+#include "util/xxh64.h"
 
-#include "r1cs/internal.h"
+#include <string.h>
 
 #define P1 0x9E3779B185EBCA87ULL
 #define P2 0xC2B2AE3D27D4EB4FULL
@@ -17,7 +16,7 @@ static inline uint64_t rotl(uint64_t x, int r) {
 }
 static inline uint64_t read64(const uint8_t *p) {
     uint64_t v;
-    memcpy(&v, p, 8); /* little-endian hosts only (see r1cs_file.c) */
+    memcpy(&v, p, 8); /* little-endian hosts only (xxh64.h) */
     return v;
 }
 static inline uint32_t read32(const uint8_t *p) {

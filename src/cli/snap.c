@@ -15,11 +15,6 @@
 #include "filecoin/snap/snap_prove.h"
 #include "util/parallel.h"
 
-static int fail(const char *cmd, const cz_error *err) {
-    fprintf(stderr, "cuzk %s: %s\n", cmd, err->message);
-    return 1;
-}
-
 static cz_status snap_circuit(cz_circuit **out, int *built, const char *path, const void *ctx,
                               FILE *progress, cz_error *err) {
     return cz_snap_circuit_load(out, built, path, ctx, progress, err);
@@ -33,7 +28,7 @@ int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const ch
         cz_cli_make_dir(dir, &err) != CZ_OK ||
         cz_snap_param_paths(params_path, vk_path, sizeof params_path, dir, &cfg, &err) != CZ_OK ||
         cz_snap_circuit_path(circuit_path, sizeof circuit_path, dir, &cfg, &err) != CZ_OK)
-        return fail("setup", &err);
+        return cz_cli_fail("setup", &err);
     char what[128];
     snprintf(what, sizeof what,
              "EmptySectorUpdate circuit of %llu-byte sectors (one of %u partitions)",
@@ -68,7 +63,7 @@ int cz_cli_snap_prove(const char *request, const char *params, const char *out_p
     uint64_t t0 = cz_now_ns();
     cz_snap_request req;
     cz_status st = load_request(&req, request, &err);
-    if (st != CZ_OK) return fail("prove", &err);
+    if (st != CZ_OK) return cz_cli_fail("prove", &err);
     cz_engine_request er;
     memset(&er, 0, sizeof er);
     er.request_id = "cli";
@@ -91,7 +86,7 @@ int cz_cli_snap_verify(const char *request, const char *vk_arg, const char *proo
     cz_error err = {0};
     cz_snap_request req;
     cz_status st = load_request(&req, request, &err);
-    if (st != CZ_OK) return fail("verify", &err);
+    if (st != CZ_OK) return cz_cli_fail("verify", &err);
     /* only the size and the commitments are read from the request: the
      * verifier's public inputs */
     uint64_t size = 0;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/porep/c1.h"
 #include "util/parallel.h"
@@ -42,29 +43,10 @@ static void usage(FILE *out) {
             "  --trace FILE     the timeline of every unit as Chrome trace-event JSON\n");
 }
 
-static double since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorted in place). */
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Waits for a job; its result (free it) or the job's error. */
+/* Waits for a job; its result (free it) or the job's error, named by id. */
 static cz_status await_job(cz_engine *e, const char *id, cz_engine_result *r, cz_error *err) {
-    cz_status st = cz_engine_await(e, id, 0, NULL, NULL, r, err);
-    if (st == CZ_OK && r->status != CZ_JOB_COMPLETED) {
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s: %s", id, r->error_message);
-        cz_engine_result_free(r);
-    }
-    return st;
+    cz_status st = cz_cli_engine_await(r, e, id, err);
+    return st == CZ_OK ? CZ_OK : cz_error_wrap(err, st, "%s", id);
 }
 
 /* One PoSt proof, submission to verified result: its wall seconds and,
@@ -79,7 +61,7 @@ static cz_status prove_post(cz_engine *e, const cz_post_request *req, const char
     cz_engine_result res;
     if (st == CZ_OK) st = await_job(e, id, &res, err);
     if (st != CZ_OK) return st;
-    *seconds = since(t0);
+    *seconds = cz_cli_seconds_since(t0);
     if (r)
         *r = res;
     else
@@ -108,7 +90,7 @@ static cz_status bench_winning(cz_engine *e, const cz_post_request *req, unsigne
         st = prove_post(e, req, id, &v[i], NULL, err);
     }
     if (st != CZ_OK) return st;
-    *resident = median(v, runs);
+    *resident = cz_bench_median(v, runs);
     printf("  WinningPoSt, resident   %8.3f s  median of %u (min %.3f s, max %.3f s)\n", *resident,
            runs, v[0], v[runs - 1]);
     return CZ_OK;
@@ -135,7 +117,7 @@ static cz_status bench_window(cz_engine *e, const cz_post_request *req, unsigned
     for (unsigned i = 0; i < runs && st == CZ_OK; i++) {
         if ((st = await_job(e, ids[i], &r, err)) != CZ_OK) break;
         cz_engine_result_free(&r);
-        last = since(t0);
+        last = cz_cli_seconds_since(t0);
         if (i == 0) first = last;
     }
     if (st != CZ_OK) return st;
@@ -183,7 +165,7 @@ static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, con
     }
     if (st != CZ_OK) return st;
     uint32_t busy = prove_busy(e);
-    double queued_s = since(t0);
+    double queued_s = cz_cli_seconds_since(t0);
     uint64_t units0 = 0, units1 = 0;
     cz_cli_engine_busy_ns(e, &units0);
     double seconds = 0;
@@ -206,7 +188,7 @@ static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, con
     for (unsigned i = 0; i < proofs && st == CZ_OK; i++) {
         if ((st = await_job(e, ids[i], &r, err)) == CZ_OK) cz_engine_result_free(&r);
     }
-    if (st == CZ_OK) printf("  PoRep backlog done      %8.2f s\n", since(t0));
+    if (st == CZ_OK) printf("  PoRep backlog done      %8.2f s\n", cz_cli_seconds_since(t0));
     return st;
 }
 
@@ -308,7 +290,7 @@ int cz_cmd_bench_post(int argc, char **argv) {
     if (st == CZ_OK && have_window) st = bench_window(e, &window, runs, &err);
     if (st == CZ_OK && c1)
         st = bench_backlog(e, &winning, c1, c1_len, backlog, miner, resident, &err);
-    if (st == CZ_OK) printf("  total                   %8.2f s\n", since(t0));
+    if (st == CZ_OK) printf("  total                   %8.2f s\n", cz_cli_seconds_since(t0));
     cz_engine_destroy(e);
     uint64_t peak_device = 0;
     if (cz_cli_device_sampler_stop(&ds, &peak_device))
@@ -317,9 +299,6 @@ int cz_cmd_bench_post(int argc, char **argv) {
     free(c1);
     if (have_winning) cz_post_request_free(&winning);
     if (have_window) cz_post_request_free(&window);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-post: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-post", &err);
     return 0;
 }

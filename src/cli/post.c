@@ -9,27 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "filecoin/post/post.h"
 #include "filecoin/post/post_circuit.h"
 #include "filecoin/post/post_prove.h"
 #include "util/parallel.h"
-
-static double seconds_since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-static int fail(const char *cmd, const cz_error *err) {
-    fprintf(stderr, "cuzk %s: %s\n", cmd, err->message);
-    return 1;
-}
-
-int cz_cli_is_dir(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 static cz_status post_circuit(cz_circuit **out, int *built, const char *path, const void *ctx,
                               FILE *progress, cz_error *err) {
@@ -45,52 +30,13 @@ int cz_cli_post_setup(int kind, uint64_t sector_size, const char *dir, int force
         cz_cli_make_dir(dir, &err) != CZ_OK ||
         cz_post_param_paths(params_path, vk_path, sizeof params_path, dir, &cfg, &err) != CZ_OK ||
         cz_post_circuit_path(circuit_path, sizeof circuit_path, dir, &cfg, &err) != CZ_OK)
-        return fail("setup", &err);
+        return cz_cli_fail("setup", &err);
     char what[128];
     snprintf(what, sizeof what, "%sPoSt circuit of %llu-byte sectors (%u x %u)",
              kind == CZ_POST_WINNING ? "Winning" : "Window", (unsigned long long)sector_size,
              cfg.sector_count, cfg.challenge_count);
     return cz_cli_setup_report(dir, force, backend, params_path, vk_path, circuit_path, what,
                                post_circuit, &cfg);
-}
-
-int cz_cli_setup_report(const char *dir, int force, const char *backend, const char *params_path,
-                        const char *vk_path, const char *circuit_path, const char *what,
-                        cz_cli_circuit_fn load, const void *ctx) {
-    cz_error err = {0};
-    if (cz_cli_dev_setup(dir, force, backend, params_path, vk_path, circuit_path, what, load, ctx,
-                         &err) != CZ_OK)
-        return fail("setup", &err);
-    printf("  verifying key           %s\n", vk_path);
-    return 0;
-}
-
-int cz_cli_verify_outcome(cz_status st, int valid, const cz_error *err) {
-    if (st != CZ_OK) return fail("verify", err);
-    if (!valid) {
-        printf("INVALID: %s\n", err->message);
-        return 1;
-    }
-    printf("valid\n");
-    return 0;
-}
-
-void cz_cli_print_inputs(uint32_t partition, int first, const cz_fr *inputs, size_t n) {
-    printf("%s# partition %u: %zu public inputs\n", first ? "" : "\n", partition, n);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t b[32];
-        cz_fr_to_bytes_be(b, &inputs[i]);
-        printf("0x");
-        for (int j = 0; j < 32; j++) printf("%02x", b[j]);
-        printf("\n");
-    }
-}
-
-cz_status cz_cli_read_vk_proof(cz_groth16_vk *vk, uint8_t **proof, size_t *proof_len,
-                               const char *vk_path, const char *proof_path, cz_error *err) {
-    cz_status st = cz_groth16_vk_read(vk, vk_path, CZ_GROTH16_CHECKED, err);
-    if (st == CZ_OK) st = cz_cli_read_file(proof, proof_len, proof_path, 1 << 20, err);
-    return st;
 }
 
 cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err) {
@@ -124,39 +70,6 @@ void cz_cli_post_engine_request(cz_engine_request *er, const cz_post_request *re
     er->partition_index = req->partition_index;
 }
 
-int cz_cli_request_prove(const cz_engine_request *er, const char *params, const char *out_path,
-                         const char *backend, uint64_t t0) {
-    cz_error err = {0};
-    cz_cli_out out;
-    if (cz_cli_out_open(&out, out_path, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk prove: --out: %s\n", err.message);
-        return 1;
-    }
-    cz_engine_result r;
-    cz_status st = cz_cli_engine_prove(&r, er, params, backend, &err);
-    if (st == CZ_OK) {
-        printf("  parameters loaded       %8.2f s\n  synthesis               %8.2f s\n"
-               "  prove                   %8.2f s\n  job, self-verified      %8.2f s  (valid)\n",
-               (double)r.srs_load_ms / 1e3, (double)r.synthesis_ms / 1e3,
-               (double)r.gpu_compute_ms / 1e3, (double)r.total_ms / 1e3);
-        if (fwrite(r.proof, 1, r.proof_len, out.file) != r.proof_len) {
-            cz_cli_out_abort(&out);
-            st = cz_error_set(&err, CZ_E_IO, "cannot write '%s'", out_path);
-        } else {
-            st = cz_cli_out_commit(&out, &err);
-        }
-    } else {
-        cz_cli_out_abort(&out);
-    }
-    size_t proof_len = r.proof_len;
-    cz_engine_result_free(&r);
-    if (st != CZ_OK) return fail("prove", &err);
-    printf("  total                   %8.2f s  -> %s (%zu bytes)\n", seconds_since(t0), out_path,
-           proof_len);
-    printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
-    return 0;
-}
-
 int cz_cli_post_prove(const char *request, const char *params, const char *out_path,
                       const char *backend) {
     cz_error err = {0};
@@ -170,7 +83,7 @@ int cz_cli_post_prove(const char *request, const char *params, const char *out_p
     uint64_t t0 = cz_now_ns();
     cz_post_request req;
     cz_status st = cz_cli_post_request_load(&req, request, &err);
-    if (st != CZ_OK) return fail("prove", &err);
+    if (st != CZ_OK) return cz_cli_fail("prove", &err);
     cz_engine_request er;
     cz_cli_post_engine_request(&er, &req, "cli");
     int rc = cz_cli_request_prove(&er, params, out_path, backend, t0);
@@ -183,7 +96,7 @@ int cz_cli_post_verify(const char *request, const char *vk_arg, const char *proo
     cz_error err = {0};
     cz_post_request req;
     cz_status st = cz_cli_post_request_load(&req, request, &err);
-    if (st != CZ_OK) return fail("verify", &err);
+    if (st != CZ_OK) return cz_cli_fail("verify", &err);
     cz_post_config cfg;
     cz_fc_api_version api;
     cz_post_sector_proof *p = NULL;

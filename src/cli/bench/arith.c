@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "ec/msm.h"
 #include "ec/pairing.h"

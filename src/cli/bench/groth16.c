@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
@@ -54,20 +55,6 @@ static void synthesize_chain(cz_cs *cs, uint64_t n) {
         if (witness) val[2] = val[1], val[1] = val[0], val[0] = prod;
     }
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
-}
-
-static double seconds_since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static int fail(const char *what, const cz_error *err) {
-    fprintf(stderr, "bench-groth16: %s: %s\n", what, err->message);
-    return 1;
 }
 
 static void setup_progress(void *ctx, const char *stage, uint64_t done, uint64_t total) {
@@ -126,23 +113,24 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     cz_error err = {0};
     uint64_t t0 = cz_now_ns();
     cz_cs *rec = cz_cs_record_new();
-    if (!rec) return fail("record", &(cz_error){CZ_E_NOMEM, "out of memory"});
+    if (!rec) return cz_cli_fail("bench-groth16: record", &(cz_error){CZ_E_NOMEM, "out of memory"});
     synthesize_chain(rec, n);
     cz_r1cs r1cs;
     if (cz_record_finish(rec, &r1cs, &err) != CZ_OK)
-        return cz_cs_destroy(rec), fail("record", &err);
+        return cz_cs_destroy(rec), cz_cli_fail("bench-groth16: record", &err);
     cz_cs_destroy(rec);
     printf("  record circuit          %8.2f s  (%u inputs, %u aux, %llu constraints)\n",
-           seconds_since(t0), r1cs.num_inputs, r1cs.num_aux,
+           cz_cli_seconds_since(t0), r1cs.num_inputs, r1cs.num_aux,
            (unsigned long long)r1cs.num_constraints);
-    if (r1cs_path && cz_r1cs_write(&r1cs, r1cs_path, &err) != CZ_OK) return fail("save", &err);
+    if (r1cs_path && cz_r1cs_write(&r1cs, r1cs_path, &err) != CZ_OK)
+        return cz_cli_fail("bench-groth16: save", &err);
 
     cz_groth16_params params;
     t0 = cz_now_ns();
     if (params_path && access(params_path, R_OK) == 0) {
         if (cz_groth16_params_read(&params, params_path, CZ_GROTH16_UNCHECKED, &err) != CZ_OK)
-            return fail("params", &err);
-        printf("  read parameters         %8.2f s  (%s)\n", seconds_since(t0), params_path);
+            return cz_cli_fail("bench-groth16: params", &err);
+        printf("  read parameters         %8.2f s  (%s)\n", cz_cli_seconds_since(t0), params_path);
     } else {
         static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', 'b',
                                                             'e', 'n', 'c', 'h'};
@@ -155,25 +143,26 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
             st = cz_groth16_dev_setup_progress(&params, circ, seed, setup_progress, &prog, &err);
         cz_circuit_free(circ);
         cz_cli_progress_end(&prog);
-        if (st != CZ_OK) return fail("setup", &err);
-        printf("  development setup       %8.2f s\n", seconds_since(t0));
+        if (st != CZ_OK) return cz_cli_fail("bench-groth16: setup", &err);
+        printf("  development setup       %8.2f s\n", cz_cli_seconds_since(t0));
         if (params_path && cz_groth16_params_write(&params, params_path, &err) != CZ_OK)
-            return fail("write params", &err);
+            return cz_cli_fail("bench-groth16: write params", &err);
     }
     cz_r1cs_free(&r1cs);
 
     t0 = cz_now_ns();
     cz_cs *pcs = cz_cs_prove_new();
-    if (!pcs) return fail("prove", &(cz_error){CZ_E_NOMEM, "out of memory"});
+    if (!pcs) return cz_cli_fail("bench-groth16: prove", &(cz_error){CZ_E_NOMEM, "out of memory"});
     synthesize_chain(pcs, n);
     cz_prove_data pd;
     if (cz_prove_finish(pcs, &pd, &err) != CZ_OK)
-        return cz_cs_destroy(pcs), fail("synthesis", &err);
+        return cz_cs_destroy(pcs), cz_cli_fail("bench-groth16: synthesis", &err);
     cz_cs_destroy(pcs);
-    printf("  synthesis (witness, a/b/c) %5.2f s\n", seconds_since(t0));
+    printf("  synthesis (witness, a/b/c) %5.2f s\n", cz_cli_seconds_since(t0));
 
     cz_backend *be = NULL;
-    if (cz_cli_backend_open(&be, backend, &err) != CZ_OK) return fail("back-end", &err);
+    if (cz_cli_backend_open(&be, backend, &err) != CZ_OK)
+        return cz_cli_fail("bench-groth16: back-end", &err);
     cz_backend_unit unit = {
         "bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL, NULL, NULL};
     int gpu = strcmp(be->ops->kind, "cpu") != 0;
@@ -184,15 +173,15 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
         cz_groth16_msm_results msm;
         cz_status st = cz_backend_prove_start(be, &msm, &unit, &err);
         if (st == CZ_OK) st = cz_groth16_prove_finalize(&proof, &params.vk, &msm, NULL, NULL, &err);
-        if (st != CZ_OK) return cz_backend_destroy(be), fail("prove", &err);
+        if (st != CZ_OK) return cz_backend_destroy(be), cz_cli_fail("bench-groth16: prove", &err);
         if (i < 0) /* the context keeps the key resident from its first unit on */
-            printf("  first proof (key upload) %7.3f s\n", seconds_since(t0));
+            printf("  first proof (key upload) %7.3f s\n", cz_cli_seconds_since(t0));
         else
-            times[i] = seconds_since(t0);
+            times[i] = cz_cli_seconds_since(t0);
     }
     const char *where = gpu ? "GPU" : "CPU";
     cz_backend_destroy(be);
-    qsort(times, (size_t)runs, sizeof times[0], cmp_double);
+    cz_bench_sort(times, (size_t)runs);
     printf("  prove (%s)             %8.3f s  (median; min %.3f, max %.3f)\n", where,
            times[runs / 2], times[0], times[runs - 1]);
 
@@ -200,8 +189,8 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     t0 = cz_now_ns();
     if (cz_groth16_verify(&valid, &params.vk, &proof, pd.input_assignment + 1, CHAIN_INPUTS,
                           &err) != CZ_OK)
-        return fail("verify", &err);
-    printf("  verify                  %8.4f s  (%s)\n", seconds_since(t0),
+        return cz_cli_fail("bench-groth16: verify", &err);
+    printf("  verify                  %8.4f s  (%s)\n", cz_cli_seconds_since(t0),
            valid ? "proof valid" : "PROOF INVALID");
     printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
     cz_prove_data_free(&pd);

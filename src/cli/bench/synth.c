@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/snap/snap_prove.h"
@@ -99,11 +100,6 @@ static cz_status synth_together(const cz_porep_geometry *g, const cz_porep_layou
     return st;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* --kind snap: the witness of each partition (cz_snap_synthesize_witness). */
 static int bench_snap(uint64_t size, uint64_t partition, uint64_t partitions) {
     char machine[512];
@@ -139,10 +135,7 @@ static int bench_snap(uint64_t size, uint64_t partition, uint64_t partitions) {
     }
     cz_witness_free(&w);
     if (p) cz_snap_proofs_free(p, cfg.partitions);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-synth", &err);
     return 0;
 }
 
@@ -227,10 +220,8 @@ int cz_cmd_bench_synth(int argc, char **argv) {
            nthreads, nthreads == 1 ? "" : "s", machine);
     cz_error err = {0};
     cz_fc_proof_info info;
-    if (cz_fc_proof_lookup_by_size(&info, size, CZ_FC_API_V1_1_0, 0, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
-        return 1;
-    }
+    if (cz_fc_proof_lookup_by_size(&info, size, CZ_FC_API_V1_1_0, 0, &err) != CZ_OK)
+        return cz_cli_fail("bench-synth", &err);
     uint64_t t0 = cz_now_ns();
     cz_fc_gen_opts gen = {
         .registered_proof = info.id, .seed = 1, .miner_id = 1000, .sector_num = 1, .sparse = -1};
@@ -263,10 +254,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
                                           (uint32_t)partitions, (uint32_t)rounds, nthreads, &err)
                          : st;
         cz_c1_free(&c1);
-        if (st != CZ_OK) {
-            fprintf(stderr, "cuzk bench-synth: %s\n", err.message);
-            return 1;
-        }
+        if (st != CZ_OK) return cz_cli_fail("bench-synth", &err);
         printf("  peak memory             %8.1f MiB\n", (double)cz_peak_rss_bytes() / (1 << 20));
         return 0;
     }
@@ -302,7 +290,7 @@ int cz_cmd_bench_synth(int argc, char **argv) {
     }
     if (partitions > 1) {
         /* the first unit faults the buffers' pages in; the rest reuse them */
-        qsort(times + 1, partitions - 1, sizeof *times, cmp_double);
+        cz_bench_sort(times + 1, partitions - 1);
         printf("  median after the first  %8.3f s  (%llu partitions)\n",
                times[1 + (partitions - 1) / 2], (unsigned long long)(partitions - 1));
     }

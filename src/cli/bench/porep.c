@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/porep/c1_envelope.h"
 #include "filecoin/snap/snap.h"
@@ -30,10 +31,6 @@ static void usage(FILE *out) {
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n");
 }
 
-static double since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
-}
-
 /* The request template under another id. */
 static cz_status submit_one(cz_engine *e, const char *id, const cz_engine_request *tmpl,
                             cz_error *err) {
@@ -45,12 +42,11 @@ static cz_status submit_one(cz_engine *e, const char *id, const cz_engine_reques
 
 static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_error *err) {
     cz_engine_result r;
-    cz_status st = cz_engine_await(e, id, 0, NULL, NULL, &r, err);
-    if (st == CZ_OK && r.status != CZ_JOB_COMPLETED)
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s: %s", id, r.error_message);
-    if (st == CZ_OK) *total_s = (double)r.total_ms / 1e3;
+    cz_status st = cz_cli_engine_await(&r, e, id, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", id);
+    *total_s = (double)r.total_ms / 1e3;
     cz_engine_result_free(&r);
-    return st;
+    return CZ_OK;
 }
 
 int cz_cmd_bench_porep(int argc, char **argv) {
@@ -180,10 +176,10 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
         double total = 0;
         st = await_one(e, ids[i], &total, &err);
-        if (i == 0) warm = total, first_end = since(t1);
-        last_end = since(t1);
+        if (i == 0) warm = total, first_end = cz_cli_seconds_since(t1);
+        last_end = cz_cli_seconds_since(t1);
     }
-    double wall = since(t1);
+    double wall = cz_cli_seconds_since(t1);
     uint64_t units1 = 0, busy1 = cz_cli_engine_busy_ns(e, &units1);
     cz_engine_status *s = malloc(sizeof *s);
     if (st == CZ_OK && s) {
@@ -204,8 +200,8 @@ int cz_cmd_bench_porep(int argc, char **argv) {
             printf("  GPU step %-26s %8.1f ms per partition (%llu calls)\n", s->steps[i].name,
                    (double)s->steps[i].total_ns / 1e6 / (double)all_units,
                    (unsigned long long)s->steps[i].count);
-        printf("  total                   %8.2f s  (%llu proofs, %u partitions each)\n", since(t0),
-               (unsigned long long)proofs + 1, partitions);
+        printf("  total                   %8.2f s  (%llu proofs, %u partitions each)\n",
+               cz_cli_seconds_since(t0), (unsigned long long)proofs + 1, partitions);
     }
     free(s);
     cz_engine_destroy(e);
@@ -215,9 +211,6 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
     cz_snap_request_free(&snap);
     free(c1);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-porep", &err);
     return 0;
 }

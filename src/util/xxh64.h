@@ -1,8 +1,8 @@
 /* XXH64 (xxHash, 64-bit variant; xxh64.c), the checksum of cuzk's own files:
- * the recorded-circuit files (seed 0, in the file) and the digests of
- * .params files (groth16/digest.h). Little-endian hosts only. */
-#ifndef CZ_R1CS_XXH64_H
-#define CZ_R1CS_XXH64_H
+ * the recorded-circuit files (r1cs/, seed 0, in the file) and the digests
+ * of .params files (groth16/digest.h). Little-endian hosts only. */
+#ifndef CZ_UTIL_XXH64_H
+#define CZ_UTIL_XXH64_H
 
 #include <stddef.h>
 #include <stdint.h>

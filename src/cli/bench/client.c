@@ -1,5 +1,6 @@
 /* cuzk bench single|batch|stress|status|metrics|preload|evict: a client of
- * a running daemon, with the flags of Curio's cuzk-bench where they apply. */
+ * a running daemon, with the flags of Curio's cuzk-bench where they apply
+ * (dispatched by bench.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/client.h"
@@ -32,30 +34,6 @@ typedef struct {
     uint8_t *c1;
     size_t c1_len;
 } bench_opts;
-
-static void bench_usage(FILE *out) {
-    fprintf(out,
-            "usage: cuzk bench <command> [options]   (client of a running `cuzk daemon`)\n"
-            "commands:\n"
-            "  single   one proof (Prove), prints the result and timings\n"
-            "  batch    -c/--count N proofs, -j/--concurrency J at a time; summary\n"
-            "  stress   --rate R proofs/min for --duration S seconds (SubmitProof + AwaitProof)\n"
-            "  status   GetStatus\n"
-            "  metrics  GetMetrics (Prometheus text)\n"
-            "  preload  -c/--circuit-id ID (porep-2k, porep-8m, porep-512m, porep-32g, porep-64g)\n"
-            "  evict    -c/--circuit-id ID\n"
-            "options:\n"
-            "  -a/--addr ADDR        unix:///path, http://IP:PORT or IP:PORT (default "
-            "unix://cuzk.sock)\n"
-            "  -t/--type porep       proof kind (porep|porep-c2|seal-commit; other kinds are not\n"
-            "                        proven by this daemon)\n"
-            "  --c1 FILE             C1 output (Curio envelope or raw JSON)\n"
-            "  --sector-num N        (default: the envelope's, else 1)\n"
-            "  --miner-id N          (default 1000)\n"
-            "  --priority P          low|normal|high|critical (default: the kind's)\n"
-            "  --timeout-ms N        per call (default none)\n"
-            "  -o/--out FILE         single: write the proof bytes\n");
-}
 
 static int parse_priority(const char *s) {
     if (!strcmp(s, "low")) return 1;
@@ -430,8 +408,7 @@ static int simple_call(cz_client *cl, const char *method, const ProtobufCMessage
     cz_error err = {0};
     if (cz_client_call(cl, method, buf, len, resp, resp_len, &code, details, sizeof details, 30000,
                        &err) != CZ_OK) {
-        fprintf(stderr, "cuzk bench: %s\n", err.message);
-        return 1;
+        return cz_cli_fail("bench", &err);
     }
     if (code != 0) {
         fprintf(stderr, "cuzk bench: %s: gRPC status %d: %s\n", method, code, details);
@@ -530,28 +507,18 @@ static int number_arg(uint64_t *out, const char *cmd, const char *flag, const ch
     return 0;
 }
 
-int cz_cmd_bench(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "cuzk bench: which command?\n");
-        bench_usage(stderr);
-        return 2;
-    }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "gpu")) return cz_cmd_bench_gpu(argc - 1, argv + 1);
-    if (cz_cli_is_help(cmd)) {
-        bench_usage(stdout);
-        return 0;
-    }
+int cz_bench_client(int argc, char **argv) {
+    const char *cmd = argv[0];
     bench_opts o = {.addr = "unix://cuzk.sock",
                     .type = "porep",
                     .miner_id = 1000,
                     .count = 3,
                     .concurrency = 1};
-    for (int i = 2; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            bench_usage(stdout);
+            cz_bench_usage(stdout);
             return 0;
         }
 #define OPT(s, l) ((!strcmp(a, s) || !strcmp(a, l)) && v && ++i)
@@ -607,7 +574,7 @@ int cz_cmd_bench(int argc, char **argv) {
             o.out_path = v;
         else {
             fprintf(stderr, "cuzk bench: unknown or incomplete option '%s'\n", a);
-            bench_usage(stderr);
+            cz_bench_usage(stderr);
             return 2;
         }
 #undef OPT
@@ -615,12 +582,6 @@ int cz_cmd_bench(int argc, char **argv) {
 #undef SECONDS
     }
     int proving = !strcmp(cmd, "single") || !strcmp(cmd, "batch") || !strcmp(cmd, "stress");
-    if (!proving && strcmp(cmd, "status") && strcmp(cmd, "metrics") && strcmp(cmd, "preload") &&
-        strcmp(cmd, "evict")) {
-        fprintf(stderr, "cuzk bench: unknown command '%s'\n", cmd);
-        bench_usage(stderr);
-        return 2;
-    }
     if (proving) {
         if (strcmp(o.type, "porep") && strcmp(o.type, "porep-c2") &&
             strcmp(o.type, "seal-commit")) {
@@ -633,10 +594,8 @@ int cz_cmd_bench(int argc, char **argv) {
             return 2;
         }
         cz_error err = {0};
-        if (cz_cli_read_file(&o.c1, &o.c1_len, o.c1_path, SIZE_MAX / 2, &err) != CZ_OK) {
-            fprintf(stderr, "cuzk bench: %s\n", err.message);
-            return 1;
-        }
+        if (cz_cli_read_file(&o.c1, &o.c1_len, o.c1_path, SIZE_MAX / 2, &err) != CZ_OK)
+            return cz_cli_fail("bench", &err);
         /* The daemon compares registered_proof and sector_number with the
          * C1 even when 0 (proto3 has no "unset"): send the C1's own, and
          * the envelope's SectorNum unless --sector-num says otherwise. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/porep/vanilla.h"
@@ -25,15 +26,6 @@ static void usage(FILE *out) {
                  "  DIR holds (or receives: built on first use) the pre-compiled circuit file.\n"
                  "  Times a/b/c on the CPU (all cores) and, with a GPU, on the device (median of\n"
                  "  R runs, default 5) and checks that both give the same bytes.\n");
-}
-
-static double since(uint64_t t0) {
-    return (double)(cz_now_ns() - t0) / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* GPU a/b/c of one witness: median kernel time of runs, results downloaded. */
@@ -50,14 +42,14 @@ static cz_status gpu_abc(double *median_s, cz_fr *out[3], const cz_gpu_circuit *
     for (int r = 0; r < runs && st == CZ_OK; r++) {
         uint64_t t0 = cz_now_ns();
         st = cz_gpu_circuit_eval(dabc, dabc + rows, dabc + 2 * rows, gc, dz, err);
-        t[r] = since(t0);
+        t[r] = cz_cli_seconds_since(t0);
     }
     for (int k = 0; k < 3 && st == CZ_OK; k++)
         st = cz_gpu_download(out[k], dabc + k * rows, rows * sizeof(cz_fr), err);
     cz_gpu_free(dz);
     cz_gpu_free(dabc);
     if (st != CZ_OK) return st;
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+    cz_bench_sort(t, (size_t)runs);
     *median_s = t[runs / 2];
     return CZ_OK;
 }
@@ -142,15 +134,15 @@ int cz_cmd_bench_abc(int argc, char **argv) {
     if (st == CZ_OK)
         printf("  circuit %s  %8.2f s  (%.2f GB, %llu rows, nnz %llu / %llu / %llu, %u "
                "coefficients)\n",
-               built ? "built  " : "checked", since(t0), (double)cz_circuit_bytes(circ) / 1e9,
-               (unsigned long long)circ->num_constraints, (unsigned long long)circ->m[0].nnz,
-               (unsigned long long)circ->m[1].nnz, (unsigned long long)circ->m[2].nnz,
-               circ->num_coeffs);
+               built ? "built  " : "checked", cz_cli_seconds_since(t0),
+               (double)cz_circuit_bytes(circ) / 1e9, (unsigned long long)circ->num_constraints,
+               (unsigned long long)circ->m[0].nnz, (unsigned long long)circ->m[1].nnz,
+               (unsigned long long)circ->m[2].nnz, circ->num_coeffs);
     t0 = cz_now_ns();
     cz_fc_gen_opts gen = {
         .registered_proof = info.id, .seed = 1, .miner_id = 1000, .sector_num = 1, .sparse = -1};
     if (st == CZ_OK) st = cz_fc_gen_c1(&c1, &gen, &err);
-    if (st == CZ_OK) printf("  synthetic C1            %8.2f s\n", since(t0));
+    if (st == CZ_OK) printf("  synthetic C1            %8.2f s\n", cz_cli_seconds_since(t0));
     size_t rows = circ ? (size_t)circ->num_constraints : 0;
     for (int k = 0; k < 3 && st == CZ_OK; k++) {
         cpu[k] = malloc(rows * sizeof(cz_fr));
@@ -161,18 +153,18 @@ int cz_cmd_bench_abc(int argc, char **argv) {
         t0 = cz_now_ns();
         st = cz_gpu_circuit_create(&gc, circ, &err);
         if (st == CZ_OK)
-            printf("  circuit to the GPU      %8.2f s  (%.2f GB on the device)\n", since(t0),
-                   (double)cz_gpu_circuit_bytes(gc) / 1e9);
+            printf("  circuit to the GPU      %8.2f s  (%.2f GB on the device)\n",
+                   cz_cli_seconds_since(t0), (double)cz_gpu_circuit_bytes(gc) / 1e9);
     }
     for (uint64_t p = 0; p < partitions && st == CZ_OK; p++) {
         uint32_t part = (uint32_t)(p % c1.partitions);
         t0 = cz_now_ns();
         st = cz_porep_synthesize_witness(&w, &g, &c1, part, 0, &err);
         if (st != CZ_OK) break;
-        double synth = since(t0);
+        double synth = cz_cli_seconds_since(t0);
         t0 = cz_now_ns();
         cz_circuit_eval(cpu[0], cpu[1], cpu[2], circ, w.input, w.aux);
-        double host = since(t0);
+        double host = cz_cli_seconds_since(t0);
         printf("  partition %-3u witness %6.3f s, a/b/c CPU %7.3f s", part, synth, host);
         if (gpu) {
             double med = 0;
@@ -193,9 +185,6 @@ int cz_cmd_bench_abc(int argc, char **argv) {
     cz_gpu_circuit_destroy(gc);
     cz_circuit_free(circ);
     cz_c1_free(&c1);
-    if (st != CZ_OK) {
-        fprintf(stderr, "cuzk bench-abc: %s\n", err.message);
-        return 1;
-    }
+    if (st != CZ_OK) return cz_cli_fail("bench-abc", &err);
     return 0;
 }
