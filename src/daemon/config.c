@@ -13,6 +13,7 @@
 #include "engine/srs.h"
 #include "gpu/settings.h"
 #include "util/check.h"
+#include "util/log.h"
 #include "util/parallel.h"
 
 /* ---- values ---- */
@@ -777,14 +778,14 @@ void cz_config_defaults(cz_daemon_config *cfg) {
         cz_error err;
         /* The table's own text: tests/daemon/test_config holds it to parse. */
         if (parse_value(&v, k->def, &err) != CZ_OK || set_value(cfg, k, &v, &err) != CZ_OK)
-            fprintf(stderr, "config: default of [%s] %s: %s\n", k->section, k->key, err.message);
+            cz_log(CZ_LOG_ERROR, "config: default of [%s] %s: %s", k->section, k->key, err.message);
     }
     /* Filecoin's tools take their parameter directory from this variable
      * first; a value in the file still overrides it. */
     const char *fil_cache = getenv("FIL_PROOFS_PARAMETER_CACHE");
     if (fil_cache && fil_cache[0] && strlen(fil_cache) >= sizeof cfg->param_cache)
-        fprintf(stderr, "config: FIL_PROOFS_PARAMETER_CACHE is longer than %zu bytes: ignored\n",
-                sizeof cfg->param_cache - 1);
+        cz_log(CZ_LOG_WARN, "config: FIL_PROOFS_PARAMETER_CACHE is longer than %zu bytes: ignored",
+               sizeof cfg->param_cache - 1);
     else if (fil_cache && fil_cache[0])
         snprintf(cfg->param_cache, sizeof cfg->param_cache, "%s", fil_cache);
 }

@@ -882,6 +882,13 @@ fail:
     return st;
 }
 
+/* The stop's waits after the drain (cz_daemon_stop), in ms: for the
+ * handlers of ended jobs to send their answers, for gRPC's shutdown notice,
+ * and for calls cancelled by cancel_all_calls to be released. */
+#define ANSWERS_SEND_MS    5000
+#define SHUTDOWN_NOTICE_MS 2000
+#define CANCELLED_CALLS_MS 10000
+
 static void wait_until(cz_daemon *d, int *flag_or_null, uint64_t timeout_ms) {
     uint64_t deadline = cz_now_ns() + timeout_ms * 1000000ull;
     pthread_mutex_lock(&d->lock);
@@ -915,11 +922,11 @@ void cz_daemon_stop(cz_daemon *d) {
     if (cancelled) cz_log(CZ_LOG_WARN, "cancelled %u job(s) still running", cancelled);
     /* Every job has ended, so waiting handlers answer now; give them a
      * moment to send, then cut what is left. */
-    wait_until(d, NULL, 5000);
-    wait_until(d, &d->shutdown_done, 2000);
+    wait_until(d, NULL, ANSWERS_SEND_MS);
+    wait_until(d, &d->shutdown_done, SHUTDOWN_NOTICE_MS);
     grpc_server_cancel_all_calls(d->server);
-    wait_until(d, &d->shutdown_done, 10000);
-    wait_until(d, NULL, 10000);
+    wait_until(d, &d->shutdown_done, CANCELLED_CALLS_MS);
+    wait_until(d, NULL, CANCELLED_CALLS_MS);
     grpc_server_destroy(d->server);
     grpc_completion_queue_shutdown(d->cq);
     pthread_join(d->cq_thread, NULL);

@@ -184,6 +184,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     return CZ_OK;
 }
 
+/* How often a drain looks at the clock while jobs run (a job's end wakes
+ * it at once). */
+#define DRAIN_POLL_NS 200000000
+
 uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms) {
     uint64_t deadline = cz_now_ns() + timeout_ms * 1000000ull;
     uint32_t cancelled = 0;
@@ -192,7 +196,7 @@ uint32_t cz_engine_drain(cz_engine *e, uint64_t timeout_ms) {
     while (cz_eng_jobs_active_locked(e) && cz_now_ns() < deadline) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200000000;
+        ts.tv_nsec += DRAIN_POLL_NS;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;

@@ -93,7 +93,7 @@ typedef struct {
 static void prof_step(prof *p, const char *what) {
     uint64_t now = cz_now_ns();
     if (step_hook) step_hook(step_hook_ctx, what, p->t, now);
-    if (p->on) fprintf(stderr, "gpu prove: %-28s %8.2f ms\n", what, (double)(now - p->t) / 1e6);
+    if (p->on) cz_log(CZ_LOG_INFO, "gpu prove: %-28s %8.2f ms", what, (double)(now - p->t) / 1e6);
     p->t = now;
 }
 

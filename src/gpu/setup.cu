@@ -64,6 +64,7 @@
 
 #include "gpu/common.cuh"
 #include "gpu/settings.h"
+#include "util/log.h"
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h"
 #include "gpu/internal.cuh"
@@ -455,8 +456,8 @@ static void progress_report(gpu_setup *g, uint64_t units) {
 
 static void profile_stage_end(gpu_setup *g) {
     if (g->profile && g->stage && g->stage[0])
-        fprintf(stderr, "gpu setup: %-16s %8.3f s\n", g->stage,
-                (double)(cz_now_ns() - g->stage_ns) / 1e9);
+        cz_log(CZ_LOG_INFO, "gpu setup: %-16s %8.3f s", g->stage,
+               (double)(cz_now_ns() - g->stage_ns) / 1e9);
 }
 
 static void progress_stage(gpu_setup *g, const char *stage) {
@@ -1000,11 +1001,11 @@ static cz_status run(gpu_setup *g, cz_error *err) {
     profile_stage_end(g);
     progress_report(g, g->total - g->done);
     if (g->profile)
-        fprintf(stderr,
-                "gpu setup: %.3f s in all, %llu chunks of up to %zu points (window %u): host "
-                "waited %.3f s for the device, spent %.3f s handing points to the sink\n",
-                (double)(cz_now_ns() - g->start_ns) / 1e9, (unsigned long long)g->chunks, g->chunk,
-                g->window, (double)g->wait_ns / 1e9, (double)g->put_ns / 1e9);
+        cz_log(CZ_LOG_INFO,
+               "gpu setup: %.3f s in all, %llu chunks of up to %zu points (window %u): host "
+               "waited %.3f s for the device, spent %.3f s handing points to the sink",
+               (double)(cz_now_ns() - g->start_ns) / 1e9, (unsigned long long)g->chunks, g->chunk,
+               g->window, (double)g->wait_ns / 1e9, (double)g->put_ns / 1e9);
 out:
     if (st != CZ_OK) (void)cudaStreamSynchronize(g->compute);
     cz_gpu_free(lagrange);
