@@ -21,7 +21,6 @@
 #include "filecoin/common/bincode.h"
 #include "filecoin/common/derive.h"
 #include "filecoin/post/post.h"
-#include "filecoin/porep/vanilla.h"
 #include "hash/poseidon.h"
 #include "util/check.h"
 #include "util/parallel.h"
