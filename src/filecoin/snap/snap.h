@@ -177,7 +177,7 @@ void cz_snap_gen_opts_from_seed(cz_snap_gen_opts *out, uint64_t seed);
 /* Frees n proofs and the array. */
 void cz_snap_proofs_free(cz_snap_partition_proof *proofs, uint32_t n);
 
-/* ---- request files (post_request.c) ----
+/* ---- request files (snap_request.c) ----
  * What `cuzk gen snap` writes and `cuzk prove --snap` / `cuzk verify
  * --snap` read: the fields of a SNAP_DEALS_UPDATE Prove request as one
  * JSON object:

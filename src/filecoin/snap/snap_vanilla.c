@@ -26,6 +26,11 @@ void cz_snap_proof_free(cz_snap_partition_proof *p) {
     memset(p, 0, sizeof *p);
 }
 
+void cz_snap_proofs_free(cz_snap_partition_proof *proofs, uint32_t n) {
+    for (uint32_t i = 0; proofs && i < n; i++) cz_snap_proof_free(&proofs[i]);
+    free(proofs);
+}
+
 cz_status cz_snap_proof_alloc(cz_snap_partition_proof *p, const cz_snap_config *cfg,
                               cz_error *err) {
     memset(p, 0, sizeof *p);
