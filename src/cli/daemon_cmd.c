@@ -52,10 +52,15 @@ int cz_cmd_daemon(int argc, char **argv) {
             return 2;
         }
         snprintf(cfg.listen, sizeof cfg.listen, "%s", listen);
+        cz_listen_addr addr;
+        if (cz_listen_parse(&addr, cfg.listen, cfg.allow_remote, &err) != CZ_OK) {
+            fprintf(stderr, "cuzk daemon: --listen: %s\n", err.message);
+            return 2;
+        }
     }
     /* the same checks whether it prints or serves */
     if (cz_config_check(&cfg, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk daemon: %s%s\n", listen ? "--listen: " : "", err.message);
+        fprintf(stderr, "cuzk daemon: %s\n", err.message);
         return 2;
     }
     if (print) {

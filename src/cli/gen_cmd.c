@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "filecoin/common/derive.h"
 #include "filecoin/post/post.h"
 #include "filecoin/common/registry.h"
 #include "filecoin/snap/snap.h"

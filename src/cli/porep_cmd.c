@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "filecoin/common/derive.h"
 #include "filecoin/porep/c1_envelope.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/post/post.h"

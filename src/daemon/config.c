@@ -422,7 +422,8 @@ static const key_row keys[] = {
      .what = "circuit ids",
      .def = "[]",
      .doc = "Circuits loaded at start, before the service answers, e.g. [\"porep-32g\"]\n"
-            "(porep-2k, porep-8m, porep-512m, porep-32g, porep-64g)."},
+            "(porep-32g, winning-post-32g, window-post-32g, snap-32g, ...; sizes 2k 8m\n"
+            "512m 32g 64g)."},
     {.section = "engine",
      .key = "result_retention",
      .type = K_DURATION,
@@ -653,7 +654,8 @@ static size_t first_row_of(const char *s) {
 /* "gpu_mem_limit" of CZ_GPU_MEM_LIMIT, and back. */
 static void knob_key(char *out, size_t cap, const char *env) {
     size_t i = 0;
-    for (const char *p = env + 3; *p && i + 1 < cap; p++) out[i++] = (char)tolower((unsigned char)*p);
+    for (const char *p = env + 3; *p && i + 1 < cap; p++)
+        out[i++] = (char)tolower((unsigned char)*p);
     out[i] = 0;
 }
 
@@ -1144,9 +1146,10 @@ void cz_config_print_example(FILE *out) {
             fprintf(out, "#%s = %s\n", k->key, k->def);
     }
     fprintf(out, "\n[" TUNING "]\n");
-    print_comment(out, "The GPU layer's and the key loading's knobs, for measurements: the defaults\n"
-                       "are the measured best (docs/PERFORMANCE.md). Each is also an environment\n"
-                       "variable (the name in capitals with CZ_ before it), which wins when set.");
+    print_comment(out,
+                  "The GPU layer's and the key loading's knobs, for measurements: the defaults\n"
+                  "are the measured best (docs/PERFORMANCE.md). Each is also an environment\n"
+                  "variable (the name in capitals with CZ_ before it), which wins when set.");
     for (size_t i = 0; i < cz_gpu_knob_count(); i++) {
         cz_gpu_knob_info kn;
         cz_gpu_knob_at(i, &kn);

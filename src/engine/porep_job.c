@@ -6,6 +6,7 @@
 
 #include "engine/job.h"
 #include "engine/srs.h"
+#include "filecoin/common/derive.h"
 #include "filecoin/porep/c1_envelope.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/common/registry.h"

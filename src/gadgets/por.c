@@ -10,8 +10,6 @@
 #include "gadgets/sha256.h"
 #include "hash/poseidon.h"
 
-#define POR_MAX_ARITY 8
-
 static int arity_log2(unsigned a) {
     return a == 2 ? 1 : a == 4 ? 2 : a == 8 ? 3 : -1;
 }
@@ -67,7 +65,7 @@ size_t cz_por_siblings(const cz_por_shape *s) {
  * children first), then one SHA-256 over their byte-bits, then the packed
  * first 254 bits of the digest read little-endian. */
 static void sha_node(cz_cs *cs, cz_num *out, const cz_num *children, unsigned arity) {
-    cz_bool msg[POR_MAX_ARITY * 256], le[256], digest[256], rev[256];
+    cz_bool msg[CZ_POR_MAX_ARITY * 256], le[256], digest[256], rev[256];
     for (unsigned k = 0; k < arity; k++) {
         cz_num_to_bits_le(cs, le, &children[k]);
         le[255] = cz_bool_const(0); /* padding to a whole byte */
@@ -111,7 +109,7 @@ void cz_por_path(cz_cs *cs, cz_num *root_out, cz_bool *bits_out, const cz_por_sh
             if (bits_out) bits_out[bit + (unsigned)i] = bits[i];
         }
         bit += (unsigned)nb;
-        cz_num path[POR_MAX_ARITY - 1], children[POR_MAX_ARITY];
+        cz_num path[CZ_POR_MAX_ARITY - 1], children[CZ_POR_MAX_ARITY];
         for (unsigned i = 0; i + 1 < a; i++)
             cz_num_alloc(cs, &path[i], wit && siblings ? &siblings[sib + i] : NULL);
         sib += a - 1;
@@ -147,7 +145,7 @@ void cz_por_no_challenge_input(cz_cs *cs, const cz_por_shape *s, const cz_bool *
                                const cz_num *leaf, const cz_num *path, const cz_num *root) {
     unsigned levels = cz_por_levels(s), bit = 0;
     size_t sib = 0;
-    cz_num cur = *leaf, children[POR_MAX_ARITY];
+    cz_num cur = *leaf, children[CZ_POR_MAX_ARITY];
     for (unsigned l = 0; l < levels; l++) {
         unsigned a = cz_por_level_arity(s, l);
         int nb = arity_log2(a);
@@ -170,7 +168,7 @@ cz_status cz_por_hash_node_native(cz_fr *out, const cz_fr *children, unsigned ar
     if (arity_log2(arity) < 0) return CZ_E_INVALID_ARG;
     if (hasher == CZ_POR_POSEIDON) return cz_poseidon_hash(out, children, arity);
     if (hasher != CZ_POR_SHA256) return CZ_E_INVALID_ARG;
-    uint8_t buf[POR_MAX_ARITY * 32], digest[32];
+    uint8_t buf[CZ_POR_MAX_ARITY * 32], digest[32];
     for (unsigned k = 0; k < arity; k++) cz_fr_to_bytes_le(&buf[32 * k], &children[k]);
     SHA256(buf, 32 * (size_t)arity, digest);
     digest[31] &= 0x3f; /* fr32 mask: below 2^254 < r */

@@ -44,6 +44,8 @@ typedef struct {
     unsigned top_arity;   /* 0 (none), 2, 4 or 8; needs a sub level */
 } cz_por_shape;
 
+/* Largest arity of any level. */
+#define CZ_POR_MAX_ARITY 8
 /* Most index bits a shape may have (and so leaves <= 2^64). */
 #define CZ_POR_MAX_BITS 64
 

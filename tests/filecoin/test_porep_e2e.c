@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filecoin/common/derive.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/porep/vanilla.h"
 #include "groth16/prover.h"

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filecoin/common/derive.h"
 #include "filecoin/post/post.h"
 #include "filecoin/post/post_circuit.h"
-#include "filecoin/porep/vanilla.h"
 #include "harness/harness.h"
 #include "hash/poseidon.h"
 #include "r1cs/backends.h"

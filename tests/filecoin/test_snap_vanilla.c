@@ -297,7 +297,7 @@ static void test_decoder(void) {
     expect_parse(&cfg, t, len, "challenge_proofs[0].proof_r_old.base_proof[0].index");
     t[at] = b[at];
     /* challenge 0's proof_d_new must be Single (tree D has no sub level) */
-    size_t d_at = 304 + cz_post_merkle_size(&cfg.tree_r);
+    size_t d_at = 304 + cz_fc_merkle_size(&cfg.tree_r);
     t[d_at] = 1;
     expect_parse(&cfg, t, len, "challenge_proofs[0].proof_d_new (MerkleProof variant)");
     t[d_at] = b[d_at];

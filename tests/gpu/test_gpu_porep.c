@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filecoin/common/derive.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/porep/vanilla.h"
 #include "gpu_test_util.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filecoin/common/derive.h"
 #include "filecoin/porep/porep.h"
 #include "filecoin/common/registry.h"
 #include "filecoin/porep/vanilla.h"

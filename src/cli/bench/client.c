@@ -585,8 +585,10 @@ int cz_bench_client(int argc, char **argv) {
     if (proving) {
         if (strcmp(o.type, "porep") && strcmp(o.type, "porep-c2") &&
             strcmp(o.type, "seal-commit")) {
-            fprintf(stderr, "cuzk bench: type '%s' is not proven by this daemon (porep only)\n",
-                    o.type);
+            fprintf(stderr,
+                    "cuzk bench %s: type '%s': this client sends PoRep C2 only "
+                    "(porep|porep-c2|seal-commit)\n",
+                    cmd, o.type);
             return 2;
         }
         if (!o.c1_path) {

@@ -32,6 +32,19 @@ void cz_fc_sha256_node(uint8_t out[32], const uint8_t left[32], const uint8_t ri
     cz_fc_fr32_mask(out);
 }
 
+void cz_fc_prover_id(uint8_t out[32], uint64_t miner_id) {
+    memset(out, 0, 32);
+    /* Unsigned LEB128: 7 bits per byte, low group first, high bit = more
+     * bytes follow; at most 10 bytes for a u64. */
+    int i = 0;
+    do {
+        uint8_t b = (uint8_t)(miner_id & 0x7f);
+        miner_id >>= 7;
+        if (miner_id) b |= 0x80;
+        out[i++] = b;
+    } while (miner_id);
+}
+
 void cz_fc_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id,
                       const uint8_t ticket[32], const uint8_t comm_d[32],
                       const uint8_t porep_id[32]) {

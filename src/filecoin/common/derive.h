@@ -1,5 +1,5 @@
 /* Vanilla-side Filecoin derivations that need only hashing: SHA-256
- * helpers, replica_id and the comm_d of an empty (all-zero) sector.
+ * helpers, prover_id, replica_id and the comm_d of an empty (all-zero) sector.
  * Sources: rust-fil-proofs storage-proofs-porep stacked/vanilla (params.rs,
  * challenges.rs) and filecoin-proofs tests/pieces.rs. */
 #ifndef CZ_FILECOIN_DERIVE_H
@@ -25,6 +25,10 @@ static inline void cz_fc_fr32_mask(uint8_t bytes[32]) {
 
 /* Tree-D node: fr32_mask(SHA256(left || right)). */
 void cz_fc_sha256_node(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
+
+/* prover_id of an f0 miner actor: unsigned LEB128 of the id at the start of
+ * 32 zero bytes. */
+void cz_fc_prover_id(uint8_t out[32], uint64_t miner_id);
 
 /* replica_id = fr32_mask(SHA256(prover_id || sector_id u64 BE || ticket ||
  * comm_d || porep_id)). */

@@ -1,4 +1,4 @@
-/* prover_id, labels, PoRep challenges and the native vanilla verifier
+/* Labels, PoRep challenges and the native vanilla verifier
  * (see vanilla.h; rust-fil-proofs storage-proofs-porep stacked/vanilla
  * proof_scheme.rs verify_all_partitions, params.rs Proof::verify,
  * column_proof.rs, labeling_proof.rs, encoding_proof.rs, and
@@ -12,19 +12,6 @@
 #include "filecoin/common/derive.h"
 #include "filecoin/porep/synth.h"
 #include "hash/poseidon.h"
-
-void cz_fc_prover_id(uint8_t out[32], uint64_t miner_id) {
-    memset(out, 0, 32);
-    /* Unsigned LEB128: 7 bits per byte, low group first, high bit = more
-     * bytes follow; at most 10 bytes for a u64. */
-    int i = 0;
-    do {
-        uint8_t b = (uint8_t)(miner_id & 0x7f);
-        miner_id >>= 7;
-        if (miner_id) b |= 0x80;
-        out[i++] = b;
-    } while (miner_id);
-}
 
 void cz_fc_label(uint8_t out[32], const uint8_t replica_id[32], uint32_t layer, uint64_t node,
                  const cz_c1_dom *parents, size_t n_parents) {

@@ -16,10 +16,6 @@
 #include "filecoin/porep/graph.h"
 #include "filecoin/common/registry.h"
 
-/* prover_id of an f0 miner actor: unsigned LEB128 of the id at the start of
- * 32 zero bytes. */
-void cz_fc_prover_id(uint8_t out[32], uint64_t miner_id);
-
 /* Checks c1's replica_id against the one Filecoin derives from (prover_id,
  * sector_id, ticket, comm_d, porep_id of the registered proof);
  * CZ_E_INVALID_ARG naming the inputs when they differ. */

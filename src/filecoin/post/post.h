@@ -22,7 +22,7 @@
 
 #include "cuzk/status.h"
 #include "ff/fr.h"
-#include "filecoin/common/bincode.h"
+#include "filecoin/common/merkle.h"
 #include "filecoin/common/registry.h"
 #include "gadgets/por.h"
 
@@ -118,37 +118,15 @@ cz_status cz_post_check_randomness(const uint8_t randomness[32], cz_error *err);
 
 /* ---- vanilla proofs (post_vanilla.c) ---- */
 
-/* One Merkle inclusion proof of tree R, in the circuit's terms. */
-typedef struct {
-    cz_fr leaf, root;
-    uint64_t index;  /* the leaf index: level indices as mixed-radix digits, leaf first */
-    cz_fr *siblings; /* cz_por_siblings(&cfg->tree) values, level by level (path order) */
-    size_t offset;   /* byte offset of the MerkleProof in its encoding */
-} cz_post_inclusion;
-
-/* One bincode MerkleProof of tree shape s (the variant Single / Sub / Top
- * as s has no sub level / a sub level / a top level, exact path lengths,
- * indices below the arity, canonical domains), shared with SnapDeals:
- * decode into inc (siblings: cz_por_siblings(s) values; offset set; 0 after
- * a failure recorded in r naming `where`), encode (the inverse), the
- * encoded size, and the root its path hashes to (Poseidon or SHA-256 as
- * s->hasher says, level by level). */
-int cz_post_merkle_decode(cz_bincode_reader *r, cz_post_inclusion *inc, const cz_por_shape *s,
-                          const char *where);
-void cz_post_merkle_encode(cz_bincode_writer *w, const cz_post_inclusion *inc,
-                           const cz_por_shape *s);
-size_t cz_post_merkle_size(const cz_por_shape *s);
-cz_status cz_post_merkle_root(cz_fr *out, const cz_por_shape *s, const cz_post_inclusion *inc);
-
 /* FallbackPoStSectorProof with exactly one SectorProof (what Curio sends:
  * generate_single_vanilla_proof's output). */
 typedef struct {
     uint64_t sector_id;
     cz_fr comm_r; /* the public comm_r */
     cz_fr comm_c, comm_r_last;
-    uint32_t n_inclusions; /* cfg->vanilla_challenges */
-    cz_post_inclusion *inclusions;
-    cz_fr *sibling_pool; /* owns every inclusion's siblings */
+    uint32_t n_inclusions;          /* cfg->vanilla_challenges */
+    cz_fc_merkle_proof *inclusions; /* of tree R (cfg->tree) */
+    cz_fr *sibling_pool;            /* owns every inclusion's siblings */
 } cz_post_sector_proof;
 
 /* Decodes one bincode FallbackPoStSectorProof (u64 LE integers and

@@ -22,7 +22,7 @@ static void slot_circuit(cz_cs *cs, const cz_post_config *cfg, const cz_post_sec
     cz_poseidon_gadget_hash(cs, &h, pre, 2);
     cz_num_equal(cs, &comm_r, &h);
     for (uint32_t j = 0; j < cfg->challenge_count; j++) {
-        const cz_post_inclusion *inc = p ? &p->inclusions[first + j] : NULL;
+        const cz_fc_merkle_proof *inc = p ? &p->inclusions[first + j] : NULL;
         /* PoRCircuit::synthesize(Root::Val(leaf), path, Root::Var(comm_r_last), private) */
         cz_num leaf;
         cz_num_alloc(cs, &leaf, inc ? &inc->leaf : NULL);

@@ -6,39 +6,18 @@
  *   FallbackPoStSectorProof := sector_id u64 | comm_r [32] | Proof
  *   Proof        := u64 n (1) | SectorProof x n
  *   SectorProof  := u64 n_incl | MerkleProof x n_incl | comm_c [32] | comm_r_last [32]
- *   MerkleProof  := u32 tag | 0 Single { root, leaf, path }
- *                           | 1 Sub { base_proof, sub_proof, root, leaf }
- *                           | 2 Top { base_proof, sub_proof, top_proof, root, leaf }
- *   InclusionPath := u64 n | PathElement x n
- *   PathElement  := u64 n_hashes | [32] x n_hashes | index u64
- * A path element's hashes are the a - 1 siblings in child order with the
- * current node removed, its index the current node's position (below a):
- * exactly cz_por_path's siblings and index bits. */
+ * (MerkleProof: common/merkle.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "filecoin/common/bincode.h"
 #include "filecoin/common/derive.h"
+#include "filecoin/common/merkle.h"
 #include "filecoin/post/post.h"
-#include "filecoin/porep/vanilla.h"
 #include "hash/poseidon.h"
 #include "util/check.h"
 #include "util/parallel.h"
-
-#define MAX_ARITY 8
-
-static unsigned log2_arity(unsigned a) {
-    return a == 2 ? 1 : a == 4 ? 2 : 3;
-}
-
-/* The MerkleProof variant a tree shape serializes as. */
-static uint32_t variant_of(const cz_por_shape *s) {
-    return s->top_arity ? 2 : s->sub_arity ? 1 : 0;
-}
-static const char *variant_name(uint32_t v) {
-    return v == 0 ? "Single" : v == 1 ? "Sub" : v == 2 ? "Top" : "?";
-}
 
 /* --------------------------------------------------------------- memory */
 
@@ -66,81 +45,6 @@ cz_status cz_post_sector_proof_alloc(cz_post_sector_proof *p, const cz_post_conf
 
 /* ------------------------------------------------------------- decoding */
 
-/* An InclusionPath of exactly `levels` elements of arity a, starting at the
- * circuit's index bit *bit: siblings into sib, the level indices into *index. */
-static int decode_path(cz_bincode_reader *r, cz_fr *sib, uint64_t *index, unsigned *bit,
-                       unsigned levels, unsigned a, const char *where) {
-    char field[256];
-    uint64_t n;
-    snprintf(field, sizeof field, "%s (path length)", where);
-    if (!cz_bincode_len(r, &n, levels, 0, field)) return 0;
-    for (unsigned l = 0; l < levels; l++) {
-        snprintf(field, sizeof field, "%s[%u].hashes", where, l);
-        uint64_t nh;
-        if (!cz_bincode_len(r, &nh, a - 1, 0, field)) return 0;
-        for (unsigned h = 0; h + 1 < a; h++) {
-            snprintf(field, sizeof field, "%s[%u].hashes[%u]", where, l, h);
-            if (!cz_bincode_fr(r, &sib[l * (a - 1) + h], field)) return 0;
-        }
-        size_t at = r->pos;
-        uint64_t idx;
-        snprintf(field, sizeof field, "%s[%u].index", where, l);
-        if (!cz_bincode_u64(r, &idx, field)) return 0;
-        if (idx >= a) {
-            cz_bincode_fail(r, at, field, "%llu is not below the arity %u", (unsigned long long)idx,
-                            a);
-            return 0;
-        }
-        *index |= idx << *bit;
-        *bit += log2_arity(a);
-    }
-    return 1;
-}
-
-int cz_post_merkle_decode(cz_bincode_reader *r, cz_post_inclusion *inc, const cz_por_shape *s,
-                          const char *where) {
-    char field[256];
-    inc->offset = r->pos;
-    uint32_t tag, want = variant_of(s);
-    snprintf(field, sizeof field, "%s (MerkleProof variant)", where);
-    size_t at = r->pos;
-    if (!cz_bincode_u32(r, &tag, field)) return 0;
-    if (tag != want) {
-        cz_bincode_fail(r, at, field, "%u (%s); a %u-%u-%u tree's proofs are %u (%s)", tag,
-                        variant_name(tag), s->base_arity, s->sub_arity, s->top_arity, want,
-                        variant_name(want));
-        return 0;
-    }
-    inc->index = 0;
-    unsigned bit = 0;
-    size_t base_sib = (size_t)s->base_levels * (s->base_arity - 1);
-    if (tag == 0) {
-        snprintf(field, sizeof field, "%s.root", where);
-        if (!cz_bincode_fr(r, &inc->root, field)) return 0;
-        snprintf(field, sizeof field, "%s.leaf", where);
-        if (!cz_bincode_fr(r, &inc->leaf, field)) return 0;
-        snprintf(field, sizeof field, "%s.path", where);
-        return decode_path(r, inc->siblings, &inc->index, &bit, s->base_levels, s->base_arity,
-                           field);
-    }
-    snprintf(field, sizeof field, "%s.base_proof", where);
-    if (!decode_path(r, inc->siblings, &inc->index, &bit, s->base_levels, s->base_arity, field))
-        return 0;
-    snprintf(field, sizeof field, "%s.sub_proof", where);
-    if (!decode_path(r, inc->siblings + base_sib, &inc->index, &bit, 1, s->sub_arity, field))
-        return 0;
-    if (tag == 2) {
-        snprintf(field, sizeof field, "%s.top_proof", where);
-        if (!decode_path(r, inc->siblings + base_sib + s->sub_arity - 1, &inc->index, &bit, 1,
-                         s->top_arity, field))
-            return 0;
-    }
-    snprintf(field, sizeof field, "%s.root", where);
-    if (!cz_bincode_fr(r, &inc->root, field)) return 0;
-    snprintf(field, sizeof field, "%s.leaf", where);
-    return cz_bincode_fr(r, &inc->leaf, field);
-}
-
 cz_status cz_post_decode(cz_post_sector_proof *out, const cz_post_config *cfg, const uint8_t *data,
                          size_t len, cz_error *err) {
     memset(out, 0, sizeof *out);
@@ -158,7 +62,7 @@ cz_status cz_post_decode(cz_post_sector_proof *out, const cz_post_config *cfg, c
     for (uint32_t i = 0; ok && i < cfg->vanilla_challenges; i++) {
         char where[96];
         snprintf(where, sizeof where, "vanilla_proof.sectors[0].inclusion_proofs[%u]", i);
-        ok = cz_post_merkle_decode(&r, &p.inclusions[i], &cfg->tree, where);
+        ok = cz_fc_merkle_decode(&r, &p.inclusions[i], &cfg->tree, where);
     }
     ok = ok && cz_bincode_fr(&r, &p.comm_c, "vanilla_proof.sectors[0].comm_c") &&
          cz_bincode_fr(&r, &p.comm_r_last, "vanilla_proof.sectors[0].comm_r_last") &&
@@ -173,47 +77,8 @@ cz_status cz_post_decode(cz_post_sector_proof *out, const cz_post_config *cfg, c
 
 /* ------------------------------------------------------------- encoding */
 
-size_t cz_post_merkle_size(const cz_por_shape *s) {
-    size_t merkle = 4 + 64, paths = 1 + (s->sub_arity != 0) + (s->top_arity != 0);
-    merkle += 8 * paths;
-    unsigned levels = cz_por_levels(s);
-    for (unsigned l = 0; l < levels; l++) merkle += 8 + 32 * (cz_por_level_arity(s, l) - 1) + 8;
-    return merkle;
-}
-
 size_t cz_post_encoded_size(const cz_post_config *cfg) {
-    return 8 + 32 + 8 + 8 + (size_t)cfg->vanilla_challenges * cz_post_merkle_size(&cfg->tree) + 64;
-}
-
-static void put_path(cz_bincode_writer *w, const cz_fr *sib, uint64_t index, unsigned *bit,
-                     unsigned levels, unsigned a) {
-    cz_bincode_put_u64(w, levels);
-    for (unsigned l = 0; l < levels; l++) {
-        cz_bincode_put_u64(w, a - 1);
-        for (unsigned h = 0; h + 1 < a; h++) cz_bincode_put_fr(w, &sib[l * (a - 1) + h]);
-        cz_bincode_put_u64(w, (index >> *bit) & (a - 1));
-        *bit += log2_arity(a);
-    }
-}
-
-void cz_post_merkle_encode(cz_bincode_writer *w, const cz_post_inclusion *inc,
-                           const cz_por_shape *s) {
-    uint32_t tag = variant_of(s);
-    size_t base_sib = (size_t)s->base_levels * (s->base_arity - 1);
-    unsigned bit = 0;
-    cz_bincode_put_u32(w, tag);
-    if (tag == 0) {
-        cz_bincode_put_fr(w, &inc->root);
-        cz_bincode_put_fr(w, &inc->leaf);
-        put_path(w, inc->siblings, inc->index, &bit, s->base_levels, s->base_arity);
-        return;
-    }
-    put_path(w, inc->siblings, inc->index, &bit, s->base_levels, s->base_arity);
-    put_path(w, inc->siblings + base_sib, inc->index, &bit, 1, s->sub_arity);
-    if (tag == 2)
-        put_path(w, inc->siblings + base_sib + s->sub_arity - 1, inc->index, &bit, 1, s->top_arity);
-    cz_bincode_put_fr(w, &inc->root);
-    cz_bincode_put_fr(w, &inc->leaf);
+    return 8 + 32 + 8 + 8 + (size_t)cfg->vanilla_challenges * cz_fc_merkle_size(&cfg->tree) + 64;
 }
 
 cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
@@ -229,7 +94,7 @@ cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
     cz_bincode_put_u64(&w, 1);
     cz_bincode_put_u64(&w, p->n_inclusions);
     for (uint32_t i = 0; i < p->n_inclusions; i++)
-        cz_post_merkle_encode(&w, &p->inclusions[i], &cfg->tree);
+        cz_fc_merkle_encode(&w, &p->inclusions[i], &cfg->tree);
     cz_bincode_put_fr(&w, &p->comm_c);
     cz_bincode_put_fr(&w, &p->comm_r_last);
     if (w.pos != size) {
@@ -242,24 +107,6 @@ cz_status cz_post_encode(uint8_t **out, size_t *len, const cz_post_config *cfg,
 }
 
 /* ---------------------------------------------------------- verification */
-
-cz_status cz_post_merkle_root(cz_fr *out, const cz_por_shape *s, const cz_post_inclusion *inc) {
-    cz_fr cur = inc->leaf, children[MAX_ARITY];
-    unsigned levels = cz_por_levels(s), bit = 0;
-    size_t sib = 0;
-    for (unsigned l = 0; l < levels; l++) {
-        unsigned a = cz_por_level_arity(s, l);
-        unsigned pos = (unsigned)((inc->index >> bit) & (a - 1));
-        for (unsigned c = 0, k = 0; c < a; c++)
-            children[c] = c == pos ? cur : inc->siblings[sib + k++];
-        cz_status st = cz_por_hash_node_native(&cur, children, a, s->hasher);
-        if (st != CZ_OK) return st;
-        bit += log2_arity(a);
-        sib += a - 1;
-    }
-    *out = cur;
-    return CZ_OK;
-}
 
 static void fr_hex(char out[65], const cz_fr *v) {
     uint8_t b[32];
@@ -288,7 +135,7 @@ static cz_status verify_one(const cz_post_config *cfg, cz_fc_api_version api,
     cz_post_sector_challenges(ch, cfg, api, randomness, partition, position, p->sector_id);
     st = CZ_OK;
     for (uint32_t i = 0; i < p->n_inclusions && st == CZ_OK; i++) {
-        const cz_post_inclusion *inc = &p->inclusions[i];
+        const cz_fc_merkle_proof *inc = &p->inclusions[i];
         cz_fr root;
         if (!cz_fr_equal(&inc->root, &p->comm_r_last))
             st = cz_error_set(err, CZ_E_INVALID_ARG,
@@ -297,7 +144,7 @@ static cz_status verify_one(const cz_post_config *cfg, cz_fc_api_version api,
             st = cz_error_set(err, CZ_E_INVALID_ARG,
                               "inclusion_proofs[%u] proves leaf %llu, the challenge is leaf %llu",
                               i, (unsigned long long)inc->index, (unsigned long long)ch[i]);
-        else if ((st = cz_post_merkle_root(&root, &cfg->tree, inc)) != CZ_OK)
+        else if ((st = cz_fc_merkle_root(&root, &cfg->tree, inc)) != CZ_OK)
             cz_error_set(err, st, "inclusion_proofs[%u]: Poseidon failed", i);
         else if (!cz_fr_equal(&root, &inc->root))
             st = cz_error_set(err, CZ_E_INVALID_ARG,
@@ -410,7 +257,7 @@ static cz_status sp_build(sp_tree *t, const cz_por_shape *s) {
     t->levels = cz_por_levels(s);
     for (unsigned l = 0; l < t->levels; l++) {
         unsigned a = cz_por_level_arity(s, l);
-        cz_fr children[MAX_ARITY];
+        cz_fr children[CZ_POR_MAX_ARITY];
         for (unsigned c = 0; c < a; c++) children[c] = t->def[l];
         cz_status st = cz_poseidon_hash(&t->def[l + 1], children, a);
         if (st != CZ_OK) return st;
@@ -451,7 +298,7 @@ static void derive_fr(cz_fr *out, const char *tag, uint64_t seed, uint64_t a, ui
 }
 
 cz_status cz_post_default_root(cz_fr *out, const cz_post_config *cfg, const cz_fr *leaf) {
-    cz_fr cur = *leaf, children[MAX_ARITY];
+    cz_fr cur = *leaf, children[CZ_POR_MAX_ARITY];
     unsigned levels = cz_por_levels(&cfg->tree);
     for (unsigned l = 0; l < levels; l++) {
         unsigned a = cz_por_level_arity(&cfg->tree, l);
@@ -501,7 +348,7 @@ static cz_status gen_sector(cz_post_sector_proof *p, const cz_post_config *cfg,
         st = cz_poseidon_hash(&p->comm_r, pre, 2);
     }
     for (uint32_t i = 0; i < V && st == CZ_OK; i++) {
-        cz_post_inclusion *inc = &p->inclusions[i];
+        cz_fc_merkle_proof *inc = &p->inclusions[i];
         inc->index = ch[i];
         inc->leaf = sp_get(&t, 0, ch[i]);
         inc->root = p->comm_r_last;

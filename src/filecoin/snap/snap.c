@@ -93,7 +93,7 @@ cz_por_shape cz_snap_tree_d(const cz_snap_config *cfg) {
 size_t cz_snap_encoded_size(const cz_snap_config *cfg) {
     cz_por_shape d = cz_snap_tree_d(cfg);
     return 32 + 8 + 32 * (size_t)cfg->apex_leaves + 8 +
-           cfg->challenges * (2 * cz_post_merkle_size(&cfg->tree_r) + cz_post_merkle_size(&d));
+           cfg->challenges * (2 * cz_fc_merkle_size(&cfg->tree_r) + cz_fc_merkle_size(&d));
 }
 
 cz_status cz_snap_param_identifier(char *out, size_t cap, const cz_snap_config *cfg,

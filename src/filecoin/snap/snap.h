@@ -23,7 +23,7 @@
 
 #include "cuzk/status.h"
 #include "ff/fr.h"
-#include "filecoin/post/post.h"
+#include "filecoin/common/merkle.h"
 #include "gadgets/por.h"
 
 /* ---- registered update proofs (Go abi.RegisteredUpdateProof) ----
@@ -114,10 +114,9 @@ cz_status cz_snap_public_inputs(cz_fr out[CZ_SNAP_PUBLIC_INPUTS], const cz_snap_
 /* ---- vanilla partition proofs (snap_vanilla.c) ---- */
 
 /* ChallengeProof: tree R old, tree D new (binary SHA-256, dD levels), tree
- * R new; each Merkle proof as PoSt's (leaf, root, the index its path's
- * index fields give, siblings level by level). */
+ * R new. */
 typedef struct {
-    cz_post_inclusion r_old, d_new, r_new;
+    cz_fc_merkle_proof r_old, d_new, r_new;
 } cz_snap_challenge_proof;
 
 /* PartitionProof (storage-proofs-update vanilla.rs). */
@@ -178,7 +177,7 @@ void cz_snap_gen_opts_from_seed(cz_snap_gen_opts *out, uint64_t seed);
 /* Frees n proofs and the array. */
 void cz_snap_proofs_free(cz_snap_partition_proof *proofs, uint32_t n);
 
-/* ---- request files (post_request.c) ----
+/* ---- request files (snap_request.c) ----
  * What `cuzk gen snap` writes and `cuzk prove --snap` / `cuzk verify
  * --snap` read: the fields of a SNAP_DEALS_UPDATE Prove request as one
  * JSON object:

@@ -1,8 +1,8 @@
 /* SnapDeals vanilla partition proofs: bincode decoding and encoding, the
  * native verifier and the synthetic generator; see snap.h.
  *
- * Layout (rust-fil-proofs storage-proofs-update vanilla.rs; bincode 1.x as
- * post_vanilla.c):
+ * Layout (rust-fil-proofs storage-proofs-update vanilla.rs; bincode 1.x,
+ * MerkleProof as common/merkle.c reads it):
  *   PartitionProof := comm_c [32] | u64 n | apex_leafs [32] x n
  *                   | u64 m | ChallengeProof x m
  *   ChallengeProof := proof_r_old | proof_d_new | proof_r_new (MerkleProof:
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "filecoin/common/derive.h"
+#include "filecoin/common/merkle.h"
 #include "filecoin/snap/snap.h"
 #include "hash/poseidon.h"
 #include "util/check.h"
@@ -23,6 +24,11 @@ void cz_snap_proof_free(cz_snap_partition_proof *p) {
     free(p->ch);
     free(p->pool);
     memset(p, 0, sizeof *p);
+}
+
+void cz_snap_proofs_free(cz_snap_partition_proof *proofs, uint32_t n) {
+    for (uint32_t i = 0; proofs && i < n; i++) cz_snap_proof_free(&proofs[i]);
+    free(proofs);
 }
 
 cz_status cz_snap_proof_alloc(cz_snap_partition_proof *p, const cz_snap_config *cfg,
@@ -69,11 +75,11 @@ cz_status cz_snap_decode(cz_snap_partition_proof *out, const cz_snap_config *cfg
          cz_bincode_len(&r, &n, cfg->challenges, 0, "partition_proof.challenge_proofs (length)");
     for (uint32_t c = 0; ok && c < cfg->challenges; c++) {
         snprintf(where, sizeof where, "partition_proof.challenge_proofs[%u].proof_r_old", c);
-        ok = cz_post_merkle_decode(&r, &p.ch[c].r_old, &cfg->tree_r, where);
+        ok = cz_fc_merkle_decode(&r, &p.ch[c].r_old, &cfg->tree_r, where);
         snprintf(where, sizeof where, "partition_proof.challenge_proofs[%u].proof_d_new", c);
-        ok = ok && cz_post_merkle_decode(&r, &p.ch[c].d_new, &tree_d, where);
+        ok = ok && cz_fc_merkle_decode(&r, &p.ch[c].d_new, &tree_d, where);
         snprintf(where, sizeof where, "partition_proof.challenge_proofs[%u].proof_r_new", c);
-        ok = ok && cz_post_merkle_decode(&r, &p.ch[c].r_new, &cfg->tree_r, where);
+        ok = ok && cz_fc_merkle_decode(&r, &p.ch[c].r_new, &cfg->tree_r, where);
     }
     if (!(ok && cz_bincode_end(&r, "PartitionProof"))) {
         cz_snap_proof_free(&p);
@@ -94,9 +100,9 @@ cz_status cz_snap_encode(uint8_t **out, size_t *len, const cz_snap_config *cfg,
     for (uint32_t i = 0; i < cfg->apex_leaves; i++) cz_bincode_put_fr(&w, &p->apex_leaves[i]);
     cz_bincode_put_u64(&w, cfg->challenges);
     for (uint32_t c = 0; c < cfg->challenges; c++) {
-        cz_post_merkle_encode(&w, &p->ch[c].r_old, &cfg->tree_r);
-        cz_post_merkle_encode(&w, &p->ch[c].d_new, &tree_d);
-        cz_post_merkle_encode(&w, &p->ch[c].r_new, &cfg->tree_r);
+        cz_fc_merkle_encode(&w, &p->ch[c].r_old, &cfg->tree_r);
+        cz_fc_merkle_encode(&w, &p->ch[c].d_new, &tree_d);
+        cz_fc_merkle_encode(&w, &p->ch[c].r_new, &cfg->tree_r);
     }
     if (w.pos != size) {
         free(w.data);
@@ -136,18 +142,18 @@ static cz_status verify_challenge(const cz_snap_config *cfg, const cz_snap_comms
                                   const cz_fr *phi, const cz_fr *apex, cz_error *err) {
     const cz_snap_challenge_proof *cp = &p->ch[ci], *c0 = &p->ch[0];
     const cz_por_shape tree_d = cz_snap_tree_d(cfg);
-    const cz_post_inclusion *proofs[3] = {&cp->r_old, &cp->d_new, &cp->r_new};
+    const cz_fc_merkle_proof *proofs[3] = {&cp->r_old, &cp->d_new, &cp->r_new};
     static const char *const names[3] = {"proof_r_old", "proof_d_new", "proof_r_new"};
     const cz_fr *roots[3] = {&c0->r_old.root, &comms->comm_d_new, &c0->r_new.root};
     cz_status st;
     for (int k = 0; k < 3; k++) {
-        const cz_post_inclusion *m = proofs[k];
+        const cz_fc_merkle_proof *m = proofs[k];
         cz_fr root;
         if (m->index != c)
             return cz_error_set(err, CZ_E_INVALID_ARG,
                                 "challenge_proofs[%u].%s proves node %llu, the challenge is %llu",
                                 ci, names[k], (unsigned long long)m->index, (unsigned long long)c);
-        if ((st = cz_post_merkle_root(&root, k == 1 ? &tree_d : &cfg->tree_r, m)) != CZ_OK)
+        if ((st = cz_fc_merkle_root(&root, k == 1 ? &tree_d : &cfg->tree_r, m)) != CZ_OK)
             return cz_error_set(err, st, "challenge_proofs[%u].%s: hash failed", ci, names[k]);
         if (!cz_fr_equal(&root, &m->root) || !cz_fr_equal(&m->root, roots[k]))
             return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -291,7 +297,7 @@ static cz_status new_tree_build(new_tree *t, const cz_fr *key, const cz_fr *data
                 continue;
             }
             unsigned a = cz_por_level_arity(s, l - 1);
-            cz_fr children[8];
+            cz_fr children[CZ_POR_MAX_ARITY];
             for (unsigned k = 0; k < a; k++)
                 children[k] =
                     t->span[l] <= t->block ? t->uniform[l - 1][i] : *new_node(t, l - 1, i * a + k);
@@ -305,7 +311,7 @@ static cz_status new_tree_build(new_tree *t, const cz_fr *key, const cz_fr *data
  * index): siblings level by level. */
 typedef const cz_fr *(*node_fn)(const void *ctx, unsigned l, uint64_t i);
 
-static void fill_proof(cz_post_inclusion *m, const cz_por_shape *s, uint64_t c, node_fn value,
+static void fill_proof(cz_fc_merkle_proof *m, const cz_por_shape *s, uint64_t c, node_fn value,
                        const void *ctx) {
     unsigned levels = cz_por_levels(s);
     uint64_t i = c;
@@ -337,7 +343,7 @@ static cz_status uniform_levels(cz_fr *defaults, const cz_por_shape *s, const cz
     unsigned levels = cz_por_levels(s);
     for (unsigned l = 0; l < levels; l++) {
         unsigned a = cz_por_level_arity(s, l);
-        cz_fr children[8];
+        cz_fr children[CZ_POR_MAX_ARITY];
         for (unsigned k = 0; k < a; k++) children[k] = defaults[l];
         cz_status st = cz_por_hash_node_native(&defaults[l + 1], children, a, s->hasher);
         if (st != CZ_OK) return st;
