@@ -1,4 +1,4 @@
-/* Inline Fr add / sub / mul for the hot loops of other layers (NTT
+/* Inline Fr add / sub / mul / equality for the hot loops of other layers (NTT
  * butterflies, linear-combination evaluation). The same Montgomery core as
  * fr.c, with r as a constant of each including file so that it folds into
  * the code instead of costing a call per operation. */
@@ -20,6 +20,12 @@ static inline void cz_fr_sub_inline(cz_fr *r, const cz_fr *a, const cz_fr *b) {
 
 static inline void cz_fr_mul_inline(cz_fr *r, const cz_fr *a, const cz_fr *b) {
     mont_mul(r->l, a->l, b->l, cz_fr_inline_modulus, CZ_FR_MINV, CZ_FR_LIMBS);
+}
+
+/* a == b (values are fully reduced, so equal limbs), without a branch per limb. */
+static inline int cz_fr_equal_inline(const cz_fr *a, const cz_fr *b) {
+    return ((a->l[0] ^ b->l[0]) | (a->l[1] ^ b->l[1]) | (a->l[2] ^ b->l[2]) |
+            (a->l[3] ^ b->l[3])) == 0;
 }
 
 #endif
