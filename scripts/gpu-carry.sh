@@ -11,7 +11,9 @@
 # (scripts/gpu-device-run.sh does that). DEST is emptied first.
 # CZ_CARRY_TESTS="circuit_gpu gpu_keyload ..." packs only those GPU tests
 # (the names after gpu_test_): all of them and the tree pass the device
-# tool's 64 MiB limit.
+# tool's 64 MiB limit. CZ_CARRY_PACK=1 packs DEST into DEST.tar.xz instead
+# (about a third of the size: every GPU test and cuzk fit); unpack it there
+# with `tar xJf DEST.tar.xz -C $(dirname DEST)`.
 set -eu
 build=${1:?usage: gpu-carry.sh BUILD_DIR DEST}
 dest=${2:?usage: gpu-carry.sh BUILD_DIR DEST}
@@ -35,6 +37,13 @@ for b in "${bins[@]}"; do
         esac
     done
 done
+if [ "${CZ_CARRY_PACK:-0}" = 1 ]; then
+    rm -f "$dest.tar.xz"
+    tar -C "$(dirname "$dest")" -cf - "$(basename "$dest")" | xz -T0 -6 >"$dest.tar.xz"
+    rm -rf "$dest"
+    du -sh "$dest.tar.xz"
+    exit 0
+fi
 du -sh "$dest"
 # every card's code (the default -DCZ_CUDA_ARCHS=all) is ~30 MB per binary
 if [ "$(du -sm "$dest" | cut -f1)" -gt 60 ]; then

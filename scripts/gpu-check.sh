@@ -22,6 +22,7 @@
 # Builds are incremental (rm -rf DIR for a clean one). Environment: NVCC
 # (default: nvcc on PATH or /usr/local/cuda), NVFLAGS_EXTRA (more nvcc flags,
 # e.g. a -D for an experiment), CZ_BENCH_ARGS (default: the full benchmark),
+# CZ_SANITIZER=0 (skip compute-sanitizer),
 # OUT (logs are written there; default DIR/out). The device tool brings back
 # at most 8 files, which is why the logs are few.
 set -u
@@ -98,7 +99,7 @@ run() {
     if ! CZ_GPU_NTT_MAXB=5 "$dir/${pre}test_gpu_ntt" 2>&1 | tee -a "$out/tests.txt"; then
         fails=$((fails + 1))
     fi
-    if command -v compute-sanitizer >/dev/null; then
+    if [ "${CZ_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
         for tool in memcheck racecheck; do
             tests="$dir/${pre}test_gpu_arith $dir/${pre}test_gpu_ntt $dir/${pre}test_gpu_msm"
             tests="$tests $dir/${pre}test_gpu_groth16 $dir/${pre}test_circuit_gpu"
