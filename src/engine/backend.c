@@ -473,19 +473,21 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     memset(&shape, 0, sizeof shape);
     shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
     shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
-    /* A lone key that has no plan beside its circuit (32 GiB PoRep: 20 GiB
-     * streaming and 5.5 GiB of circuit) goes without it: its units' a, b, c
-     * are then evaluated on the CPU (cuda_prove_start), which lets a 24 GiB
-     * card prove it at all. */
+    /* A lone key that has no plan beside its circuit, or only the lean one
+     * (which takes a, b, c from the host: plan.h), goes without it: its
+     * units' a, b, c are then evaluated on the CPU (cuda_prove_start). So a
+     * 24 GiB card proves 32 GiB PoRep (20 GiB streaming plus 5.5 GiB of
+     * circuit do not fit) and a 16 GiB card (the lean plan) at all. */
     int abc_host = 0;
     if (gc && alone && host) {
-        int resident = 0;
+        cz_gpu_plan beside;
         cz_error perr = {0};
         if ((room && !budget) ||
-            cz_gpu_srs_plan(&resident, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM) {
+            cz_gpu_srs_plan(&beside, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM ||
+            beside.lean) {
             cz_log(CZ_LOG_INFO,
                    "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory plan "
-                   "on the device: a, b, c of its units are evaluated on the CPU",
+                   "on the device but the lean one: a, b, c of its units are evaluated on the CPU",
                    b->info.name, id, MIB(gc_bytes));
             cz_gpu_circuit_destroy(gc);
             gc = NULL;
@@ -511,17 +513,18 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         size_t avail = budget, free_b = 0, total_b = 0;
         cz_error merr = {0};
         if (!avail && cz_gpu_mem_info(&free_b, &total_b, &merr) == CZ_OK) avail = free_b;
-        int resident = 0;
+        cz_gpu_plan with;
         if (avail > slot_bytes &&
-            cz_gpu_srs_plan(&resident, &shape, avail - slot_bytes, NULL, 0, &merr) == CZ_OK &&
-            resident) {
+            cz_gpu_srs_plan(&with, &shape, avail - slot_bytes, NULL, 0, &merr) == CZ_OK &&
+            with.kind == CZ_GPU_PLAN_RESIDENT) {
             slots = 1;
             budget = avail - slot_bytes;
         }
     }
-    int resident = 0;
+    cz_gpu_plan plan;
     char why[512] = "";
-    st = cz_gpu_srs_plan(&resident, &shape, budget, why, sizeof why, err);
+    st = cz_gpu_srs_plan(&plan, &shape, budget, why, sizeof why, err);
+    const int resident = plan.kind == CZ_GPU_PLAN_RESIDENT;
     if (st == CZ_OK && !resident && !alone)
         st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
     else if (st == CZ_OK && !resident && !host)

@@ -110,9 +110,15 @@ cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt_order orde
                                cz_ntt_direction direction, cz_ntt_kind kind, cz_error *err);
 
 /* a[i] = (a[i] b[i] - c[i]) (g^m - 1)^-1 for i < m (device arrays): the
- * division by the vanishing polynomial on the coset, as cz_ntt_coset_quotient. */
+ * division by the vanishing polynomial on the coset, as cz_ntt_coset_quotient.
+ * dev_b NULL: a holds the products a b already (cz_gpu_ntt_pointwise_mul),
+ * a[i] = (a[i] - c[i]) (g^m - 1)^-1. */
 cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
                                     const cz_fr *dev_c, cz_error *err);
+/* a[i] = a[i] b[i] for i < m (device arrays): the quotient's first half,
+ * so the H chain holds two of a, b, c at a time (the lean memory plan). */
+cz_status cz_gpu_ntt_pointwise_mul(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
+                                   cz_error *err);
 
 /* MSM: out = sum_i scalars[i] * points[i] for i < n, points and scalars
  * (Montgomery form) resident in device memory. n may be 0. Scratch is taken
@@ -295,13 +301,14 @@ typedef struct {
     char note[320];      /* how it was checked and why; a record that could not be written */
 } cz_gpu_key_report;
 
-/* Whether the key of shape (counts only are read, as in cz_gpu_srs's
- * planning: plan.h) fits resident within budget_bytes of the current device
- * (0: its free memory; $CZ_GPU_MEM_LIMIT caps it as for creation):
- * *resident = 1 or 0, the plan and its figures in why[why_size] (may be
- * NULL). $CZ_GPU_STREAM_CHUNK forces 0. CZ_E_NOMEM (with the minimum in err
- * and why) when not even streaming fits; device errors as cz_gpu_mem_info. */
-cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
+/* The memory plan (plan.h) of the key of shape (counts only are read, as
+ * in cz_gpu_srs's planning) within budget_bytes of the current device (0:
+ * its free memory; $CZ_GPU_MEM_LIMIT caps it as for creation, and the
+ * CZ_GPU_STREAM_* knobs force it): *plan (may be NULL), the plan and its
+ * figures in why[why_size] (may be NULL). CZ_E_NOMEM (with the minimum in
+ * err and why, *plan filled all the same) when not even the lean streaming
+ * plan fits; device errors as cz_gpu_mem_info. */
+cz_status cz_gpu_srs_plan(cz_gpu_plan *plan, const cz_groth16_params *shape, size_t budget_bytes,
                           char *why, size_t why_size, cz_error *err);
 
 /* cz_gpu_plan_footprint (plan.h), under the SRS's name. CZ_E_INVALID_ARG

@@ -26,6 +26,7 @@
 #include "gpu/srs.h"
 #include "r1cs/backends.h"
 #include "util/cancel.h"
+#include "util/check.h"
 #include "util/log.h"
 #include "util/parallel.h"
 
@@ -116,19 +117,41 @@ static void *send_job_run(void *arg) {
     return NULL;
 }
 
+/* The scalars of a chunked sum: scal[k0..] in place, or, in a lean plan
+ * (plan.h), prepared chunk by chunk into piece (chunk-sized): scal[gather[k]]
+ * (a tail's scalars), or scal[k] with the scalars whose bit is set in mask
+ * made zero (a dense tail's, the ones masked). */
+typedef struct {
+    const cz_fr *scal;
+    const uint32_t *gather;
+    const uint64_t *mask;
+    cz_fr *piece;
+} scalars;
+
 /* o1 (G1) or o2 (G2) += the sum of cnt device points pts (points k0.. of
- * the vector), weighted by scal[k0..] or selected by the bits from k0. */
-static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const cz_fr *scal,
+ * the vector), weighted by the scalars k0.. of sc or, without sc, selected
+ * by the bits from k0. */
+static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const scalars *sc,
                            const uint64_t *bits, size_t k0, size_t cnt, cz_error *err) {
-    cz_status st;
+    cz_status st = CZ_OK;
+    const cz_fr *scal = NULL;
+    if (sc && !sc->piece) {
+        scal = sc->scal + k0;
+    } else if (sc) {
+        /* k0 is a multiple of the chunk (of 64 points at least) */
+        scal = sc->piece;
+        st = sc->gather ? cz_gpu_gather_fr(sc->piece, sc->scal, sc->gather + k0, cnt, err)
+                        : cz_gpu_mask_fr(sc->piece, sc->scal + k0, sc->mask + k0 / 64, cnt, err);
+        if (st != CZ_OK) return st;
+    }
     if (o1) {
         cz_g1 part;
-        st = scal ? cz_gpu_g1_msm(&part, pts, scal + k0, cnt, err)
+        st = scal ? cz_gpu_g1_msm(&part, pts, scal, cnt, err)
                   : cz_gpu_g1_batch_add(&part, pts, bits + k0 / 64, cnt, err);
         if (st == CZ_OK) cz_g1_add(o1, o1, &part);
     } else {
         cz_g2 part;
-        st = scal ? cz_gpu_g2_msm(&part, pts, scal + k0, cnt, err)
+        st = scal ? cz_gpu_g2_msm(&part, pts, scal, cnt, err)
                   : cz_gpu_g2_batch_add(&part, pts, bits + k0 / 64, cnt, err);
         if (st == CZ_OK) cz_g2_add(o2, o2, &part);
     }
@@ -138,11 +161,11 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const cz_fr *s
 /* Streaming SRS: o1 (G1) or o2 (G2) = the sum over the n host points of
  * src, chunk by chunk through the two device chunk buffers (chunk k + 1 is
  * staged by the CPU and copied while the kernels of chunk k run), either weighted by the
- * device scalars scal (an MSM; scal[j] goes with point j) or selected by
+ * scalars sc (an MSM; scalar j goes with point j) or selected by
  * the device bitmap bits (batch addition; chunks start at multiples of 64
  * points). */
 static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_host_points *src,
-                            size_t n, const cz_fr *scal, const uint64_t *bits, cz_error *err) {
+                            size_t n, const scalars *sc, const uint64_t *bits, cz_error *err) {
     const size_t c = s->chunk_points;
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
@@ -169,7 +192,7 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_ho
             if (!threaded) send_job_run(&job);
         }
         st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err);
-        if (st == CZ_OK) st = chunk_sum(o1, o2, s->chunk[k & 1], scal, bits, k0, cnt, err);
+        if (st == CZ_OK) st = chunk_sum(o1, o2, s->chunk[k & 1], sc, bits, k0, cnt, err);
         if (threaded) pthread_join(helper, NULL);
         if (st == CZ_OK && job.st != CZ_OK) {
             st = job.st;
@@ -190,11 +213,11 @@ static int cancel_point(cz_status *st, const char *before, cz_error *err) {
 
 /* A partial plan's resident vector: o1 (G1) or o2 (G2) = the sum over n of
  * its device points, in the pieces of the streamed chunks (the plan counts
- * one chunk's MSM scratch, not a whole vector's), weighted by scal or
+ * one chunk's MSM scratch, not a whole vector's), weighted by sc or
  * selected by bits as in stream_sum. With idx (device indices) the points
  * idx[0..n) are gathered into a chunk buffer piece by piece. */
 static cz_status device_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev,
-                            const uint32_t *idx, size_t n, const cz_fr *scal, const uint64_t *bits,
+                            const uint32_t *idx, size_t n, const scalars *sc, const uint64_t *bits,
                             cz_error *err) {
     const size_t c = s->chunk_points, size = o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine);
     cz_status st = CZ_OK;
@@ -208,7 +231,7 @@ static cz_status device_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev
                     : cz_gpu_gather_g2(s->chunk[0], dev, idx + k0, cnt, err);
             pts = s->chunk[0];
         }
-        if (st == CZ_OK) st = chunk_sum(o1, o2, pts, scal, bits, k0, cnt, err);
+        if (st == CZ_OK) st = chunk_sum(o1, o2, pts, sc, bits, k0, cnt, err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "resident points in pieces of %zu", c);
     return st;
@@ -224,14 +247,14 @@ typedef struct {
 
 /* One of the G1 / G2 parts of a sum in a chunked plan: its points on the
  * device (dev, kept) or on the host (host), all n selected by bits or
- * weighted by scal, or (idx / host_idx) the n picked ones. */
+ * weighted by sc, or (idx / host_idx) the n picked ones. */
 static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev, const void *host,
-                             size_t n, const cz_fr *scal, const uint64_t *bits, const uint32_t *idx,
+                             size_t n, const scalars *sc, const uint64_t *bits, const uint32_t *idx,
                              const uint32_t *host_idx, cz_error *err) {
-    if (dev) return device_sum(s, o1, o2, dev, idx, n, scal, bits, err);
+    if (dev) return device_sum(s, o1, o2, dev, idx, n, sc, bits, err);
     cz_gpu_host_points h = {host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine),
                             idx ? host_idx : NULL};
-    return stream_sum(s, o1, o2, &h, n, scal, bits, err);
+    return stream_sum(s, o1, o2, &h, n, sc, bits, err);
 }
 
 static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp,
@@ -257,6 +280,7 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
     }
     if (cancel_point(&st, "the tail MSM", err)) goto fail;
     const int dense = tail && cz_gpu_plan_dense_tail(tail, n);
+    const int lean = s->plan.lean; /* tail scalars per chunk, into b->tail_s */
     if (tail) {
         cz_g1 t1;
         cz_g2 t2;
@@ -265,40 +289,45 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
         if (dense) {
             /* one MSM over every point (in chunks when the plan streams),
              * the ones masked to zero: nothing gathered or picked */
-            if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK) goto fail;
+            scalars sc = {b->tail_s, NULL, NULL, NULL};
+            if (lean)
+                sc = (scalars){scal, NULL, b->ones, b->tail_s};
+            else if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK)
+                goto fail;
             if (s->streaming) {
-                st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, b->tail_s, NULL, NULL, NULL, err);
+                st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, &sc, NULL, NULL, NULL, err);
                 if (st == CZ_OK && g2)
-                    st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, n, b->tail_s, NULL, NULL, NULL,
-                                     err);
+                    st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, n, &sc, NULL, NULL, NULL, err);
             } else {
-                st = chunk_sum(&t1, NULL, pp->p1, b->tail_s, NULL, 0, n, err);
-                if (st == CZ_OK && g2)
-                    st = chunk_sum(NULL, &t2, pp->p2, b->tail_s, NULL, 0, n, err);
+                st = chunk_sum(&t1, NULL, pp->p1, &sc, NULL, 0, n, err);
+                if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, pp->p2, &sc, NULL, 0, n, err);
             }
-        } else if ((st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) {
+        } else if (!lean && (st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) {
             goto fail;
         } else if (s->streaming) {
             /* streamed points are picked on the host by the tail indices,
-             * resident ones gathered on the device */
+             * resident ones gathered on the device; a lean plan gathers
+             * the scalars chunk by chunk */
+            const scalars sc = lean ? (scalars){scal, b->idx, NULL, b->tail_s}
+                                    : (scalars){b->tail_s, NULL, NULL, NULL};
             if ((!pp->p1 || (g2 && !pp->p2)) &&
                 (st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
                 goto fail;
-            st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, tail, b->tail_s, NULL, b->idx,
-                             b->host_idx, err);
+            st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, tail, &sc, NULL, b->idx, b->host_idx,
+                             err);
             if (st == CZ_OK && g2)
-                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, b->tail_s, NULL, b->idx,
+                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, &sc, NULL, b->idx,
                                  b->host_idx, err);
         } else {
             /* in pieces of at most the tail chunk of gathered points */
             const size_t piece = cz_gpu_plan_tail_chunk();
+            const scalars sc = {b->tail_s, NULL, NULL, NULL};
             for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
                 const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
                 st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
-                if (st == CZ_OK) st = chunk_sum(&t1, NULL, b->tp1, b->tail_s, NULL, k0, cnt, err);
+                if (st == CZ_OK) st = chunk_sum(&t1, NULL, b->tp1, &sc, NULL, k0, cnt, err);
                 if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx + k0, cnt, err);
-                if (st == CZ_OK && g2)
-                    st = chunk_sum(NULL, &t2, b->tp2, b->tail_s, NULL, k0, cnt, err);
+                if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, b->tp2, &sc, NULL, k0, cnt, err);
             }
         }
         if (st != CZ_OK) goto fail;
@@ -355,6 +384,24 @@ static cz_status circuit_shapes(const cz_groth16_params *p, const cz_gpu_circuit
     return CZ_OK;
 }
 
+/* One of a, b, c (n elements) from the host into d, zero-padded to m;
+ * the copy is staged (wait for *ticket). */
+static cz_status abc_upload(cz_gpu_srs *srs, cz_fr *d, const cz_fr *src, size_t n, size_t m,
+                            uint64_t *ticket, cz_error *err) {
+    cz_status st = cz_gpu_stage_bytes(srs->up, d, src, n * sizeof(cz_fr), ticket, err);
+    if (st == CZ_OK) st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err);
+    return st;
+}
+
+/* The H chain's first two transforms of one of a, b, c: to coefficients
+ * (inverse, NR), then to the coset (forward, RN). */
+static cz_status abc_coset(cz_gpu_srs *srs, cz_fr *d, cz_error *err) {
+    cz_status st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_NR, CZ_NTT_INVERSE, CZ_NTT_PLAIN, err);
+    if (st == CZ_OK)
+        st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_RN, CZ_NTT_FORWARD, CZ_NTT_COSET, err);
+    return st;
+}
+
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
                                      const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err) {
@@ -383,6 +430,15 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         if (st == CZ_OK && srs->streaming) st = cz_groth16_check_shapes(params, pd, err);
     }
     if (st != CZ_OK) return st;
+    /* the lean plan (plan.h) streams every vector and takes a, b, c from
+     * the host */
+    const int lean = srs->plan.lean;
+    if (lean && !srs->streaming)
+        return CZ_BROKEN(err, "gpu prove: a lean memory plan that keeps vectors");
+    if (lean && on_device)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu prove: the key's lean memory plan needs a, b, c from the host, "
+                            "not from a device circuit");
     const size_t m = (size_t)1 << srs->log_m, n = pd->num_constraints;
     const size_t ni = pd->num_inputs, na = pd->num_aux;
     const size_t n_a = srs->shape.n_a, n_b = srs->shape.n_b_g1;
@@ -393,9 +449,11 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     uint64_t ticket = 0;
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
-    /* ---- H chain: a, b, c zero-padded to m on the device ---- */
-    if ((st = cz_gpu_alloc_pooled((void **)&b.abc, 3 * m * sizeof(cz_fr), err)) != CZ_OK) {
-        cz_error_prefix(err, "gpu prove: a, b, c (3 x 2^%u elements)", srs->log_m);
+    /* ---- H chain: a, b, c zero-padded to m on the device (a lean plan:
+     * a and b, then c where b was) ---- */
+    const int nbuf = lean ? 2 : 3;
+    if ((st = cz_gpu_alloc_pooled((void **)&b.abc, nbuf * m * sizeof(cz_fr), err)) != CZ_OK) {
+        cz_error_prefix(err, "gpu prove: a, b, c (%d x 2^%u elements)", nbuf, srs->log_m);
         goto done;
     }
     if (on_device) {
@@ -426,24 +484,25 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         prof_step(&pr, "a, b, c on the device");
     } else {
         const cz_fr *src[3] = {pd->a, pd->b, pd->c};
-        for (int j = 0; j < 3; j++) {
-            cz_fr *d = b.abc + j * m;
-            if ((st = cz_gpu_stage_bytes(srs->up, d, src[j], n * sizeof(cz_fr), &ticket, err)) !=
-                CZ_OK)
+        for (int j = 0; j < nbuf; j++)
+            if ((st = abc_upload(srs, b.abc + j * m, src[j], n, m, &ticket, err)) != CZ_OK)
                 goto done;
-            if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;
-        }
         if ((st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK) goto done;
-        prof_step(&pr, "upload a, b, c");
+        prof_step(&pr, lean ? "upload a, b" : "upload a, b, c");
     }
-    for (int j = 0; j < 3; j++) {
-        cz_fr *d = b.abc + j * m;
-        st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_NR, CZ_NTT_INVERSE, CZ_NTT_PLAIN, err);
-        if (st == CZ_OK)
-            st = cz_gpu_ntt_transform(srs->dom, d, CZ_NTT_RN, CZ_NTT_FORWARD, CZ_NTT_COSET, err);
-        if (st != CZ_OK) goto done;
+    for (int j = 0; j < nbuf; j++)
+        if ((st = abc_coset(srs, b.abc + j * m, err)) != CZ_OK) goto done;
+    if (lean) {
+        /* a' b' into a's buffer, then c where b was */
+        if ((st = cz_gpu_ntt_pointwise_mul(srs->dom, b.abc, b.abc + m, err)) != CZ_OK ||
+            (st = abc_upload(srs, b.abc + m, pd->c, n, m, &ticket, err)) != CZ_OK ||
+            (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK ||
+            (st = abc_coset(srs, b.abc + m, err)) != CZ_OK)
+            goto done;
+        st = cz_gpu_ntt_coset_quotient(srs->dom, b.abc, NULL, b.abc + m, err);
+    } else {
+        st = cz_gpu_ntt_coset_quotient(srs->dom, b.abc, b.abc + m, b.abc + 2 * m, err);
     }
-    st = cz_gpu_ntt_coset_quotient(srs->dom, b.abc, b.abc + m, b.abc + 2 * m, err);
     if (st == CZ_OK)
         st = cz_gpu_ntt_transform(srs->dom, b.abc, CZ_NTT_NN, CZ_NTT_INVERSE, CZ_NTT_COSET, err);
     if (st != CZ_OK) goto done;
@@ -460,8 +519,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     prof_step(&pr, "H chain (7 NTT + quotient)");
     if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
-        st =
-            chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, b.abc, NULL, NULL, NULL, err);
+        const scalars sc = {b.abc, NULL, NULL, NULL};
+        st = chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, &sc, NULL, NULL, NULL, err);
     } else {
         st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
     }
@@ -485,7 +544,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             (st = cz_gpu_alloc_pooled((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr),
                                       err)) != CZ_OK ||
             (st = cz_gpu_alloc_pooled((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
-            (st = cz_gpu_alloc_pooled((void **)&b.tail_s, nmax * sizeof(cz_fr), err)) != CZ_OK ||
+            (st = cz_gpu_alloc_pooled((void **)&b.tail_s,
+                                      (lean ? srs->chunk_points : nmax) * sizeof(cz_fr), err)) !=
+                CZ_OK ||
             (!srs->streaming &&
              ((st = cz_gpu_alloc_pooled((void **)&b.tp1,
                                         cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine), err)) !=

@@ -983,16 +983,33 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     return CZ_OK;
 }
 
+/* a = (a b - c) / Z, or without b (the lean H chain: a holds a b already)
+ * a = (a - c) / Z, or without c and Z (its first half) a = a b. */
 __global__ void k_quotient(fr_t *a, const fr_t *b, const fr_t *c, fr_t zinv, uint32_t n) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] = fr_t::mul(fr_t::sub(fr_t::mul(a[i], b[i]), c[i]), zinv);
+    if (i >= n) return;
+    const fr_t ab = b ? fr_t::mul(a[i], b[i]) : a[i];
+    a[i] = c ? fr_t::mul(fr_t::sub(ab, c[i]), zinv) : ab;
 }
 
-extern "C" cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
-                                               const cz_fr *dev_c, cz_error *err) {
+static cz_status quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b, const cz_fr *dev_c,
+                          cz_error *err) {
     k_quotient<<<cz_gpu_blocks(d->n, 256), 256>>>((fr_t *)dev_a, (const fr_t *)dev_b,
                                                   (const fr_t *)dev_c, d->zinv, (uint32_t)d->n);
     CZ_CUDA_LAUNCHED(err);
     CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
+                                               const cz_fr *dev_c, cz_error *err) {
+    if (!dev_c)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu ntt: the coset quotient needs c");
+    return quotient(d, dev_a, dev_b, dev_c, err);
+}
+
+extern "C" cz_status cz_gpu_ntt_pointwise_mul(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
+                                              cz_error *err) {
+    if (!dev_b) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu ntt: the product needs b");
+    return quotient(d, dev_a, dev_b, NULL, err);
 }

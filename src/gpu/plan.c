@@ -85,13 +85,17 @@ int cz_gpu_plan_dense_tail(size_t t, size_t n) {
 
 /* At their peak: the H chain's a, b, c with the assignment beside them
  * (when a, b, c come from a device circuit), or the assignment and the
- * split buffers afterwards. */
-size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int tails_g1, int tails_g2) {
+ * split buffers afterwards. A lean plan's H chain holds two of a, b, c and
+ * no assignment (it goes up after the H MSM), and its tail scalars are
+ * gathered or masked into one chunk-sized piece at a time. */
+size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int tails_g1, int tails_g2,
+                               size_t lean_chunk) {
     const size_t m = p->n_h + 1, ni = p->vk.n_ic, na = p->n_l;
     const size_t nab = max2(p->n_a, p->n_b_g1), nmax = max2(na, nab);
-    size_t h = (3 * m + ni + na) * sizeof(cz_fr);
+    size_t h = lean_chunk ? 2 * m * sizeof(cz_fr) : (3 * m + ni + na) * sizeof(cz_fr);
     size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
-                 nab * sizeof(cz_fr) + words(nmax) * 8 + nmax * sizeof(cz_fr);
+                 nab * sizeof(cz_fr) + words(nmax) * 8 +
+                 (lean_chunk ? lean_chunk : nmax) * sizeof(cz_fr);
     if (tails_g1) lab += cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine);
     if (tails_g2) lab += cz_gpu_plan_tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
     return max2(h, lab);
@@ -106,13 +110,21 @@ static size_t vector_bytes(const cz_groth16_params *p, int v) {
     return n[v] * (v == CZ_GROTH16_B_G2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine));
 }
 
-/* Streaming in chunks of c: the NTT tables, one proof's buffers (tails
- * are gathered into the chunk buffers), two chunk buffers (room for G2
- * points) and one chunk's MSM scratch. A partial plan adds its kept
- * vectors: their MSMs run in the same pieces, from device memory. */
-static size_t streaming_need(const cz_groth16_params *p, size_t tables, size_t c) {
-    return tables + cz_gpu_plan_proof_bytes(p, 0, 0) + 2 * c * sizeof(cz_g2_affine) +
-           cz_gpu_plan_msm_scratch(c, 1);
+/* Streaming in chunks of c (lean or not): the NTT tables, one proof's
+ * buffers (tails are gathered into the chunk buffers), two chunk buffers
+ * (room for G2 points) and one chunk's MSM scratch. A partial plan adds its
+ * kept vectors: their MSMs run in the same pieces, from device memory. */
+static size_t streaming_need(const cz_groth16_params *p, size_t tables, size_t c, int lean) {
+    return tables + cz_gpu_plan_proof_bytes(p, 0, 0, lean ? c : 0) +
+           2 * c * sizeof(cz_g2_affine) + cz_gpu_plan_msm_scratch(c, 1);
+}
+
+/* The largest chunk from CHUNK_MAX down to CHUNK_MIN whose streaming plan
+ * fits budget; 0 when none does. */
+static size_t largest_chunk(const cz_groth16_params *p, size_t tables, size_t budget, int lean) {
+    for (size_t c = CHUNK_MAX; c >= CHUNK_MIN; c >>= 1)
+        if (streaming_need(p, tables, c, lean) <= budget) return c;
+    return 0;
 }
 
 /* The resident plan: every vector, the tables, one proof's buffers with
@@ -122,7 +134,7 @@ static size_t streaming_need(const cz_groth16_params *p, size_t tables, size_t c
 static size_t resident_work(const cz_groth16_params *p) {
     const size_t m = p->n_h + 1;
     const size_t largest = max2(max2(m, p->n_l), max2(p->n_a, p->n_b_g1));
-    return cz_gpu_plan_proof_bytes(p, 1, 1) +
+    return cz_gpu_plan_proof_bytes(p, 1, 1, 0) +
            max2(cz_gpu_plan_msm_scratch(largest, 0), cz_gpu_plan_msm_scratch(p->n_b_g1, 1));
 }
 
@@ -153,16 +165,18 @@ cz_status cz_gpu_plan_footprint(size_t *key_bytes, size_t *work_bytes,
 }
 
 cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t budget,
-                           size_t forced_chunk, unsigned forced_keep, cz_error *err) {
+                           const cz_gpu_plan_force *force, cz_error *err) {
     memset(out, 0, sizeof *out);
     cz_status st = shape_check(&out->log_m, p, err);
     if (st != CZ_OK) return st;
+    const size_t forced_chunk = force ? force->chunk : 0;
+    const unsigned forced_keep = forced_chunk ? force->keep : 0;
     const size_t tables = ((size_t)1 << out->log_m) * sizeof(cz_fr); /* m/2 powers of ω, ω^-1 */
     size_t points = 0;
     for (int v = 0; v < CZ_GROTH16_VECTORS; v++) points += vector_bytes(p, v);
     out->budget = budget;
     out->resident_need = points + tables + resident_work(p);
-    out->minimum = streaming_need(p, tables, CHUNK_MIN);
+    out->minimum = streaming_need(p, tables, CHUNK_MIN, 1);
     if (!forced_chunk && out->resident_need <= budget) {
         out->kind = CZ_GPU_PLAN_RESIDENT;
         out->keep = (1u << CZ_GROTH16_VECTORS) - 1;
@@ -171,27 +185,20 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
         return CZ_OK;
     }
     /* the largest chunk that fits (or the forced one), then the vectors
-     * that fit beside it */
-    size_t c = forced_chunk ? forced_chunk : CHUNK_MAX;
-    while (!forced_chunk && c > CHUNK_MIN && streaming_need(p, tables, c) > budget) c >>= 1;
+     * that fit beside it; lean where the plain plan's chunk would be below
+     * 2^22 points (it keeps no vector then) and the lean one's is larger */
+    const size_t c = forced_chunk ? forced_chunk : largest_chunk(p, tables, budget, 0);
     out->kind = CZ_GPU_PLAN_STREAMING;
     out->chunk_points = c;
-    out->need = streaming_need(p, tables, c);
-    if (!forced_chunk && out->need > budget) {
-        out->held = tables + 2 * c * sizeof(cz_g2_affine);
-        for (int v = 0; v < CZ_GROTH16_VECTORS; v++) out->stream_bytes += vector_bytes(p, v);
-        return cz_error_set(err, CZ_E_NOMEM,
-                            "gpu srs: the device is too small for this circuit: even streaming "
-                            "its points from host memory needs %.0f MiB (the NTT tables %.0f "
-                            "MiB, one proof's buffers %.0f MiB, chunk buffers and MSM scratch); "
-                            "%.0f MiB are usable; the whole key resident would need %.0f MiB",
-                            MIB(out->minimum), MIB(tables), MIB(cz_gpu_plan_proof_bytes(p, 0, 0)),
-                            MIB(budget), MIB(out->resident_need));
-    }
+    out->need = streaming_need(p, tables, c, 0);
     if (forced_chunk) {
         out->keep = forced_keep & ((1u << CZ_GROTH16_VECTORS) - 1);
         for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
             if (out->keep >> v & 1) out->need += vector_bytes(p, v);
+        if (force->lean && !out->keep) {
+            out->lean = 1;
+            out->need = streaming_need(p, tables, c, 1);
+        }
     } else if (c >= PARTIAL_CHUNK_MIN) {
         for (int i = 0; i < CZ_GROTH16_VECTORS; i++) {
             const int v = keep_order[i];
@@ -202,6 +209,29 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             }
         }
     }
+    if (!forced_chunk && c < PARTIAL_CHUNK_MIN) {
+        const size_t lc = largest_chunk(p, tables, budget, 1);
+        if (lc > c) {
+            out->lean = 1;
+            out->chunk_points = lc;
+            out->need = streaming_need(p, tables, lc, 1);
+        }
+    }
+    if (!out->chunk_points) { /* below the minimum: the figures of the smallest plan */
+        out->chunk_points = CHUNK_MIN;
+        out->lean = 1;
+        out->need = out->minimum;
+        out->held = tables + 2 * CHUNK_MIN * sizeof(cz_g2_affine);
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++) out->stream_bytes += vector_bytes(p, v);
+        return cz_error_set(err, CZ_E_NOMEM,
+                            "gpu srs: the device is too small for this circuit: even streaming "
+                            "its points from host memory needs %.0f MiB (the NTT tables %.0f "
+                            "MiB, one proof's buffers %.0f MiB, chunk buffers and MSM scratch); "
+                            "%.0f MiB are usable; the whole key resident would need %.0f MiB",
+                            MIB(out->minimum), MIB(tables),
+                            MIB(cz_gpu_plan_proof_bytes(p, 0, 0, CHUNK_MIN)), MIB(budget),
+                            MIB(out->resident_need));
+    }
     size_t kept = 0;
     for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
         if (out->keep >> v & 1)
@@ -210,7 +240,7 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             out->stream_bytes += vector_bytes(p, v);
     }
     if (out->keep) out->kind = CZ_GPU_PLAN_PARTIAL;
-    out->held = tables + kept + 2 * c * sizeof(cz_g2_affine);
+    out->held = tables + kept + 2 * out->chunk_points * sizeof(cz_g2_affine);
     return CZ_OK;
 }
 
@@ -264,8 +294,9 @@ void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *p) {
                  lc, p->need / gib, p->budget / gib, p->resident_need / gib);
     else
         snprintf(buf, size,
-                 "%s: %s resident, %s streamed in chunks of 2^%u points (%.1f GB per proof); %.1f "
-                 "of %.1f GiB (resident would need %.1f)",
-                 cz_gpu_plan_name(p->kind), kept, streamed, lc, (double)p->stream_bytes / 1e9,
-                 p->need / gib, p->budget / gib, p->resident_need / gib);
+                 "%s%s: %s resident, %s streamed in chunks of 2^%u points (%.1f GB per proof); "
+                 "%.1f of %.1f GiB (resident would need %.1f)",
+                 cz_gpu_plan_name(p->kind), p->lean ? " (lean: a, b, c from the host)" : "", kept,
+                 streamed, lc, (double)p->stream_bytes / 1e9, p->need / gib, p->budget / gib,
+                 p->resident_need / gib);
 }

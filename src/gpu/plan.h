@@ -12,9 +12,19 @@
  *              send and to sum), the others stream in chunks of at least
  *              2^20 points;
  *   streaming  none stays: every vector streams, in the largest chunk that
- *              fits (2^12 to 2^24 points).
- * Below the streaming plan with 2^12-point chunks nothing proves: the plan
- * is refused with that minimum in the message. */
+ *              fits (2^12 to 2^24 points);
+ *   lean       streaming with one proof's working set cut from 16 to 8 GiB
+ *              at 32 GiB (what a 16 GiB card needs): a, b, c come from the
+ *              host one after another through two device buffers (a' b'
+ *              formed before c is uploaded), the assignment goes up after
+ *              the H MSM, and the tail scalars are gathered or masked per
+ *              chunk instead of all at once. It needs a, b, c from the host
+ *              (no device circuit, 12.5 GB more to upload per proof at
+ *              32 GiB), so it is chosen only where the plain streaming
+ *              plan's chunk would be below 2^22 points (or it would not
+ *              fit at all) and the lean one's chunk is larger.
+ * Below the lean plan with 2^12-point chunks nothing proves: the plan is
+ * refused with that minimum in the message. */
 #ifndef CZ_GPU_PLAN_H
 #define CZ_GPU_PLAN_H
 
@@ -42,20 +52,29 @@ typedef struct {
     size_t need;           /* device bytes at the plan's peak (<= budget) */
     size_t held;           /* kept between proofs: kept points, NTT tables, chunk buffers */
     size_t resident_need;  /* what the resident plan needs */
-    size_t minimum;        /* the smallest budget a plan proves in */
+    size_t minimum;        /* the smallest budget a plan proves in (a lean one) */
     uint64_t stream_bytes; /* point bytes sent to the device per proof, at least */
     unsigned log_m;        /* the key's domain: 2^log_m = n_h + 1 */
+    int lean;              /* streaming, lean (above): a, b, c must come from the host */
 } cz_gpu_plan;
 
-/* The plan for a key of shape (counts only) in budget device bytes; a
- * forced_chunk (CZ_GPU_STREAM_CHUNK: a power of two from 64 to 2^24)
- * makes it streaming with that chunk, or partial keeping the vectors of
- * forced_keep (CZ_GPU_STREAM_KEEP), whatever the budget. CZ_E_INVALID_ARG
- * for a shape the device prover cannot take (n_h not 2^k - 1, k <= 28);
- * CZ_E_NOMEM when budget is below the minimum (out is filled all the same,
- * kind streaming, so callers can report the figures). */
+/* Plans forced whatever the budget, for tests and measurements: chunk
+ * (CZ_GPU_STREAM_CHUNK, a power of two from 64 to 2^24) makes the plan
+ * streaming with that chunk, partial when keep (CZ_GPU_STREAM_KEEP) names
+ * vectors to keep, lean with lean (CZ_GPU_STREAM_LEAN) and no keep. */
+typedef struct {
+    size_t chunk;
+    unsigned keep;
+    int lean;
+} cz_gpu_plan_force;
+
+/* The plan for a key of shape (counts only) in budget device bytes, or the
+ * forced one (force may be NULL; a zero chunk forces nothing).
+ * CZ_E_INVALID_ARG for a shape the device prover cannot take (n_h not
+ * 2^k - 1, k <= 28); CZ_E_NOMEM when budget is below the minimum (out is
+ * filled all the same, kind streaming, so callers can report the figures). */
 cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *shape, size_t budget,
-                           size_t forced_chunk, unsigned forced_keep, cz_error *err);
+                           const cz_gpu_plan_force *force, cz_error *err);
 
 /* The device bytes to plan with after a device out-of-memory while a
  * context used `used` bytes (what it held and a proof's working set): a
@@ -84,9 +103,12 @@ unsigned cz_gpu_msm_window_bits(size_t n, int g2);
 /* Device scratch of one MSM of n points (what the MSM allocates, from its
  * own formulas), and one proof's buffers besides the MSMs' scratch
  * (tails_g1 / tails_g2: room for gathered tail points of resident G1 / G2
- * vectors). For the prover's allocations and the tests. */
+ * vectors; lean_chunk: a lean plan's, whose tail scalars come in pieces of
+ * that many, 0 for the others). For the prover's allocations and the
+ * tests. */
 size_t cz_gpu_plan_msm_scratch(size_t n, int g2);
-size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int tails_g1, int tails_g2);
+size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int tails_g1, int tails_g2,
+                               size_t lean_chunk);
 
 /* Gathered tail points per tail MSM piece of a resident vector
  * (CZ_GPU_TAIL_CHUNK, default 2^24), and whether a tail of t of n scalars

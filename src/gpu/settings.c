@@ -43,6 +43,8 @@ static const knob knobs[] = {
      "stream the key in chunks of this many points even when it fits (64 .. 2^24)"},
     {"CZ_GPU_STREAM_KEEP", VECTORS, F(stream_keep), 0, 0, NULL,
      "with CZ_GPU_STREAM_CHUNK: the vectors that stay resident (h,l,a,b_g1,b_g2): a partial plan"},
+    {"CZ_GPU_STREAM_LEAN", FLAG, F(stream_lean), 0, 0, "0",
+     "1 with CZ_GPU_STREAM_CHUNK: the lean streaming plan (what a 16 GiB card gets)"},
     {"CZ_GPU_TAIL_CHUNK", CLAMP, F(tail_chunk), 64, 1u << 24, "16777216",
      "gathered tail points per tail MSM piece of a resident key"},
     {"CZ_GPU_TAIL_DENSE", RANGE, F(tail_dense), 0, 101, "50",
@@ -199,6 +201,10 @@ cz_status cz_gpu_settings_parse(cz_gpu_settings *s, cz_gpu_settings_lookup looku
     if (st == CZ_OK && s->stream_keep && !s->stream_chunk)
         st = cz_error_set(err, CZ_E_INVALID_ARG,
                           "CZ_GPU_STREAM_KEEP is set without CZ_GPU_STREAM_CHUNK");
+    if (st == CZ_OK && s->stream_lean && (!s->stream_chunk || s->stream_keep))
+        st = cz_error_set(err, CZ_E_INVALID_ARG,
+                          "CZ_GPU_STREAM_LEAN goes with CZ_GPU_STREAM_CHUNK and no "
+                          "CZ_GPU_STREAM_KEEP");
     return st;
 }
 

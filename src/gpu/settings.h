@@ -34,6 +34,9 @@ typedef struct {
      * partial plan (plan.h), for tests and measurements; bit v of the mask
      * for vector v. */
     unsigned stream_keep;
+    /* CZ_GPU_STREAM_LEAN (1, with CZ_GPU_STREAM_CHUNK and no kept vector):
+     * the lean streaming plan (plan.h) whatever the budget, for tests. */
+    int stream_lean;
     /* CZ_GPU_TAIL_CHUNK (64 .. 2^24, default 2^24): gathered tail points
      * per tail MSM piece of a resident SRS (groth16.c). */
     size_t tail_chunk;

@@ -134,7 +134,8 @@ static cz_status plan_srs(cz_gpu_plan *pl, const char **capped, const cz_groth16
     if (st != CZ_OK) return st;
     if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_STREAM_CHUNK */
     const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    return cz_gpu_plan_make(pl, p, budget, knobs->stream_chunk, knobs->stream_keep, err);
+    const cz_gpu_plan_force force = {knobs->stream_chunk, knobs->stream_keep, knobs->stream_lean};
+    return cz_gpu_plan_make(pl, p, budget, &force, err);
 }
 
 static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, const char *name,
@@ -154,18 +155,18 @@ static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
     shape->n_b_g1 = p->n_b_g1, shape->n_b_g2 = p->n_b_g2;
 }
 
-cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t budget_bytes,
+cz_status cz_gpu_srs_plan(cz_gpu_plan *plan, const cz_groth16_params *shape, size_t budget_bytes,
                           char *why, size_t why_size, cz_error *err) {
-    *resident = 0;
     cz_gpu_plan pl;
+    memset(&pl, 0, sizeof pl);
     const char *capped = "";
     cz_error perr = {0};
     cz_status st = plan_srs(&pl, &capped, shape, budget_bytes, &perr);
+    if (plan) *plan = pl;
     if (st != CZ_OK && st != CZ_E_NOMEM) {
         if (err) *err = perr;
         return st;
     }
-    *resident = st == CZ_OK && pl.kind == CZ_GPU_PLAN_RESIDENT;
     if (st == CZ_E_NOMEM) {
         if (why && why_size) snprintf(why, why_size, "does not fit: %s%s", perr.message, capped);
         if (err) *err = perr;
@@ -173,15 +174,13 @@ cz_status cz_gpu_srs_plan(int *resident, const cz_groth16_params *shape, size_t 
         return st;
     }
     if (why && why_size) {
-        {
-            char plan[256];
-            cz_gpu_plan_describe(plan, sizeof plan, &pl);
-            snprintf(why, why_size, "%s: %s%s",
-                     *resident                             ? "fits"
-                     : cz_gpu_settings_get()->stream_chunk ? "streams (CZ_GPU_STREAM_CHUNK is set)"
-                                                           : "does not fit",
-                     plan, capped);
-        }
+        char line[256];
+        cz_gpu_plan_describe(line, sizeof line, &pl);
+        snprintf(why, why_size, "%s: %s%s",
+                 pl.kind == CZ_GPU_PLAN_RESIDENT       ? "fits"
+                 : cz_gpu_settings_get()->stream_chunk ? "streams (CZ_GPU_STREAM_CHUNK is set)"
+                                                       : "does not fit",
+                 line, capped);
     }
     return CZ_OK;
 }

@@ -5,7 +5,8 @@
  * with a proof's working set but not both evicts the other and still
  * proves both right; a fifth key evicts the least recently used of four;
  * releasing one circuit leaves the others; a device out-of-memory in a
- * unit is proven again on a smaller plan. Units come both ways: witness
+ * unit is proven again on a smaller plan; a lean plan (forced) proves
+ * without its circuit on the device. Units come both ways: witness
  * with the pre-compiled circuit (a, b, c on the device, witness slots) and
  * a, b, c from the host. */
 #include <stdlib.h>
@@ -193,6 +194,22 @@ int main(void) {
     printf("afresh: %s\n", bi.memory_plan);
     CHECK(!strcmp(bi.memory_plan_kind, "resident"));
     cz_backend_destroy(b);
+
+    /* The lean plan (forced, as a 16 GiB card gets it for 32 GiB PoRep):
+     * the circuit does not stay beside the key, a, b, c of the witness are
+     * evaluated on the CPU, and the sums are the CPU's. */
+    gpu_knob("CZ_GPU_STREAM_CHUNK", "256");
+    gpu_knob("CZ_GPU_STREAM_LEAN", "1");
+    CHECK(cz_backend_cuda_create(&b, 0, 0, "cuda:0/lean", &err) == CZ_OK);
+    if (!b) return 1;
+    prove(b, "large", &t[1], 0);
+    prove(b, "large", &t[1], 1);
+    cz_backend_get_info(b, &bi);
+    printf("lean: %s\n", bi.memory_plan);
+    CHECK(strstr(bi.memory_plan, "lean") != NULL && bi.failures == 0 && bi.units == 2);
+    cz_backend_destroy(b);
+    gpu_knob("CZ_GPU_STREAM_LEAN", NULL);
+    gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
 
     drop(&t[0]);
     drop(&t[1]);

@@ -91,8 +91,11 @@ static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) 
  * streaming one (CZ_GPU_STREAM_CHUNK), keep (NULL or CZ_GPU_STREAM_KEEP's
  * vector names: a partial plan) the vectors that stay on the device; tails
  * longer than mask_tail points must run masked, the others gathered; at
- * least one must be masked when mask_tail is below SIZE_MAX. */
-static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, size_t mask_tail) {
+ * least one must be masked when mask_tail is below SIZE_MAX. lean (with
+ * stream_chunk, without keep): the lean plan (CZ_GPU_STREAM_LEAN), which
+ * refuses a, b, c from a device circuit. */
+static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, size_t mask_tail,
+                       int lean) {
     cz_error err = {0};
     cz_cs *rec = cz_cs_compile_new();
     synth(rec, n, 0);
@@ -103,11 +106,15 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     cz_test_rand_bytes(seed, sizeof seed);
     cz_groth16_params params;
     CHECK(circ && cz_groth16_dev_setup(&params, circ, seed, &err) == CZ_OK);
+    cz_gpu_circuit *gc = NULL;
+    if (lean) CHECK(cz_gpu_circuit_create(&gc, circ, &err) == CZ_OK);
     cz_circuit_free(circ);
     cz_gpu_srs *srs = NULL;
     if (stream_chunk) gpu_knob("CZ_GPU_STREAM_CHUNK", stream_chunk);
     if (keep) gpu_knob("CZ_GPU_STREAM_KEEP", keep);
+    if (lean) gpu_knob("CZ_GPU_STREAM_LEAN", "1");
     cz_status sc0 = cz_gpu_srs_create(&srs, &params, &err);
+    gpu_knob("CZ_GPU_STREAM_LEAN", NULL);
     gpu_knob("CZ_GPU_STREAM_KEEP", NULL);
     gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
     if (sc0 != CZ_OK) fprintf(stderr, "srs: %s\n", err.message);
@@ -119,6 +126,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     CHECK(plan.kind == (!stream_chunk ? CZ_GPU_PLAN_RESIDENT
                         : keep        ? CZ_GPU_PLAN_PARTIAL
                                       : CZ_GPU_PLAN_STREAMING));
+    CHECK(plan.lean == lean);
     if (stream_chunk)
         CHECK(strstr(why, "CZ_GPU_STREAM_CHUNK") != NULL);
     else
@@ -140,6 +148,16 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_gpu_set_step_hook(count_masked, NULL);
         cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
         cz_gpu_set_step_hook(NULL, NULL);
+        if (gc && !bad) {
+            /* the lean plan takes a, b, c from the host only */
+            cz_prove_data view = pd;
+            view.a = view.b = view.c = NULL;
+            cz_error lerr = {0};
+            cz_groth16_msm_results unused;
+            CHECK(cz_gpu_groth16_prove_start(&unused, srs, &params, gc, &view, NULL, &lerr) ==
+                      CZ_E_INVALID_ARG &&
+                  strstr(lerr.message, "lean") != NULL);
+        }
         if (!bad) CHECK(wrong_steps == 0 && (mask_tail == SIZE_MAX || masked_steps > 0));
         if (bad) {
             /* both refuse the unsatisfied witness */
@@ -172,6 +190,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_prove_data_free(&pd);
     }
     cz_gpu_srs_destroy(srs);
+    cz_gpu_circuit_destroy(gc);
     cz_groth16_params_free(&params);
 }
 
@@ -190,7 +209,7 @@ static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
 }
 
 static void check(uint64_t n, const char *stream_chunk) {
-    check_plan(n, stream_chunk, NULL, SIZE_MAX);
+    check_plan(n, stream_chunk, NULL, SIZE_MAX, 0);
 }
 
 static void small_witness(cz_prove_data *pd, uint64_t n) {
@@ -269,17 +288,23 @@ int main(void) {
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL);
     gpu_knob("CZ_GPU_TAIL_DENSE", "0");
     const uint64_t big = getenv("CZ_GPU_SMALL") ? 300 : 3000;
-    check_plan(big, NULL, NULL, 64);
+    check_plan(big, NULL, NULL, 64, 0);
     /* streaming and partial, the dense tails masked over every chunk */
-    check_plan(big, "256", NULL, 64);
-    check_plan(big, "256", "h,b_g2", 64);
+    check_plan(big, "256", NULL, 64, 0);
+    check_plan(big, "256", "h,b_g2", 64, 0);
+    /* lean: the masked tail scalars made chunk by chunk */
+    check_plan(big, "256", NULL, 64, 1);
     gpu_knob("CZ_GPU_TAIL_DENSE", NULL);
     gpu_knob("CZ_GPU_TAIL_CHUNK", NULL);
     /* partial plans: the kept vectors summed in place in pieces of the
      * chunk (their tail points gathered into a chunk buffer), the others
      * streamed; G1 kept beside G2 streamed and the other way round */
-    check_plan(100, "64", "h,b_g2", SIZE_MAX);
-    check_plan(big, "1024", "l,a,b_g1", SIZE_MAX);
-    check_plan(big, "128", "h,l,a,b_g1,b_g2", SIZE_MAX);
+    check_plan(100, "64", "h,b_g2", SIZE_MAX, 0);
+    check_plan(big, "1024", "l,a,b_g1", SIZE_MAX, 0);
+    check_plan(big, "128", "h,l,a,b_g1,b_g2", SIZE_MAX, 0);
+    /* the lean plan: a, b, c through two buffers, the tail scalars
+     * gathered chunk by chunk */
+    check_plan(100, "64", NULL, SIZE_MAX, 1);
+    check_plan(big, "1024", NULL, SIZE_MAX, 1);
     return cz_test_finish("gpu/test_gpu_groth16");
 }

@@ -282,7 +282,7 @@ static void check_refusals(const char *path) {
         CHECK(!rep.checked);
         unlink(record);
         /* too small a budget: no streaming here */
-        int resident = 1;
+        cz_gpu_plan pl;
         cz_groth16_params shape;
         memset(&shape, 0, sizeof shape);
         shape.vk.n_ic = (size_t)f.layout.n_ic;
@@ -290,9 +290,10 @@ static void check_refusals(const char *path) {
         shape.n_a = (size_t)f.layout.count[2], shape.n_b_g1 = (size_t)f.layout.count[3];
         shape.n_b_g2 = (size_t)f.layout.count[4];
         char why[256];
-        CHECK(cz_gpu_srs_plan(&resident, &shape, (size_t)1 << 20, why, sizeof why, &err) == CZ_OK &&
-              !resident && strstr(why, "does not fit"));
-        CHECK(cz_gpu_srs_plan(&resident, &shape, 0, why, sizeof why, &err) == CZ_OK && resident);
+        CHECK(cz_gpu_srs_plan(&pl, &shape, (size_t)1 << 20, why, sizeof why, &err) == CZ_OK &&
+              pl.kind != CZ_GPU_PLAN_RESIDENT && strstr(why, "does not fit"));
+        CHECK(cz_gpu_srs_plan(&pl, &shape, 0, why, sizeof why, &err) == CZ_OK &&
+              pl.kind == CZ_GPU_PLAN_RESIDENT);
         CHECK(cz_gpu_srs_load(&srs, &f, (size_t)1 << 20, &opt, &rep, &err) == CZ_E_NOMEM);
         CHECK(srs == NULL && strstr(err.message, "does not fit resident"));
         cz_groth16_params_file_unmap(&f);

@@ -73,10 +73,11 @@ static void test_sizes(void) {
     cz_error err = {0};
     unsigned prev_keep = 0;
     size_t prev_kept = 0, prev_chunk = 0;
+    int prev_lean = 1;
     int seen[3] = {0, 0, 0}, refused = 0;
     for (size_t gib = 1; gib <= 160; gib++) {
         cz_gpu_plan pl;
-        cz_status st = cz_gpu_plan_make(&pl, &shape, gib * GIB, 0, 0, &err);
+        cz_status st = cz_gpu_plan_make(&pl, &shape, gib * GIB, NULL, &err);
         if (st == CZ_E_NOMEM) {
             refused++;
             CHECK(gib * GIB < pl.minimum);
@@ -101,8 +102,11 @@ static void test_sizes(void) {
             CHECK(pl.chunk_points >= ((size_t)1 << 12) && pl.chunk_points <= ((size_t)1 << 24));
             CHECK((pl.chunk_points & (pl.chunk_points - 1)) == 0);
             if (pl.kind == CZ_GPU_PLAN_PARTIAL) CHECK(pl.chunk_points >= ((size_t)1 << 22));
-            CHECK(pl.chunk_points >= prev_chunk);
-            prev_chunk = pl.chunk_points;
+            /* among plans of one working set (lean or plain): the lean
+             * plan below 24 GiB may get larger chunks than the plain one
+             * above it, which uploads a, b, c less */
+            if (pl.lean == prev_lean) CHECK(pl.chunk_points >= prev_chunk);
+            prev_chunk = pl.chunk_points, prev_lean = pl.lean;
         }
         CHECK(pl.held <= pl.need);
         /* not monotone in kept bytes: a larger chunk may take the room a
@@ -118,10 +122,10 @@ static void test_sizes(void) {
     (void)prev_keep, (void)prev_kept;
     /* the H200 (139 GiB free) holds the key: measured resident */
     cz_gpu_plan pl;
-    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, NULL, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_RESIDENT);
     /* capped at 22 GiB it proved streaming (docs/PERFORMANCE.md, 68 s) */
-    CHECK(cz_gpu_plan_make(&pl, &shape, 22 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 22 * GIB, NULL, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_STREAMING);
     CHECK(seen[CZ_GPU_PLAN_RESIDENT] && seen[CZ_GPU_PLAN_PARTIAL] && seen[CZ_GPU_PLAN_STREAMING]);
     CHECK(refused > 0);
@@ -129,35 +133,79 @@ static void test_sizes(void) {
            (double)pl.minimum / (double)GIB, (double)pl.resident_need / (double)GIB);
 }
 
-/* At the minimum exactly: streaming in the smallest chunk; a byte less is
- * refused, with the figure in the message. */
+/* At the minimum exactly: lean streaming in the smallest chunk; a byte less
+ * is refused, with the figure in the message. */
 static void test_minimum(void) {
     cz_groth16_params shape;
     porep32g(&shape);
     cz_error err = {0};
     cz_gpu_plan pl;
-    CHECK(cz_gpu_plan_make(&pl, &shape, 12 * GIB, 0, 0, &err) == CZ_E_NOMEM ||
+    CHECK(cz_gpu_plan_make(&pl, &shape, 12 * GIB, NULL, &err) == CZ_E_NOMEM ||
           pl.kind == CZ_GPU_PLAN_STREAMING);
     const size_t min = pl.minimum;
-    CHECK(cz_gpu_plan_make(&pl, &shape, min, 0, 0, &err) == CZ_OK);
-    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.chunk_points == ((size_t)1 << 12));
+    CHECK(cz_gpu_plan_make(&pl, &shape, min, NULL, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.chunk_points == ((size_t)1 << 12) && pl.lean);
     CHECK(pl.need == min);
-    CHECK(cz_gpu_plan_make(&pl, &shape, min - 1, 0, 0, &err) == CZ_E_NOMEM);
+    CHECK(cz_gpu_plan_make(&pl, &shape, min - 1, NULL, &err) == CZ_E_NOMEM);
     char figure[32];
     snprintf(figure, sizeof figure, "%.0f MiB", (double)min / (1024.0 * 1024.0));
     CHECK(strstr(err.message, figure) != NULL);
     printf("refused: %s\n", err.message);
     /* a forced chunk (CZ_GPU_STREAM_CHUNK) streams even where the key fits */
-    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, (size_t)1 << 16, 0, &err) == CZ_OK);
+    const cz_gpu_plan_force c16 = {(size_t)1 << 16, 0, 0};
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, &c16, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.chunk_points == ((size_t)1 << 16));
-    CHECK(pl.keep == 0);
+    CHECK(pl.keep == 0 && !pl.lean);
+    const cz_gpu_plan_force c16lean = {(size_t)1 << 16, 0, 1};
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, &c16lean, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.lean && pl.chunk_points == ((size_t)1 << 16));
     /* with forced vectors to keep (CZ_GPU_STREAM_KEEP): partial */
     const unsigned hb = 1u << CZ_GROTH16_H | 1u << CZ_GROTH16_B_G2;
-    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, (size_t)1 << 16, hb, &err) == CZ_OK);
+    const cz_gpu_plan_force c16hb = {(size_t)1 << 16, hb, 1}; /* lean does not go with keep */
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, &c16hb, &err) == CZ_OK);
+    CHECK(!pl.lean);
     CHECK(pl.kind == CZ_GPU_PLAN_PARTIAL && pl.keep == hb && pl.chunk_points == ((size_t)1 << 16));
     CHECK(pl.stream_bytes == vector_bytes(&shape, CZ_GROTH16_L) +
                                  vector_bytes(&shape, CZ_GROTH16_A) +
                                  vector_bytes(&shape, CZ_GROTH16_B_G1));
+}
+
+/* The lean plan: one proof's working set of 32 GiB PoRep halved (two of
+ * a, b, c and no assignment in the H chain, 8 GiB; tail scalars per chunk),
+ * so a 16 GiB card proves it in chunks of 2^21 points or more. It is chosen
+ * only where the plain plan's chunk would be below 2^22, and then with a
+ * chunk the plain plan could not have. */
+static void test_lean(void) {
+    cz_groth16_params shape;
+    porep32g(&shape);
+    cz_error err = {0};
+    cz_gpu_plan pl;
+    const size_t m = (size_t)1 << 27;
+    CHECK(cz_gpu_plan_proof_bytes(&shape, 0, 0, 0) >= 3 * m * sizeof(cz_fr));
+    CHECK(cz_gpu_plan_proof_bytes(&shape, 0, 0, (size_t)1 << 22) <= (size_t)9 * GIB);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 16 * GIB, NULL, &err) == CZ_OK);
+    CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.lean && pl.keep == 0);
+    CHECK(pl.chunk_points >= ((size_t)1 << 21) && pl.need <= 16 * GIB);
+    char line[320];
+    cz_gpu_plan_describe(line, sizeof line, &pl);
+    CHECK(strstr(line, "lean") != NULL);
+    printf("16 GiB: %s\n", line);
+    /* 15 GiB (what a 16 GB card leaves after its context) proves too */
+    CHECK(cz_gpu_plan_make(&pl, &shape, 15 * GIB, NULL, &err) == CZ_OK && pl.lean);
+    int leans = 0;
+    for (size_t gib = 12; gib <= 80; gib++) {
+        if (cz_gpu_plan_make(&pl, &shape, gib * GIB, NULL, &err) != CZ_OK || !pl.lean) continue;
+        leans++;
+        CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.keep == 0 && pl.need <= gib * GIB);
+        const cz_gpu_plan_force plain = {pl.chunk_points, 0, 0};
+        cz_gpu_plan same;
+        CHECK(cz_gpu_plan_make(&same, &shape, gib * GIB, &plain, &err) == CZ_OK);
+        CHECK(!same.lean && same.need > gib * GIB);
+    }
+    CHECK(leans > 0);
+    /* at 24 GiB the plain plan's chunk is 2^22: not lean */
+    CHECK(cz_gpu_plan_make(&pl, &shape, 24 * GIB, NULL, &err) == CZ_OK);
+    CHECK(!pl.lean && pl.chunk_points >= ((size_t)1 << 22));
 }
 
 /* A partial plan keeps vectors in the order H, B_G2, L, A, B_G1, skipping
@@ -167,18 +215,19 @@ static void test_partial_order(void) {
     porep32g(&shape);
     cz_error err = {0};
     cz_gpu_plan base;
-    CHECK(cz_gpu_plan_make(&base, &shape, 139 * GIB, (size_t)1 << 24, 0, &err) == CZ_OK);
+    const cz_gpu_plan_force c24 = {(size_t)1 << 24, 0, 0};
+    CHECK(cz_gpu_plan_make(&base, &shape, 139 * GIB, &c24, &err) == CZ_OK);
     const size_t stream24 = base.need; /* streaming in chunks of 2^24 */
     const size_t h = vector_bytes(&shape, CZ_GROTH16_H);
     const size_t b2 = vector_bytes(&shape, CZ_GROTH16_B_G2);
     const size_t b1 = vector_bytes(&shape, CZ_GROTH16_B_G1);
     cz_gpu_plan pl;
     /* room for H and not B_G2 beside it, but B_G1 fits the rest */
-    CHECK(cz_gpu_plan_make(&pl, &shape, stream24 + h + b1, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, stream24 + h + b1, NULL, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_PARTIAL && pl.chunk_points == ((size_t)1 << 24));
     CHECK(pl.keep == (1u << CZ_GROTH16_H | 1u << CZ_GROTH16_B_G1));
     /* room for B_G2 but not H: B_G2 alone */
-    CHECK(cz_gpu_plan_make(&pl, &shape, stream24 + b2, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, stream24 + b2, NULL, &err) == CZ_OK);
     CHECK(pl.keep == 1u << CZ_GROTH16_B_G2);
     CHECK(pl.need == stream24 + b2);
 }
@@ -192,11 +241,11 @@ static void test_small(void) {
     shape.n_a = 99000, shape.n_b_g1 = 30000, shape.n_b_g2 = 30000;
     cz_error err = {0};
     cz_gpu_plan pl;
-    CHECK(cz_gpu_plan_make(&pl, &shape, 2 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 2 * GIB, NULL, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_RESIDENT);
-    CHECK(cz_gpu_plan_make(&pl, &shape, pl.resident_need - 1, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, pl.resident_need - 1, NULL, &err) == CZ_OK);
     CHECK(pl.kind != CZ_GPU_PLAN_RESIDENT);
-    CHECK(cz_gpu_plan_make(&pl, &shape, 1 << 20, 0, 0, &err) == CZ_E_NOMEM);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 1 << 20, NULL, &err) == CZ_E_NOMEM);
 }
 
 /* After a device out-of-memory the context plans with a quarter less each
@@ -212,7 +261,7 @@ static void test_shrink(void) {
     porep32g(&shape);
     cz_error err = {0};
     cz_gpu_plan pl;
-    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, 0, 0, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 139 * GIB, NULL, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_RESIDENT);
     size_t budget = pl.need, last_need = pl.need;
     cz_gpu_plan_kind last = pl.kind;
@@ -222,7 +271,7 @@ static void test_shrink(void) {
         CHECK(next > 0 && next < budget);
         budget = next;
         tries++;
-        cz_status st = cz_gpu_plan_make(&pl, &shape, budget, 0, 0, &err);
+        cz_status st = cz_gpu_plan_make(&pl, &shape, budget, NULL, &err);
         if (st == CZ_E_NOMEM) break;
         CHECK(st == CZ_OK && pl.need <= budget && pl.need < last_need && pl.kind >= last);
         printf("shrink %d: %.1f GiB: %s\n", tries, (double)budget / (double)GIB,
@@ -239,6 +288,7 @@ int main(void) {
     test_window();
     test_sizes();
     test_minimum();
+    test_lean();
     test_partial_order();
     test_small();
     test_shrink();
