@@ -204,10 +204,17 @@ typedef struct {
     cz_g1_affine delta_g1, h0;
 } srs_key;
 
+/* What cuda_stage prepares for a unit before it takes the run lock, so
+ * the work runs while the current unit's kernels do: its witness in a
+ * device slot (a key with its circuit on the device), or its a, b, c
+ * evaluated on the CPU (a key without: abc_host). */
+typedef enum { STAGED_SLOT = 1, STAGED_ABC } staged_kind;
+
 /* A device buffer for one unit's witness (inputs then aux), filled by
- * cuda_stage before the unit takes the run lock: with two, the next unit's
- * witness crosses PCIe while the current unit's kernels run. */
+ * cuda_stage: with two, the next unit's witness crosses PCIe while the
+ * current unit's kernels run. */
 typedef struct {
+    staged_kind kind; /* STAGED_SLOT */
     cz_fr *z;
     size_t elems;
     char circuit[32];
@@ -215,6 +222,16 @@ typedef struct {
     int busy;                /* held by a unit, from stage to unstage */
     int doomed;              /* released while busy: unstage frees it */
 } witness_slot;
+
+/* A unit's a, b, c evaluated on the CPU by cuda_stage (host memory: 3 x
+ * 4.2 GB for a 32 GiB PoRep partition), found by prove_on by the witness's
+ * address, freed by unstage. */
+typedef struct staged_abc {
+    staged_kind kind; /* STAGED_ABC */
+    const cz_witness *owner;
+    cz_prove_data view; /* a, b, c from host_evaluate */
+    struct staged_abc *next;
+} staged_abc;
 
 #define WITNESS_SLOTS 2
 #define STAGE_CHUNK   ((size_t)64 << 20) /* pinned staging of the stager's uploader */
@@ -245,6 +262,7 @@ typedef struct {
     uint64_t tick;
     pthread_mutex_t slot_lock;
     unsigned doomed_slots;
+    staged_abc *abc_staged; /* under slot_lock */
     cz_gpu_uploader *stage_up; /* used under the back-end's stage lock only */
     /* Under the run lock: device bytes the plans may use after device
      * out-of-memory errors (0 = no such cap; cuda_prove_start), and the
@@ -326,6 +344,7 @@ static int slots_create(cz_backend *b, resident_key *r, size_t elems) {
             st = cz_error_set(&err, CZ_E_NOMEM, "out of host memory");
             break;
         }
+        made[i]->kind = STAGED_SLOT;
         made[i]->elems = elems;
         snprintf(made[i]->circuit, sizeof made[i]->circuit, "%s", r->circuit);
         st = cz_gpu_alloc((void **)&made[i]->z, elems * sizeof(cz_fr), &err);
@@ -655,19 +674,18 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
         st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, u->pd, NULL, err);
     } else if (!r->gc) {
         /* the circuit did not fit beside the key (key_load): a, b, c of
-         * the witness on all cores, then up with the assignment */
-        const size_t rows = u->circuit->num_constraints;
-        cz_fr *abc = malloc(3 * (rows ? rows : 1) * sizeof(cz_fr));
-        if (!abc)
-            return cz_error_set(err, CZ_E_NOMEM,
-                                "%s: a, b, c of %zu constraints: out of host memory", b->info.name,
-                                rows);
-        cz_circuit_eval(abc, abc + rows, abc + 2 * rows, u->circuit, u->witness->input,
-                        u->witness->aux);
+         * the witness from the CPU (staged before the run, or now on all
+         * cores), then up with the assignment */
         cz_prove_data view;
-        cz_circuit_prove_view(&view, u->circuit, u->witness, abc, abc + rows, abc + 2 * rows);
+        int staged = 0;
+        pthread_mutex_lock(&c->slot_lock);
+        for (staged_abc *sa = c->abc_staged; sa && !staged; sa = sa->next)
+            if (sa->owner == u->witness) view = sa->view, staged = 1;
+        pthread_mutex_unlock(&c->slot_lock);
+        if (!staged && (st = host_evaluate(&view, u, err)) != CZ_OK)
+            return cz_error_wrap(err, st, "%s", b->info.name);
         st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, &view, NULL, err);
-        free(abc);
+        if (!staged) host_evaluation_free(&view);
     } else {
         /* a, b, c on the device from the resident circuit: only the
          * witness crosses PCIe (staged already, or now). */
@@ -771,6 +789,19 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
 
 static void cuda_unstage(cz_backend *b, void *staged) {
     cuda_ctx *c = b->impl;
+    if (*(const staged_kind *)staged == STAGED_ABC) {
+        staged_abc *sa = staged;
+        pthread_mutex_lock(&c->slot_lock);
+        for (staged_abc **at = &c->abc_staged; *at; at = &(*at)->next)
+            if (*at == sa) {
+                *at = sa->next;
+                break;
+            }
+        pthread_mutex_unlock(&c->slot_lock);
+        host_evaluation_free(&sa->view);
+        free(sa);
+        return;
+    }
     witness_slot *ws = staged;
     pthread_mutex_lock(&c->slot_lock);
     ws->busy = 0;
@@ -780,6 +811,27 @@ static void cuda_unstage(cz_backend *b, void *staged) {
     pthread_mutex_unlock(&c->slot_lock);
     cz_error err = {0};
     if (doomed && cz_gpu_set_device(c->device, &err) == CZ_OK) slot_free(ws);
+}
+
+/* a, b, c of the unit on the CPU, for a key whose circuit is not on the
+ * device (abc_host); NULL when it fails (prove_on evaluates them then). */
+static void *stage_abc(cz_backend *b, const cz_backend_unit *u) {
+    cuda_ctx *c = b->impl;
+    staged_abc *sa = calloc(1, sizeof *sa);
+    cz_error err = {0};
+    if (!sa || host_evaluate(&sa->view, u, &err) != CZ_OK) {
+        cz_log(CZ_LOG_WARN, "%s: a, b, c of %s on the CPU before its run: %s", b->info.name,
+               u->job_id ? u->job_id : "a unit", sa ? err.message : "out of host memory");
+        free(sa);
+        return NULL;
+    }
+    sa->kind = STAGED_ABC;
+    sa->owner = u->witness;
+    pthread_mutex_lock(&c->slot_lock);
+    sa->next = c->abc_staged;
+    c->abc_staged = sa;
+    pthread_mutex_unlock(&c->slot_lock);
+    return sa;
 }
 
 /* The unit's witness into a free slot of its circuit, if there is one;
@@ -794,8 +846,11 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
         return NULL; /* prove_start says why */
     const char *id = u->circuit_id ? u->circuit_id : "";
     witness_slot *ws = NULL;
+    int abc_host = 0;
     pthread_mutex_lock(&c->slot_lock);
-    for (uint32_t k = 0; k < c->n_res && !ws; k++)
+    for (uint32_t k = 0; k < c->n_res; k++)
+        if (c->res[k].abc_host && !strcmp(c->res[k].circuit, id)) abc_host = 1;
+    for (uint32_t k = 0; k < c->n_res && !ws && !abc_host; k++)
         for (int i = 0; i < WITNESS_SLOTS && !ws; i++) {
             witness_slot *s = c->res[k].slot[i];
             if (s && !s->busy && s->elems == ni + na && !strcmp(s->circuit, id)) {
@@ -806,6 +861,7 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     /* the owner is set once the copy is done: prove_start never sees a
      * slot being filled */
     pthread_mutex_unlock(&c->slot_lock);
+    if (abc_host) return stage_abc(b, u);
     if (!ws) return NULL;
     cz_error err = {0};
     cz_status st = cz_gpu_set_device(c->device, &err);
