@@ -544,6 +544,16 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     char why[512] = "";
     st = cz_gpu_srs_plan(&plan, &shape, budget, why, sizeof why, err);
     const int resident = plan.kind == CZ_GPU_PLAN_RESIDENT;
+    if (st == CZ_E_NOMEM && alone && !host && gc) {
+        /* without its circuit the key would stream (a, b, c on the CPU),
+         * from host points: the caller decodes them and comes back */
+        cz_error aerr = {0};
+        if (cz_gpu_srs_plan(NULL, &shape, room, NULL, 0, &aerr) == CZ_OK)
+            st = cz_error_set(err, CZ_E_UNSUPPORTED,
+                              "the key %s; without its circuit it streams, which needs its "
+                              "points in host memory",
+                              why);
+    }
     if (st == CZ_OK && !resident && !alone)
         st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
     else if (st == CZ_OK && !resident && !host)
@@ -613,7 +623,7 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
     /* Inside another unit (preemption) nothing may leave the device: that
      * unit's key is in use. The engine only nests units whose key it sees
      * resident, so this is a key of the same id that does not match. */
-    if (running_on == b)
+    if (c->depth > 1)
         return cz_error_set(err, CZ_E_BUSY,
                             "%s: %s: its key is not the resident one, and another unit is in "
                             "progress on the device",
