@@ -262,7 +262,7 @@ typedef struct {
     uint64_t tick;
     pthread_mutex_t slot_lock;
     unsigned doomed_slots;
-    staged_abc *abc_staged; /* under slot_lock */
+    staged_abc *abc_staged;    /* under slot_lock */
     cz_gpu_uploader *stage_up; /* used under the back-end's stage lock only */
     /* Under the run lock: device bytes the plans may use after device
      * out-of-memory errors (0 = no such cap; cuda_prove_start), and the
@@ -502,8 +502,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         cz_gpu_plan beside;
         cz_error perr = {0};
         if ((room && !budget) ||
-            cz_gpu_srs_plan(&beside, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM ||
-            beside.lean) {
+            cz_gpu_srs_plan(&beside, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM || beside.lean) {
             cz_log(CZ_LOG_INFO,
                    "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory plan "
                    "on the device but the lean one: a, b, c of its units are evaluated on the CPU",
@@ -785,7 +784,13 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                "the key no longer fits the device and the engine holds no "
                                "host copy (evict the SRS to load it on the host)");
         if (st == CZ_OK) st = prove_on(b, r, out, u, err);
-        if (st != CZ_E_NOMEM || !outer || cz_gpu_oom_count() == ooms) break;
+        if (st != CZ_E_NOMEM || cz_gpu_oom_count() == ooms) break;
+        if (!outer) {
+            /* inside another unit nothing may be re-planned: the engine
+             * runs it again in its turn (workers.c) */
+            st = cz_error_wrap(err, CZ_E_BUSY, "no device memory beside the unit it interrupts");
+            break;
+        }
         if (!shrink(b, id, u->job_id ? u->job_id : "a job", err ? err->message : "")) break;
     }
     if (st != CZ_OK && c->cap != cap_before) {

@@ -80,9 +80,9 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
      * many partitions are in flight); the CPU back-end uses every core per
      * proof, so one prove worker and a second synthesis worker that prepares
      * the next partition while the current one is proven. */
-    e->n_synth = cfg->synthesis_workers      ? cfg->synthesis_workers
-                 : e->host_evaluation ? CZ_ENG_CPU_SYNTHESIS_WORKERS
-                                      : cz_thread_count();
+    e->n_synth = cfg->synthesis_workers ? cfg->synthesis_workers
+                 : e->host_evaluation   ? CZ_ENG_CPU_SYNTHESIS_WORKERS
+                                        : cz_thread_count();
     /* Keys straight from the file to the devices when every context can
      * hold one (CZ_SRS_HOST_POINTS=1 keeps the host decode, to compare). */
     int all_resident = e->n_backends > 0;
@@ -90,7 +90,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         if (!e->slots[i].backend->ops->hold) all_resident = 0;
     if (all_resident && !cz_gpu_settings_get()->srs_host_points)
         cz_srs_set_device_loader(&e->srs, cz_eng_device_load, e);
-    uint32_t per = e->host_evaluation  ? 1
+    uint32_t per = e->host_evaluation   ? 1
                    : cfg->prove_workers ? cfg->prove_workers
                                         : CZ_ENG_DEVICE_PROVE_WORKERS;
     if (per * e->n_backends > CZ_ENG_MAX_PROVE_WORKERS)

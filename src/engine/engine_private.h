@@ -99,6 +99,7 @@ typedef struct {
     void *data;        /* synth (prove heap) or pending (finish queue) */
     uint64_t reserved; /* budget bytes held by this unit */
     uint64_t t_ready;  /* cz_now_ns() when it entered the prove heap */
+    int no_nest;       /* never run inside another unit (a nested run found no device memory) */
 } cz_eng_item;
 
 /* A binary heap ordered by cz_eng_item_before, or a FIFO (finish queue). */

@@ -341,7 +341,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
         j->t_submit = cz_now_ns();
         /* The sequence number is part of the heap key: set before the push. */
         j->seq = e->next_seq++;
-        if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, CZ_ENG_PREPARE_UNIT, NULL, 0, 0}))
+        if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, CZ_ENG_PREPARE_UNIT, NULL, 0, 0, 0}))
             st = cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     }
     if (st != CZ_OK || v != ID_NEW) {

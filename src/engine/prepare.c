@@ -84,7 +84,7 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
         j->phase = CZ_ENG_RUNNING;
         j->units_left = j->plan.units;
         for (uint32_t u = 0; u < j->plan.units; u++) {
-            if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, u, NULL, 0, 0})) {
+            if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, u, NULL, 0, 0, 0})) {
                 /* Units never queued are over now. */
                 j->failed = 1;
                 snprintf(j->error, sizeof j->error, "engine: out of memory queueing partitions");
@@ -153,7 +153,8 @@ void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j) {
                 j->srs_held = 1;
                 cz_eng_unlock(e);
             } else {
-                if (cz_eng_heap_push(&e->load, (cz_eng_item){j, CZ_ENG_PREPARE_UNIT, NULL, 0, 0})) {
+                if (cz_eng_heap_push(&e->load,
+                                     (cz_eng_item){j, CZ_ENG_PREPARE_UNIT, NULL, 0, 0, 0})) {
                     j->refs++;
                     j->in_load_queue = 1;
                     pthread_cond_broadcast(&e->load_work);

@@ -218,7 +218,9 @@ size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b, int 
     for (size_t i = 0; i < h->n; i++) {
         const cz_eng_item *it = &h->v[i];
         const int prio = it->j->priority;
-        if (prio <= running || prio < CZ_PRIORITY_HIGH || it->j->cancel || it->j->failed) continue;
+        if (prio <= running || prio < CZ_PRIORITY_HIGH || it->j->cancel || it->j->failed ||
+            it->no_nest)
+            continue;
         /* preempting never evicts: the unit's key must be there already */
         if (keeps_keys && !slot_holds(b, it->j)) continue;
         if (best == SIZE_MAX || cz_eng_item_before(it, &h->v[best])) best = i;

@@ -288,8 +288,9 @@ static void check_progress_fn(void *ctx, uint64_t done, uint64_t total) {
     uint64_t now = cz_now_ns();
     if (p->last_ns && now - p->last_ns < 10000000000ull) return;
     p->last_ns = now;
-    cz_log(CZ_LOG_INFO, "srs: %s: checking %s against Filecoin's digest (once): %.0f %% of %.1f GiB",
-           p->id, p->path, total ? 100.0 * (double)done / (double)total : 100.0,
+    cz_log(CZ_LOG_INFO,
+           "srs: %s: checking %s against Filecoin's digest (once): %.0f %% of %.1f GiB", p->id,
+           p->path, total ? 100.0 * (double)done / (double)total : 100.0,
            (double)total / (double)(1ull << 30));
 }
 

@@ -199,7 +199,7 @@ static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_jo
     for (uint32_t i = 0; i < e->n_backends; i++)
         if (&e->slots[i] != slot && !e->slots[i].out_of_service) others = 1;
     if (!others || j->cancel || j->failed) return 0;
-    if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, it.unit, NULL, 0, 0})) return 0;
+    if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, it.unit, NULL, 0, 0, 0})) return 0;
     slot->out_of_service = 1;
     cz_eng_defer_log_locked(e, CZ_LOG_ERROR,
                             "engine: back-end %s taken out of service after a device error (%s); "
@@ -214,6 +214,25 @@ static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_jo
 
 static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_eng_item it,
                               const step_ctx *outer);
+
+/* A unit run inside another (preemption) that found no device memory
+ * beside it (CZ_E_BUSY from its context) is not lost: it goes back to
+ * synthesis (its witness was consumed) and is proven in its turn, never
+ * inside another unit again. Returns 1 when it did (the lock was dropped
+ * while its memory went back), 0 to fail it as usual. */
+static int unnest_locked(cz_engine *e, cz_eng_job *j, cz_eng_item it, const cz_error *uerr) {
+    if (j->cancel || j->failed) return 0;
+    cz_eng_item again = {j, it.unit, NULL, 0, 0, 1};
+    if (!cz_eng_synth_push_locked(e, again)) return 0;
+    cz_eng_defer_log_locked(e, CZ_LOG_WARN,
+                            "engine: partition %u of %.64s did not fit beside the unit it "
+                            "interrupted (%s): it is proven in its turn",
+                            it.unit, j->id, uerr->message);
+    cz_eng_unlock(e);
+    if (it.reserved) cz_budget_release(&e->budget, it.reserved);
+    pthread_mutex_lock(&e->lock);
+    return 1;
+}
 
 /* Preemption (util/cancel.h): the hook a prove worker sets around a unit
  * below CRITICAL. At each step boundary of that unit it takes the best
@@ -317,6 +336,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     e->prove_busy--;
     slot->busy_workers--;
     if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) return 1;
+    if (!drop && st == CZ_E_BUSY && outer && unnest_locked(e, j, it, &uerr)) return 0;
     if (!drop && st == CZ_OK) {
         it.data = pending;
         if (cz_eng_fifo_push(&e->finish, it)) {

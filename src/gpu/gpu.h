@@ -117,8 +117,7 @@ cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *de
                                     const cz_fr *dev_c, cz_error *err);
 /* a[i] = a[i] b[i] for i < m (device arrays): the quotient's first half,
  * so the H chain holds two of a, b, c at a time (the lean memory plan). */
-cz_status cz_gpu_ntt_pointwise_mul(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
-                                   cz_error *err);
+cz_status cz_gpu_ntt_pointwise_mul(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b, cz_error *err);
 
 /* MSM: out = sum_i scalars[i] * points[i] for i < n, points and scalars
  * (Montgomery form) resident in device memory. n may be 0. Scratch is taken

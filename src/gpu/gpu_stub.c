@@ -177,8 +177,7 @@ cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *de
     (void)d, (void)dev_a, (void)dev_b, (void)dev_c;
     return NO_GPU(err);
 }
-cz_status cz_gpu_ntt_pointwise_mul(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
-                                   cz_error *err) {
+cz_status cz_gpu_ntt_pointwise_mul(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b, cz_error *err) {
     (void)d, (void)dev_a, (void)dev_b;
     return NO_GPU(err);
 }

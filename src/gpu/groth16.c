@@ -316,8 +316,8 @@ static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_poin
             st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, tail, &sc, NULL, b->idx, b->host_idx,
                              err);
             if (st == CZ_OK && g2)
-                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, &sc, NULL, b->idx,
-                                 b->host_idx, err);
+                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, &sc, NULL, b->idx, b->host_idx,
+                                 err);
         } else {
             /* in pieces of at most the tail chunk of gathered points */
             const size_t piece = cz_gpu_plan_tail_chunk();

@@ -1003,8 +1003,7 @@ static cz_status quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b, const
 
 extern "C" cz_status cz_gpu_ntt_coset_quotient(cz_gpu_ntt *d, cz_fr *dev_a, const cz_fr *dev_b,
                                                const cz_fr *dev_c, cz_error *err) {
-    if (!dev_c)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu ntt: the coset quotient needs c");
+    if (!dev_c) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu ntt: the coset quotient needs c");
     return quotient(d, dev_a, dev_b, dev_c, err);
 }
 

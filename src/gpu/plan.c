@@ -115,8 +115,8 @@ static size_t vector_bytes(const cz_groth16_params *p, int v) {
  * (room for G2 points) and one chunk's MSM scratch. A partial plan adds its
  * kept vectors: their MSMs run in the same pieces, from device memory. */
 static size_t streaming_need(const cz_groth16_params *p, size_t tables, size_t c, int lean) {
-    return tables + cz_gpu_plan_proof_bytes(p, 0, 0, lean ? c : 0) +
-           2 * c * sizeof(cz_g2_affine) + cz_gpu_plan_msm_scratch(c, 1);
+    return tables + cz_gpu_plan_proof_bytes(p, 0, 0, lean ? c : 0) + 2 * c * sizeof(cz_g2_affine) +
+           cz_gpu_plan_msm_scratch(c, 1);
 }
 
 /* The largest chunk from CHUNK_MAX down to CHUNK_MIN whose streaming plan

@@ -48,7 +48,8 @@ static const knob knobs[] = {
     {"CZ_GPU_TAIL_CHUNK", CLAMP, F(tail_chunk), 64, 1u << 24, "16777216",
      "gathered tail points per tail MSM piece of a resident key"},
     {"CZ_GPU_TAIL_DENSE", RANGE, F(tail_dense), 0, 101, "50",
-     "percent of a long tail's scalars from which it is summed masked over all points (101: never)"},
+     "percent of a long tail's scalars from which it is summed masked over all points (101: "
+     "never)"},
     {"CZ_GPU_PROVE_PROFILE", SET, F(prove_profile), 0, 0, NULL, "log ms per prove step"},
     {"CZ_GPU_ABC_LONG", STRICT, F(abc_long), 0, 0xffffffffu, "16",
      "rows of the pre-compiled circuit longer than this take the long-row path"},

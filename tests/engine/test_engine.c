@@ -29,7 +29,7 @@
 #include "util/cancel.h"
 
 typedef struct {
-    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove, steps;
+    unsigned units, ms, gate, fail_unit, badverify, refuse, longprove, steps, nestbusy;
     unsigned long long bytes;
     char tag;
 } fake_state;
@@ -130,6 +130,7 @@ static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_erro
         if (sscanf(tok, "refuse=%u", &s->refuse) == 1) continue;
         if (sscanf(tok, "longprove=%u", &s->longprove) == 1) continue;
         if (sscanf(tok, "steps=%u", &s->steps) == 1) continue;
+        if (sscanf(tok, "nestbusy=%u", &s->nestbusy) == 1) continue;
         return cz_error_set(err, CZ_E_PARSE, "fake: bad token '%s'", tok);
     }
     return CZ_OK;
@@ -228,8 +229,32 @@ static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
 static const cz_backend_ops fake_backend_ops = {
     .kind = "fake", .prove_start = fake_backend_start, .release = fake_backend_release};
 
+/* Units in progress on this thread: more than one inside another
+ * (preemption). nestbusy=1 makes a unit run inside another answer
+ * CZ_E_BUSY, as a CUDA context without device memory for it does. */
+static _Thread_local int fake_depth;
+
+static cz_status fake_prove_run(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                                const cz_prove_context *where, void **pending, cz_error *err);
+
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
+    const fake_state *s = state;
+    if (fake_depth > 0 && s->nestbusy) {
+        pthread_mutex_lock(&log_lock);
+        in_flight--;
+        pthread_mutex_unlock(&log_lock);
+        free(synth);
+        return cz_error_set(err, CZ_E_BUSY, "fake: no device memory inside another unit");
+    }
+    fake_depth++;
+    cz_status st = fake_prove_run(state, unit, synth, srs, where, pending, err);
+    fake_depth--;
+    return st;
+}
+
+static cz_status fake_prove_run(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                                const cz_prove_context *where, void **pending, cz_error *err) {
     (void)srs, (void)err, (void)unit;
     fake_state *s = state;
     if (!strcmp(where->backend->ops->kind, "fake")) {
@@ -1345,6 +1370,28 @@ static void test_preempt_inside_backend(void) {
     cz_engine_destroy(e);
 }
 
+/* A unit that does not fit beside the unit it interrupts (its context
+ * answers CZ_E_BUSY, as a CUDA context does after a device out-of-memory
+ * there) is not lost: it is synthesized again and proven in its turn,
+ * after the interrupted unit, and never inside another unit again. */
+static void test_preempt_no_room(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
+    wait_proving('P');
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5 nestbusy=1", &info,
+                      &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(end_order, "PW") != 0) printf("end order %s\n", end_order);
+    CHECK(!strcmp(end_order, "PW") && !strcmp(prove_order, "PW"));
+    CHECK(preemptions(e) == 1);
+    CHECK(synthesized() == 3); /* the WinningPoSt twice */
+    cz_engine_destroy(e);
+}
+
 /* A unit that runs inside another is not interrupted in turn, and a
  * CRITICAL unit is never interrupted: two WinningPoSts, the second
  * submitted while the first (steps at its boundaries) runs, end in order. */
@@ -1387,6 +1434,7 @@ int main(void) {
     test_partitions_ahead();
     test_preempt_at_boundary();
     test_critical_not_preempted();
+    test_preempt_no_room();
     test_preempt_inside_backend();
     return cz_test_finish("engine/engine");
 }
