@@ -56,14 +56,15 @@ static size_t words(size_t bits) {
 
 /* Per-proof device buffers (sizes from the shapes; freed together). */
 typedef struct {
-    cz_fr *abc;        /* 3m: a, b, c -> h */
-    cz_fr *z;          /* inputs then aux */
-    uint64_t *dens;    /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
-    uint32_t *idx;     /* compaction indices, then tail indices */
-    cz_fr *scal;       /* compacted scalars of A or B */
-    uint64_t *ones;    /* "scalar is 1" bitmap */
-    cz_fr *tail_s;     /* gathered tail scalars */
-    cz_g1_affine *tp1; /* gathered tail points (resident SRS) */
+    cz_fr *abc;         /* 3m: a, b, c -> h */
+    cz_fr *z;           /* inputs then aux */
+    uint64_t *dens;     /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
+    uint32_t *idx;      /* compaction indices, then tail indices */
+    cz_fr *scal;        /* compacted scalars of A or B */
+    uint64_t *ones;     /* "scalar is 1" bitmap */
+    uint64_t *all_ones; /* every bit set (streaming: picked ones are all selected) */
+    cz_fr *tail_s;      /* gathered tail scalars */
+    cz_g1_affine *tp1;  /* gathered tail points (resident SRS) */
     cz_g2_affine *tp2;
     uint32_t *host_idx; /* tail indices on the host (streaming SRS) */
 } bufs;
@@ -75,6 +76,7 @@ static void bufs_free(bufs *b) {
     cz_gpu_free_pooled(b->idx);
     cz_gpu_free_pooled(b->scal);
     cz_gpu_free_pooled(b->ones);
+    cz_gpu_free_pooled(b->all_ones);
     cz_gpu_free_pooled(b->tail_s);
     cz_gpu_free_pooled(b->tp1);
     cz_gpu_free_pooled(b->tp2);
@@ -257,89 +259,133 @@ static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *de
     return stream_sum(s, o1, o2, &h, n, sc, bits, err);
 }
 
+/* The tail of a split sum: t1 (G1) and t2 (G2, for B) = the sum over the
+ * tail scalars (neither 0 nor 1, their indices in b->idx) and their points:
+ * gathered, picked on the host or, for a dense tail, one MSM over every
+ * point with the ones masked (*dense says which). */
+static cz_status tail_sum(cz_gpu_srs *s, cz_g1 *t1, cz_g2 *t2, const split_points *pp,
+                          const cz_fr *scal, size_t n, size_t tail, bufs *b, int *dense,
+                          cz_error *err) {
+    const int g2 = t2 != NULL;
+    const int lean = s->plan.lean; /* tail scalars per chunk, into b->tail_s */
+    cz_status st = CZ_OK;
+    cz_g1_set_infinity(t1);
+    if (g2) cz_g2_set_infinity(t2);
+    *dense = tail && cz_gpu_plan_dense_tail(tail, n);
+    if (!tail) return CZ_OK;
+    if (*dense) {
+        /* one MSM over every point (in chunks when the plan streams), the
+         * ones masked to zero: nothing gathered or picked */
+        scalars sc = {b->tail_s, NULL, NULL, NULL};
+        if (lean)
+            sc = (scalars){scal, NULL, b->ones, b->tail_s};
+        else if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK)
+            return st;
+        if (s->streaming) {
+            st = chunked_sum(s, t1, NULL, pp->p1, pp->h1, n, &sc, NULL, NULL, NULL, err);
+            if (st == CZ_OK && g2)
+                st = chunked_sum(s, NULL, t2, pp->p2, pp->h2, n, &sc, NULL, NULL, NULL, err);
+        } else {
+            st = chunk_sum(t1, NULL, pp->p1, &sc, NULL, 0, n, err);
+            if (st == CZ_OK && g2) st = chunk_sum(NULL, t2, pp->p2, &sc, NULL, 0, n, err);
+        }
+        return st;
+    }
+    if (!lean && (st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) return st;
+    if (s->streaming) {
+        /* streamed points are picked on the host by the tail indices,
+         * resident ones gathered on the device; a lean plan gathers the
+         * scalars chunk by chunk */
+        const scalars sc = lean ? (scalars){scal, b->idx, NULL, b->tail_s}
+                                : (scalars){b->tail_s, NULL, NULL, NULL};
+        if ((!pp->p1 || (g2 && !pp->p2)) &&
+            (st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
+            return st;
+        st = chunked_sum(s, t1, NULL, pp->p1, pp->h1, tail, &sc, NULL, b->idx, b->host_idx, err);
+        if (st == CZ_OK && g2)
+            st =
+                chunked_sum(s, NULL, t2, pp->p2, pp->h2, tail, &sc, NULL, b->idx, b->host_idx, err);
+        return st;
+    }
+    /* in pieces of at most the tail chunk of gathered points */
+    const size_t piece = cz_gpu_plan_tail_chunk();
+    const scalars sc = {b->tail_s, NULL, NULL, NULL};
+    for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
+        const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
+        st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
+        if (st == CZ_OK) st = chunk_sum(t1, NULL, b->tp1, &sc, NULL, k0, cnt, err);
+        if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx + k0, cnt, err);
+        if (st == CZ_OK && g2) st = chunk_sum(NULL, t2, b->tp2, &sc, NULL, k0, cnt, err);
+    }
+    return st;
+}
+
+/* A streamed part sends only the points whose scalar is 1 when they are at
+ * most this share of its points (percent): a PoRep witness is half zeros,
+ * which then do not cross PCIe for the batch addition. */
+#define PICK_ONES_PERCENT 90
+
+/* The ones of a split sum in a chunked plan: o1 (G1) and o2 (G2, for B) =
+ * the sum of the points whose scalar is 1 (b->ones). A part whose points
+ * stream and whose ones are few enough sends only those, picked on the host
+ * by their indices (b->idx, then b->host_idx: the tail's are overwritten)
+ * and all selected on the device (b->all_ones); the others go through the
+ * bitmap over every point. */
+static cz_status ones_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp, size_t n,
+                          bufs *b, cz_error *err) {
+    const int g2 = o2 != NULL, stream1 = !pp->p1, stream2 = g2 && !pp->p2;
+    size_t k = n;
+    cz_status st = CZ_OK;
+    if ((stream1 || stream2) && (st = cz_gpu_select_bits(b->idx, &k, b->ones, n, 0, err)) != CZ_OK)
+        return st;
+    const int pick = (stream1 || stream2) && k * 100 <= (size_t)PICK_ONES_PERCENT * n;
+    if (pick && (st = cz_gpu_download(b->host_idx, b->idx, k * sizeof(uint32_t), err)) != CZ_OK)
+        return st;
+    if (pick && stream1)
+        st = chunked_sum(s, o1, NULL, NULL, pp->h1, k, NULL, b->all_ones, b->idx, b->host_idx, err);
+    else
+        st = chunked_sum(s, o1, NULL, pp->p1, pp->h1, n, NULL, b->ones, NULL, NULL, err);
+    if (st != CZ_OK || !g2) return st;
+    if (pick && stream2)
+        return chunked_sum(s, NULL, o2, NULL, pp->h2, k, NULL, b->all_ones, b->idx, b->host_idx,
+                           err);
+    return chunked_sum(s, NULL, o2, pp->p2, pp->h2, n, NULL, b->ones, NULL, NULL, err);
+}
+
+/* out = the split sum of n scalars: the ones batch-added, the tail by MSM.
+ * A resident key sums the ones first; a chunked plan the tail first, since
+ * picking the ones overwrites the tail's indices. */
 static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp,
                            const cz_fr *scal, size_t n, bufs *b, const char *name, prof *pr,
                            cz_error *err) {
     const int g2 = pp->p2 || pp->h2;
     size_t tail = 0;
+    int dense = 0;
+    char ones_step[64], tail_step[96];
+    cz_g1 t1;
+    cz_g2 t2;
     cz_status st = cz_gpu_classify(scal, n, b->ones, b->idx, &tail, err);
     if (st != CZ_OK) goto fail;
-    if (s->streaming) {
-        st = chunked_sum(s, o1, NULL, pp->p1, pp->h1, n, NULL, b->ones, NULL, NULL, err);
-        if (st == CZ_OK && g2)
-            st = chunked_sum(s, NULL, o2, pp->p2, pp->h2, n, NULL, b->ones, NULL, NULL, err);
-    } else {
+    snprintf(ones_step, sizeof ones_step, "%s split + batch add", name);
+    if (!s->streaming) {
         st = cz_gpu_g1_batch_add(o1, pp->p1, b->ones, n, err);
         if (st == CZ_OK && g2) st = cz_gpu_g2_batch_add(o2, pp->p2, b->ones, n, err);
-    }
-    if (st != CZ_OK) goto fail;
-    {
-        char what[64];
-        snprintf(what, sizeof what, "%s split + batch add", name);
-        prof_step(pr, what);
+        if (st != CZ_OK) goto fail;
+        prof_step(pr, ones_step);
     }
     if (cancel_point(&st, "the tail MSM", err)) goto fail;
-    const int dense = tail && cz_gpu_plan_dense_tail(tail, n);
-    const int lean = s->plan.lean; /* tail scalars per chunk, into b->tail_s */
-    if (tail) {
-        cz_g1 t1;
-        cz_g2 t2;
-        cz_g1_set_infinity(&t1);
-        cz_g2_set_infinity(&t2);
-        if (dense) {
-            /* one MSM over every point (in chunks when the plan streams),
-             * the ones masked to zero: nothing gathered or picked */
-            scalars sc = {b->tail_s, NULL, NULL, NULL};
-            if (lean)
-                sc = (scalars){scal, NULL, b->ones, b->tail_s};
-            else if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK)
-                goto fail;
-            if (s->streaming) {
-                st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, &sc, NULL, NULL, NULL, err);
-                if (st == CZ_OK && g2)
-                    st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, n, &sc, NULL, NULL, NULL, err);
-            } else {
-                st = chunk_sum(&t1, NULL, pp->p1, &sc, NULL, 0, n, err);
-                if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, pp->p2, &sc, NULL, 0, n, err);
-            }
-        } else if (!lean && (st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) {
-            goto fail;
-        } else if (s->streaming) {
-            /* streamed points are picked on the host by the tail indices,
-             * resident ones gathered on the device; a lean plan gathers
-             * the scalars chunk by chunk */
-            const scalars sc = lean ? (scalars){scal, b->idx, NULL, b->tail_s}
-                                    : (scalars){b->tail_s, NULL, NULL, NULL};
-            if ((!pp->p1 || (g2 && !pp->p2)) &&
-                (st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
-                goto fail;
-            st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, tail, &sc, NULL, b->idx, b->host_idx,
-                             err);
-            if (st == CZ_OK && g2)
-                st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, tail, &sc, NULL, b->idx, b->host_idx,
-                                 err);
-        } else {
-            /* in pieces of at most the tail chunk of gathered points */
-            const size_t piece = cz_gpu_plan_tail_chunk();
-            const scalars sc = {b->tail_s, NULL, NULL, NULL};
-            for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
-                const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
-                st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
-                if (st == CZ_OK) st = chunk_sum(&t1, NULL, b->tp1, &sc, NULL, k0, cnt, err);
-                if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx + k0, cnt, err);
-                if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, b->tp2, &sc, NULL, k0, cnt, err);
-            }
-        }
-        if (st != CZ_OK) goto fail;
-        cz_g1_add(o1, o1, &t1);
-        if (g2) cz_g2_add(o2, o2, &t2);
+    if ((st = tail_sum(s, &t1, g2 ? &t2 : NULL, pp, scal, n, tail, b, &dense, err)) != CZ_OK)
+        goto fail;
+    snprintf(tail_step, sizeof tail_step, "%s tail MSM (%zu of %zu%s)", name, tail, n,
+             dense ? ", masked" : "");
+    prof_step(pr, tail_step);
+    if (s->streaming) {
+        if (cancel_point(&st, "the batch addition", err)) goto fail;
+        if ((st = ones_sum(s, o1, g2 ? o2 : NULL, pp, n, b, err)) != CZ_OK) goto fail;
+        prof_step(pr, ones_step);
     }
-    {
-        char what[64];
-        snprintf(what, sizeof what, "%s tail MSM (%zu of %zu%s)", name, tail, n,
-                 dense ? ", masked" : "");
-        prof_step(pr, what);
-    }
+    cz_g1_add(o1, o1, &t1);
+    if (g2) cz_g2_add(o2, o2, &t2);
     return CZ_OK;
 fail:
     cz_error_prefix(err, "gpu prove: %s (%zu scalars)", name, n);
@@ -559,6 +605,12 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         }
         if (srs->streaming && !(b.host_idx = malloc(nmax * sizeof(uint32_t) + 1))) {
             st = cz_error_set(err, CZ_E_NOMEM, "gpu prove: out of host memory");
+            goto done;
+        }
+        if (srs->streaming &&
+            ((st = cz_gpu_alloc_pooled((void **)&b.all_ones, words(nmax) * 8, err)) != CZ_OK ||
+             (st = cz_gpu_fill(b.all_ones, 0xff, words(nmax) * 8, err)) != CZ_OK)) {
+            cz_error_prefix(err, "gpu prove: the picked ones' bitmap");
             goto done;
         }
         if (!on_device) {

@@ -94,7 +94,7 @@ size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int tails_g1, int tai
     const size_t nab = max2(p->n_a, p->n_b_g1), nmax = max2(na, nab);
     size_t h = lean_chunk ? 2 * m * sizeof(cz_fr) : (3 * m + ni + na) * sizeof(cz_fr);
     size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
-                 nab * sizeof(cz_fr) + words(nmax) * 8 +
+                 nab * sizeof(cz_fr) + 2 * words(nmax) * 8 + /* ones, all-ones bitmaps */
                  (lean_chunk ? lean_chunk : nmax) * sizeof(cz_fr);
     if (tails_g1) lab += cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine);
     if (tails_g2) lab += cz_gpu_plan_tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);

@@ -1,8 +1,8 @@
 /* Device helpers of the Groth16 prover (groth16.c): memory information,
  * index selection by bitmap (density compaction, "every index") and gathers
  * of scalars and points by index (the compacted tail of the 0 / 1 / other
- * split), or the scalars with the ones masked (a dense tail). Elements are moved as opaque 16-byte words: the host and device
- * layouts are the same (gpu.h), and cudaMalloc's alignment (256 B) keeps
+ * split), or the scalars with the ones masked (a dense tail). Elements are moved as opaque 16-byte
+ * words: the host and device layouts are the same (gpu.h), and cudaMalloc's alignment (256 B) keeps
  * every 32 / 96 / 192-byte element 16-byte aligned. */
 #include <cub/device/device_select.cuh>
 #include <new>
@@ -26,9 +26,13 @@ extern "C" void cz_gpu_pool_trim(void) {
     (void)cudaGetLastError();
 }
 
-extern "C" cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
-    if (bytes) CZ_CUDA_TRY(err, cudaMemset(dev, 0, bytes));
+extern "C" cz_status cz_gpu_fill(void *dev, int byte, size_t bytes, cz_error *err) {
+    if (bytes) CZ_CUDA_TRY(err, cudaMemset(dev, byte, bytes));
     return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
+    return cz_gpu_fill(dev, 0, bytes, err);
 }
 
 /* i is selected when bit (i - offset) is set (or always without a bitmap);
@@ -117,8 +121,8 @@ __global__ void k_mask_fr(uint4 *out, const uint4 *in, const uint64_t *ones, siz
 extern "C" cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones,
                                     size_t n, cz_error *err) {
     if (n == 0) return CZ_OK;
-    k_mask_fr<<<cz_gpu_blocks(2 * n, 256), 256>>>((uint4 *)dev_out, (const uint4 *)dev_in,
-                                                   dev_ones, n);
+    k_mask_fr<<<cz_gpu_blocks(2 * n, 256), 256>>>((uint4 *)dev_out, (const uint4 *)dev_in, dev_ones,
+                                                  n);
     CZ_CUDA_LAUNCHED(err);
     CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
