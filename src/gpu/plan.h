@@ -53,7 +53,8 @@ typedef struct {
     size_t held;           /* kept between proofs: kept points, NTT tables, chunk buffers */
     size_t resident_need;  /* what the resident plan needs */
     size_t minimum;        /* the smallest budget a plan proves in (a lean one) */
-    uint64_t stream_bytes; /* point bytes sent to the device per proof, at least */
+    uint64_t stream_bytes; /* the streamed vectors' point bytes (a proof sends the points of
+                            * its nonzero scalars: ~27 of 47 GB at 32 GiB PoRep) */
     unsigned log_m;        /* the key's domain: 2^log_m = n_h + 1 */
     int lean;              /* streaming, lean (above): a, b, c must come from the host */
 } cz_gpu_plan;
@@ -87,7 +88,7 @@ size_t cz_gpu_plan_shrink(size_t used);
 const char *cz_gpu_plan_name(cz_gpu_plan_kind kind);
 
 /* One line for logs and GetStatus: "partial: H, B_G2 resident; L, A, B_G1
- * stream in chunks of 2^22 points (28.1 GB per proof); 30.9 of 32.0 GiB". */
+ * stream in chunks of 2^22 points (28.1 GB of points); 30.9 of 32.0 GiB". */
 void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *plan);
 
 /* What a key of shape takes resident: *key_bytes its points and NTT
