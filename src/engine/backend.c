@@ -187,8 +187,9 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
  * The keys of the circuits proven last stay resident (cz_gpu_srs, with the
  * pre-compiled circuit and two witness slots each), up to
  * CZ_BACKEND_MAX_RESIDENT side by side while they fit the context's budget
- * together with one proof's working set, which they share (the context runs
- * one unit at a time): a WinningPoSt key (2.3 GiB at 32 GiB) stays beside a
+ * together with the two largest of their proofs' working sets (the context
+ * runs one unit at a time, and one more inside it when preempted:
+ * room_beside): a WinningPoSt key (2.3 GiB at 32 GiB) stays beside a
  * 32 GiB PoRep key, so a WinningPoSt in a PoRep backlog loads nothing and
  * evicts nothing. A key that does not fit evicts the least recently used
  * others until it does, or until it is alone (then it may stream, as a key
@@ -441,14 +442,22 @@ static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, i
 /* Device bytes the key being loaded may take (its points, tables and its
  * own working set, as cz_gpu_srs_plan counts them) beside the keys resident
  * now: the budget (or the free memory with what this context holds) less
- * what they hold, less the part of their working set larger than the new
- * key's (work). 0 when nothing is resident and neither a budget nor
- * CZ_GPU_MEM_LIMIT is set: the device's free memory, as for a lone key. */
+ * what they hold, less room for two working sets besides the new key's
+ * (work): the context runs one unit at a time, but a unit of one key may
+ * run inside a unit of another (preemption: a WinningPoSt inside a PoRep
+ * partition), so the two largest of all the keys' working sets are kept
+ * free. (Two units of one key at once are not: such a nested unit finds no
+ * memory and waits for its turn, workers.c.) 0 when nothing is resident and
+ * neither a budget nor CZ_GPU_MEM_LIMIT is set: the device's free memory,
+ * as for a lone key. */
 static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
-    size_t held = 0, their_work = 0;
+    size_t held = 0, w1 = 0, w2 = 0; /* the resident keys' two largest working sets */
     for (uint32_t i = 0; i < c->n_res; i++) {
         held += c->res[i].held;
-        if (c->res[i].work > their_work) their_work = c->res[i].work;
+        if (c->res[i].work > w1)
+            w2 = w1, w1 = c->res[i].work;
+        else if (c->res[i].work > w2)
+            w2 = c->res[i].work;
     }
     *none = 0;
     /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device: the
@@ -465,7 +474,8 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
     }
     if (capped && knobs->mem_limit < total) total = (size_t)knobs->mem_limit;
     if (c->cap && c->cap < total) total = c->cap;
-    const size_t extra = their_work > work ? their_work - work : 0;
+    /* the two largest of w1, w2 and work, less the new key's own */
+    const size_t extra = w1 + (w2 > work ? w2 : work) - work;
     if (total <= held + extra) return *none = 1, 0;
     return total - held - extra;
 }

@@ -93,8 +93,9 @@ void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *plan);
 
 /* What a key of shape takes resident: *key_bytes its points and NTT
  * tables, *work_bytes one proof's working set (its buffers and the largest
- * MSM's scratch). Keys resident side by side in one context share one
- * working set, since it runs one proof at a time. */
+ * MSM's scratch). Keys resident side by side in one context need room for
+ * two working sets, not one each: it runs one proof at a time, and one more
+ * inside it when a higher priority preempts (engine/backend.c). */
 cz_status cz_gpu_plan_footprint(size_t *key_bytes, size_t *work_bytes,
                                 const cz_groth16_params *shape, cz_error *err);
 
