@@ -56,17 +56,17 @@ static size_t words(size_t bits) {
 
 /* Per-proof device buffers (sizes from the shapes; freed together). */
 typedef struct {
-    cz_fr *abc;         /* 3m: a, b, c -> h */
+    cz_fr *abc;         /* 3m (a lean plan: 2m): a, b, c -> h */
     cz_fr *z;           /* inputs then aux */
     uint64_t *dens;     /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
-    uint32_t *idx;      /* compaction indices, then tail indices */
+    uint32_t *idx;      /* compaction indices, then tail (streaming: then ones') indices */
     cz_fr *scal;        /* compacted scalars of A or B */
     uint64_t *ones;     /* "scalar is 1" bitmap */
     uint64_t *all_ones; /* every bit set (streaming: picked ones are all selected) */
-    cz_fr *tail_s;      /* gathered tail scalars */
+    cz_fr *tail_s;      /* gathered tail scalars (a lean plan: one chunk's) */
     cz_g1_affine *tp1;  /* gathered tail points (resident SRS) */
     cz_g2_affine *tp2;
-    uint32_t *host_idx; /* tail indices on the host (streaming SRS) */
+    uint32_t *host_idx; /* tail or ones' indices on the host (streaming SRS) */
 } bufs;
 
 static void bufs_free(bufs *b) {
