@@ -557,11 +557,14 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         /* without its circuit the key would stream (a, b, c on the CPU),
          * from host points: the caller decodes them and comes back */
         cz_error aerr = {0};
-        if (cz_gpu_srs_plan(NULL, &shape, room, NULL, 0, &aerr) == CZ_OK)
+        const cz_status ast = cz_gpu_srs_plan(NULL, &shape, room, NULL, 0, &aerr);
+        if (ast == CZ_OK)
             st = cz_error_set(err, CZ_E_UNSUPPORTED,
                               "the key %s; without its circuit it streams, which needs its "
                               "points in host memory",
                               why);
+        else if (ast == CZ_E_NOMEM && err)
+            *err = aerr; /* refused: the figures without the circuit */
     }
     if (st == CZ_OK && !resident && !alone)
         st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
