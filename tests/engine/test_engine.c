@@ -1312,6 +1312,18 @@ static uint64_t preemptions(cz_engine *e) {
     return metric(e, "cuzk_preemptions_total");
 }
 
+/* An engine with one prove worker in a PoRep unit (tag P) of 60 steps of
+ * 10 ms, each followed by a step boundary. */
+static cz_engine *engine_proving_steps(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
+    wait_proving('P');
+    return e;
+}
+
 /* One prove worker busy with a PoRep unit of 60 steps of 10 ms, a
  * WinningPoSt (CRITICAL) and then a WindowPoSt (HIGH) submitted meanwhile:
  * each runs inside the PoRep unit at its next step boundary and ends before
@@ -1319,12 +1331,9 @@ static uint64_t preemptions(cz_engine *e) {
  * every proof is the one predicted (fake_verify checks the bytes). A
  * NORMAL job submitted meanwhile does not preempt: it waits its turn. */
 static void test_preempt_at_boundary(void) {
-    reset_logs();
-    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine *e = engine_proving_steps();
     cz_engine_submit_info info;
     cz_error err = {0};
-    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
-    wait_proving('P');
     CHECK(submit_kind(e, "other", CZ_PROOF_POREP, 0, "tag=N ms=5", &info, &err) == CZ_OK);
     CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
     CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
@@ -1375,12 +1384,9 @@ static void test_preempt_inside_backend(void) {
  * there) is not lost: it is synthesized again and proven in its turn,
  * after the interrupted unit, and never inside another unit again. */
 static void test_preempt_no_room(void) {
-    reset_logs();
-    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cz_engine *e = engine_proving_steps();
     cz_engine_submit_info info;
     cz_error err = {0};
-    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P steps=60 ms=10", &info, &err) == CZ_OK);
-    wait_proving('P');
     CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5 nestbusy=1", &info,
                       &err) == CZ_OK);
     CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
