@@ -27,17 +27,23 @@
  * round trip and __syncthreads per stage) remains for k < 3, for data that
  * is not 32-byte aligned, and under CZ_GPU_NTT_OLD=1 for comparisons.
  *
- * Twiddles: one table of omega^e (and one of omega^-e) for e < m/2 in device
- * memory. Inside a pass the butterflies use the 2^(b-1) powers of
- * omega_{2^b} (copied to shared memory); between passes every element is
- * multiplied once by a "four-step" twiddle from the big table (see
- * k_ntt_pass), or, in k_ntt_rb's pass next to the lowest bits, from a table
- * of its own. Coset powers g^e: see above.
+ * Twiddles: omega^e (and omega^-e) for e < m in two levels, omega^e =
+ * lo[e mod 2^s] hi[e >> s] with s = k / 2 (ntt_layout.h): 2^14 + 2^13
+ * elements at 2^27, cached, instead of a table of m / 2 elements per
+ * direction (4 GiB at 2^27, which a 12 GB card cannot spare beside one
+ * proof's buffers). Inside a pass the butterflies use the 2^(b-1) powers of
+ * omega_{2^b} (formed into shared memory by each block); between passes
+ * every element is multiplied once by a "four-step" twiddle, formed from
+ * the two levels (one product more per element of that pass boundary, in
+ * place of a gather from the big table; see k_ntt_pass), or, in k_ntt_rb's
+ * pass next to the lowest bits, from a table of its own. Coset powers g^e:
+ * see above.
  *
  * Cost (2^27): 27 * 2^26 butterflies less the trivial ones (~1.46e9 Fr
- * products), 2^28 four-step twiddles, 2^27 coset products (1/m free);
- * three passes over 4 GiB. The products dominate (a compute floor of ~32 ms
- * on the H200 against 4-6 ms for the memory traffic).
+ * products), 2^28 four-step twiddles (2^27 of them two-level: 2^27 products
+ * more), 2^27 coset products (1/m free); three passes over 4 GiB. The
+ * products dominate (a compute floor of ~32 ms on the H200 against 4-6 ms
+ * for the memory traffic).
  * Code size matters as much: with every product inlined a pass kernel was
  * ~310 KB of machine code, far past the instruction cache (ncu saw
  * instruction-cache misses beside the long-scoreboard stalls of the strided
@@ -54,6 +60,7 @@
 #include "gpu/common.cuh"
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
+#include "gpu/ntt_layout.h"
 #include "gpu/settings.h"
 #include "util/log.h"
 
@@ -64,7 +71,9 @@ using namespace cz_gpu;
 struct cz_gpu_ntt {
     unsigned k;
     size_t n;
-    fr_t *tw[2];      /* omega^e, omega^-e for e < n/2 */
+    fr_t *wlo[2]; /* omega^e, omega^-e for e < 2^wbits */
+    fr_t *whi[2]; /* omega^(e 2^wbits), omega^-(e 2^wbits) for e < n >> wbits */
+    unsigned wbits;
     fr_t *gpow_lo[2]; /* g^e, g^-e for e < 2^lo_bits */
     fr_t *gpow_hi[2]; /* g^(e 2^lo_bits), and g^-(e 2^lo_bits) / n */
     unsigned lo_bits;
@@ -81,7 +90,8 @@ struct cz_gpu_ntt {
 /* Pass parameters. */
 struct ntt_pass_args {
     fr_t *data;
-    const fr_t *tw;
+    const fr_t *wlo, *whi; /* the direction's twiddles, two levels (cz_gpu_ntt) */
+    unsigned wbits;
     unsigned k, lo, b, g;
     int pre;  /* k_ntt_pass: 0 none, 1: x[i] *= g^i (natural), 2: x[p] *= g^rev(p) */
     int post; /* 0 none, 1: *= 1/n; k_ntt_pass: 2: *= g^-i / n (natural), 3: *= g^-rev(p) / n */
@@ -91,18 +101,13 @@ struct ntt_pass_args {
     unsigned r0; /* k_ntt_rb: stages of the round at s = 0 (1..3) */
     unsigned nb; /* k_ntt_rb, DIT: the next pass's width (0: none) */
     /* k_ntt_rb: four-step twiddles of this pass from mtab[idx mod 2^(lo+b)]
-     * instead of the tw table (when not NULL); coset factors etab[eidx(idx)]
+     * instead of the two-level twiddles (when not NULL); coset factors etab[eidx(idx)]
      * at the load (edge 1) or the store (edge 2), eidx = (idx >> esh) <<
      * ekeep | idx mod 2^ekeep */
     const fr_t *mtab, *etab;
     int edge;
     unsigned esh, ekeep;
 };
-
-static __device__ __forceinline__ fr_t pow_lookup(const fr_t *lo, const fr_t *hi, unsigned bits,
-                                                  uint32_t e) {
-    return fr_t::mul(lo[e & ((1u << bits) - 1)], hi[e >> bits]);
-}
 
 static __device__ __forceinline__ uint32_t rev_bits(uint32_t x, unsigned k) {
     return k ? __brev(x) >> (32 - k) : 0;
@@ -127,17 +132,6 @@ static __device__ __forceinline__ fr_t ldg_fr(const fr_t *p) {
     r.v[0] = u.x, r.v[1] = u.y, r.v[2] = u.z, r.v[3] = u.w;
     r.v[4] = w.x, r.v[5] = w.y, r.v[6] = w.z, r.v[7] = w.w;
     return r;
-}
-/* omega_{2^(lo+b)}^(low * u) for a pass on bits [lo, lo+b): entry
- * (low u) 2^(k-lo-b) of the omega^e table, which holds e < m/2 only;
- * omega^(m/2) = -1 covers the rest. NC: read-only (non-coherent) loads. */
-template <bool NC>
-static __device__ __forceinline__ fr_t inter_twiddle(const fr_t *tw, unsigned k, unsigned lo,
-                                                     unsigned b, uint32_t low, uint32_t u) {
-    uint32_t e = (low * u) << (k - lo - b);
-    const uint32_t half = 1u << (k - 1);
-    if (e >= half) return fr_t::neg(NC ? ldg_fr(tw + (e - half)) : tw[e - half]);
-    return NC ? ldg_fr(tw + e) : tw[e];
 }
 static __device__ __forceinline__ void st_fr(fr_t *p, const fr_t &x) {
     uint4 *q = reinterpret_cast<uint4 *>(p);
@@ -169,15 +163,30 @@ static __device__ __forceinline__ void sts_fr(uint4 *s0, uint4 *s1, uint32_t i, 
 static __device__ __noinline__ fr_t mul_ool(fr_t a, fr_t b) {
     return fr_t::mul(a, b);
 }
+/* base^e from a two-level power table: lo[e mod 2^bits] hi[e >> bits]. */
+static __device__ __forceinline__ fr_t pow_lookup(const fr_t *lo, const fr_t *hi, unsigned bits,
+                                                  uint32_t e) {
+    return mul_ool(ldg_fr(lo + (e & ((1u << bits) - 1))), ldg_fr(hi + (e >> bits)));
+}
+/* omega^e (the pass's direction), e < 2^k. */
+static __device__ __forceinline__ fr_t omega_pow(const ntt_pass_args &a, uint32_t e) {
+    return pow_lookup(a.wlo, a.whi, a.wbits, e);
+}
+/* omega_{2^(lo+b)}^(low * u) for a pass on bits [lo, lo+b): omega^e with
+ * e = (low u) 2^(k-lo-b) < 2^k. */
+static __device__ __forceinline__ fr_t inter_twiddle(const ntt_pass_args &a, unsigned lo,
+                                                     unsigned b, uint32_t low, uint32_t u) {
+    return omega_pow(a, (low * u) << (a.k - lo - b));
+}
 /* The four-step twiddle of element idx in the pass on bits [lo, lo+b):
  * omega_{2^(lo+b)}^(low rev_b(t)), low = idx mod 2^lo, t = the bits
  * [lo, lo+b) of idx; from mtab when set (then that pass is M), else from the
- * whole tw table. */
+ * two-level twiddles. */
 static __device__ __forceinline__ fr_t rb_four_step(const ntt_pass_args &a, uint32_t idx,
                                                     unsigned lo, unsigned b) {
     if (a.mtab) return ldg_fr(a.mtab + (idx & ((1u << (lo + b)) - 1)));
     const uint32_t t = (idx >> lo) & ((1u << b) - 1);
-    return inter_twiddle<true>(a.tw, a.k, lo, b, idx & ((1u << lo) - 1), rev_bits(t, b));
+    return inter_twiddle(a, lo, b, idx & ((1u << lo) - 1), rev_bits(t, b));
 }
 
 /* The coset factor of element idx from the pass's edge table. */
@@ -311,7 +320,7 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
     const unsigned sfirst = DIT ? 0 : b - 3, slast = DIT ? b - 3 : 0;
 
     for (uint32_t j = q; j < (1u << (b - 1)); j += T)
-        sts_fr(w0, w1, j, ldg_fr(a.tw + (j << (a.k - b)))); /* omega_{2^b}^j */
+        sts_fr(w0, w1, j, omega_pow(a, j << (a.k - b))); /* omega_{2^b}^j */
 
     fr_t x[8];
     if (lo == 0 && DIT) {
@@ -399,7 +408,7 @@ template <bool DIT> __global__ void __launch_bounds__(512) k_ntt_pass(ntt_pass_a
     const uint32_t lomask = (1u << lo) - 1;
 
     for (uint32_t j = threadIdx.x; j < (1u << (b - 1)); j += blockDim.x)
-        roots[j] = a.tw[j << (a.k - b)]; /* omega_{2^b}^j */
+        roots[j] = omega_pow(a, j << (a.k - b)); /* omega_{2^b}^j */
     for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
         uint32_t t = e >> g;
         uint32_t idx = base | (t << lo) | (e & gmask);
@@ -408,8 +417,7 @@ template <bool DIT> __global__ void __launch_bounds__(512) k_ntt_pass(ntt_pass_a
             x = fr_t::mul(x, pow_lookup(a.plo, a.phi, a.plo_bits, idx));
         else if (a.pre == 2)
             x = fr_t::mul(x, pow_lookup(a.plo, a.phi, a.plo_bits, rev_bits(idx, a.k)));
-        if (DIT && lo > 0)
-            x = fr_t::mul(x, inter_twiddle<false>(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+        if (DIT && lo > 0) x = fr_t::mul(x, inter_twiddle(a, lo, b, idx & lomask, rev_bits(t, b)));
         s[e] = x;
     }
     __syncthreads();
@@ -438,8 +446,7 @@ template <bool DIT> __global__ void __launch_bounds__(512) k_ntt_pass(ntt_pass_a
         uint32_t t = e >> g;
         uint32_t idx = base | (t << lo) | (e & gmask);
         fr_t x = s[e];
-        if (!DIT && lo > 0)
-            x = fr_t::mul(x, inter_twiddle<false>(a.tw, a.k, lo, b, idx & lomask, rev_bits(t, b)));
+        if (!DIT && lo > 0) x = fr_t::mul(x, inter_twiddle(a, lo, b, idx & lomask, rev_bits(t, b)));
         if (a.post == 1)
             x = fr_t::mul(x, a.scale);
         else if (a.post == 2)
@@ -494,19 +501,13 @@ __global__ void __launch_bounds__(256)
     if (mid != rmid) st_fr(d + ia, lds_fr(B0, B1, src));
 }
 
-/* out[e] = hi[e >> bits] * lo[e & mask] for e < n (table expansion). */
-__global__ void k_expand(fr_t *out, const fr_t *lo, const fr_t *hi, unsigned bits, uint32_t n) {
-    uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < n) out[e] = fr_t::mul(hi[e >> bits], lo[e & ((1u << bits) - 1)]);
-}
-
 /* ---- k_ntt_rb tables ----
  *
  * With >= 2 passes, call L the pass on the lowest index bits [0, bL) (DIT:
  * the first, DIF: the last) and M the one next to it, bits [bL, bL + bM).
  * M's four-step twiddles come from a table indexed by the element's low
- * bL + bM index bits (2^18 entries at 2^27, L2-resident) instead of gathers
- * from the 2^(k-1)-entry tw table, and other factors ride on them:
+ * bL + bM index bits (2^18 entries at 2^27, L2-resident) instead of being
+ * formed from the two-level twiddles, and other factors ride on them:
  *   - plain inverse: 1/n (every element gets exactly one M twiddle);
  *   - coset: the factor of one bit group. The coset factor of position p is
  *     g^(+-x(p)) (/ n for the inverse), x(p) = rev_k(p) or p, and x is a sum
@@ -525,16 +526,17 @@ __global__ void k_expand(fr_t *out, const fr_t *lo, const fr_t *hi, unsigned bit
  * output). */
 
 /* M's table: entry q = (t, low), t = q >> bl, low = q mod 2^bl: the
- * four-step twiddle omega^((low rev_bm(t)) 2^(k-bl-bm)) from tw (the
- * direction's table), times s, times (fgrp 1: x = t << bl, 2: x = low) the
- * coset factor pow_lookup(x(p)) with x(p) = rev_k(p) if rev else p. */
-__global__ void k_rb_mtab(fr_t *out, const fr_t *tw, unsigned k, unsigned bl, unsigned bm,
-                          const fr_t *plo, const fr_t *phi, unsigned pbits, int fgrp, int rev,
-                          fr_t s) {
+ * four-step twiddle omega^((low rev_bm(t)) 2^(k-bl-bm)) (tw: the
+ * direction's twiddles; its k, wlo, whi, wbits), times s, times (fgrp 1:
+ * x = t << bl, 2: x = low) the coset factor pow_lookup(x(p)) with x(p) =
+ * rev_k(p) if rev else p. */
+__global__ void k_rb_mtab(fr_t *out, ntt_pass_args tw, unsigned bl, unsigned bm, const fr_t *plo,
+                          const fr_t *phi, unsigned pbits, int fgrp, int rev, fr_t s) {
+    const unsigned k = tw.k;
     const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >> (bl + bm)) return;
     const uint32_t low = q & ((1u << bl) - 1), t = q >> bl;
-    fr_t v = fr_t::mul(inter_twiddle<false>(tw, k, bl, bm, low, rev_bits(t, bm)), s);
+    fr_t v = fr_t::mul(inter_twiddle(tw, bl, bm, low, rev_bits(t, bm)), s);
     if (fgrp) {
         const uint32_t p = fgrp == 1 ? t << bl : low;
         v = fr_t::mul(v, pow_lookup(plo, phi, pbits, rev ? rev_bits(p, k) : p));
@@ -567,8 +569,8 @@ __global__ void k_rb_etab(fr_t *out, uint32_t count, unsigned k, unsigned sh, un
  *   CZ_GPU_NTT_MAXB=b     register-blocked passes of at most b stages (4..9,
  *                         default 9; at most 4 passes), for tests: 5 gives
  *                         2^20 the 4-pass layout that 2^28 takes
- *   CZ_GPU_NTT_MTAB=0     plain transforms: pass M's twiddles gathered from tw
- *                         like the others' and, for the inverse, 1/n as one
+ *   CZ_GPU_NTT_MTAB=0     plain transforms: pass M's twiddles from the two
+ *                         levels like the others' and, for the inverse, 1/n as one
  *                         more product per element in the last pass (default
  *                         1: from mtab, 1/n folded in; the coset transforms
  *                         always use mtab)
@@ -591,58 +593,9 @@ static ntt_knobs ntt_knobs_get() {
     return r;
 }
 
-/* Widths of the register-blocked passes (k >= 3; <= 9 stages each, or
- * CZ_GPU_NTT_MAXB, >= 3, at most 4 passes, as equal as possible, wider first);
- * returns the number of passes. DIT runs them in this order from the lowest
- * bits up, DIF from the highest bits down. */
-static unsigned rb_split(unsigned k, unsigned bs[4]) {
-    const unsigned maxb = ntt_knobs_get().maxb;
-    unsigned npass = (k + maxb - 1) / maxb;
-    if (npass > 4) npass = 4;
-    if (npass > k / 3) npass = k / 3; /* every pass >= 3 stages */
-    if (npass < (k + 8) / 9) npass = (k + 8) / 9;
-    for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
-    return npass;
-}
-
-/* Layout of the k_ntt_rb tables for one (dit, inverse) (see "k_ntt_rb
- * tables"): widths of L and M (bm = 0: one pass, no M), whether x(p) =
- * rev_k(p), whether the edge pass is L (the same condition with >= 2
- * passes), and the edge table's index split and size. */
-struct rb_layout {
-    unsigned npass, bl, bm;
-    bool rev, edge_l;
-    unsigned esh, ekeep;
-    size_t msize, esize;
-};
-static rb_layout rb_layout_get(unsigned k, bool dit, bool inv) {
-    rb_layout r;
-    unsigned bs[4];
-    r.npass = rb_split(k, bs);
-    r.bl = dit ? bs[0] : bs[r.npass - 1];
-    r.bm = r.npass >= 2 ? (dit ? bs[1] : bs[r.npass - 2]) : 0;
-    r.rev = dit != inv;
-    r.edge_l = r.npass == 1 || r.rev;
-    r.esh = r.edge_l ? r.bl + r.bm : r.bl;
-    r.ekeep = r.edge_l ? r.bl : 0;
-    r.msize = r.bm ? (size_t)1 << (r.bl + r.bm) : 0;
-    r.esize = (size_t)1 << (k - (r.edge_l ? r.bm : r.bl));
-    return r;
-}
-
-/* Elements of every k_ntt_rb table of a 2^k domain (0 when k < 3). */
-static size_t rb_tables_size(unsigned k) {
-    size_t total = 0;
-    for (int dit = 0; dit < 2 && k >= 3; dit++)
-        for (int inv = 0; inv < 2; inv++) {
-            const rb_layout l = rb_layout_get(k, dit, inv);
-            total += 2 * l.msize + l.esize;
-        }
-    return total;
-}
-
-/* Fills d->mtab and d->etab from p (rb_tables_size(k) elements); needs tw
- * and the coset power tables. Launches only. */
+/* Fills d->mtab and d->etab from p (their elements as counted by
+ * cz_gpu_ntt_table_elems); needs the twiddle and coset power tables.
+ * Launches only. */
 static void rb_tables_fill(cz_gpu_ntt *d, fr_t *p) {
     const unsigned k = d->k;
     cz_fr one_h, n_h;
@@ -651,16 +604,19 @@ static void rb_tables_fill(cz_gpu_ntt *d, fr_t *p) {
     const fr_t one = *(const fr_t *)&one_h, n = *(const fr_t *)&n_h;
     for (int dit = 0; dit < 2 && k >= 3; dit++)
         for (int inv = 0; inv < 2; inv++) {
-            const rb_layout l = rb_layout_get(k, dit, inv);
+            const cz_gpu_ntt_layout l = cz_gpu_ntt_layout_get(k, dit, inv);
             const fr_t *plo = d->gpow_lo[inv], *phi = d->gpow_hi[inv];
             for (int coset = 0; coset < 2 && l.msize; coset++) {
                 /* plain inverse: 1/n here; coset inverse: the power tables
                  * carry 1/n (gpow_hi[1]), which belongs to the edge only */
                 const fr_t s = inv ? (coset ? n : d->size_inv) : one;
+                ntt_pass_args tw;
+                memset(&tw, 0, sizeof tw);
+                tw.k = k, tw.wlo = d->wlo[inv], tw.whi = d->whi[inv], tw.wbits = d->wbits;
                 d->mtab[dit][inv][coset] = p;
                 k_rb_mtab<<<cz_gpu_blocks(l.msize, 256), 256>>>(
-                    p, d->tw[inv], k, l.bl, l.bm, plo, phi, d->lo_bits,
-                    coset ? (l.edge_l ? 1 : 2) : 0, l.rev, s);
+                    p, tw, l.bl, l.bm, plo, phi, d->lo_bits, coset ? (l.edge_l ? 1 : 2) : 0, l.rev,
+                    s);
                 p += l.msize;
             }
             d->etab[dit][inv] = p;
@@ -697,17 +653,17 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
     }
     d->k = log_size;
     d->n = (size_t)1 << log_size;
-    size_t half = d->n / 2;
-    d->lo_bits = (log_size + 1) / 2;
-    size_t plo = (size_t)1 << d->lo_bits, phi = d->n >> d->lo_bits;
-    /* twiddle expansion: omega^e = omega^(e_hi 2^tb) * omega^e_lo */
-    unsigned tb = half > 1 ? (log_size) / 2 : 0;
-    size_t tlo = (size_t)1 << tb, thi = half > tlo ? half >> tb : 1;
-    const size_t nrb = rb_tables_size(log_size);
-    size_t elems = 2 * half + 4 * (plo + phi) + 4 * (tlo + thi) + nrb;
-    cz_fr *host = (cz_fr *)malloc((4 * (plo + phi) + 4 * (tlo + thi)) * sizeof(cz_fr));
+    /* two-level tables (ntt_layout.h): the coset powers g^±e at lo_bits,
+     * the twiddles omega^±e at wbits */
+    d->lo_bits = cz_gpu_ntt_coset_bits(log_size);
+    d->wbits = cz_gpu_ntt_twiddle_bits(log_size);
+    const size_t plo = (size_t)1 << d->lo_bits, phi = d->n >> d->lo_bits;
+    const size_t tlo = (size_t)1 << d->wbits, thi = d->n >> d->wbits;
+    const size_t small = 2 * (plo + phi) + 2 * (tlo + thi); /* built on the host */
+    const size_t elems = cz_gpu_ntt_table_elems(log_size);
+    cz_fr *host = (cz_fr *)malloc(small * sizeof(cz_fr));
     fr_t *dm = NULL;
-    cudaError_t ce = cudaMalloc(&dm, (elems ? elems : 1) * sizeof(fr_t));
+    cudaError_t ce = cudaMalloc(&dm, elems * sizeof(fr_t));
     if (!host || ce != cudaSuccess) {
         (void)cudaGetLastError();
         free(host);
@@ -718,9 +674,7 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
                             ce != cudaSuccess ? cudaGetErrorString(ce) : "host");
     }
     d->mem = dm;
-    d->tw[0] = dm;
-    d->tw[1] = dm + half;
-    fr_t *p = dm + 2 * half;
+    fr_t *p = dm;
     cz_fr *h = host;
     /* coset power tables: g^e, g^-e (lo); g^(e 2^lo), g^-(e 2^lo) / n (hi) */
     const cz_fr *gens[2] = {&dom.gen, &dom.gen_inv};
@@ -736,16 +690,15 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
         p += plo + phi;
         h += plo + phi;
     }
-    /* small twiddle factor tables for the expansion */
-    const fr_t *tlo_d[2], *thi_d[2];
+    /* twiddles: omega^±e (lo), omega^±(e 2^wbits) (hi) */
     const cz_fr *roots[2] = {&dom.omega, &dom.omega_inv};
     for (int dir = 0; dir < 2; dir++) {
         cz_fr step;
         host_powers(h, roots[dir], tlo);
-        cz_fr_mul(&step, &h[tlo - 1], roots[dir]);
+        cz_fr_mul(&step, &h[tlo - 1], roots[dir]); /* omega^(2^wbits) */
         host_powers(h + tlo, &step, thi);
-        tlo_d[dir] = p;
-        thi_d[dir] = p + tlo;
+        d->wlo[dir] = p;
+        d->whi[dir] = p + tlo;
         p += tlo + thi;
         h += tlo + thi;
     }
@@ -753,14 +706,8 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
     memcpy(&d->zinv, &dom.coset_vanishing_inv, sizeof(cz_fr));
     st = CZ_OK;
     CZ_CUDA_GOTO(err, st, fail,
-                 cudaMemcpy(dm + 2 * half, host, (size_t)(h - host) * sizeof(cz_fr),
-                            cudaMemcpyHostToDevice));
-    for (int dir = 0; dir < 2 && half; dir++) {
-        k_expand<<<cz_gpu_blocks(half, 256), 256>>>(d->tw[dir], tlo_d[dir], thi_d[dir], tb,
-                                                    (uint32_t)half);
-        CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
-    }
-    rb_tables_fill(d, p); /* after the expansions (same stream); p: past the tables above */
+                 cudaMemcpy(dm, host, small * sizeof(cz_fr), cudaMemcpyHostToDevice));
+    rb_tables_fill(d, p); /* p: past the tables above; the rest of elems */
     CZ_CUDA_GOTO(err, st, fail, cudaGetLastError());
     CZ_CUDA_GOTO(err, st, fail, cudaStreamSynchronize(0));
     free(host);
@@ -860,7 +807,7 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     }
     unsigned npass, bs[4];
     if (rb) {
-        npass = rb_split(k, bs);
+        npass = cz_gpu_ntt_split(k, bs);
     } else {
         npass = (k + NTT_TILE_LOG - 1) / NTT_TILE_LOG;
         for (unsigned i = 0; i < npass; i++) bs[i] = k / npass + (i < k % npass);
@@ -869,7 +816,7 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
      * twiddles, 1/n or a coset factor from mtab, the edge pass (first
      * forward, last inverse) the other coset factors from etab ("k_ntt_rb
      * tables"); without mtab, 1/n is a product in the last pass */
-    const rb_layout lay = rb_layout_get(k, dit, inv);
+    const cz_gpu_ntt_layout lay = cz_gpu_ntt_layout_get(k, dit, inv);
     const fr_t *mtab = rb && (coset || kn.mtab) ? d->mtab[dit][inv][coset] : NULL;
     /* the pass that applies M's twiddles: DIF M itself (pass npass - 2, at
      * its stores), DIT the pass before M (pass 0: k_ntt_rb applies a DIT
@@ -883,7 +830,9 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     ntt_pass_args a;
     memset(&a, 0, sizeof a);
     a.data = data;
-    a.tw = d->tw[inv];
+    a.wlo = d->wlo[inv];
+    a.whi = d->whi[inv];
+    a.wbits = d->wbits;
     a.k = k;
     a.plo_bits = d->lo_bits;
     a.scale = *(const fr_t *)&d->size_inv;

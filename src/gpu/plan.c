@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ec/point.h"
+#include "gpu/ntt_layout.h"
 #include "gpu/plan.h"
 #include "gpu/settings.h"
 
@@ -159,7 +160,7 @@ cz_status cz_gpu_plan_footprint(size_t *key_bytes, size_t *work_bytes,
     if (st != CZ_OK) return st;
     size_t points = 0;
     for (int v = 0; v < CZ_GROTH16_VECTORS; v++) points += vector_bytes(shape, v);
-    *key_bytes = points + ((size_t)1 << k) * sizeof(cz_fr);
+    *key_bytes = points + cz_gpu_ntt_table_elems(k) * sizeof(cz_fr);
     *work_bytes = resident_work(shape);
     return CZ_OK;
 }
@@ -171,7 +172,7 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
     if (st != CZ_OK) return st;
     const size_t forced_chunk = force ? force->chunk : 0;
     const unsigned forced_keep = forced_chunk ? force->keep : 0;
-    const size_t tables = ((size_t)1 << out->log_m) * sizeof(cz_fr); /* m/2 powers of ω, ω^-1 */
+    const size_t tables = cz_gpu_ntt_table_elems(out->log_m) * sizeof(cz_fr);
     size_t points = 0;
     for (int v = 0; v < CZ_GROTH16_VECTORS; v++) points += vector_bytes(p, v);
     out->budget = budget;
