@@ -195,12 +195,12 @@ struct batch_prof {
         cz_log(CZ_LOG_INFO, "batch: total %.3f ms", total);
         (void)cudaEventDestroy(e);
         (void)cudaGetLastError();
+        on = false;
+    }
+    ~batch_prof() { /* a step that failed returns without stop() */
+        if (on) (void)cudaEventDestroy(e);
     }
 };
-
-static void free_async(void *p) {
-    if (p) (void)cudaFreeAsync(p, 0);
-}
 
 /* Sum of the m partial sums at a (room for m) into *res[0], S at a time
  * (S >= 2); b has room for m / 2 + 1. The steps are latency-bound (few
@@ -227,14 +227,13 @@ template <class F>
 static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint32_t *bits,
                              size_t c0, size_t R, const batch_knobs &kn, batch_prof &prof,
                              cz_error *err) {
-    cz_status st = CZ_OK;
-    const cudaStream_t s0 = 0; /* the legacy default stream, like every entry point */
-    uint32_t *idx = NULL;
-    void *tmp = NULL;
-    int *d_cnt = NULL;
-    affine<F> *A = NULL, *B = NULL;
-    F *scr = NULL;
-    xyzz<F> *P = NULL, *P2 = NULL, *res = NULL;
+    const cudaStream_t s0 = 0; /* the thread's default stream, like every entry point */
+    dev_buf<uint32_t> idx;
+    dev_buf<char> tmp;
+    dev_buf<affine<F>> A, B;
+    dev_buf<F> scr;
+    dev_buf<xyzz<F>> P, P2;
+    xyzz<F> *res = NULL;
     size_t tmp_bytes = 0, s = 0, m = 0, T2 = 0;
     int cnt = 0;
     const affine<F> *cur = points + c0;
@@ -242,17 +241,18 @@ static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint
     thrust::counting_iterator<uint32_t> it(0);
     const bit_pred pred{bits + c0 / 32};
 
-    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, tmp_bytes, it, idx, d_cnt, (int)R, pred, s0));
+    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, tmp_bytes, it, (uint32_t *)NULL, (int *)NULL,
+                                           (int)R, pred, s0));
     const size_t aligned = (tmp_bytes + 15) & ~(size_t)15;
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&tmp, aligned + 16, s0));
-    d_cnt = (int *)((char *)tmp + aligned);
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&idx, R * sizeof *idx, s0));
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceSelect::If(tmp, tmp_bytes, it, idx, d_cnt, (int)R, pred, s0));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
+    CZ_CUDA_TRY(err, tmp.alloc_async(aligned + 16, s0));
+    int *d_cnt = (int *)(tmp + aligned);
+    CZ_CUDA_TRY(err, idx.alloc_async(R, s0));
+    CZ_CUDA_TRY(
+        err, cub::DeviceSelect::If(tmp.get(), tmp_bytes, it, idx.get(), d_cnt, (int)R, pred, s0));
+    CZ_CUDA_TRY(err, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
     s = (size_t)cnt;
     prof.step("compact", R, s);
-    if (s == 0) goto done;
+    if (s == 0) return CZ_OK;
 
     /* affine levels */
     m = s;
@@ -264,11 +264,11 @@ static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint
         if (!A) {
             /* level l writes ceil(m_l / 2) points: level 0 into A, 1 into B,
              * 2 into A, ...; scr holds one element per pair of the level */
-            CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&A, (s / 2 + 1) * sizeof *A, s0));
-            CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&B, (s / 4 + 1) * sizeof *B, s0));
-            CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&scr, (s / 2) * sizeof *scr, s0));
+            CZ_CUDA_TRY(err, A.alloc_async(s / 2 + 1, s0));
+            CZ_CUDA_TRY(err, B.alloc_async(s / 4 + 1, s0));
+            CZ_CUDA_TRY(err, scr.alloc_async(s / 2, s0));
         }
-        affine<F> *o = (lvl & 1) ? B : A;
+        affine<F> *o = (lvl & 1) ? B.get() : A.get();
         const unsigned nb = cz_gpu_blocks(T, LEVEL_BLOCK), bs = LEVEL_BLOCK;
         if (dense)
             k_pair_level<F, flat_pairs<F, false>, LEVEL_BLOCK, 4>
@@ -276,7 +276,7 @@ static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint
         else
             k_pair_level<F, flat_pairs<F, true>, LEVEL_BLOCK, 4>
                 <<<nb, bs, 0, s0>>>({cur, idx, m, o}, q, T, scr);
-        CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+        CZ_CUDA_TRY(err, cudaPeekAtLastError());
         prof.step("level", q, T);
         cur = o;
         dense = true;
@@ -285,70 +285,67 @@ static cz_status batch_chunk(xyzz<F> *total, const affine<F> *points, const uint
 
     /* XYZZ stage and reduction */
     T2 = m < kn.T2 ? m : kn.T2;
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&P, T2 * sizeof *P, s0));
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&P2, (T2 / 2 + 1) * sizeof *P2, s0));
+    CZ_CUDA_TRY(err, P.alloc_async(T2, s0));
+    CZ_CUDA_TRY(err, P2.alloc_async(T2 / 2 + 1, s0));
     if (dense)
         k_xyzz_strided<F, false><<<cz_gpu_blocks(T2, 128), 128, 0, s0>>>(cur, NULL, m, T2, P);
     else
         k_xyzz_strided<F, true><<<cz_gpu_blocks(T2, 128), 128, 0, s0>>>(cur, idx, m, T2, P);
-    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
     prof.step("xyzz", m, T2);
-    st = batch_reduce<F>(&res, P, P2, T2, (unsigned)kn.fanin, err);
-    if (st != CZ_OK) goto done;
+    const cz_status st = batch_reduce<F>(&res, P, P2, T2, (unsigned)kn.fanin, err);
+    if (st != CZ_OK) return st;
     k_batch_acc<F><<<1, 1, 0, s0>>>(total, res);
-    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
     prof.step("reduce", T2, 1);
-done:
-    free_async(tmp);
-    free_async(idx);
-    free_async(A);
-    free_async(B);
-    free_async(scr);
-    free_async(P);
-    free_async(P2);
-    return st;
+    return CZ_OK;
 }
 
-template <class F, class HJ>
-static cz_status batch_add(HJ *out, const affine<F> *points, const uint64_t *bitmap, size_t n,
-                           cz_error *err) {
-    static_assert(sizeof(jacobian<F>) == sizeof(HJ), "layouts differ");
-    cz_gpu_pool_keep();
+/* The batch addition's steps (batch_add); its device buffers are freed
+ * (stream-ordered) when it returns. */
+template <class F>
+static cz_status batch_steps(jacobian<F> *out, const affine<F> *points, const uint64_t *bitmap,
+                             size_t n, cz_error *err) {
     const batch_knobs kn = batch_knobs_get();
     batch_prof prof;
     prof.on = false;
     const uint32_t *bits = (const uint32_t *)bitmap;
-    cz_status st = CZ_OK;
-    xyzz<F> *total = NULL;
-    jacobian<F> *d_out = NULL;
-    CZ_CUDA_TRY(err, cudaMallocAsync((void **)&total, sizeof *total, 0));
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync((void **)&d_out, sizeof *d_out, 0));
+    dev_buf<xyzz<F>> total;
+    dev_buf<jacobian<F>> d_out;
+    CZ_CUDA_TRY(err, total.alloc_async(1, 0));
+    CZ_CUDA_TRY(err, d_out.alloc_async(1, 0));
     /* all-zero XYZZ is infinity */
-    CZ_CUDA_GOTO(err, st, done, cudaMemsetAsync(total, 0, sizeof *total, 0));
+    CZ_CUDA_TRY(err, cudaMemsetAsync(total, 0, sizeof(xyzz<F>), 0));
     prof.start(kn.profile);
     {
         size_t R = kn.chunk;
         for (size_t c0 = 0; c0 < n;) {
             const size_t len = n - c0 < R ? n - c0 : R;
-            st = batch_chunk<F>(total, points, bits, c0, len, kn, prof, err);
+            const cz_status st = batch_chunk<F>(total, points, bits, c0, len, kn, prof, err);
             if (st == CZ_E_NOMEM && R > ((size_t)1 << 16)) {
                 /* scratch did not fit: smaller chunks (R stays a multiple of 64) */
                 R = (R / 2) & ~(size_t)63;
-                st = CZ_OK;
                 continue;
             }
-            if (st != CZ_OK) goto done;
+            if (st != CZ_OK) return st;
             c0 += len;
         }
     }
     k_batch_out<F><<<1, 1>>>(total, d_out);
-    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(out, d_out, sizeof *d_out, cudaMemcpyDeviceToHost));
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
+    CZ_CUDA_TRY(err, cudaMemcpy(out, d_out, sizeof(jacobian<F>), cudaMemcpyDeviceToHost));
     prof.step("out", 0, 0);
     prof.stop();
-done:
-    free_async(total);
-    free_async(d_out);
+    return CZ_OK;
+}
+
+/* Returns once its buffers' frees have run too. */
+template <class F, class HJ>
+static cz_status batch_add(HJ *out, const affine<F> *points, const uint64_t *bitmap, size_t n,
+                           cz_error *err) {
+    static_assert(sizeof(jacobian<F>) == sizeof(HJ), "layouts differ");
+    cz_gpu_pool_keep();
+    const cz_status st = batch_steps<F>((jacobian<F> *)out, points, bitmap, n, err);
     (void)cudaStreamSynchronize(0);
     return st;
 }
@@ -392,22 +389,19 @@ extern "C" cz_status cz_gpu_classify(const cz_fr *dev_scalars, size_t n, uint64_
     CZ_CUDA_TRY(err, cudaMemset(dev_ones, 0, words64 * 8));
     k_classify_ones<<<cz_gpu_blocks(n, 256), 256>>>(s, n, (uint32_t *)dev_ones);
     CZ_CUDA_LAUNCHED(err);
-    cz_status st = CZ_OK;
-    void *tmp = NULL;
-    int *d_cnt = NULL;
+    dev_buf<char> tmp;
     size_t tmp_bytes = 0;
     int cnt = 0;
     thrust::counting_iterator<uint32_t> it(0);
     tail_pred pred{s};
-    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, tmp_bytes, it, dev_tail, d_cnt, (int)n, pred));
+    CZ_CUDA_TRY(err,
+                cub::DeviceSelect::If(NULL, tmp_bytes, it, dev_tail, (int *)NULL, (int)n, pred));
     size_t aligned = (tmp_bytes + 15) & ~(size_t)15;
-    CZ_CUDA_TRY(err, cudaMalloc(&tmp, aligned + 16));
-    d_cnt = (int *)((char *)tmp + aligned);
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceSelect::If(tmp, tmp_bytes, it, dev_tail, d_cnt, (int)n, pred));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
+    CZ_CUDA_TRY(err, tmp.alloc(aligned + 16));
+    int *d_cnt = (int *)(tmp + aligned);
+    CZ_CUDA_TRY(err,
+                cub::DeviceSelect::If(tmp.get(), tmp_bytes, it, dev_tail, d_cnt, (int)n, pred));
+    CZ_CUDA_TRY(err, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
     *tail_count = (size_t)cnt;
-done:
-    cudaFree(tmp);
-    return st;
+    return CZ_OK;
 }

@@ -20,7 +20,7 @@ extern "C" cz_status cz_gpu_cuda_status(cudaError_t e);
         cudaError_t cz_e_ = (call);                                                                \
         if (cz_e_ != cudaSuccess) {                                                                \
             (void)cudaGetLastError();                                                              \
-            return cz_error_set(err, cz_gpu_cuda_status(cz_e_), "gpu: %s:%d: %s: %s", __FILE__,     \
+            return cz_error_set(err, cz_gpu_cuda_status(cz_e_), "gpu: %s:%d: %s: %s", __FILE__,    \
                                 __LINE__, #call, cudaGetErrorString(cz_e_));                       \
         }                                                                                          \
     } while (0)
@@ -34,7 +34,7 @@ extern "C" cz_status cz_gpu_cuda_status(cudaError_t e);
         cudaError_t cz_e_ = (call);                                                                \
         if (cz_e_ != cudaSuccess) {                                                                \
             (void)cudaGetLastError();                                                              \
-            st = cz_error_set(err, cz_gpu_cuda_status(cz_e_), "gpu: %s:%d: %s: %s", __FILE__,       \
+            st = cz_error_set(err, cz_gpu_cuda_status(cz_e_), "gpu: %s:%d: %s: %s", __FILE__,      \
                               __LINE__, #call, cudaGetErrorString(cz_e_));                         \
             goto label;                                                                            \
         }                                                                                          \
@@ -61,6 +61,98 @@ static inline void cz_gpu_pool_keep(void) {
     (void)cudaGetLastError();
     __atomic_fetch_or(&done, bit, __ATOMIC_RELEASE);
 }
+
+namespace cz_gpu {
+
+/* Device memory owned by one scope (sppark's habit): freed when the scope
+ * ends, however it ends, so a failing step returns at once instead of
+ * jumping to a cleanup label. Allocated stream-ordered (alloc_async: freed
+ * by cudaFreeAsync on the same stream, after the work queued before it) or
+ * plainly (alloc: cudaFree, which waits for the device). It converts to
+ * T *, so kernels and pointer arithmetic take it as the raw pointer; not
+ * copyable, and release() hands the memory to an owner that outlives the
+ * scope. Failures of the frees are ignored (nothing left to report to). */
+template <class T> class dev_buf {
+  public:
+    dev_buf() = default;
+    dev_buf(const dev_buf &) = delete;
+    dev_buf &operator=(const dev_buf &) = delete;
+    ~dev_buf() {
+        reset();
+    }
+    /* count elements (at least one, so an empty request still gets a
+     * distinct pointer) on stream st */
+    cudaError_t alloc_async(size_t count, cudaStream_t st) {
+        reset();
+        void *q = nullptr;
+        const cudaError_t e = cudaMallocAsync(&q, (count ? count : 1) * sizeof(T), st);
+        if (e == cudaSuccess) p_ = static_cast<T *>(q), st_ = st, async_ = true;
+        return e;
+    }
+    cudaError_t alloc(size_t count) {
+        reset();
+        void *q = nullptr;
+        const cudaError_t e = cudaMalloc(&q, (count ? count : 1) * sizeof(T));
+        if (e == cudaSuccess) p_ = static_cast<T *>(q), async_ = false;
+        return e;
+    }
+    void reset() {
+        if (p_) (void)(async_ ? cudaFreeAsync(p_, st_) : cudaFree(p_));
+        p_ = nullptr;
+    }
+    T *release() {
+        T *q = p_;
+        p_ = nullptr;
+        return q;
+    }
+    T *get() const {
+        return p_;
+    }
+    operator T *() const {
+        return p_;
+    }
+
+  private:
+    T *p_ = nullptr;
+    cudaStream_t st_ = 0;
+    bool async_ = false;
+};
+
+/* N CUDA events owned by one scope (for the profiles and benchmarks that
+ * time steps): create() makes them all or none; destroyed with the scope. */
+template <int N> class event_set {
+  public:
+    event_set() = default;
+    event_set(const event_set &) = delete;
+    event_set &operator=(const event_set &) = delete;
+    ~event_set() {
+        destroy();
+    }
+    cudaError_t create() {
+        destroy();
+        for (int i = 0; i < N; i++) {
+            const cudaError_t e = cudaEventCreate(&ev_[i]);
+            if (e != cudaSuccess) {
+                ev_[i] = nullptr;
+                destroy();
+                return e;
+            }
+        }
+        return cudaSuccess;
+    }
+    cudaEvent_t operator[](int i) const {
+        return ev_[i];
+    }
+
+  private:
+    void destroy() {
+        for (int i = 0; i < N; i++)
+            if (ev_[i]) (void)cudaEventDestroy(ev_[i]), ev_[i] = nullptr;
+    }
+    cudaEvent_t ev_[N] = {};
+};
+
+} // namespace cz_gpu
 
 static inline unsigned cz_gpu_blocks(size_t n, unsigned threads) {
     return (unsigned)((n + threads - 1) / threads);

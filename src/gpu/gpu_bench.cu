@@ -99,33 +99,37 @@ extern "C" cz_status cz_gpu_fill_bitmap(uint64_t *dev, size_t n, unsigned densit
     return CZ_OK;
 }
 
+/* Milliseconds of one launch (after one warm-up launch of the same). */
+template <class L> static cz_status time_launch(float *ms, L launch, cz_error *err) {
+    event_set<2> ev;
+    CZ_CUDA_TRY(err, ev.create());
+    launch(true);
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaEventRecord(ev[0]));
+    launch(false);
+    CZ_CUDA_TRY(err, cudaEventRecord(ev[1]));
+    CZ_CUDA_TRY(err, cudaEventSynchronize(ev[1]));
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaEventElapsedTime(ms, ev[0], ev[1]));
+    return CZ_OK;
+}
+
 template <class F> static cz_status rate(double *out, cz_error *err) {
     int sms = 0;
     CZ_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const unsigned threads = 256, blocks = (unsigned)sms * 8;
     const size_t n = (size_t)threads * blocks + 1;
     const int iters = 256;
-    F *d = NULL;
-    CZ_CUDA_TRY(err, cudaMalloc(&d, n * sizeof(F)));
-    cz_status st = CZ_OK;
-    cudaEvent_t e0, e1;
+    dev_buf<F> d;
+    CZ_CUDA_TRY(err, d.alloc(n));
+    k_fill_fr<<<cz_gpu_blocks(n * sizeof(F) / 32, 256), 256>>>((fr_t *)d.get(), n * sizeof(F) / 32,
+                                                               7);
     float ms = 0;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    k_fill_fr<<<cz_gpu_blocks(n * sizeof(F) / 32, 256), 256>>>((fr_t *)d, n * sizeof(F) / 32, 7);
-    k_rate<F><<<blocks, threads>>>(d, 4); /* warm-up */
-    cudaEventRecord(e0);
-    k_rate<F><<<blocks, threads>>>(d, iters);
-    cudaEventRecord(e1);
-    CZ_CUDA_GOTO(err, st, done, cudaEventSynchronize(e1));
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    cudaEventElapsedTime(&ms, e0, e1);
+    const cz_status st = time_launch(
+        &ms, [&](bool warm) { k_rate<F><<<blocks, threads>>>(d, warm ? 4 : iters); }, err);
+    if (st != CZ_OK) return st;
     *out = (double)threads * blocks * iters * 2 / (ms * 1e-3);
-done:
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(d);
-    return st;
+    return CZ_OK;
 }
 
 extern "C" cz_status cz_gpu_field_rates(double *fr_mul_per_s, double *fp_mul_per_s, cz_error *err) {
@@ -191,26 +195,6 @@ __global__ void k_rate_split(FI *di, FD *dd, int iters_imad, int iters_fp64) {
         rate_chain(di, i, iters_imad);
 }
 
-/* Milliseconds of one launch (after one warm-up launch of the same). */
-template <class L> static cz_status time_launch(float *ms, L launch, cz_error *err) {
-    cz_status st = CZ_OK;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    CZ_CUDA_TRY(err, cudaEventCreate(&e0));
-    CZ_CUDA_GOTO(err, st, done, cudaEventCreate(&e1));
-    launch(true);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    CZ_CUDA_GOTO(err, st, done, cudaEventRecord(e0));
-    launch(false);
-    CZ_CUDA_GOTO(err, st, done, cudaEventRecord(e1));
-    CZ_CUDA_GOTO(err, st, done, cudaEventSynchronize(e1));
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    CZ_CUDA_GOTO(err, st, done, cudaEventElapsedTime(ms, e0, e1));
-done:
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
-    return st;
-}
-
 /* The four rates of one field: IMAD type FI, FP64 type FD. */
 template <class FI, class FD>
 static cz_status field_rates(double *imad, double *fp64, double *mix, double *split,
@@ -221,28 +205,29 @@ static cz_status field_rates(double *imad, double *fp64, double *mix, double *sp
     const double nthreads = (double)threads * blocks;
     const size_t n = (size_t)threads * blocks + 1;
     const int iters = 256;
-    FI *di = NULL;
-    FD *dd = NULL;
+    dev_buf<FI> di;
+    dev_buf<FD> dd;
     float ms = 0;
     cz_status st = CZ_OK;
-    CZ_CUDA_TRY(err, cudaMalloc(&di, n * sizeof(FI)));
-    CZ_CUDA_GOTO(err, st, done, cudaMalloc(&dd, n * sizeof(FD)));
-    k_fill_fr<<<cz_gpu_blocks(n * sizeof(FI) / 32, 256), 256>>>((fr_t *)di, n * sizeof(FI) / 32, 7);
+    CZ_CUDA_TRY(err, di.alloc(n));
+    CZ_CUDA_TRY(err, dd.alloc(n));
+    k_fill_fr<<<cz_gpu_blocks(n * sizeof(FI) / 32, 256), 256>>>((fr_t *)di.get(),
+                                                                n * sizeof(FI) / 32, 7);
     k_fill_fp64<FD><<<cz_gpu_blocks(n, 256), 256>>>(dd, n, 11);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaGetLastError());
 
     st = time_launch(
         &ms, [&](bool warm) { k_rate<FI><<<blocks, threads>>>(di, warm ? 4 : iters); }, err);
-    if (st != CZ_OK) goto done;
+    if (st != CZ_OK) return st;
     *imad = nthreads * iters * 2 / (ms * 1e-3);
     st = time_launch(
         &ms, [&](bool warm) { k_rate<FD><<<blocks, threads>>>(dd, warm ? 4 : iters); }, err);
-    if (st != CZ_OK) goto done;
+    if (st != CZ_OK) return st;
     *fp64 = nthreads * iters * 2 / (ms * 1e-3);
     st = time_launch(
         &ms, [&](bool warm) { k_rate_mix<FI, FD><<<blocks, threads>>>(di, dd, warm ? 4 : iters); },
         err);
-    if (st != CZ_OK) goto done;
+    if (st != CZ_OK) return st;
     *mix = nthreads * iters * 4 / (ms * 1e-3);
     {
         /* FP64 warps run more (or fewer) iterations in proportion to the
@@ -256,13 +241,10 @@ static cz_status field_rates(double *imad, double *fp64, double *mix, double *sp
                     <<<blocks, threads>>>(di, dd, warm ? 4 : iters, warm ? 4 : iters_fp64);
             },
             err);
-        if (st != CZ_OK) goto done;
+        if (st != CZ_OK) return st;
         *split = nthreads / 2 * ((double)iters + iters_fp64) * 2 / (ms * 1e-3);
     }
-done:
-    cudaFree(di);
-    cudaFree(dd);
-    return st;
+    return CZ_OK;
 }
 
 extern "C" cz_status cz_gpu_fp64_rates(cz_gpu_mul_rates *out, cz_error *err) {
@@ -285,18 +267,15 @@ template <class F, class H>
 static cz_status fp64_mul(H *r, const H *a, const H *b, size_t n, cz_error *err) {
     static_assert(sizeof(F) == sizeof(H), "device and host layouts differ");
     if (n == 0) return CZ_OK;
-    cz_status st = CZ_OK;
-    F *d = NULL;
+    dev_buf<F> d;
     const size_t bytes = n * sizeof(F);
-    CZ_CUDA_TRY(err, cudaMalloc(&d, 3 * bytes));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(d + n, a, bytes, cudaMemcpyHostToDevice));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(d + 2 * n, b, bytes, cudaMemcpyHostToDevice));
+    CZ_CUDA_TRY(err, d.alloc(3 * n));
+    CZ_CUDA_TRY(err, cudaMemcpy(d + n, a, bytes, cudaMemcpyHostToDevice));
+    CZ_CUDA_TRY(err, cudaMemcpy(d + 2 * n, b, bytes, cudaMemcpyHostToDevice));
     k_fp64_mul<F><<<cz_gpu_blocks(n, 128), 128>>>(d, d + n, d + 2 * n, n);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(r, d, bytes, cudaMemcpyDeviceToHost));
-done:
-    cudaFree(d);
-    return st;
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaMemcpy(r, d, bytes, cudaMemcpyDeviceToHost));
+    return CZ_OK;
 }
 
 extern "C" cz_status cz_gpu_fp64_fp_mul(cz_fp64_fp *r, const cz_fp64_fp *a, const cz_fp64_fp *b,

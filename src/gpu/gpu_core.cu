@@ -206,18 +206,15 @@ template <class F, class H>
 static cz_status eltwise(cz_gpu_op op, H *out, const H *a, const H *b, size_t n, cz_error *err) {
     static_assert(sizeof(F) == sizeof(H), "device and host layouts differ");
     if (n == 0) return CZ_OK;
-    cz_status st = CZ_OK;
-    F *d = NULL;
+    dev_buf<F> d;
     size_t bytes = n * sizeof(F);
-    CZ_CUDA_TRY(err, cudaMalloc(&d, 3 * bytes));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(d + n, a, bytes, cudaMemcpyHostToDevice));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(d + 2 * n, b ? b : a, bytes, cudaMemcpyHostToDevice));
+    CZ_CUDA_TRY(err, d.alloc(3 * n));
+    CZ_CUDA_TRY(err, cudaMemcpy(d + n, a, bytes, cudaMemcpyHostToDevice));
+    CZ_CUDA_TRY(err, cudaMemcpy(d + 2 * n, b ? b : a, bytes, cudaMemcpyHostToDevice));
     k_eltwise<F><<<cz_gpu_blocks(n, 128), 128>>>((int)op, d, d + n, d + 2 * n, n);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(out, d, bytes, cudaMemcpyDeviceToHost));
-done:
-    cudaFree(d);
-    return st;
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaMemcpy(out, d, bytes, cudaMemcpyDeviceToHost));
+    return CZ_OK;
 }
 
 extern "C" cz_status cz_gpu_fr_eltwise(cz_gpu_op op, cz_fr *out, const cz_fr *a, const cz_fr *b,
@@ -256,23 +253,19 @@ static cz_status formulas(HJ *sum, HJ *trip, HJ *dbl, const HA *a, const HA *b, 
     static_assert(sizeof(affine<F>) == sizeof(HA), "affine layouts differ");
     static_assert(sizeof(jacobian<F>) == sizeof(HJ), "jacobian layouts differ");
     if (n == 0) return CZ_OK;
-    cz_status st = CZ_OK;
-    affine<F> *da = NULL;
-    jacobian<F> *dj = NULL;
-    CZ_CUDA_TRY(err, cudaMalloc(&da, 2 * n * sizeof *da));
-    CZ_CUDA_GOTO(err, st, done, cudaMalloc(&dj, 3 * n * sizeof *dj));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(da, a, n * sizeof *da, cudaMemcpyHostToDevice));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(da + n, b, n * sizeof *da, cudaMemcpyHostToDevice));
+    dev_buf<affine<F>> da;
+    dev_buf<jacobian<F>> dj;
+    const size_t ab = n * sizeof(affine<F>), jb = n * sizeof(jacobian<F>);
+    CZ_CUDA_TRY(err, da.alloc(2 * n));
+    CZ_CUDA_TRY(err, dj.alloc(3 * n));
+    CZ_CUDA_TRY(err, cudaMemcpy(da, a, ab, cudaMemcpyHostToDevice));
+    CZ_CUDA_TRY(err, cudaMemcpy(da + n, b, ab, cudaMemcpyHostToDevice));
     k_formulas<F><<<cz_gpu_blocks(n, 64), 64>>>(dj, dj + n, dj + 2 * n, da, da + n, n);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(sum, dj, n * sizeof *dj, cudaMemcpyDeviceToHost));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(trip, dj + n, n * sizeof *dj, cudaMemcpyDeviceToHost));
-    CZ_CUDA_GOTO(err, st, done,
-                 cudaMemcpy(dbl, dj + 2 * n, n * sizeof *dj, cudaMemcpyDeviceToHost));
-done:
-    cudaFree(da);
-    cudaFree(dj);
-    return st;
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaMemcpy(sum, dj, jb, cudaMemcpyDeviceToHost));
+    CZ_CUDA_TRY(err, cudaMemcpy(trip, dj + n, jb, cudaMemcpyDeviceToHost));
+    CZ_CUDA_TRY(err, cudaMemcpy(dbl, dj + 2 * n, jb, cudaMemcpyDeviceToHost));
+    return CZ_OK;
 }
 
 extern "C" cz_status cz_gpu_g1_formulas(cz_g1 *sum, cz_g1 *trip, cz_g1 *dbl, const cz_g1_affine *a,

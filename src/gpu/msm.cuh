@@ -678,21 +678,22 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
                                 uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets,
                                 void *spare, size_t spare_bytes, cudaStream_t st, cz_error *err) {
     cz_status status = CZ_OK;
-    uint32_t *d_small = NULL; /* the real entries' count */
-    char *own = NULL;
+    dev_buf<uint32_t> d_small; /* the real entries' count */
+    dev_buf<char> own;
     uint32_t E = 0, nchunks = 0, Nc = 0, tail_min = 0, Nmax = 0;
     msm_aff_run<F> r;
     memset(&r, 0, sizeof r);
     r.points = points, r.buckets = buckets, r.st = st, r.wave = pair_level_wave();
-    r.profile = cz_gpu_settings_get()->msm_profile != 0;
-    if (r.profile)
-        for (int i = 0; i < 3; i++) cudaEventCreate(&r.ev[i]);
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_small, sizeof(uint32_t), st));
+    event_set<3> ev;
+    r.profile = cz_gpu_settings_get()->msm_profile != 0 && ev.create() == cudaSuccess;
+    if (!r.profile) (void)cudaGetLastError();
+    for (int i = 0; i < 3; i++) r.ev[i] = ev[i];
+    CZ_CUDA_TRY(err, d_small.alloc_async(1, st));
     k_msm_count_real<<<1, 1, 0, st>>>(skeys, total, sentinel, d_small);
-    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
-    CZ_CUDA_GOTO(err, status, done, cudaMemcpyAsync(&E, d_small, 4, cudaMemcpyDeviceToHost, st));
-    CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
-    if (E == 0) goto done;
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaMemcpyAsync(&E, d_small, 4, cudaMemcpyDeviceToHost, st));
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(st));
+    if (E == 0) return CZ_OK;
     {
         /* Chunk size: all entries when their scratch fits in twice the
          * sort's spare buffers (the spare, and as much again allocated),
@@ -716,12 +717,11 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
     /* the longest list a level reads: a chunk or the tail */
     Nmax = (size_t)nchunks * tail_min > Nc ? (uint32_t)((size_t)nchunks * tail_min) : Nc;
     /* the scan's temporary for Nmax / 2 + 2 slots */
-    CZ_CUDA_GOTO(err, status, done,
-                 cub::DeviceScan::ExclusiveSum(
-                     NULL, r.tmp_bytes,
-                     thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
-                                                     msm_slot_count{{NULL, 0, 0, 0}, 0}),
-                     (uint32_t *)NULL, (int)(Nmax / 2 + 2), st));
+    CZ_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(
+                         NULL, r.tmp_bytes,
+                         thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                         msm_slot_count{{NULL, 0, 0, 0}, 0}),
+                         (uint32_t *)NULL, (int)(Nmax / 2 + 2), st));
     {
         const size_t capA = (size_t)Nmax * 3 / 4 + 2, capB = capA * 3 / 4 + 2;
         const size_t capT = (size_t)nchunks * tail_min;
@@ -755,25 +755,22 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
         msm_carve sp2 = sp;
         place(sp2, count, false);
         const size_t own_bytes = count.used;
-        if (own_bytes) CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&own, own_bytes, st));
-        msm_carve ownc{(uintptr_t)own, 0, own_bytes};
-        if (!place(sp, ownc, true)) {
-            status = cz_error_set(err, CZ_E_INTERNAL, "gpu msm: affine scratch layout");
-            goto done;
-        }
+        if (own_bytes) CZ_CUDA_TRY(err, own.alloc_async(own_bytes, st));
+        msm_carve ownc{(uintptr_t)own.get(), 0, own_bytes};
+        if (!place(sp, ownc, true))
+            return cz_error_set(err, CZ_E_INTERNAL, "gpu msm: affine scratch layout");
         uint32_t tail_n = 0;
         for (uint32_t ch = 0; ch < nchunks; ch++) {
             const uint32_t c0 = ch * Nc, c1 = E - c0 > Nc ? c0 + Nc : E;
             /* the keys whose runs cross the chunk's ends */
             uint32_t edge[4] = {MSM_EMPTY, MSM_EMPTY, MSM_EMPTY, MSM_EMPTY};
             if (c0 > 0)
-                CZ_CUDA_GOTO(err, status, done,
-                             cudaMemcpyAsync(edge, skeys + c0 - 1, 8, cudaMemcpyDeviceToHost, st));
+                CZ_CUDA_TRY(err,
+                            cudaMemcpyAsync(edge, skeys + c0 - 1, 8, cudaMemcpyDeviceToHost, st));
             if (c1 < E)
-                CZ_CUDA_GOTO(
-                    err, status, done,
-                    cudaMemcpyAsync(edge + 2, skeys + c1 - 1, 8, cudaMemcpyDeviceToHost, st));
-            CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+                CZ_CUDA_TRY(
+                    err, cudaMemcpyAsync(edge + 2, skeys + c1 - 1, 8, cudaMemcpyDeviceToHost, st));
+            CZ_CUDA_TRY(err, cudaStreamSynchronize(st));
             const uint32_t keep_lo = c0 > 0 && edge[0] == edge[1] ? edge[1] : MSM_EMPTY;
             const uint32_t keep_hi = c1 < E && edge[2] == edge[3] ? edge[2] : MSM_EMPTY;
             const uint32_t *key = skeys + c0;
@@ -782,19 +779,15 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
             r.svals = svals + c0;
             status = msm_aff_levels(r, &key, &pts, &n, keep_lo, keep_hi, tail_min,
                                     ch == 0 ? "chunk 0" : NULL, err);
-            if (status != CZ_OK) goto done;
-            if (n > capT - tail_n) {
-                status = cz_error_set(err, CZ_E_INTERNAL,
-                                      "gpu msm: chunk %u leaves %u entries for a tail of %zu", ch,
-                                      n, capT - tail_n);
-                goto done;
-            }
-            CZ_CUDA_GOTO(
-                err, status, done,
-                cudaMemcpyAsync(tkey + tail_n, key, (size_t)n * 4, cudaMemcpyDeviceToDevice, st));
-            CZ_CUDA_GOTO(err, status, done,
-                         cudaMemcpyAsync(tpts + tail_n, pts, (size_t)n * sizeof *pts,
-                                         cudaMemcpyDeviceToDevice, st));
+            if (status != CZ_OK) return status;
+            if (n > capT - tail_n)
+                return cz_error_set(err, CZ_E_INTERNAL,
+                                    "gpu msm: chunk %u leaves %u entries for a tail of %zu", ch, n,
+                                    capT - tail_n);
+            CZ_CUDA_TRY(err, cudaMemcpyAsync(tkey + tail_n, key, (size_t)n * 4,
+                                             cudaMemcpyDeviceToDevice, st));
+            CZ_CUDA_TRY(err, cudaMemcpyAsync(tpts + tail_n, pts, (size_t)n * sizeof *pts,
+                                             cudaMemcpyDeviceToDevice, st));
             tail_n += n;
         }
         {
@@ -802,11 +795,8 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
             const affine<F> *pts = tpts;
             uint32_t n = tail_n;
             status = msm_aff_levels(r, &key, &pts, &n, MSM_EMPTY, MSM_EMPTY, 0, "tail", err);
-            if (status != CZ_OK) goto done;
-            if (n != 0) {
-                status = cz_error_set(err, CZ_E_INTERNAL, "gpu msm: %u tail entries left", n);
-                goto done;
-            }
+            if (status != CZ_OK) return status;
+            if (n != 0) return cz_error_set(err, CZ_E_INTERNAL, "gpu msm: %u tail entries left", n);
         }
         if (r.profile)
             cz_log(CZ_LOG_INFO,
@@ -814,19 +804,14 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
                    "pairs %.2f ms",
                    E, nchunks, Nc, tail_n, r.levels, r.t_scan, r.t_pairs);
     }
-done:
-    if (r.profile)
-        for (int i = 0; i < 3; i++) cudaEventDestroy(r.ev[i]);
-    cudaFreeAsync(d_small, st);
-    cudaFreeAsync(own, st);
-    return status;
+    return CZ_OK;
 }
 
-/* The whole MSM; out is a host pointer. */
+/* The whole MSM's steps (msm_run); its device buffers are freed
+ * (stream-ordered) when it returns. */
 template <class F>
-static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
-                         cz_error *err) {
-    (void)out;
+static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
+                           cz_error *err) {
     if (n == 0) /* the callers answer n = 0 with the point at infinity */
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: no points");
     if (n >= (1u << 31))
@@ -851,90 +836,83 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
     const uint32_t SN = 16;
     const size_t T0 = (total + S0 - 1) / S0;
 
-    cz_status status = CZ_OK;
-    uint32_t *kv = NULL; /* keys, vals, keys_alt, vals_alt */
-    void *sort_tmp = NULL;
-    xyzz<F> *buckets = NULL;
-    msm_part<F> *parts = NULL; /* raw partials: 2 T0; compacted: 2 T0 */
-    int *d_count = NULL;
-    xyzz<F> *red = NULL;
-    jacobian<F> *d_out = NULL;
+    dev_buf<uint32_t> kv; /* keys, vals, keys_alt, vals_alt */
+    dev_buf<char> sort_tmp;
+    dev_buf<xyzz<F>> buckets;
+    dev_buf<msm_part<F>> parts; /* raw partials: 2 T0; compacted: 2 T0 */
+    dev_buf<int> d_count;
+    dev_buf<xyzz<F>> red;
+    dev_buf<jacobian<F>> d_out;
     size_t sort_bytes = 0, sel_bytes = 0;
 
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&kv, 4 * total * sizeof(uint32_t), st));
+    CZ_CUDA_TRY(err, kv.alloc_async(4 * total, st));
     {
         cub::DoubleBuffer<uint32_t> dk(kv, kv + 2 * total), dv(kv + total, kv + 3 * total);
-        CZ_CUDA_GOTO(err, status, done,
-                     cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (int)total, 0,
-                                                     (int)key_bits, st));
+        CZ_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (int)total, 0,
+                                                         (int)key_bits, st));
     }
     /* DeviceSelect::If's size query (temp pointer NULL) */
-    CZ_CUDA_GOTO(err, status, done,
-                 cub::DeviceSelect::If(NULL, sel_bytes, (msm_part<F> *)NULL, (msm_part<F> *)NULL,
-                                       (int *)NULL, (int)(2 * T0), part_valid(), st));
-    CZ_CUDA_GOTO(err, status, done,
-                 cudaMallocAsync(&sort_tmp, sort_bytes > sel_bytes ? sort_bytes : sel_bytes, st));
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&buckets, W * M * sizeof(xyzz<F>), st));
+    CZ_CUDA_TRY(err,
+                cub::DeviceSelect::If(NULL, sel_bytes, (msm_part<F> *)NULL, (msm_part<F> *)NULL,
+                                      (int *)NULL, (int)(2 * T0), part_valid(), st));
+    CZ_CUDA_TRY(err, sort_tmp.alloc_async(sort_bytes > sel_bytes ? sort_bytes : sel_bytes, st));
+    CZ_CUDA_TRY(err, buckets.alloc_async(W * M, st));
     /* batch-affine accumulation for n >= CZ_GPU_MSM_AFFINE (0: never) */
-    bool affine_acc; /* not an initializer: the gotos above jump past it */
-    affine_acc = knobs->msm_affine && n >= knobs->msm_affine && ((uintptr_t)points & 15) == 0;
-    if (!affine_acc)
-        CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&parts, 4 * T0 * sizeof(msm_part<F>), st));
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_count, sizeof(int), st));
-    CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&d_out, sizeof(jacobian<F>), st));
+    const bool affine_acc =
+        knobs->msm_affine && n >= knobs->msm_affine && ((uintptr_t)points & 15) == 0;
+    if (!affine_acc) CZ_CUDA_TRY(err, parts.alloc_async(4 * T0, st));
+    CZ_CUDA_TRY(err, d_count.alloc_async(1, st));
+    CZ_CUDA_TRY(err, d_out.alloc_async(1, st));
 
     /* CZ_GPU_MSM_PROFILE=1 prints the time of each step (stderr) */
-    int profile; /* not an initializer: the gotos above jump past it */
-    profile = knobs->msm_profile;
-    cudaEvent_t ev[6];
-    if (profile)
-        for (int i = 0; i < 6; i++) cudaEventCreate(&ev[i]);
+    event_set<6> ev;
+    const bool profile = knobs->msm_profile && ev.create() == cudaSuccess;
+    if (!profile) (void)cudaGetLastError();
     if (profile) cudaEventRecord(ev[0], st);
     /* 1. digits */
     k_msm_digits<<<cz_gpu_blocks(n, 256), 256, 0, st>>>(scalars, n, c, W, kv, kv + total);
-    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaGetLastError());
     if (profile) cudaEventRecord(ev[1], st);
     /* 2. sort */
     uint32_t *skeys, *svals;
     {
         cub::DoubleBuffer<uint32_t> dk(kv, kv + 2 * total), dv(kv + total, kv + 3 * total);
-        CZ_CUDA_GOTO(err, status, done,
-                     cub::DeviceRadixSort::SortPairs(sort_tmp, sort_bytes, dk, dv, (int)total, 0,
-                                                     (int)key_bits, st));
+        CZ_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(sort_tmp.get(), sort_bytes, dk, dv,
+                                                         (int)total, 0, (int)key_bits, st));
         skeys = dk.Current();
         svals = dv.Current();
     }
     if (profile) cudaEventRecord(ev[2], st);
     /* 3. accumulate */
-    CZ_CUDA_GOTO(err, status, done, cudaMemsetAsync(buckets, 0, W * M * sizeof(xyzz<F>), st));
+    CZ_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, W * M * sizeof(xyzz<F>), st));
     if (affine_acc) {
         /* the sort's other buffers are free now */
         uint32_t *spare = skeys == kv ? kv + 2 * total : kv;
-        status = msm_affine_acc<F>(skeys, svals, (uint32_t)total, sentinel, points, buckets, spare,
-                                   2 * total * sizeof(uint32_t), st, err);
-        if (status != CZ_OK) goto done;
+        const cz_status status =
+            msm_affine_acc<F>(skeys, svals, (uint32_t)total, sentinel, points, buckets, spare,
+                              2 * total * sizeof(uint32_t), st, err);
+        if (status != CZ_OK) return status;
     } else {
         msm_acc0_launch<F>(T0, st, skeys, svals, (uint32_t)total, S0, sentinel, points, buckets,
                            parts);
     }
-    CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+    CZ_CUDA_TRY(err, cudaGetLastError());
     if (profile) cudaEventRecord(ev[3], st);
     if (!affine_acc) {
         msm_part<F> *raw = parts, *packed = parts + 2 * T0;
         size_t nraw = 2 * T0;
         for (;;) {
             int cnt = 0;
-            CZ_CUDA_GOTO(err, status, done,
-                         cub::DeviceSelect::If(sort_tmp, sel_bytes, raw, packed, d_count, (int)nraw,
-                                               part_valid(), st));
-            CZ_CUDA_GOTO(err, status, done,
-                         cudaMemcpyAsync(&cnt, d_count, sizeof cnt, cudaMemcpyDeviceToHost, st));
-            CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+            CZ_CUDA_TRY(err, cub::DeviceSelect::If(sort_tmp.get(), sel_bytes, raw, packed,
+                                                   d_count.get(), (int)nraw, part_valid(), st));
+            CZ_CUDA_TRY(err,
+                        cudaMemcpyAsync(&cnt, d_count, sizeof cnt, cudaMemcpyDeviceToHost, st));
+            CZ_CUDA_TRY(err, cudaStreamSynchronize(st));
             if (cnt == 0) break;
             size_t T = ((size_t)cnt + SN - 1) / SN;
             k_msm_accn<F>
                 <<<cz_gpu_blocks(T, 128), 128, 0, st>>>(packed, (size_t)cnt, SN, buckets, raw);
-            CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+            CZ_CUDA_TRY(err, cudaGetLastError());
             nraw = 2 * T;
         }
     }
@@ -955,7 +933,7 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
         for (size_t s : sizes) need += 2 * W * s;
         size_t pp = sizes.empty() ? 1 : sizes[0];
         need += 2 * W * pp + 2 * W + (size_t)d * W;
-        CZ_CUDA_GOTO(err, status, done, cudaMallocAsync(&red, need * sizeof(xyzz<F>), st));
+        CZ_CUDA_TRY(err, red.alloc_async(need, st));
         xyzz<F> *p = red;
         std::vector<xyzz<F> *> lw(d), ps(d);
         for (unsigned k = 0; k < d; k++) {
@@ -971,13 +949,13 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
         for (unsigned k = 0; k < d; k++) {
             size_t th = (size_t)W * sizes[k];
             k_msm_runsum<F><<<cz_gpu_blocks(th, 128), 128, 0, st>>>(cur, curm, L, W, lw[k], ps[k]);
-            CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+            CZ_CUDA_TRY(err, cudaGetLastError());
             cur = ps[k];
             curm = sizes[k];
         }
         /* top: F(X_d) and G(X_d) = G(X_0) */
         k_msm_runsum<F><<<1, 64, 0, st>>>(cur, curm, (unsigned)curm, W, fd, g);
-        CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+        CZ_CUDA_TRY(err, cudaGetLastError());
         /* G(LW_k): plain sums, 16 at a time */
         for (unsigned k = 0; k < d; k++) {
             const xyzz<F> *src = lw[k];
@@ -989,22 +967,20 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
                 xyzz<F> *dst = om == 1 ? glw + (size_t)k * W : bufs[which];
                 k_msm_runsum<F>
                     <<<cz_gpu_blocks((size_t)W * om, 128), 128, 0, st>>>(src, sm, L, W, NULL, dst);
-                CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+                CZ_CUDA_TRY(err, cudaGetLastError());
                 src = dst;
                 sm = om;
                 which ^= 1;
             }
             if (src != glw + (size_t)k * W)
-                CZ_CUDA_GOTO(err, status, done,
-                             cudaMemcpyAsync(glw + (size_t)k * W, src, W * sizeof(xyzz<F>),
-                                             cudaMemcpyDeviceToDevice, st));
+                CZ_CUDA_TRY(err, cudaMemcpyAsync(glw + (size_t)k * W, src, W * sizeof(xyzz<F>),
+                                                 cudaMemcpyDeviceToDevice, st));
         }
         k_msm_combine<F><<<1, 64, 0, st>>>(fd, g, glw, d, W, c, d_out);
-        CZ_CUDA_GOTO(err, status, done, cudaGetLastError());
+        CZ_CUDA_TRY(err, cudaGetLastError());
     }
-    CZ_CUDA_GOTO(err, status, done,
-                 cudaMemcpyAsync(out, d_out, sizeof *out, cudaMemcpyDeviceToHost, st));
-    CZ_CUDA_GOTO(err, status, done, cudaStreamSynchronize(st));
+    CZ_CUDA_TRY(err, cudaMemcpyAsync(out, d_out, sizeof *out, cudaMemcpyDeviceToHost, st));
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(st));
     if (profile) {
         cudaEventRecord(ev[5], st);
         cudaEventSynchronize(ev[5]);
@@ -1013,17 +989,17 @@ static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *
         cz_log(CZ_LOG_INFO,
                "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  reduce %.2f ms", n,
                c, t[0], t[1], t[2], t[3], t[4]);
-        for (int i = 0; i < 6; i++) cudaEventDestroy(ev[i]);
     }
-done:
-    cudaFreeAsync(kv, st);
-    cudaFreeAsync(sort_tmp, st);
-    cudaFreeAsync(buckets, st);
-    cudaFreeAsync(parts, st);
-    cudaFreeAsync(d_count, st);
-    cudaFreeAsync(red, st);
-    cudaFreeAsync(d_out, st);
-    (void)cudaStreamSynchronize(st);
+    return CZ_OK;
+}
+
+/* The whole MSM; out is a host pointer. Returns once its buffers' frees
+ * have run too. */
+template <class F>
+static cz_status msm_run(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
+                         cz_error *err) {
+    const cz_status status = msm_steps<F>(out, points, scalars, n, err);
+    (void)cudaStreamSynchronize(0);
     return status;
 }
 

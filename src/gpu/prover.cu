@@ -11,6 +11,8 @@
 #include "gpu/common.cuh"
 #include "gpu/gpu.h"
 
+using cz_gpu::dev_buf;
+
 extern "C" cz_status cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cz_error *err) {
     *free_bytes = *total_bytes = 0;
     CZ_CUDA_TRY(err, cudaMemGetInfo(free_bytes, total_bytes));
@@ -55,23 +57,20 @@ extern "C" cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const 
     if (n >= (1u << 31) || (uint64_t)offset + n >= ((uint64_t)1 << 32))
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "gpu select: %zu indices from %u do not fit 32-bit indices", n, offset);
-    cz_status st = CZ_OK;
-    void *tmp = NULL;
+    dev_buf<char> tmp;
     size_t tmp_bytes = 0;
-    int *d_cnt = NULL, cnt = 0;
+    int cnt = 0;
     thrust::counting_iterator<uint32_t> it(offset);
     bit_pred pred{dev_bits, offset};
-    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, tmp_bytes, it, dev_idx, d_cnt, (int)n, pred));
+    CZ_CUDA_TRY(err,
+                cub::DeviceSelect::If(NULL, tmp_bytes, it, dev_idx, (int *)NULL, (int)n, pred));
     size_t aligned = (tmp_bytes + 15) & ~(size_t)15;
-    CZ_CUDA_TRY(err, cudaMalloc(&tmp, aligned + 16));
-    d_cnt = (int *)((char *)tmp + aligned);
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceSelect::If(tmp, tmp_bytes, it, dev_idx, d_cnt, (int)n, pred));
-    CZ_CUDA_GOTO(err, st, done, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
+    CZ_CUDA_TRY(err, tmp.alloc(aligned + 16));
+    int *d_cnt = (int *)(tmp + aligned);
+    CZ_CUDA_TRY(err, cub::DeviceSelect::If(tmp.get(), tmp_bytes, it, dev_idx, d_cnt, (int)n, pred));
+    CZ_CUDA_TRY(err, cudaMemcpy(&cnt, d_cnt, sizeof cnt, cudaMemcpyDeviceToHost));
     *count = (size_t)cnt;
-done:
-    cudaFree(tmp);
-    return st;
+    return CZ_OK;
 }
 
 /* One thread per 16-byte word of the output: W words per element. */

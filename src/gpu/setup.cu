@@ -633,14 +633,13 @@ static cz_status column_sums(fr_t *out, gpu_setup *g, int which, const fr_t *lag
     cz_gpu_circuit_matrix m;
     cz_gpu_circuit_get_matrix(&m, g->gc, which);
     const uint64_t nv = (uint64_t)g->c->num_inputs + g->c->num_aux;
-    cz_status st = CZ_OK;
     CZ_CUDA_TRY(err, cudaMemsetAsync(out, 0, (size_t)nv * sizeof(fr_t), g->compute));
     if (m.nnz == 0) return CZ_OK;
     const uint64_t nnz = m.nnz, runs_max = nnz < nv ? nnz : nv;
-    uint32_t *keys[2] = {NULL, NULL}, *unique = NULL;
-    uint64_t *vals[2] = {NULL, NULL}, *runs = NULL;
-    fr_t *sums = NULL;
-    void *temp = NULL;
+    dev_buf<uint32_t> keys[2], unique;
+    dev_buf<uint64_t> vals[2], runs;
+    dev_buf<fr_t> sums;
+    dev_buf<char> temp;
     size_t temp_bytes = 0, need;
     int end_bit = 1;
     while (end_bit < 32 && (nv - 1) >> end_bit) end_bit++;
@@ -649,68 +648,56 @@ static cz_status column_sums(fr_t *out, gpu_setup *g, int which, const fr_t *lag
     thrust::transform_iterator<term_of, const uint64_t *, fr_t> terms(
         (const uint64_t *)NULL, term_of{lagrange, (const fr_t *)m.table});
     for (int i = 0; i < 2; i++) {
-        CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&keys[i], (size_t)nnz * 4, g->compute));
-        CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&vals[i], (size_t)nnz * 8, g->compute));
+        CZ_CUDA_TRY(err, keys[i].alloc_async(nnz, g->compute));
+        CZ_CUDA_TRY(err, vals[i].alloc_async(nnz, g->compute));
     }
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&unique, (size_t)runs_max * 4, g->compute));
-    CZ_CUDA_GOTO(err, st, done,
-                 cudaMallocAsync(&sums, (size_t)runs_max * sizeof(fr_t), g->compute));
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&runs, 8, g->compute));
+    CZ_CUDA_TRY(err, unique.alloc_async(runs_max, g->compute));
+    CZ_CUDA_TRY(err, sums.alloc_async(runs_max, g->compute));
+    CZ_CUDA_TRY(err, runs.alloc_async(1, g->compute));
     kb = cub::DoubleBuffer<uint32_t>(keys[0], keys[1]);
     vb = cub::DoubleBuffer<uint64_t>(vals[0], vals[1]);
     /* temporary storage: the largest of the three CUB calls */
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceScan::InclusiveScan(NULL, temp_bytes, vals[1], vals[0], max_u64(),
-                                                (int64_t)nnz, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceScan::InclusiveScan(NULL, temp_bytes, vals[1].get(), vals[0].get(),
+                                                    max_u64(), (int64_t)nnz, g->compute));
     need = 0;
-    CZ_CUDA_GOTO(
-        err, st, done,
-        cub::DeviceRadixSort::SortPairs(NULL, need, kb, vb, (int64_t)nnz, 0, end_bit, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, need, kb, vb, (int64_t)nnz, 0, end_bit,
+                                                     g->compute));
     if (need > temp_bytes) temp_bytes = need;
     need = 0;
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceReduce::ReduceByKey(NULL, need, kb.Current(), unique, terms, sums, runs,
-                                                fr_add(), (int64_t)nnz, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceReduce::ReduceByKey(NULL, need, kb.Current(), unique.get(), terms,
+                                                    sums.get(), runs.get(), fr_add(), (int64_t)nnz,
+                                                    g->compute));
     if (need > temp_bytes) temp_bytes = need;
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&temp, temp_bytes ? temp_bytes : 1, g->compute));
+    CZ_CUDA_TRY(err, temp.alloc_async(temp_bytes, g->compute));
 
     /* values: row << 32 | coefficient index; keys: the columns */
-    CZ_CUDA_GOTO(err, st, done, cudaMemsetAsync(vals[1], 0, (size_t)nnz * 8, g->compute));
+    CZ_CUDA_TRY(err, cudaMemsetAsync(vals[1], 0, (size_t)nnz * 8, g->compute));
     k_mark_rows<<<grid_for(m.rows), SETUP_THREADS, 0, g->compute>>>(vals[1], m.row_start, m.rows);
-    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
     need = temp_bytes;
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceScan::InclusiveScan(temp, need, vals[1], vals[0], max_u64(),
-                                                (int64_t)nnz, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceScan::InclusiveScan(temp.get(), need, vals[1].get(), vals[0].get(),
+                                                    max_u64(), (int64_t)nnz, g->compute));
     if (m.coef_bytes == 2)
         k_or_coef<uint16_t><<<grid_for(nnz), SETUP_THREADS, 0, g->compute>>>(
             vals[0], (const uint16_t *)m.coef, nnz);
     else
         k_or_coef<uint32_t><<<grid_for(nnz), SETUP_THREADS, 0, g->compute>>>(
             vals[0], (const uint32_t *)m.coef, nnz);
-    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
-    CZ_CUDA_GOTO(
-        err, st, done,
-        cudaMemcpyAsync(keys[0], m.col, (size_t)nnz * 4, cudaMemcpyDeviceToDevice, g->compute));
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
+    CZ_CUDA_TRY(err, cudaMemcpyAsync(keys[0], m.col, (size_t)nnz * 4, cudaMemcpyDeviceToDevice,
+                                     g->compute));
     need = temp_bytes;
-    CZ_CUDA_GOTO(
-        err, st, done,
-        cub::DeviceRadixSort::SortPairs(temp, need, kb, vb, (int64_t)nnz, 0, end_bit, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(temp.get(), need, kb, vb, (int64_t)nnz, 0,
+                                                     end_bit, g->compute));
     terms = thrust::transform_iterator<term_of, const uint64_t *, fr_t>(
         vb.Current(), term_of{lagrange, (const fr_t *)m.table});
     need = temp_bytes;
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceReduce::ReduceByKey(temp, need, kb.Current(), unique, terms, sums, runs,
-                                                fr_add(), (int64_t)nnz, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceReduce::ReduceByKey(temp.get(), need, kb.Current(), unique.get(),
+                                                    terms, sums.get(), runs.get(), fr_add(),
+                                                    (int64_t)nnz, g->compute));
     k_scatter<<<grid_for(runs_max), SETUP_THREADS, 0, g->compute>>>(out, unique, sums, runs);
-    CZ_CUDA_GOTO(err, st, done, cudaPeekAtLastError());
-done : {
-    void *scratch[] = {temp, keys[0], keys[1], vals[0], vals[1], unique, sums, runs};
-    for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; i++)
-        if (scratch[i]) (void)cudaFreeAsync(scratch[i], g->compute);
-    if (st != CZ_OK) (void)cudaGetLastError();
-    return st;
-}
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
+    return CZ_OK;
 }
 
 /* ---- the setup ---- */
@@ -736,6 +723,15 @@ static cz_status dev_alloc(void *p, size_t bytes, const char *what, cz_error *er
     cz_status st = cz_gpu_alloc((void **)p, bytes ? bytes : 16, err);
     if (st != CZ_OK) cz_error_prefix(err, "gpu setup: %s (%.1f MiB)", what, bytes / 1048576.0);
     return st;
+}
+/* The same for a buffer of the calling scope: count elements. */
+template <class T>
+static cz_status dev_alloc(dev_buf<T> &b, size_t count, const char *what, cz_error *err) {
+    const cudaError_t e = b.alloc(count);
+    if (e == cudaSuccess) return CZ_OK;
+    (void)cudaGetLastError();
+    return cz_error_set(err, cz_gpu_cuda_status(e), "gpu setup: %s (%.1f MiB): %s", what,
+                        count * sizeof(T) / 1048576.0, cudaGetErrorString(e));
 }
 
 /* The power tables: lo[i] = tau^i (i < 2^lo_bits), hi[j] = tau^(j 2^lo_bits)
@@ -826,29 +822,23 @@ static cz_status download_fr(cz_fr *out, const fr_t *dev, gpu_setup *g, cz_error
  * must be want (the densities' count, which the checks held them to). */
 static cz_status compact_nonzero(gpu_setup *g, const fr_t *in, uint64_t nv, uint64_t want,
                                  const char *what, cz_error *err) {
-    uint64_t *count = NULL, got = 0;
-    void *temp = NULL;
+    dev_buf<uint64_t> count;
+    dev_buf<char> temp;
+    uint64_t got = 0;
     size_t temp_bytes = 0;
-    cz_status st = CZ_OK;
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&count, 8, g->compute));
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceSelect::If(NULL, temp_bytes, in, g->compact, count, (int64_t)nv,
-                                       fr_nonzero(), g->compute));
-    CZ_CUDA_GOTO(err, st, done, cudaMallocAsync(&temp, temp_bytes ? temp_bytes : 1, g->compute));
-    CZ_CUDA_GOTO(err, st, done,
-                 cub::DeviceSelect::If(temp, temp_bytes, in, g->compact, count, (int64_t)nv,
-                                       fr_nonzero(), g->compute));
-    CZ_CUDA_GOTO(err, st, done,
-                 cudaMemcpyAsync(&got, count, 8, cudaMemcpyDeviceToHost, g->compute));
-    CZ_CUDA_GOTO(err, st, done, cudaStreamSynchronize(g->compute));
+    CZ_CUDA_TRY(err, count.alloc_async(1, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceSelect::If(NULL, temp_bytes, in, g->compact, count.get(),
+                                           (int64_t)nv, fr_nonzero(), g->compute));
+    CZ_CUDA_TRY(err, temp.alloc_async(temp_bytes, g->compute));
+    CZ_CUDA_TRY(err, cub::DeviceSelect::If(temp.get(), temp_bytes, in, g->compact, count.get(),
+                                           (int64_t)nv, fr_nonzero(), g->compute));
+    CZ_CUDA_TRY(err, cudaMemcpyAsync(&got, count, 8, cudaMemcpyDeviceToHost, g->compute));
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(g->compute));
     if (got != want)
-        st = cz_error_set(err, CZ_E_INTERNAL,
-                          "gpu setup: %s: %llu non-zero evaluations, %llu expected", what,
-                          (unsigned long long)got, (unsigned long long)want);
-done:
-    if (temp) (void)cudaFreeAsync(temp, g->compute);
-    if (count) (void)cudaFreeAsync(count, g->compute);
-    return st;
+        return cz_error_set(err, CZ_E_INTERNAL,
+                            "gpu setup: %s: %llu non-zero evaluations, %llu expected", what,
+                            (unsigned long long)got, (unsigned long long)want);
+    return CZ_OK;
 }
 
 static cz_status run(gpu_setup *g, cz_error *err) {
@@ -856,8 +846,9 @@ static cz_status run(gpu_setup *g, cz_error *err) {
     const uint32_t ni = c->num_inputs, na = c->num_aux;
     const uint64_t nv = (uint64_t)ni + na, m = g->plan.m;
     cz_status st;
-    unsigned long long *fault = NULL, fault_h = NO_FAULT;
-    fr_t *lagrange = NULL;
+    dev_buf<unsigned long long> fault;
+    unsigned long long fault_h = NO_FAULT;
+    dev_buf<fr_t> lagrange;
     cz_gpu_ntt *ntt = NULL;
     const uint64_t nnz = c->m[0].nnz + c->m[1].nnz + c->m[2].nnz;
     g->compute = cudaStreamPerThread;
@@ -874,15 +865,15 @@ static cz_status run(gpu_setup *g, cz_error *err) {
     /* Lagrange basis: the inverse NTT of the powers of tau */
     progress_stage(g, "Lagrange basis");
     if ((st = power_tables(g, err)) != CZ_OK) return st;
-    if ((st = dev_alloc(&lagrange, (size_t)m * sizeof(fr_t), "Lagrange basis", err)) != CZ_OK)
-        return st;
+    if ((st = dev_alloc(lagrange, m, "Lagrange basis", err)) != CZ_OK) return st;
     k_powers<<<grid_for(m), SETUP_THREADS, 0, g->compute>>>(lagrange, m, 0, g->pow_lo, g->pow_hi,
                                                             g->lo_bits);
-    CZ_CUDA_GOTO(err, st, out, cudaPeekAtLastError());
-    if ((st = cz_gpu_ntt_create(&ntt, g->plan.log_m, err)) != CZ_OK) goto out;
-    st = cz_gpu_ntt_transform(ntt, (cz_fr *)lagrange, CZ_NTT_NN, CZ_NTT_INVERSE, CZ_NTT_PLAIN, err);
+    CZ_CUDA_TRY(err, cudaPeekAtLastError());
+    if ((st = cz_gpu_ntt_create(&ntt, g->plan.log_m, err)) != CZ_OK) return st;
+    st = cz_gpu_ntt_transform(ntt, (cz_fr *)lagrange.get(), CZ_NTT_NN, CZ_NTT_INVERSE, CZ_NTT_PLAIN,
+                              err);
     cz_gpu_ntt_destroy(ntt);
-    if (st != CZ_OK) goto out;
+    if (st != CZ_OK) return st;
     progress_report(g, LAGRANGE_UNITS(m));
 
     /* u, v, w */
@@ -890,49 +881,47 @@ static cz_status run(gpu_setup *g, cz_error *err) {
     if ((st = dev_alloc(&g->u, nv * sizeof(fr_t), "u", err)) != CZ_OK ||
         (st = dev_alloc(&g->v, nv * sizeof(fr_t), "v", err)) != CZ_OK ||
         (st = dev_alloc(&g->w, nv * sizeof(fr_t), "w", err)) != CZ_OK)
-        goto out;
+        return st;
     {
         fr_t *evals[3] = {g->u, g->v, g->w};
         for (int k = 0; k < 3; k++) {
             if ((st = column_sums(evals[k], g, k, lagrange, err)) != CZ_OK) {
                 cz_error_prefix(err, "gpu setup: column sums of %c", "ABC"[k]);
-                goto out;
+                return st;
             }
-            CZ_CUDA_GOTO(err, st, out, cudaStreamSynchronize(g->compute));
+            CZ_CUDA_TRY(err, cudaStreamSynchronize(g->compute));
             progress_report(g, COLUMN_UNITS(c->m[k].nnz));
         }
     }
-    cz_gpu_free(lagrange);
-    lagrange = NULL;
+    lagrange.reset();
     /* the sorts' scratch went back to the stream-ordered pool: give it to
      * the device for the plain allocations that follow */
     cz_gpu_pool_trim();
 
     /* the evaluations against the densities */
-    if ((st = dev_alloc(&fault, 8, "fault index", err)) != CZ_OK) goto out;
+    if ((st = dev_alloc(fault, 1, "fault index", err)) != CZ_OK) return st;
     {
         cz_gpu_circuit_info info;
         cz_gpu_circuit_get_info(&info, g->gc);
         const size_t wa = ((size_t)na + 63) / 64;
-        CZ_CUDA_GOTO(err, st, out,
-                     cudaMemcpyAsync(fault, &fault_h, 8, cudaMemcpyHostToDevice, g->compute));
+        CZ_CUDA_TRY(err, cudaMemcpyAsync(fault, &fault_h, 8, cudaMemcpyHostToDevice, g->compute));
         k_check_density<<<grid_for(nv), SETUP_THREADS, 0, g->compute>>>(
             fault, g->u, g->v, ni, na, info.dev_density, info.dev_density + wa,
             info.dev_density + 2 * wa);
-        CZ_CUDA_GOTO(err, st, out, cudaPeekAtLastError());
-        if ((st = read_fault(&fault_h, fault, g, err)) != CZ_OK) goto out;
+        CZ_CUDA_TRY(err, cudaPeekAtLastError());
+        if ((st = read_fault(&fault_h, fault, g, err)) != CZ_OK) return st;
         if (fault_h != NO_FAULT) {
             cz_fr ui, vi;
             if ((st = download_fr(&ui, g->u + fault_h, g, err)) != CZ_OK ||
                 (st = download_fr(&vi, g->v + fault_h, g, err)) != CZ_OK)
-                goto out;
+                return st;
             st = cz_groth16_setup_check_variable(c, fault_h, &ui, &vi, err);
             if (st == CZ_OK)
                 st = cz_error_set(err, CZ_E_INTERNAL,
                                   "gpu setup: variable %llu flagged by the density check, which "
                                   "the host passes",
                                   fault_h);
-            goto out;
+            return st;
         }
     }
 
@@ -942,8 +931,7 @@ static cz_status run(gpu_setup *g, cz_error *err) {
 
     /* ic / l scalars into w */
     fault_h = NO_FAULT;
-    CZ_CUDA_GOTO(err, st, out,
-                 cudaMemcpyAsync(fault, &fault_h, 8, cudaMemcpyHostToDevice, g->compute));
+    CZ_CUDA_TRY(err, cudaMemcpyAsync(fault, &fault_h, 8, cudaMemcpyHostToDevice, g->compute));
     {
         fr_t alpha, beta, gamma_inv, delta_inv;
         memcpy(&alpha, &g->s->alpha, sizeof alpha);
@@ -952,52 +940,52 @@ static cz_status run(gpu_setup *g, cz_error *err) {
         memcpy(&delta_inv, &g->plan.delta_inv, sizeof delta_inv);
         k_ext<<<grid_for(nv), SETUP_THREADS, 0, g->compute>>>(g->w, g->u, g->v, nv, ni, alpha, beta,
                                                               gamma_inv, delta_inv, fault);
-        CZ_CUDA_GOTO(err, st, out, cudaPeekAtLastError());
+        CZ_CUDA_TRY(err, cudaPeekAtLastError());
     }
-    if ((st = read_fault(&fault_h, fault, g, err)) != CZ_OK) goto out;
+    if ((st = read_fault(&fault_h, fault, g, err)) != CZ_OK) return st;
     if (fault_h != NO_FAULT) {
         cz_fr si;
-        if ((st = download_fr(&si, g->w + fault_h, g, err)) != CZ_OK) goto out;
+        if ((st = download_fr(&si, g->w + fault_h, g, err)) != CZ_OK) return st;
         st = cz_groth16_setup_check_scalar(c, fault_h, &si, err);
         if (st == CZ_OK)
             st =
                 cz_error_set(err, CZ_E_INTERNAL, "gpu setup: scalar %llu flagged as zero", fault_h);
-        goto out;
+        return st;
     }
 
     /* the vk: fixed points on the host, ic on the device */
-    if ((st = window_tables(g, err)) != CZ_OK || (st = chunk_buffers(g, err)) != CZ_OK) goto out;
+    if ((st = window_tables(g, err)) != CZ_OK || (st = chunk_buffers(g, err)) != CZ_OK) return st;
     cz_groth16_setup_vk_points(&g->vk, g->s);
     g->vk.n_ic = ni;
     g->vk.ic = (cz_g1_affine *)malloc(ni * sizeof(cz_g1_affine));
     if (!g->vk.ic) {
         st = cz_error_set(err, CZ_E_NOMEM, "gpu setup: out of host memory for ic");
-        goto out;
+        return st;
     }
     progress_stage(g, "ic");
     for (uint64_t at = 0; at < ni && st == CZ_OK; at += g->chunk)
         st = submit(g, VEC_IC, g->w, at, ni - at < g->chunk ? ni - at : g->chunk, err);
     if (st == CZ_OK) st = drain(g, err);
-    if (st != CZ_OK) goto out;
+    if (st != CZ_OK) return st;
     {
         const uint64_t counts[CZ_GROTH16_PARAMS_VECTORS] = {g->plan.n_h, na, g->plan.n_a,
                                                             g->plan.n_b, g->plan.n_b};
-        if ((st = g->sink->begin(g->sink, &g->vk, counts, err)) != CZ_OK) goto out;
+        if ((st = g->sink->begin(g->sink, &g->vk, counts, err)) != CZ_OK) return st;
     }
 
     /* h, l, a, b_g1, b_g2 in file order */
-    if ((st = run_vector(g, 0, NULL, g->plan.n_h, err)) != CZ_OK) goto out;
-    if ((st = run_vector(g, 1, g->w + ni, na, err)) != CZ_OK) goto out;
+    if ((st = run_vector(g, 0, NULL, g->plan.n_h, err)) != CZ_OK) return st;
+    if ((st = run_vector(g, 1, g->w + ni, na, err)) != CZ_OK) return st;
     /* a's and b's scalars: the compaction runs on the compute stream after
      * the chunks before it, so reusing the buffer needs no wait */
     if ((st = dev_alloc(&g->compact, nv * sizeof(fr_t), "compacted scalars", err)) != CZ_OK)
-        goto out;
-    if ((st = compact_nonzero(g, g->u, nv, g->plan.n_a, "a", err)) != CZ_OK) goto out;
-    if ((st = run_vector(g, 2, g->compact, g->plan.n_a, err)) != CZ_OK) goto out;
-    if ((st = compact_nonzero(g, g->v, nv, g->plan.n_b, "b", err)) != CZ_OK) goto out;
-    if ((st = run_vector(g, 3, g->compact, g->plan.n_b, err)) != CZ_OK) goto out;
-    if ((st = run_vector(g, 4, g->compact, g->plan.n_b, err)) != CZ_OK) goto out;
-    if ((st = drain(g, err)) != CZ_OK) goto out;
+        return st;
+    if ((st = compact_nonzero(g, g->u, nv, g->plan.n_a, "a", err)) != CZ_OK) return st;
+    if ((st = run_vector(g, 2, g->compact, g->plan.n_a, err)) != CZ_OK) return st;
+    if ((st = compact_nonzero(g, g->v, nv, g->plan.n_b, "b", err)) != CZ_OK) return st;
+    if ((st = run_vector(g, 3, g->compact, g->plan.n_b, err)) != CZ_OK) return st;
+    if ((st = run_vector(g, 4, g->compact, g->plan.n_b, err)) != CZ_OK) return st;
+    if ((st = drain(g, err)) != CZ_OK) return st;
     profile_stage_end(g);
     progress_report(g, g->total - g->done);
     if (g->profile)
@@ -1006,11 +994,7 @@ static cz_status run(gpu_setup *g, cz_error *err) {
                "waited %.3f s for the device, spent %.3f s handing points to the sink",
                (double)(cz_now_ns() - g->start_ns) / 1e9, (unsigned long long)g->chunks, g->chunk,
                g->window, (double)g->wait_ns / 1e9, (double)g->put_ns / 1e9);
-out:
-    if (st != CZ_OK) (void)cudaStreamSynchronize(g->compute);
-    cz_gpu_free(lagrange);
-    cz_gpu_free(fault);
-    return st;
+    return CZ_OK;
 }
 
 /* Both entry points: the plan, the device work, the sink's end. */
