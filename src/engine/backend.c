@@ -191,9 +191,14 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
  * runs one unit at a time, and one more inside it when preempted:
  * room_beside): a WinningPoSt key (2.3 GiB at 32 GiB) stays beside a
  * 32 GiB PoRep key, so a WinningPoSt in a PoRep backlog loads nothing and
- * evicts nothing. A key that does not fit evicts the least recently used
- * others until it does, or until it is alone (then it may stream, as a key
- * too big for the device does). Each is keyed by the circuit id and the
+ * evicts nothing. A key with host points that does not fit resident
+ * streams (partial, streaming or lean plan) in the room the others leave,
+ * when that room holds one of its plans: on a 24 GiB card the 32 GiB PoRep
+ * key streams beside a resident WinningPoSt key and the room for its unit,
+ * so a WinningPoSt can still run inside a PoRep partition. A key that has
+ * no plan in that room evicts the least recently used others until it
+ * does, or until it is alone (then it may stream in the whole budget, as a
+ * key too big for the device does). Each is keyed by the circuit id and the
  * key's sizes, delta and first H point (copied), so host parameters that
  * were evicted and reloaded at another address still hit, and another
  * circuit's or another setup's key never does. A key comes from the host
@@ -246,7 +251,7 @@ typedef struct {
     srs_key key;
     char circuit[32];
     size_t held;        /* device bytes: key, tables, circuit, slots */
-    size_t work;        /* one proof's working set (cz_gpu_srs_footprint) */
+    size_t work;        /* one proof's working set as its plan has it (resident: the footprint's) */
     uint64_t last_used; /* of the context's tick */
     witness_slot *slot[WITNESS_SLOTS];
 } resident_key;
@@ -481,9 +486,10 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
 }
 
 /* Loads id's key (and circuit) as a new entry beside the resident ones, in
- * room bytes (0: the device's free memory). With others resident the key
- * must fit resident (CZ_E_NOMEM when it does not: the caller evicts and
- * tries again); alone, a key with host points may stream. */
+ * room bytes (0: the device's free memory). A key with host points may
+ * stream, alone or beside others; one without must fit resident beside
+ * others (CZ_E_NOMEM when it does not, or when no plan fits the room: the
+ * caller evicts and tries again). */
 static cz_status key_load(cz_backend *b, resident_key **out, const char *id, const srs_key *key,
                           const cz_groth16_params *params, const cz_groth16_params_file *file,
                           const cz_circuit *circuit, size_t room, size_t work, cz_error *err) {
@@ -502,13 +508,14 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     memset(&shape, 0, sizeof shape);
     shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
     shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
-    /* A lone key that has no plan beside its circuit, or only the lean one
-     * (which takes a, b, c from the host: plan.h), goes without it: its
-     * units' a, b, c are then evaluated on the CPU (cuda_prove_start). So a
-     * 24 GiB card proves 32 GiB PoRep (20 GiB streaming plus 5.5 GiB of
-     * circuit do not fit) and a 16 GiB card (the lean plan) at all. */
+    /* A key (with host points) that has no plan beside its circuit, or only
+     * the lean one (which takes a, b, c from the host: plan.h), goes
+     * without it: its units' a, b, c are then evaluated on the CPU
+     * (cuda_prove_start). So a 24 GiB card proves 32 GiB PoRep (20 GiB
+     * streaming plus 5.5 GiB of circuit do not fit) and a 16 GiB card (the
+     * lean plan) at all. */
     int abc_host = 0;
-    if (gc && alone && host) {
+    if (gc && host) {
         cz_gpu_plan beside;
         cz_error perr = {0};
         if ((room && !budget) ||
@@ -566,7 +573,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         else if (ast == CZ_E_NOMEM && err)
             *err = aerr; /* refused: the figures without the circuit */
     }
-    if (st == CZ_OK && !resident && !alone)
+    if (st == CZ_OK && !resident && !alone && !host)
         st = cz_error_set(err, CZ_E_NOMEM, "the key %s beside the %u resident", why, c->n_res);
     else if (st == CZ_OK && !resident && !host)
         st = cz_error_set(err, CZ_E_UNSUPPORTED,
@@ -583,7 +590,12 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     pthread_mutex_lock(&c->slot_lock);
     resident_key *r = &c->res[c->n_res++];
     memset(r, 0, sizeof *r);
-    r->srs = srs, r->gc = gc, r->key = *key, r->work = work, r->abc_host = abc_host;
+    /* its working set as planned: the resident one (work), or a streaming
+     * plan's proof buffers and chunk scratch */
+    cz_gpu_plan got;
+    cz_gpu_srs_plan_get(&got, srs);
+    r->srs = srs, r->gc = gc, r->key = *key, r->abc_host = abc_host;
+    r->work = got.need > got.held ? got.need - got.held : work;
     snprintf(r->circuit, sizeof r->circuit, "%s", id);
     pthread_mutex_unlock(&c->slot_lock);
     r->held = cz_gpu_srs_bytes(srs) + gc_bytes;

@@ -3,7 +3,11 @@
  * CPU's five sums every time and both stay resident (most recently used
  * first in the context's report); a context whose budget holds one of them
  * with a proof's working set but not both evicts the other and still
- * proves both right; a fifth key evicts the least recently used of four;
+ * proves both right; a budget where the large key cannot be resident beside
+ * the small one but one of its streaming plans fits lets it stream beside
+ * it, both staying (as a 32 GiB PoRep key streams beside a resident
+ * WinningPoSt key on a 24 GiB card); a fifth key evicts the least recently
+ * used of four;
  * releasing one circuit leaves the others; a device out-of-memory in a
  * unit is proven again on a smaller plan; a lean plan (forced) proves
  * without its circuit on the device. Units come both ways: witness
@@ -13,6 +17,7 @@
 #include <string.h>
 
 #include "engine/backend.h"
+#include "gpu/plan.h"
 #include "gpu_test_util.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
@@ -159,13 +164,42 @@ int main(void) {
     expect_residents(b, "large");
     cz_backend_destroy(b);
 
+    /* A budget with room beside the small key (its key, circuit, witness
+     * slots and working set) for the large key's smallest streaming plan
+     * (no circuit: a, b, c from the CPU) and not for it resident: the large
+     * key streams beside the small one, and neither load evicts. */
+    cz_gpu_plan smallest, beside;
+    CHECK(cz_gpu_plan_make(&smallest, &t[1].params, 1, NULL, &err) == CZ_E_NOMEM);
+    const size_t slots0 = 2 * (t[0].w.num_inputs + t[0].w.num_aux) * sizeof(cz_fr);
+    const size_t room = smallest.minimum + ((size_t)4 << 20);
+    CHECK(cz_gpu_plan_make(&beside, &t[1].params, room, NULL, &err) == CZ_OK);
+    CHECK(beside.kind != CZ_GPU_PLAN_RESIDENT); /* else the case tests nothing */
+    const size_t budget2 = h0 + slots0 + w0 + room;
+    printf("streaming beside: room %zu for the large key (minimum %zu): budget %zu\n", room,
+           smallest.minimum, budget2);
+    CHECK(cz_backend_cuda_create(&b, 0, budget2, "cuda:0/beside", &err) == CZ_OK);
+    if (!b) return 1;
+    prove(b, "small", &t[0], 0);
+    prove(b, "large", &t[1], 0);
+    expect_residents(b, "large,small");
+    cz_backend_info bi;
+    cz_backend_get_info(b, &bi);
+    printf("beside: %s\n", bi.memory_plan);
+    CHECK(bi.streaming && strcmp(bi.memory_plan_kind, "resident") != 0);
+    prove(b, "small", &t[0], 0);
+    prove(b, "large", &t[1], 1);
+    prove(b, "small", &t[0], 1);
+    expect_residents(b, "small,large");
+    cz_backend_get_info(b, &bi);
+    CHECK(bi.failures == 0 && bi.units == 5);
+    cz_backend_destroy(b);
+
     /* A device out-of-memory in a unit (injected): the unit is proven
      * again, right, on a smaller plan; when no plan is small enough it fails
      * with the reason, and the next unit plans afresh. */
     CHECK(cz_backend_cuda_create(&b, 0, 0, "cuda:0/oom", &err) == CZ_OK);
     if (!b) return 1;
     prove(b, "large", &t[1], 0);
-    cz_backend_info bi;
     cz_backend_get_info(b, &bi);
     printf("before: %s\n", bi.memory_plan);
     CHECK(!strcmp(bi.memory_plan_kind, "resident"));
