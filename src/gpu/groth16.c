@@ -119,6 +119,14 @@ static void *send_job_run(void *arg) {
     return NULL;
 }
 
+/* A step boundary (util/cancel.h): a higher-priority unit may run here
+ * (the engine's hook), and a cancelled job's unit stops. */
+static int cancel_point(cz_status *st, const char *before, cz_error *err) {
+    if (!cz_step_boundary()) return 0;
+    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
+    return 1;
+}
+
 /* The scalars of a chunked sum: scal[k0..] in place, or, in a lean plan
  * (plan.h), prepared chunk by chunk into piece (chunk-sized): scal[gather[k]]
  * (a tail's scalars), or scal[k] with the scalars whose bit is set in mask
@@ -200,17 +208,13 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_ho
             st = job.st;
             *err = job.err;
         }
+        /* between chunks (the next one on its way): a higher-priority unit,
+         * its key resident beside this one, may run here, so it waits for
+         * one chunk of a streamed sum, not the whole sum */
+        if (st == CZ_OK && k0 + cnt < n) cancel_point(&st, "the next streamed chunk", err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "streamed chunks of %zu points", c);
     return st;
-}
-
-/* A step boundary (util/cancel.h): a higher-priority unit may run here
- * (the engine's hook), and a cancelled job's unit stops. */
-static int cancel_point(cz_status *st, const char *before, cz_error *err) {
-    if (!cz_step_boundary()) return 0;
-    *st = cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled before %s", before);
-    return 1;
 }
 
 /* A partial plan's resident vector: o1 (G1) or o2 (G2) = the sum over n of
@@ -234,6 +238,7 @@ static cz_status device_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev
             pts = s->chunk[0];
         }
         if (st == CZ_OK) st = chunk_sum(o1, o2, pts, sc, bits, k0, cnt, err);
+        if (st == CZ_OK && k0 + cnt < n) cancel_point(&st, "the next piece", err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "resident points in pieces of %zu", c);
     return st;

@@ -5,7 +5,9 @@
  * multiplication chain with constants (every aux in A or B) plus aux that
  * occur only in C (so the A / B density compaction matters) and boolean aux
  * (0 and 1 values in A, B and L: the 0 / 1 / other split), at a few sizes,
- * and an unsatisfied witness; the SRS is reused for several proofs. */
+ * and an unsatisfied witness; the SRS is reused for several proofs. A
+ * chunked plan offers a step boundary (preemption, cancel) between its
+ * chunks, and a cancel there stops the unit and leaves the SRS usable. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -14,6 +16,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "r1cs/backends.h"
+#include "util/cancel.h"
 
 /* v_j = (v_{j-1} + (j+1) v_{j-2}) (v_{j-3} + 3j + 5); every 5th step also
  * w = v_j enforced as v_j * 1 = w (w only in C); every 3rd step a bit
@@ -87,6 +90,15 @@ static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) 
     wrong_steps += masked != (t > mask_above);
 }
 
+/* Step boundaries met by a prove (cz_step_boundary's hook), and the one at
+ * which the hook cancels (0: never). */
+static int boundaries, cancel_at;
+static atomic_int cancel_flag;
+static void count_boundary(void *ctx) {
+    (void)ctx;
+    if (++boundaries == cancel_at) atomic_store(&cancel_flag, 1);
+}
+
 /* stream_chunk: NULL for a resident SRS, else the points per chunk of a
  * streaming one (CZ_GPU_STREAM_CHUNK), keep (NULL or CZ_GPU_STREAM_KEEP's
  * vector names: a partial plan) the vectors that stay on the device; tails
@@ -133,6 +145,29 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         CHECK(cz_gpu_srs_bytes(srs) >=
               (params.n_h + params.n_l + params.n_a + params.n_b_g1) * sizeof(cz_g1_affine));
 
+    /* a chunked plan: a cancel at the second boundary (past the H chain's
+     * one: between the H sum's first two chunks when it has several) stops
+     * the unit */
+    if (stream_chunk) {
+        cz_cs *pcs = cz_cs_prove_new();
+        synth(pcs, n, 0);
+        cz_prove_data pd;
+        CHECK(cz_prove_finish(pcs, &pd, &err) == CZ_OK);
+        cz_cs_destroy(pcs);
+        cz_groth16_msm_results gpu;
+        cz_error cerr = {0};
+        boundaries = 0, cancel_at = 2;
+        atomic_store(&cancel_flag, 0);
+        cz_cancel_set_flag(&cancel_flag);
+        cz_boundary_set_hook(count_boundary, NULL);
+        const cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &cerr);
+        cz_boundary_set_hook(NULL, NULL);
+        cz_cancel_set_flag(NULL);
+        CHECK(st == CZ_E_CANCELLED && boundaries == 2 && strstr(cerr.message, "cancelled") != NULL);
+        printf("cancelled at the second boundary: %s\n", cerr.message);
+        cz_prove_data_free(&pd);
+    }
+
     /* good, bad, good again: the resident SRS serves several proofs */
     for (int round = 0; round < 3; round++) {
         int bad = round == 1;
@@ -146,8 +181,23 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         masked_steps = wrong_steps = 0;
         mask_above = mask_tail;
         cz_gpu_set_step_hook(count_masked, NULL);
+        boundaries = 0, cancel_at = 0;
+        cz_boundary_set_hook(count_boundary, NULL);
         cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
+        cz_boundary_set_hook(NULL, NULL);
         cz_gpu_set_step_hook(NULL, NULL);
+        /* the four steps' boundaries (H, L, A, B MSMs), and in a chunked
+         * plan one between every two chunks of each chunked sum: the H
+         * sum's alone are ceil(n_h / chunk) - 1 more */
+        if (!bad && plan.chunk_points) {
+            const size_t chunks_h = (params.n_h + plan.chunk_points - 1) / plan.chunk_points;
+            if (boundaries < (int)(4 + chunks_h - 1))
+                fprintf(stderr, "n=%llu: %d boundaries, %zu chunks of H\n", (unsigned long long)n,
+                        boundaries, chunks_h);
+            CHECK(boundaries >= (int)(4 + chunks_h - 1));
+        } else if (!bad) {
+            CHECK(boundaries >= 4);
+        }
         if (gc && !bad) {
             /* the lean plan takes a, b, c from the host only */
             cz_prove_data view = pd;
