@@ -119,6 +119,10 @@ uint64_t cz_backend_release(cz_backend *b, const char *circuit_id) {
     return freed;
 }
 
+int cz_backend_host_abc(cz_backend *b, const char *circuit_id) {
+    return b->ops->host_abc ? b->ops->host_abc(b, circuit_id ? circuit_id : "") : -1;
+}
+
 void cz_backend_get_info(cz_backend *b, cz_backend_info *out) {
     pthread_mutex_lock(&b->info_lock);
     *out = b->info;
@@ -927,13 +931,25 @@ static void cuda_destroy(cz_backend *b) {
     free(c);
 }
 
+/* res[] is read under slot_lock (its entries change under both locks). */
+static int cuda_host_abc(cz_backend *b, const char *circuit_id) {
+    cuda_ctx *c = b->impl;
+    int r = -1;
+    pthread_mutex_lock(&c->slot_lock);
+    for (uint32_t k = 0; k < c->n_res && r < 0; k++)
+        if (!strcmp(c->res[k].circuit, circuit_id)) r = c->res[k].abc_host ? 1 : 0;
+    pthread_mutex_unlock(&c->slot_lock);
+    return r;
+}
+
 static const cz_backend_ops cuda_ops = {.kind = "cuda",
                                         .prove_start = cuda_prove_start,
                                         .hold = cuda_hold,
                                         .release = cuda_release,
                                         .destroy = cuda_destroy,
                                         .stage = cuda_stage,
-                                        .unstage = cuda_unstage};
+                                        .unstage = cuda_unstage,
+                                        .host_abc = cuda_host_abc};
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
                                  const char *name, cz_error *err) {

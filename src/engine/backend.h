@@ -79,6 +79,12 @@ typedef struct {
      * token back after prove_start. */
     void *(*stage)(cz_backend *b, const cz_backend_unit *u);
     void (*unstage)(cz_backend *b, void *staged);
+    /* Optional: whether this context evaluates the a, b, c of circuit_id's
+     * units in host memory: 1 when its key of circuit_id does (it streams
+     * without its circuit on the device), 0 when its key is resident with
+     * the circuit, -1 when it holds no key of circuit_id. Reads without the
+     * run lock (a unit may be in progress). */
+    int (*host_abc)(cz_backend *b, const char *circuit_id);
 } cz_backend_ops;
 
 struct cz_backend {
@@ -120,6 +126,8 @@ cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth1
                           const cz_groth16_params_file *file, const cz_circuit *circuit,
                           cz_error *err);
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
+/* ops->host_abc; -1 when it has none. */
+int cz_backend_host_abc(cz_backend *b, const char *circuit_id);
 void cz_backend_get_info(cz_backend *b, cz_backend_info *out);
 void cz_backend_destroy(cz_backend *b); /* NULL is fine */
 

@@ -63,8 +63,14 @@ typedef struct {
     size_t unit_proof_bytes;   /* proof bytes per unit */
     uint64_t unit_bytes;       /* memory from synthesis start to prove_start's end */
     uint64_t unit_bytes_after; /* kept from prove_start's end to prove_finish's end */
-    char circuit_id[32];       /* SRS to hold while the job runs; "" = none */
-    int wants_circuit;         /* the SRS with its pre-compiled circuit (srs.h) */
+    /* a, b, c of a unit (3 m elements; 0 with host_evaluation, whose
+     * unit_bytes has them): what a CUDA context that evaluates them on the
+     * host (its key streams, the circuit not on the device) holds from
+     * staging to prove_start's end; the engine adds them to a unit's
+     * reservation when a context does (workers.c) */
+    uint64_t unit_abc_bytes;
+    char circuit_id[32]; /* SRS to hold while the job runs; "" = none */
+    int wants_circuit;   /* the SRS with its pre-compiled circuit (srs.h) */
 } cz_job_plan;
 
 struct cz_job_ops {
@@ -126,15 +132,16 @@ void cz_witness_job_free(cz_witness_job *j);
  * host_evaluation (the CPU back-end) a, b, c, H and its scratch (6 m) and
  * the compacted MSM scalars (aux). An estimate of the peak. */
 uint64_t cz_job_unit_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t m, int host_evaluation);
-/* The same from a .params header (inputs = ic, m = h + 1, aux = l);
- * CZ_E_NOT_FOUND when the file is absent. */
-cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
-                                        cz_error *err);
+/* The same from a .params header (inputs = ic, m = h + 1, aux = l), and
+ * the domain m (may be NULL); CZ_E_NOT_FOUND when the file is absent. */
+cz_status cz_job_unit_bytes_from_params(uint64_t *out, uint64_t *m, const char *path,
+                                        int host_evaluation, cz_error *err);
 
 /* The plan of units units of circuit_id, unit_bytes host bytes each (from
- * synthesis to prove_start's end), a Groth16 proof each. */
+ * synthesis to prove_start's end), a Groth16 proof each, over a domain of
+ * m (a, b, c on the host: unit_abc_bytes). */
 void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t units,
-                         uint64_t unit_bytes);
+                         uint64_t unit_bytes, uint64_t m);
 
 /* The ops the skeleton gives (state: a cz_witness_job first). */
 cz_status cz_job_witness_synthesize(void *state, uint32_t unit, void **synth, cz_error *err);

@@ -118,11 +118,12 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
     char params_path[4096], vk_path[4096];
     if ((st = cz_fc_sector_lookup(&sector, c1->sector_size, err)) != CZ_OK) return st;
     st = cz_porep_param_paths(params_path, vk_path, sizeof params_path, param_cache, &sector, err);
-    uint64_t unit_bytes = 0;
+    uint64_t unit_bytes = 0, m = 0;
     if (st == CZ_OK)
-        st = cz_job_unit_bytes_from_params(&unit_bytes, params_path, plan->host_evaluation, err);
+        st =
+            cz_job_unit_bytes_from_params(&unit_bytes, &m, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
-    cz_witness_job_plan(plan, id, c1->partitions, unit_bytes);
+    cz_witness_job_plan(plan, id, c1->partitions, unit_bytes, m);
     return CZ_OK;
 }
 

@@ -92,6 +92,12 @@ cz_eng_item cz_eng_fifo_pop(cz_eng_heap *h) {
     return it;
 }
 
+/* The most a partition of j reserves: its plan's, with its a, b, c when a
+ * context evaluates them on the host (workers.c, unit_reservation). */
+static uint64_t unit_most(const cz_eng_job *j) {
+    return j->plan.unit_bytes + j->plan.unit_abc_bytes;
+}
+
 /* Admission: a job may take its SRS only when the SRSs of
  * the admitted jobs (referenced, so never evicted), its own, and the
  * largest partition of any of them fit the budget together. Then some
@@ -100,11 +106,10 @@ cz_eng_item cz_eng_fifo_pop(cz_eng_heap *h) {
  * them (without this, two jobs each holding an SRS can wait forever for
  * partition memory the other holds). */
 int cz_eng_admissible_locked(cz_engine *e, const cz_eng_job *j) {
-    uint64_t total = 0, unit = j->plan.unit_bytes;
+    uint64_t total = 0, unit = unit_most(j);
     cz_budget_usage(&e->budget, NULL, &total);
     for (const cz_eng_job *o = e->jobs; o; o = o->next)
-        if (o->srs_held && o->phase != CZ_ENG_DONE && o->plan.unit_bytes > unit)
-            unit = o->plan.unit_bytes;
+        if (o->srs_held && o->phase != CZ_ENG_DONE && unit_most(o) > unit) unit = unit_most(o);
     uint64_t pinned = cz_srs_pinned_bytes(&e->srs, j->plan.circuit_id);
     return pinned + j->srs_bytes + unit <= total;
 }

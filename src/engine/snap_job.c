@@ -64,12 +64,13 @@ static cz_status snap_prepare(void **statep, cz_job_plan *plan, const cz_engine_
     snap_state *s = *statep;
     char params_path[4096], vk_path[4096];
     st = cz_snap_param_paths(params_path, vk_path, sizeof params_path, param_cache, &s->cfg, err);
-    uint64_t unit_bytes = 0;
+    uint64_t unit_bytes = 0, m = 0;
     if (st == CZ_OK)
-        st = cz_job_unit_bytes_from_params(&unit_bytes, params_path, plan->host_evaluation, err);
+        st =
+            cz_job_unit_bytes_from_params(&unit_bytes, &m, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
     cz_witness_job_plan(plan, cz_srs_snap_circuit_id(s->cfg.nodes * 32), s->cfg.partitions,
-                        unit_bytes);
+                        unit_bytes, m);
     return CZ_OK;
 }
 

@@ -57,8 +57,8 @@ uint64_t cz_job_unit_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t m, int ho
     return bytes;
 }
 
-cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int host_evaluation,
-                                        cz_error *err) {
+cz_status cz_job_unit_bytes_from_params(uint64_t *out, uint64_t *m, const char *path,
+                                        int host_evaluation, cz_error *err) {
     cz_groth16_params_head head;
     cz_status st = cz_groth16_params_file_head(&head, path, err);
     if (st == CZ_E_NOT_FOUND || st == CZ_E_IO)
@@ -66,14 +66,16 @@ cz_status cz_job_unit_bytes_from_params(uint64_t *out, const char *path, int hos
             err, st, "parameters %s not found (run `cuzk setup` or set [srs] param_cache)", path);
     if (st != CZ_OK) return st;
     *out = cz_job_unit_bytes(head.n_ic, head.n_l, head.n_h + 1, host_evaluation);
+    if (m) *m = head.n_h + 1;
     return CZ_OK;
 }
 
 void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t units,
-                         uint64_t unit_bytes) {
+                         uint64_t unit_bytes, uint64_t m) {
     plan->wants_circuit = 1;
     plan->units = units;
     plan->unit_bytes = unit_bytes;
+    plan->unit_abc_bytes = plan->host_evaluation ? 0 : 3 * 32 * m;
     plan->unit_proof_bytes = CZ_GROTH16_PROOF_BYTES;
     plan->unit_bytes_after = sizeof(cz_groth16_msm_results);
     snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s", circuit_id);

@@ -51,6 +51,28 @@ static void gpu_step(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
 
 static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane);
 
+/* A unit's host memory reservation: its plan's, and its a, b, c
+ * (plan.unit_abc_bytes) when a context evaluates them in host memory: one
+ * whose key of the job's circuit does, or, while no context holds that key,
+ * when the job's SRS keeps its points in host memory (a device too small
+ * for the key resident streams it, and usually leaves its circuit out too).
+ * Those a, b, c (12.9 GB per 32 GiB PoRep partition) live from staging to
+ * the unit's end; reserved with the witness, they stay inside the budget.
+ * The plan's alone when the sum would exceed the whole budget. */
+static uint64_t unit_reservation(cz_engine *e, const cz_eng_job *j) {
+    const uint64_t bytes = j->plan.unit_bytes, abc = j->plan.unit_abc_bytes;
+    if (!abc) return bytes;
+    int host = -1;
+    for (uint32_t i = 0; i < e->n_backends && host < 1; i++) {
+        const int h = cz_backend_host_abc(e->slots[i].backend, j->plan.circuit_id);
+        if (h > host) host = h;
+    }
+    if (host < 0) host = j->srs.params && j->srs.params->h != NULL;
+    uint64_t total = 0;
+    cz_budget_usage(&e->budget, NULL, &total);
+    return host == 1 && bytes + abc <= total ? bytes + abc : bytes;
+}
+
 /* Synthesizes one unit and hands it to the prove heap; then, but on the
  * critical lane, waits while the backpressure holds. */
 static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
@@ -62,12 +84,13 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
     int dropped = 0;
     char what[64];
     snprintf(what, sizeof what, "partition %u of %.32s", it.unit, j->id);
-    if (j->plan.unit_bytes) {
-        cz_eng_timeline(e, "MEM_WAIT", j, "%u %" PRIu64, it.unit, j->plan.unit_bytes);
-        st = cz_budget_acquire(&e->budget, j->plan.unit_bytes, what, 0, cz_srs_evict_idle, &e->srs,
-                               &j->cancel, &uerr);
+    const uint64_t reserve = unit_reservation(e, j);
+    if (reserve) {
+        cz_eng_timeline(e, "MEM_WAIT", j, "%u %" PRIu64, it.unit, reserve);
+        st = cz_budget_acquire(&e->budget, reserve, what, 0, cz_srs_evict_idle, &e->srs, &j->cancel,
+                               &uerr);
         if (st == CZ_OK)
-            it.reserved = j->plan.unit_bytes;
+            it.reserved = reserve;
         else if (j->cancel)
             dropped = 1;
     }

@@ -30,7 +30,7 @@
 
 typedef struct {
     unsigned units, ms, gate, fail_unit, badverify, refuse, longprove, steps, nestbusy;
-    unsigned long long bytes;
+    unsigned long long bytes, abc;
     char tag;
 } fake_state;
 
@@ -123,6 +123,7 @@ static cz_status fake_parse(void **statep, const cz_engine_request *req, cz_erro
         if (sscanf(tok, "units=%u", &s->units) == 1) continue;
         if (sscanf(tok, "ms=%u", &s->ms) == 1) continue;
         if (sscanf(tok, "bytes=%llu", &s->bytes) == 1) continue;
+        if (sscanf(tok, "abc=%llu", &s->abc) == 1) continue;
         if (sscanf(tok, "gate=%u", &s->gate) == 1) continue;
         if (sscanf(tok, "fail=%u", &s->fail_unit) == 1) continue;
         if (sscanf(tok, "badverify=%u", &s->badverify) == 1) continue;
@@ -172,6 +173,7 @@ static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_
     plan->unit_proof_bytes = 8;
     plan->unit_bytes = s->bytes;
     plan->unit_bytes_after = s->bytes / 4;
+    plan->unit_abc_bytes = s->abc;
     plan->circuit_id[0] = 0;
     return CZ_OK;
 }
@@ -200,7 +202,8 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
 static int fake_backend_units[2];
 static int fake_backend_released[2];
 static int fake_backend_fail; /* 1 + the context that fails its next unit with a device error */
-static unsigned fake_backend_steps; /* step boundaries of 10 ms in each unit (0: one sleep) */
+static unsigned fake_backend_steps;    /* step boundaries of 10 ms in each unit (0: one sleep) */
+static int fake_backend_host_abc = -1; /* what every fake context answers to host_abc */
 
 static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
                                     const cz_backend_unit *u, cz_error *err) {
@@ -226,8 +229,15 @@ static uint64_t fake_backend_release(cz_backend *b, const char *circuit_id) {
     return 0;
 }
 
-static const cz_backend_ops fake_backend_ops = {
-    .kind = "fake", .prove_start = fake_backend_start, .release = fake_backend_release};
+static int fake_backend_host_abc_op(cz_backend *b, const char *circuit_id) {
+    (void)b, (void)circuit_id;
+    return fake_backend_host_abc;
+}
+
+static const cz_backend_ops fake_backend_ops = {.kind = "fake",
+                                                .prove_start = fake_backend_start,
+                                                .release = fake_backend_release,
+                                                .host_abc = fake_backend_host_abc_op};
 
 /* Units in progress on this thread: more than one inside another
  * (preemption). nestbusy=1 makes a unit run inside another answer
@@ -1121,6 +1131,44 @@ static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
     return e;
 }
 
+/* A context that evaluates a unit's a, b, c in host memory (a CUDA context
+ * whose key streams without its circuit) makes the unit reserve them with
+ * its witness, until its prove_start ends; one that does not (or holds no
+ * key, with the SRS's points off the host) leaves them out. */
+static cz_engine_status status_while_busy(cz_engine *e) {
+    cz_engine_status st;
+    for (int i = 0; i < 5000; i++) {
+        cz_engine_get_status(e, &st);
+        if (st.backends[0].busy) break;
+        sleep_ms(1);
+    }
+    return st;
+}
+
+static void test_host_abc_reserved(void) {
+    const int answers[3] = {1, 0, -1};
+    const unsigned long long expect[3] = {6000, 1000, 1000};
+    for (int k = 0; k < 3; k++) {
+        fake_backend_host_abc = answers[k];
+        fake_backend_steps = 20;
+        cz_engine *e = make_fake_contexts(1, 2);
+        cz_error err = {0};
+        cz_engine_submit_info info;
+        CHECK(submit(e, "abc", 0, "units=1 bytes=1000 abc=5000 ms=1", &info, &err) == CZ_OK);
+        cz_engine_status st = status_while_busy(e);
+        if (st.memory_used_bytes != expect[k])
+            printf("host_abc %d: %llu bytes reserved, %llu expected\n", answers[k],
+                   (unsigned long long)st.memory_used_bytes, expect[k]);
+        CHECK(st.backends[0].busy && st.memory_used_bytes == expect[k]);
+        CHECK(await_status(e, "abc", 20000, NULL) == CZ_JOB_COMPLETED);
+        cz_engine_get_status(e, &st);
+        CHECK(st.memory_used_bytes == 0);
+        cz_engine_destroy(e);
+    }
+    fake_backend_host_abc = -1;
+    fake_backend_steps = 0;
+}
+
 /* Two back-end contexts (as two GPUs, or two contexts on one): the engine
  * runs prove workers on both, each unit on exactly one; status and metrics
  * report both; evict reaches both; destroy frees them. */
@@ -1442,5 +1490,6 @@ int main(void) {
     test_critical_not_preempted();
     test_preempt_no_room();
     test_preempt_inside_backend();
+    test_host_abc_reserved();
     return cz_test_finish("engine/engine");
 }
