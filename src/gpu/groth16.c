@@ -541,8 +541,12 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         if ((st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK) goto done;
         prof_step(&pr, lean ? "upload a, b" : "upload a, b, c");
     }
-    for (int j = 0; j < nbuf; j++)
+    /* a step boundary after each vector's two transforms (~80 ms at 2^27),
+     * so a higher-priority unit does not wait for the whole chain */
+    for (int j = 0; j < nbuf; j++) {
         if ((st = abc_coset(srs, b.abc + j * m, err)) != CZ_OK) goto done;
+        if (cancel_point(&st, "the next transforms of the H chain", err)) goto done;
+    }
     if (lean) {
         /* a' b' into a's buffer, then c where b was */
         if ((st = cz_gpu_ntt_pointwise_mul(srs->dom, b.abc, b.abc + m, err)) != CZ_OK ||

@@ -46,12 +46,18 @@
 #include "gpu/internal.cuh"
 #include "gpu/pairs.cuh"
 #include "gpu/settings.h"
+#include "util/cancel.h"
 #include "util/log.h"
 
 namespace cz_gpu {
 
 #define MSM_EMPTY   0xffffffffu
 #define MSM_SEG_LOG 4 /* bucket reduction segments of 16 */
+/* The accumulation's launches (step boundaries between them) and the
+ * fewest threads one takes (a multiple of the block; 2^16 threads hold at
+ * most 2^24 sorted entries), so small MSMs stay one launch. */
+#define MSM_ACC_PIECES    4
+#define MSM_ACC_PIECE_MIN ((size_t)1 << 16)
 
 /* The window for n points: cz_gpu_msm_window_bits (plan.c), which the
  * memory plan counts the scratch with. */
@@ -198,12 +204,14 @@ template <class F, int BS> struct msm_sacc {
  * chains). VEC: 16-byte point loads. SM: the running sum in shared memory
  * (msm_sacc). Variants are picked at run time
  * (CZ_GPU_MSM_ACC, see msm_acc0_launch) so one build can compare them.
- * total < 2^31 (msm_run), so positions fit 32 bits. */
+ * total < 2^31 (msm_run), so positions fit 32 bits. Thread t = t0 + its
+ * index in the grid (a launch covers the threads from t0 on: the
+ * accumulation runs in pieces, msm_steps). */
 template <class F, int BS, int MAXR, bool VEC, bool SM>
 __global__ void __launch_bounds__(BS) __maxnreg__(MAXR)
-    k_msm_acc0(const uint32_t *keys, const uint32_t *vals, uint32_t total, uint32_t S,
+    k_msm_acc0(uint32_t t0, const uint32_t *keys, const uint32_t *vals, uint32_t total, uint32_t S,
                uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts) {
-    const uint32_t t = blockIdx.x * BS + threadIdx.x;
+    const uint32_t t = t0 + blockIdx.x * BS + threadIdx.x;
     const uint32_t begin = t * S; /* < total + (BS + 1) S < 2^32 */
     if (begin >= total) return;
     const uint32_t end = total - begin > S ? begin + S : total;
@@ -370,12 +378,12 @@ __global__ void k_msm_combine(const xyzz<F> *fd, const xyzz<F> *g, const xyzz<F>
  * per SM instead of 8, 68 bytes of spills) was 8 % slower (2026-12-03:
  * 2^24 accumulation 338 against 312 ms, 2^26 1233 against 1136 ms). */
 template <class F>
-static void msm_acc0_launch(size_t T0, cudaStream_t st, const uint32_t *keys, const uint32_t *vals,
-                            uint32_t total, uint32_t S, uint32_t sentinel, const affine<F> *points,
-                            xyzz<F> *buckets, msm_part<F> *parts) {
+static void msm_acc0_launch(size_t t0, size_t count, cudaStream_t st, const uint32_t *keys,
+                            const uint32_t *vals, uint32_t total, uint32_t S, uint32_t sentinel,
+                            const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts) {
 #define MSM_ACC0(MAXR, VEC, SM)                                                                    \
-    k_msm_acc0<F, 128, MAXR, VEC, SM><<<cz_gpu_blocks(T0, 128), 128, 0, st>>>(                     \
-        keys, vals, total, S, sentinel, points, buckets, parts)
+    k_msm_acc0<F, 128, MAXR, VEC, SM><<<cz_gpu_blocks(count, 128), 128, 0, st>>>(                  \
+        (uint32_t)t0, keys, vals, total, S, sentinel, points, buckets, parts)
     const bool g1 = sizeof(F) == sizeof(fp_t);
     const cz_gpu_settings *knobs = cz_gpu_settings_get();
     int variant = g1 ? knobs->msm_acc_g1 : knobs->msm_acc_g2;
@@ -893,8 +901,23 @@ static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t
                               2 * total * sizeof(uint32_t), st, err);
         if (status != CZ_OK) return status;
     } else {
-        msm_acc0_launch<F>(T0, st, skeys, svals, (uint32_t)total, S0, sentinel, points, buckets,
-                           parts);
+        /* in up to MSM_ACC_PIECES launches of whole blocks, with a step
+         * boundary (util/cancel.h) between them: a higher-priority unit
+         * (a WinningPoSt inside a PoRep partition) runs there beside this
+         * MSM's scratch, so it waits for a piece of the accumulation (~0.16
+         * s of a 2^27 G1 MSM's 0.62), not all of it; a cancel stops there.
+         * The pieces write what one launch would: every thread owns its
+         * entries and its two partial slots. */
+        size_t piece = (T0 + MSM_ACC_PIECES - 1) / MSM_ACC_PIECES;
+        piece = (piece + 127) / 128 * 128;
+        if (piece < MSM_ACC_PIECE_MIN) piece = MSM_ACC_PIECE_MIN;
+        for (size_t t0 = 0; t0 < T0; t0 += piece) {
+            if (t0 && cz_step_boundary())
+                return cz_error_set(err, CZ_E_CANCELLED, "gpu msm: cancelled in the accumulation");
+            msm_acc0_launch<F>(t0, T0 - t0 < piece ? T0 - t0 : piece, st, skeys, svals,
+                               (uint32_t)total, S0, sentinel, points, buckets, parts);
+            CZ_CUDA_TRY(err, cudaGetLastError());
+        }
     }
     CZ_CUDA_TRY(err, cudaGetLastError());
     if (profile) cudaEventRecord(ev[3], st);

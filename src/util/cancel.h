@@ -10,10 +10,15 @@
 #ifndef CZ_UTIL_CANCEL_H
 #define CZ_UTIL_CANCEL_H
 
+#ifdef __cplusplus
+/* CUDA code (src/gpu) calls the boundary only; the flag is C11's atomic_int */
+extern "C" {
+#else
 #include <stdatomic.h>
 
 /* The calling thread's flag (NULL: none, never cancelled). */
 void cz_cancel_set_flag(const atomic_int *flag);
+#endif
 
 /* 1 when the calling thread's flag is set. */
 int cz_cancel_requested(void);
@@ -30,4 +35,7 @@ void cz_boundary_set_hook(cz_boundary_hook hook, void *ctx);
  * cz_cancel_requested(). */
 int cz_step_boundary(void);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
