@@ -524,15 +524,41 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
         cz_error perr = {0};
         if ((room && !budget) ||
             cz_gpu_srs_plan(&beside, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM || beside.lean) {
-            cz_log(CZ_LOG_INFO,
-                   "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory plan "
-                   "on the device but the lean one: a, b, c of its units are evaluated on the CPU",
-                   b->info.name, id, MIB(gc_bytes));
+            const size_t resident_bytes = gc_bytes;
             cz_gpu_circuit_destroy(gc);
             gc = NULL;
             gc_bytes = 0;
             budget = room;
             abc_host = 1;
+            /* CZ_GPU_ABC_STREAM: the circuit streamed per unit instead,
+             * when the key keeps a plan beside its window buffers that is
+             * not the lean one (which has no room for the witness that a,
+             * b, c are evaluated from) */
+            cz_gpu_circuit *sgc = NULL;
+            cz_error serr = {0};
+            if (cz_gpu_settings_get()->abc_stream &&
+                cz_gpu_circuit_create_streamed(&sgc, circuit, 0, &serr) == CZ_OK) {
+                const size_t sb = cz_gpu_circuit_bytes(sgc), sbudget = room > sb ? room - sb : 0;
+                if ((!room || sbudget) &&
+                    cz_gpu_srs_plan(&beside, &shape, sbudget, NULL, 0, &perr) == CZ_OK &&
+                    !beside.lean) {
+                    gc = sgc, gc_bytes = sb, budget = sbudget, abc_host = 0;
+                } else {
+                    cz_gpu_circuit_destroy(sgc);
+                }
+            }
+            if (gc)
+                cz_log(CZ_LOG_INFO,
+                       "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory "
+                       "plan on the device but the lean one: it is streamed to the device for "
+                       "each unit instead (%.0f MiB stay)",
+                       b->info.name, id, MIB(resident_bytes), MIB(gc_bytes));
+            else
+                cz_log(CZ_LOG_INFO,
+                       "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory "
+                       "plan on the device but the lean one: a, b, c of its units are evaluated "
+                       "on the CPU",
+                       b->info.name, id, MIB(resident_bytes));
         }
     }
     if (room && !budget) {
@@ -735,7 +761,13 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
         pthread_mutex_unlock(&c->slot_lock);
         cz_prove_data view;
         cz_circuit_prove_view(&view, u->circuit, u->witness, NULL, NULL, NULL);
-        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, r->gc, &view, dev_z, err);
+        /* a streamed circuit reads the unit's matrices (nothing for a
+         * resident one) */
+        st = cz_gpu_circuit_set_host(r->gc, u->circuit, err);
+        if (st == CZ_OK)
+            st = cz_gpu_groth16_prove_start(out, r->srs, u->params, r->gc, &view, dev_z, err);
+        cz_error unused = {0};
+        (void)cz_gpu_circuit_set_host(r->gc, NULL, &unused);
     }
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
     return st;

@@ -70,6 +70,36 @@ typedef struct {
     uint2 *pieces;
 } gpu_matrix;
 
+/* A streamed circuit (cz_gpu_circuit_create_streamed): each matrix in row
+ * windows of at most a window's entries, planned at creation. Window: rows
+ * [r0, r0 + rows), entries [e0, e0 + nnz); its long rows with rows counted
+ * from r0 and pieces' entries from e0 (host arrays). */
+typedef struct {
+    uint32_t r0, rows;
+    uint64_t e0, nnz;
+    uint32_t n_long, n_pieces;
+    uint32_t *long_row, *first;
+    uint2 *pieces;
+} abc_window;
+
+/* A device copy of one window's arrays (m: its counts unused), row offsets
+ * rebased to the window's first entry; two, so the next window goes up
+ * while the kernels of the current one run (used: recorded after them). */
+typedef struct {
+    gpu_matrix m;
+    cudaEvent_t used;
+} abc_window_buf;
+
+typedef struct {
+    abc_window *w[3];
+    size_t nw[3];
+    uint64_t max_rows, max_nnz;
+    uint32_t max_long, max_pieces;
+    abc_window_buf buf[2];
+    cz_gpu_uploader *up;
+    const cz_circuit *host; /* the unit's circuit (cz_gpu_circuit_set_host) */
+} abc_stream;
+
 struct cz_gpu_circuit {
     uint32_t num_inputs, num_aux, rows, coef_bytes, num_coeffs;
     uint64_t a_aux_count, b_input_count, b_aux_count;
@@ -81,6 +111,7 @@ struct cz_gpu_circuit {
     int shared;
     int sms;
     size_t bytes;
+    abc_stream *stream; /* NULL: the matrices resident (m[i]'s arrays) */
 };
 
 /* ---- device side ---- */
@@ -335,17 +366,21 @@ static cz_status stage_upload(cz_gpu_uploader *up, void *dev, const void *host, 
     return CZ_OK;
 }
 
+static void stream_free(abc_stream *s);
+
+static void matrix_free(gpu_matrix *m) {
+    cz_gpu_free(m->row_start);
+    cz_gpu_free(m->col);
+    cz_gpu_free(m->coef);
+    cz_gpu_free(m->long_row);
+    cz_gpu_free(m->first);
+    cz_gpu_free(m->pieces);
+}
+
 extern "C" void cz_gpu_circuit_destroy(cz_gpu_circuit *gc) {
     if (!gc) return;
-    for (int i = 0; i < 3; i++) {
-        gpu_matrix *m = &gc->m[i];
-        cz_gpu_free(m->row_start);
-        cz_gpu_free(m->col);
-        cz_gpu_free(m->coef);
-        cz_gpu_free(m->long_row);
-        cz_gpu_free(m->first);
-        cz_gpu_free(m->pieces);
-    }
+    stream_free(gc->stream);
+    for (int i = 0; i < 3; i++) matrix_free(&gc->m[i]);
     cz_gpu_free(gc->table);
     cz_gpu_free(gc->partial);
     cz_gpu_free(gc->density);
@@ -433,27 +468,28 @@ static cz_status check_host(const cz_circuit *c, cz_error *err) {
     return CZ_OK;
 }
 
-/* Runs k_check on matrix i and names the first fault. */
+/* Runs k_check on the nnz device entries (col, coef) of matrix i that
+ * start at entry e0 (a window of a streamed circuit; 0: all of it) and
+ * names the first fault. */
 static cz_status check_device(const cz_gpu_circuit *gc, const cz_circuit *c, int i,
+                              const uint32_t *col, const void *coef, uint64_t nnz, uint64_t e0,
                               unsigned long long *dev_fault, cz_error *err) {
-    const gpu_matrix *m = &gc->m[i];
     unsigned long long fault = ABC_NO_FAULT;
-    if (!m->nnz) return CZ_OK;
+    if (!nnz) return CZ_OK;
     CZ_CUDA_TRY(err, cudaMemcpy(dev_fault, &fault, sizeof fault, cudaMemcpyHostToDevice));
-    const unsigned blocks =
-        (unsigned)(m->nnz / ABC_THREADS < 4096 ? m->nnz / ABC_THREADS + 1 : 4096);
+    const unsigned blocks = (unsigned)(nnz / ABC_THREADS < 4096 ? nnz / ABC_THREADS + 1 : 4096);
     const uint32_t vars = gc->num_inputs + gc->num_aux;
     if (gc->coef_bytes == 2)
-        k_check<uint16_t><<<blocks, ABC_THREADS>>>(dev_fault, m->col, (const uint16_t *)m->coef,
-                                                   m->nnz, vars, gc->num_coeffs);
+        k_check<uint16_t><<<blocks, ABC_THREADS>>>(dev_fault, col, (const uint16_t *)coef, nnz,
+                                                   vars, gc->num_coeffs);
     else
-        k_check<uint32_t><<<blocks, ABC_THREADS>>>(dev_fault, m->col, (const uint32_t *)m->coef,
-                                                   m->nnz, vars, gc->num_coeffs);
+        k_check<uint32_t><<<blocks, ABC_THREADS>>>(dev_fault, col, (const uint32_t *)coef, nnz,
+                                                   vars, gc->num_coeffs);
     CZ_CUDA_LAUNCHED(err);
     CZ_CUDA_TRY(err, cudaMemcpy(&fault, dev_fault, sizeof fault, cudaMemcpyDeviceToHost));
     if (fault == ABC_NO_FAULT) return CZ_OK;
     const cz_circuit_matrix *h = &c->m[i];
-    const uint64_t k = fault;
+    const uint64_t k = e0 + fault;
     const uint32_t ci =
         c->coef_bytes == 2 ? ((const uint16_t *)h->coef)[k] : ((const uint32_t *)h->coef)[k];
     return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -462,6 +498,93 @@ static cz_status check_device(const cz_gpu_circuit *gc, const cz_circuit *c, int
                         matrix_name[i],
                         (unsigned long long)row_of(h->row_start, c->num_constraints, k),
                         (unsigned long long)k, h->col[k], vars, ci, c->num_coeffs);
+}
+
+/* The sizes, knobs and density counts of c, and the device's SMs. */
+static cz_status circuit_fields(cz_gpu_circuit *gc, const cz_circuit *c, cz_error *err) {
+    gc->num_inputs = c->num_inputs, gc->num_aux = c->num_aux;
+    gc->rows = (uint32_t)c->num_constraints;
+    gc->coef_bytes = c->coef_bytes, gc->num_coeffs = c->num_coeffs;
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    gc->long_threshold = knobs->abc_long;
+    gc->shared = c->num_coeffs <= ABC_SHARED_MAX && knobs->abc_shared != 0;
+    gc->a_aux_count = cz_density_popcount(c->a_aux_density, c->num_aux);
+    gc->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
+    gc->b_input_count = cz_density_popcount(c->b_input_density, c->num_inputs);
+    int dev = 0;
+    CZ_CUDA_TRY(err, cudaGetDevice(&dev));
+    CZ_CUDA_TRY(err, cudaDeviceGetAttribute(&gc->sms, cudaDevAttrMultiProcessorCount, dev));
+    return CZ_OK;
+}
+
+/* CZ_E_NOMEM naming the bytes when need does not fit the device's free
+ * memory (capped by CZ_GPU_MEM_LIMIT). */
+static cz_status device_room(size_t need, const cz_gpu_circuit *gc, cz_error *err) {
+    size_t free_b = 0, total_b = 0;
+    cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
+    if (st != CZ_OK) return st;
+    if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
+    const cz_gpu_settings *knobs = cz_gpu_settings_get();
+    size_t budget = free_b;
+    if (knobs->has_mem_limit && knobs->mem_limit < budget) budget = (size_t)knobs->mem_limit;
+    if (need <= budget) return CZ_OK;
+    return cz_error_set(err, CZ_E_NOMEM,
+                        "gpu circuit: the device is too small: %.1f MiB needed (matrices of %llu "
+                        "+ %llu + %llu entries, %llu rows%s), %.1f MiB usable (%.1f free of "
+                        "%.1f%s)",
+                        MIB(need), (unsigned long long)gc->m[0].nnz,
+                        (unsigned long long)gc->m[1].nnz, (unsigned long long)gc->m[2].nnz,
+                        (unsigned long long)gc->rows, gc->stream ? ", streamed" : "", MIB(budget),
+                        MIB(free_b), MIB(total_b),
+                        budget < free_b ? ", capped by CZ_GPU_MEM_LIMIT" : "");
+}
+
+/* What every circuit keeps beside its matrices: the coefficient table, the
+ * densities, the long rows' piece scratch (max_pieces) and a fault word
+ * for the checks (freed after them). */
+static size_t common_bytes(const cz_circuit *c, uint32_t max_pieces, size_t sz[4]) {
+    const size_t wa = words64(c->num_aux), wi = words64(c->num_inputs);
+    sz[0] = (size_t)c->num_coeffs * sizeof(fr_t), sz[1] = (2 * wa + wi) * 8;
+    sz[2] = (size_t)max_pieces * sizeof(fr_t), sz[3] = 8;
+    return sz[0] + sz[1] + sz[2] + sz[3];
+}
+
+static cz_status common_alloc(cz_gpu_circuit *gc, const size_t sz[4],
+                              unsigned long long **dev_fault, cz_error *err) {
+    void **slot[] = {(void **)&gc->table, (void **)&gc->density, (void **)&gc->partial,
+                     (void **)dev_fault};
+    for (int k = 0; k < 4; k++) {
+        const cz_status st = cz_gpu_alloc(slot[k], sz[k], err);
+        if (st != CZ_OK) return st;
+        gc->bytes += sz[k];
+    }
+    return CZ_OK;
+}
+
+/* The table and the densities up (copies queued; *ticket: the last). */
+static cz_status common_upload(cz_gpu_uploader *up, cz_gpu_circuit *gc, const cz_circuit *c,
+                               uint64_t *ticket, cz_error *err) {
+    const size_t wa = words64(c->num_aux), wi = words64(c->num_inputs);
+    cz_status st =
+        stage_upload(up, gc->table, c->coeffs, (size_t)c->num_coeffs * sizeof(fr_t), ticket, err);
+    if (st == CZ_OK) st = stage_upload(up, gc->density, c->a_aux_density, wa * 8, ticket, err);
+    if (st == CZ_OK) st = stage_upload(up, gc->density + wa, c->b_aux_density, wa * 8, ticket, err);
+    if (st == CZ_OK)
+        st = stage_upload(up, gc->density + 2 * wa, c->b_input_density, wi * 8, ticket, err);
+    return st;
+}
+
+/* m's six arrays of sz bytes each (row offsets, columns, indices, long
+ * rows, their first pieces, pieces), counted into *bytes. */
+static cz_status matrix_alloc(gpu_matrix *m, const size_t sz[6], size_t *bytes, cz_error *err) {
+    void **slot[] = {(void **)&m->row_start, (void **)&m->col,   &m->coef,
+                     (void **)&m->long_row,  (void **)&m->first, (void **)&m->pieces};
+    for (int k = 0; k < 6; k++) {
+        const cz_status st = cz_gpu_alloc(slot[k], sz[k], err);
+        if (st != CZ_OK) return st;
+        *bytes += sz[k];
+    }
+    return CZ_OK;
 }
 
 extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circuit *c,
@@ -476,24 +599,9 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
     cz_gpu_uploader *up = NULL;
     unsigned long long *dev_fault = NULL;
     uint64_t ticket = 0;
-    const size_t wa = words64(c->num_aux), wi = words64(c->num_inputs);
-    size_t need = (size_t)c->num_coeffs * sizeof(fr_t) + (2 * wa + wi) * 8 + 8;
+    size_t need = 0;
     uint32_t max_pieces = 0;
-    gc->num_inputs = c->num_inputs, gc->num_aux = c->num_aux;
-    gc->rows = (uint32_t)c->num_constraints;
-    gc->coef_bytes = c->coef_bytes, gc->num_coeffs = c->num_coeffs;
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    gc->long_threshold = knobs->abc_long;
-    gc->shared = c->num_coeffs <= ABC_SHARED_MAX && knobs->abc_shared != 0;
-    gc->a_aux_count = cz_density_popcount(c->a_aux_density, c->num_aux);
-    gc->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
-    gc->b_input_count = cz_density_popcount(c->b_input_density, c->num_inputs);
-    {
-        int dev = 0;
-        CZ_CUDA_GOTO(err, st, fail, cudaGetDevice(&dev));
-        CZ_CUDA_GOTO(err, st, fail,
-                     cudaDeviceGetAttribute(&gc->sms, cudaDevAttrMultiProcessorCount, dev));
-    }
+    if ((st = circuit_fields(gc, c, err)) != CZ_OK) goto fail;
 
     /* plan the long rows, then check the device has room for everything */
     {
@@ -509,43 +617,17 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
             need += ((size_t)gc->rows + 1) * 4 + m->nnz * (4 + c->coef_bytes) +
                     ((size_t)m->n_long * 2 + 1) * 4 + (size_t)m->n_pieces * sizeof(uint2);
         }
-        need += (size_t)max_pieces * sizeof(fr_t);
-        size_t free_b = 0, total_b = 0, budget = 0;
-        if ((st = cz_gpu_mem_info(&free_b, &total_b, err)) != CZ_OK) goto fail;
-        budget = free_b;
-        if ((st = cz_gpu_settings_status(err)) != CZ_OK) goto fail; /* a bad CZ_GPU_MEM_LIMIT */
-        if (knobs->has_mem_limit && knobs->mem_limit < budget) budget = (size_t)knobs->mem_limit;
-        if (need > budget) {
-            st = cz_error_set(err, CZ_E_NOMEM,
-                              "gpu circuit: the device is too small: %.1f MiB needed (matrices "
-                              "of %llu + %llu + %llu entries, %llu rows), %.1f MiB usable (%.1f "
-                              "free of %.1f%s)",
-                              MIB(need), (unsigned long long)gc->m[0].nnz,
-                              (unsigned long long)gc->m[1].nnz, (unsigned long long)gc->m[2].nnz,
-                              (unsigned long long)gc->rows, MIB(budget), MIB(free_b), MIB(total_b),
-                              budget < free_b ? ", capped by CZ_GPU_MEM_LIMIT" : "");
-            goto fail;
-        }
+        size_t sz[4];
+        need += common_bytes(c, max_pieces, sz);
+        if ((st = device_room(need, gc, err)) != CZ_OK) goto fail;
         /* allocate everything first: a failure leaves nothing to upload */
-        void **slot[] = {(void **)&gc->table, (void **)&gc->density, (void **)&gc->partial,
-                         (void **)&dev_fault};
-        const size_t sz[] = {(size_t)c->num_coeffs * sizeof(fr_t), (2 * wa + wi) * 8,
-                             (size_t)max_pieces * sizeof(fr_t), 8};
-        for (int k = 0; k < 4; k++) {
-            if ((st = cz_gpu_alloc(slot[k], sz[k], err)) != CZ_OK) goto alloc_fail;
-            gc->bytes += sz[k];
-        }
+        if ((st = common_alloc(gc, sz, &dev_fault, err)) != CZ_OK) goto alloc_fail;
         for (int i = 0; i < 3; i++) {
             gpu_matrix *m = &gc->m[i];
-            void **mslot[] = {(void **)&m->row_start, (void **)&m->col,   &m->coef,
-                              (void **)&m->long_row,  (void **)&m->first, (void **)&m->pieces};
             const size_t msz[] = {((size_t)gc->rows + 1) * 4,  m->nnz * 4,
                                   m->nnz * c->coef_bytes,      (size_t)m->n_long * 4,
                                   ((size_t)m->n_long + 1) * 4, (size_t)m->n_pieces * sizeof(uint2)};
-            for (int k = 0; k < 6; k++) {
-                if ((st = cz_gpu_alloc(mslot[k], msz[k], err)) != CZ_OK) goto alloc_fail;
-                gc->bytes += msz[k];
-            }
+            if ((st = matrix_alloc(m, msz, &gc->bytes, err)) != CZ_OK) goto alloc_fail;
         }
     }
 
@@ -567,19 +649,14 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
                               &ticket, err);
         if (st != CZ_OK) cz_error_prefix(err, "gpu circuit: upload of %s", matrix_name[i]);
     }
-    if (st == CZ_OK)
-        st = stage_upload(up, gc->table, c->coeffs, (size_t)c->num_coeffs * sizeof(fr_t), &ticket,
-                          err);
-    if (st == CZ_OK) st = stage_upload(up, gc->density, c->a_aux_density, wa * 8, &ticket, err);
-    if (st == CZ_OK)
-        st = stage_upload(up, gc->density + wa, c->b_aux_density, wa * 8, &ticket, err);
-    if (st == CZ_OK)
-        st = stage_upload(up, gc->density + 2 * wa, c->b_input_density, wi * 8, &ticket, err);
+    if (st == CZ_OK) st = common_upload(up, gc, c, &ticket, err);
     if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
     if (st != CZ_OK) goto fail;
 
     for (int i = 0; i < 3; i++)
-        if ((st = check_device(gc, c, i, dev_fault, err)) != CZ_OK) goto fail;
+        if ((st = check_device(gc, c, i, gc->m[i].col, gc->m[i].coef, gc->m[i].nnz, 0, dev_fault,
+                               err)) != CZ_OK)
+            goto fail;
     CZ_CUDA_GOTO(err, st, fail, cudaDeviceSynchronize());
     cz_gpu_uploader_destroy(up);
     cz_gpu_free(dev_fault);
@@ -613,48 +690,71 @@ static unsigned wave_blocks(K kernel, size_t shmem, int sms, size_t threads_want
     return (unsigned)(want < wave ? (want ? want : 1) : wave);
 }
 
+/* What the kernels read of one matrix, or of one window of a streamed
+ * one: row offsets (rows + 1; a window's from 0), columns, coefficient
+ * indices and the long rows (rows and entries counted the same way). */
+typedef struct {
+    const uint32_t *row_start, *col;
+    const void *coef;
+    uint32_t rows, n_long, n_pieces;
+    const uint32_t *long_row, *first;
+    const uint2 *pieces;
+} rows_view;
+
 template <class I, bool SH>
-static cz_status eval_matrix(fr_t *out, const cz_gpu_circuit *gc, const gpu_matrix *m,
-                             const fr_t *z, cz_error *err) {
+static cz_status eval_rows(fr_t *out, const cz_gpu_circuit *gc, const rows_view &v, const fr_t *z,
+                           cz_error *err) {
     const size_t shmem = SH ? (size_t)gc->num_coeffs * sizeof(fr_t) : 0;
-    const I *coef = (const I *)m->coef;
-    if (gc->rows) {
-        const unsigned blocks = wave_blocks(k_short_rows<I, SH>, shmem, gc->sms, gc->rows);
-        k_short_rows<I, SH><<<blocks, ABC_THREADS, shmem>>>(out, m->row_start, m->col, coef,
-                                                            gc->rows, gc->long_threshold, z,
-                                                            gc->table, gc->num_coeffs);
+    const I *coef = (const I *)v.coef;
+    if (v.rows) {
+        const unsigned blocks = wave_blocks(k_short_rows<I, SH>, shmem, gc->sms, v.rows);
+        k_short_rows<I, SH><<<blocks, ABC_THREADS, shmem>>>(out, v.row_start, v.col, coef, v.rows,
+                                                            gc->long_threshold, z, gc->table,
+                                                            gc->num_coeffs);
         CZ_CUDA_LAUNCHED(err);
     }
-    if (m->n_pieces) {
+    if (v.n_pieces) {
         const unsigned blocks =
-            wave_blocks(k_pieces<I, SH>, shmem, gc->sms, (size_t)m->n_pieces * 32);
-        k_pieces<I, SH><<<blocks, ABC_THREADS, shmem>>>(gc->partial, m->pieces, m->n_pieces, m->col,
+            wave_blocks(k_pieces<I, SH>, shmem, gc->sms, (size_t)v.n_pieces * 32);
+        k_pieces<I, SH><<<blocks, ABC_THREADS, shmem>>>(gc->partial, v.pieces, v.n_pieces, v.col,
                                                         coef, z, gc->table, gc->num_coeffs);
         CZ_CUDA_LAUNCHED(err);
-        const unsigned lblocks = wave_blocks(k_long_rows, 0, gc->sms, (size_t)m->n_long * 32);
-        k_long_rows<<<lblocks, ABC_THREADS>>>(out, gc->partial, m->long_row, m->first, m->n_long);
+        const unsigned lblocks = wave_blocks(k_long_rows, 0, gc->sms, (size_t)v.n_long * 32);
+        k_long_rows<<<lblocks, ABC_THREADS>>>(out, gc->partial, v.long_row, v.first, v.n_long);
         CZ_CUDA_LAUNCHED(err);
     }
     return CZ_OK;
 }
 
+static cz_status eval_view(fr_t *out, const cz_gpu_circuit *gc, const rows_view &v, const fr_t *z,
+                           cz_error *err) {
+    if (gc->coef_bytes == 2)
+        return gc->shared ? eval_rows<uint16_t, true>(out, gc, v, z, err)
+                          : eval_rows<uint16_t, false>(out, gc, v, z, err);
+    return gc->shared ? eval_rows<uint32_t, true>(out, gc, v, z, err)
+                      : eval_rows<uint32_t, false>(out, gc, v, z, err);
+}
+
+static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, const fr_t *z,
+                               cz_error *err);
+
 extern "C" cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c,
                                          const cz_gpu_circuit *gc, const cz_fr *dev_z,
                                          cz_error *err) {
-    cz_fr *outs[3] = {dev_a, dev_b, dev_c};
+    fr_t *const outs[3] = {(fr_t *)dev_a, (fr_t *)dev_b, (fr_t *)dev_c};
     const fr_t *z = (const fr_t *)dev_z;
-    for (int i = 0; i < 3; i++) {
-        if (!outs[i]) continue;
-        fr_t *o = (fr_t *)outs[i];
-        const gpu_matrix *m = &gc->m[i];
-        cz_status st;
-        if (gc->coef_bytes == 2)
-            st = gc->shared ? eval_matrix<uint16_t, true>(o, gc, m, z, err)
-                            : eval_matrix<uint16_t, false>(o, gc, m, z, err);
-        else
-            st = gc->shared ? eval_matrix<uint32_t, true>(o, gc, m, z, err)
-                            : eval_matrix<uint32_t, false>(o, gc, m, z, err);
-        if (st != CZ_OK) return cz_error_wrap(err, st, "gpu circuit: %s", matrix_name[i]);
+    if (gc->stream) {
+        const cz_status st = eval_streamed(outs, gc, z, err);
+        if (st != CZ_OK) return st;
+    } else {
+        for (int i = 0; i < 3; i++) {
+            if (!outs[i]) continue;
+            const gpu_matrix *m = &gc->m[i];
+            const rows_view v = {m->row_start, m->col,      m->coef,  gc->rows, m->n_long,
+                                 m->n_pieces,  m->long_row, m->first, m->pieces};
+            const cz_status st = eval_view(outs[i], gc, v, z, err);
+            if (st != CZ_OK) return cz_error_wrap(err, st, "gpu circuit: %s", matrix_name[i]);
+        }
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());
     return CZ_OK;
@@ -676,4 +776,265 @@ extern "C" cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c,
     cz_gpu_free(z);
     for (int i = 0; i < 3; i++) cz_gpu_free(dev[i]);
     return st;
+}
+
+/* ---- streamed circuits ----
+ *
+ * For a key whose memory plan leaves no room for its circuit resident: the
+ * coefficient table and the densities stay, the matrices go up on every
+ * evaluation in windows of at most ABC_WINDOW entries (their long rows
+ * planned once, at creation), two window buffers in turn, so the next
+ * window's copy overlaps the kernels of the current one. At 32 GiB PoRep
+ * that is 5.9 GB over PCIe per unit, against 12.9 GB of a, b, c evaluated
+ * on the CPU cores and uploaded (the other way, engine/backend.c). */
+
+#define ABC_WINDOW ((uint64_t)1 << 26)
+
+static void stream_free(abc_stream *s) {
+    if (!s) return;
+    for (int i = 0; i < 3; i++) {
+        for (size_t k = 0; k < s->nw[i]; k++) {
+            free(s->w[i][k].long_row);
+            free(s->w[i][k].first);
+            free(s->w[i][k].pieces);
+        }
+        free(s->w[i]);
+    }
+    for (int b = 0; b < 2; b++) {
+        matrix_free(&s->buf[b].m);
+        if (s->buf[b].used) (void)cudaEventDestroy(s->buf[b].used);
+    }
+    cz_gpu_uploader_destroy(s->up);
+    free(s);
+}
+
+/* The windows of matrix i of c: from each row r0 the most rows whose entries
+ * fit cap (one row at least, however long), each with its long rows. */
+static cz_status plan_windows(abc_stream *s, int i, const cz_circuit *c, uint64_t cap,
+                              unsigned threshold, cz_error *err) {
+    const uint32_t *rs = c->m[i].row_start;
+    const uint64_t rows = c->num_constraints;
+    size_t room = 0;
+    for (uint64_t r0 = 0; r0 < rows;) {
+        /* the largest r1 in (r0, rows] with rs[r1] - rs[r0] <= cap (offsets
+         * that decrease are found by the window's plan below) */
+        uint64_t lo = r0 + 1, hi = rows;
+        if ((uint64_t)(rs[lo] - rs[r0]) > cap) hi = lo;
+        while (lo < hi) {
+            const uint64_t mid = lo + (hi - lo + 1) / 2;
+            if (rs[mid] >= rs[r0] && (uint64_t)(rs[mid] - rs[r0]) <= cap)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        if (s->nw[i] == room) {
+            room = room ? 2 * room : 64;
+            abc_window *w = (abc_window *)realloc(s->w[i], room * sizeof *w);
+            if (!w) return cz_error_set(err, CZ_E_NOMEM, "gpu circuit: out of host memory");
+            s->w[i] = w;
+        }
+        abc_window *w = &s->w[i][s->nw[i]];
+        memset(w, 0, sizeof *w);
+        w->r0 = (uint32_t)r0, w->rows = (uint32_t)(lo - r0);
+        w->e0 = rs[r0], w->nnz = rs[lo] >= rs[r0] ? rs[lo] - rs[r0] : 0;
+        s->nw[i]++; /* owned from here: stream_free frees its lists */
+        plan pl;
+        cz_status st = plan_long_rows(&pl, matrix_name[i], rs + r0, w->rows, threshold, err);
+        if (st != CZ_OK) {
+            plan_free(&pl);
+            if (st == CZ_E_INVALID_ARG) /* the plan counts rows from r0: name the row itself */
+                for (uint64_t j = r0; j < lo; j++)
+                    if (rs[j + 1] < rs[j])
+                        return cz_error_set(err, st,
+                                            "gpu circuit: %s row %llu: row offsets decrease (%u "
+                                            "then %u)",
+                                            matrix_name[i], (unsigned long long)j, rs[j],
+                                            rs[j + 1]);
+            return st;
+        }
+        w->n_long = (uint32_t)pl.chunk_long[pl.n_chunks];
+        w->n_pieces = (uint32_t)pl.chunk_pieces[pl.n_chunks];
+        w->long_row = pl.long_row, w->first = pl.first, w->pieces = pl.pieces;
+        pl.long_row = pl.first = NULL, pl.pieces = NULL;
+        plan_free(&pl);
+        for (uint32_t p = 0; p < w->n_pieces; p++) /* entries from the window's first */
+            w->pieces[p].x -= (uint32_t)w->e0, w->pieces[p].y -= (uint32_t)w->e0;
+        if (w->rows > s->max_rows) s->max_rows = w->rows;
+        if (w->nnz > s->max_nnz) s->max_nnz = w->nnz;
+        if (w->n_long > s->max_long) s->max_long = w->n_long;
+        if (w->n_pieces > s->max_pieces) s->max_pieces = w->n_pieces;
+        r0 = lo;
+    }
+    return CZ_OK;
+}
+
+typedef struct {
+    uint32_t *dst;
+    const uint32_t *src;
+    uint32_t base;
+} rebase_ctx;
+
+static void rebase_range(void *vctx, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const rebase_ctx *c = (const rebase_ctx *)vctx;
+    for (size_t k = begin; k < end; k++) c->dst[k] = c->src[k] - c->base;
+}
+
+/* stage_upload of count row offsets less base (the window's first entry). */
+static cz_status stage_upload_rebased(cz_gpu_uploader *up, uint32_t *dev, const uint32_t *host,
+                                      size_t count, uint32_t base, uint64_t *ticket,
+                                      cz_error *err) {
+    const size_t per = ABC_UPLOAD / 4;
+    for (size_t off = 0; off < count; off += per) {
+        const size_t len = count - off < per ? count - off : per;
+        void *stage = NULL;
+        cz_status st = cz_gpu_uploader_stage(up, &stage, err);
+        if (st != CZ_OK) return st;
+        rebase_ctx c = {(uint32_t *)stage, host + off, base};
+        cz_parallel_for(len, (size_t)1 << 18, rebase_range, &c);
+        if ((st = cz_gpu_uploader_send(up, dev + off, len * 4, ticket, err)) != CZ_OK) return st;
+    }
+    return CZ_OK;
+}
+
+/* Window w of matrix i of c into B (copies queued; *ticket: the last). */
+static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c, int i,
+                               const abc_window *w, uint32_t coef_bytes, uint64_t *ticket,
+                               cz_error *err) {
+    const cz_circuit_matrix *h = &c->m[i];
+    cz_status st = stage_upload_rebased(s->up, B->row_start, h->row_start + w->r0,
+                                        (size_t)w->rows + 1, (uint32_t)w->e0, ticket, err);
+    if (st == CZ_OK) st = stage_upload(s->up, B->col, h->col + w->e0, w->nnz * 4, ticket, err);
+    if (st == CZ_OK)
+        st = stage_upload(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
+                          w->nnz * coef_bytes, ticket, err);
+    if (st == CZ_OK)
+        st = stage_upload(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, ticket, err);
+    if (st == CZ_OK)
+        st = stage_upload(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, ticket, err);
+    if (st == CZ_OK)
+        st = stage_upload(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2), ticket,
+                          err);
+    return st;
+}
+
+extern "C" cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const cz_circuit *c,
+                                                    size_t window_entries, cz_error *err) {
+    *out = NULL;
+    cz_status st = check_host(c, err);
+    if (st != CZ_OK) return st;
+    cz_gpu_circuit *gc = new (std::nothrow) cz_gpu_circuit();
+    abc_stream *s = (abc_stream *)calloc(1, sizeof *s);
+    if (!gc || !s) {
+        delete gc;
+        free(s);
+        return cz_error_set(err, CZ_E_NOMEM, "gpu circuit: out of host memory");
+    }
+    gc->stream = s;
+    const uint64_t cap = window_entries ? window_entries : ABC_WINDOW;
+    unsigned long long *dev_fault = NULL;
+    uint64_t ticket = 0;
+    if ((st = circuit_fields(gc, c, err)) != CZ_OK) goto fail;
+    for (int i = 0; i < 3; i++) {
+        if ((st = plan_windows(s, i, c, cap, gc->long_threshold, err)) != CZ_OK) goto fail;
+        gc->m[i].nnz = c->m[i].nnz;
+        for (size_t k = 0; k < s->nw[i]; k++) {
+            gc->m[i].n_long += s->w[i][k].n_long;
+            gc->m[i].n_pieces += s->w[i][k].n_pieces;
+        }
+    }
+    {
+        size_t sz[4];
+        const size_t common = common_bytes(c, s->max_pieces, sz);
+        const size_t wsz[] = {((size_t)s->max_rows + 1) * 4, s->max_nnz * 4,
+                              s->max_nnz * c->coef_bytes,    (size_t)s->max_long * 4,
+                              ((size_t)s->max_long + 1) * 4, (size_t)s->max_pieces * sizeof(uint2)};
+        size_t need = common;
+        for (size_t k = 0; k < 6; k++) need += 2 * wsz[k];
+        if ((st = device_room(need, gc, err)) != CZ_OK) goto fail;
+        if ((st = common_alloc(gc, sz, &dev_fault, err)) != CZ_OK) goto fail;
+        for (int b = 0; b < 2; b++) {
+            if ((st = matrix_alloc(&s->buf[b].m, wsz, &gc->bytes, err)) != CZ_OK) goto fail;
+            CZ_CUDA_GOTO(err, st, fail,
+                         cudaEventCreateWithFlags(&s->buf[b].used, cudaEventDisableTiming));
+        }
+    }
+    if ((st = cz_gpu_uploader_create(&s->up, ABC_UPLOAD, err)) != CZ_OK) goto fail;
+    st = common_upload(s->up, gc, c, &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+    /* every entry checked once, as the resident circuit's are */
+    for (int i = 0; i < 3 && st == CZ_OK; i++)
+        for (size_t k = 0; k < s->nw[i] && st == CZ_OK; k++) {
+            const abc_window *w = &s->w[i][k];
+            st = window_upload(s, &s->buf[0].m, c, i, w, gc->coef_bytes, &ticket, err);
+            if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+            if (st == CZ_OK)
+                st = check_device(gc, c, i, s->buf[0].m.col, s->buf[0].m.coef, w->nnz, w->e0,
+                                  dev_fault, err);
+        }
+    if (st != CZ_OK) goto fail;
+    cz_gpu_free(dev_fault);
+    gc->bytes -= 8;
+    *out = gc;
+    return CZ_OK;
+fail:
+    cz_gpu_free(dev_fault);
+    cz_gpu_circuit_destroy(gc);
+    return st;
+}
+
+extern "C" int cz_gpu_circuit_streamed(const cz_gpu_circuit *gc) {
+    return gc && gc->stream;
+}
+
+extern "C" cz_status cz_gpu_circuit_set_host(cz_gpu_circuit *gc, const cz_circuit *c,
+                                             cz_error *err) {
+    if (!gc->stream) return CZ_OK;
+    if (c && (c->num_constraints != gc->rows || c->num_inputs != gc->num_inputs ||
+              c->num_aux != gc->num_aux || c->coef_bytes != gc->coef_bytes ||
+              c->num_coeffs != gc->num_coeffs || c->m[0].nnz != gc->m[0].nnz ||
+              c->m[1].nnz != gc->m[1].nnz || c->m[2].nnz != gc->m[2].nnz))
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu circuit: a circuit of %llu rows and %llu + %llu + %llu entries "
+                            "given to the streamed one of %u rows and %llu + %llu + %llu",
+                            (unsigned long long)c->num_constraints, (unsigned long long)c->m[0].nnz,
+                            (unsigned long long)c->m[1].nnz, (unsigned long long)c->m[2].nnz,
+                            gc->rows, (unsigned long long)gc->m[0].nnz,
+                            (unsigned long long)gc->m[1].nnz, (unsigned long long)gc->m[2].nnz);
+    gc->stream->host = c;
+    return CZ_OK;
+}
+
+static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, const fr_t *z,
+                               cz_error *err) {
+    abc_stream *s = gc->stream;
+    const cz_circuit *c = s->host;
+    if (!c)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu circuit: a streamed circuit needs its host circuit "
+                            "(cz_gpu_circuit_set_host)");
+    unsigned k = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!outs[i]) continue;
+        for (size_t n = 0; n < s->nw[i]; n++, k ^= 1) {
+            const abc_window *w = &s->w[i][n];
+            abc_window_buf *buf = &s->buf[k];
+            const gpu_matrix *B = &buf->m;
+            /* the kernels that read this buffer last (two windows ago) are done */
+            CZ_CUDA_TRY(err, cudaEventSynchronize(buf->used));
+            uint64_t ticket = 0;
+            cz_status st = window_upload(s, &buf->m, c, i, w, gc->coef_bytes, &ticket, err);
+            if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+            if (st == CZ_OK) {
+                const rows_view v = {B->row_start, B->col,      B->coef,  w->rows,  w->n_long,
+                                     w->n_pieces,  B->long_row, B->first, B->pieces};
+                st = eval_view(outs[i] + w->r0, gc, v, z, err);
+            }
+            if (st != CZ_OK)
+                return cz_error_wrap(err, st, "gpu circuit: %s, streamed rows from %u",
+                                     matrix_name[i], w->r0);
+            CZ_CUDA_TRY(err, cudaEventRecord(buf->used, 0));
+        }
+    }
+    return CZ_OK;
 }

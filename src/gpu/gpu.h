@@ -372,8 +372,26 @@ typedef struct cz_gpu_circuit cz_gpu_circuit;
  * even when it fits shared memory); $CZ_GPU_MEM_LIMIT caps the device bytes
  * it may take, as for cz_gpu_srs_create. */
 cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c, cz_error *err);
+/* The same circuit streamed, for a key whose memory plan leaves no room for
+ * it resident: the coefficient table, the densities and two window buffers
+ * stay on the device (~1 GB at 32 GiB PoRep instead of 5.5 GiB), and every
+ * evaluation sends the matrices in row windows of at most window_entries
+ * entries (0: 2^26), each window's copy beside the previous one's kernels.
+ * The long rows are planned here and every entry is checked here, as
+ * cz_gpu_circuit_create does; the matrices are read again from the host
+ * circuit attached for each evaluation (cz_gpu_circuit_set_host), so c
+ * need not outlive the call. */
+cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const struct cz_circuit *c,
+                                         size_t window_entries, cz_error *err);
+/* 1 when gc is streamed. */
+int cz_gpu_circuit_streamed(const cz_gpu_circuit *gc);
+/* The host circuit a streamed gc's evaluations read the matrices from (a
+ * circuit of the same id: its sizes must be gc's, CZ_E_INVALID_ARG
+ * otherwise; NULL detaches); nothing for a resident one. */
+cz_status cz_gpu_circuit_set_host(cz_gpu_circuit *gc, const struct cz_circuit *c, cz_error *err);
 void cz_gpu_circuit_destroy(cz_gpu_circuit *gc); /* NULL is fine */
-/* Device bytes held (matrices, table, densities, long-row lists, scratch). */
+/* Device bytes held (matrices or window buffers, table, densities,
+ * long-row lists, scratch). */
 size_t cz_gpu_circuit_bytes(const cz_gpu_circuit *gc);
 
 /* What the circuit holds; the GPU prover reads the sizes, the popcounts and
@@ -395,7 +413,8 @@ void cz_gpu_circuit_get_info(cz_gpu_circuit_info *out, const cz_gpu_circuit *gc)
 
 /* The device arrays of matrix `which` (0 = A, 1 = B, 2 = C) and the
  * coefficient table, for kernels outside circuit.cu (the setup's column
- * sums); valid while gc lives, checked at creation as described above. */
+ * sums); valid while gc lives, checked at creation as described above. A
+ * streamed circuit has no matrix arrays on the device (NULL). */
 typedef struct {
     uint64_t nnz;
     uint32_t rows, coef_bytes, num_coeffs;

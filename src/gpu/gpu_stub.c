@@ -259,6 +259,20 @@ cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c
     *out = NULL;
     return NO_GPU(err);
 }
+cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const struct cz_circuit *c,
+                                         size_t window_entries, cz_error *err) {
+    (void)c, (void)window_entries;
+    *out = NULL;
+    return NO_GPU(err);
+}
+int cz_gpu_circuit_streamed(const cz_gpu_circuit *gc) {
+    (void)gc;
+    return 0;
+}
+cz_status cz_gpu_circuit_set_host(cz_gpu_circuit *gc, const struct cz_circuit *c, cz_error *err) {
+    (void)gc, (void)c;
+    return NO_GPU(err);
+}
 void cz_gpu_circuit_destroy(cz_gpu_circuit *gc) {
     (void)gc;
 }

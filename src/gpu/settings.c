@@ -53,6 +53,9 @@ static const knob knobs[] = {
     {"CZ_GPU_PROVE_PROFILE", SET, F(prove_profile), 0, 0, NULL, "log ms per prove step"},
     {"CZ_GPU_ABC_LONG", STRICT, F(abc_long), 0, 0xffffffffu, "16",
      "rows of the pre-compiled circuit longer than this take the long-row path"},
+    {"CZ_GPU_ABC_STREAM", FLAG, F(abc_stream), 0, 0, "0",
+     "1: a key without room for its circuit evaluates a, b, c from the circuit streamed to the "
+     "device per unit (0: on the CPU cores)"},
     {"CZ_GPU_ABC_SHARED", STRICT, F(abc_shared), 0, 0xffffffffu, "1",
      "0: the circuit's coefficient table in global memory, not shared"},
     {"CZ_GPU_MSM_ACC", INT, F(msm_acc_g1), 0, 0, "2", "G1 MSM bucket accumulation variant"},

@@ -51,6 +51,10 @@ typedef struct {
      * abc_shared = 0 keeps the coefficient table in global memory
      * (CZ_GPU_ABC_SHARED, default 1). */
     unsigned abc_long, abc_shared;
+    /* a key that streams without room for its circuit: a, b, c on the
+     * device from the circuit streamed per unit (CZ_GPU_ABC_STREAM=1;
+     * default 0: on the CPU cores, engine/backend.c) */
+    int abc_stream;
     /* MSM (msm.cuh): accumulation variants for G1 / G2 (CZ_GPU_MSM_ACC,
      * CZ_GPU_MSM_ACC2, defaults 2 and 3), sorted entries per accumulation
      * thread (CZ_GPU_MSM_S, 0 = automatic), step times (CZ_GPU_MSM_PROFILE),

@@ -4,7 +4,8 @@
  * on random compact circuits: u16 and u32 coefficient indices, tables in
  * shared and in global memory, empty rows, rows at the short / long and
  * piece boundaries, long rows of thousands and of 100,000 entries, a case of
- * more than a million rows, outputs left out. Bad circuits are refused with
+ * more than a million rows, outputs left out; the same circuits streamed
+ * (in ~37 row windows and in one) give the same a, b, c. Bad circuits are refused with
  * the fault named. Then the GPU prover through the circuit path (a, b, c
  * not in the prove data) against the CPU prover on the same circuit: the
  * same five sums and, with the same r, s, the same proof bytes.
@@ -261,6 +262,51 @@ static void check_eval(const shape *s, const char *long_knob, const char *shared
         free(pattern);
         free(back);
     }
+    /* streamed (cz_gpu_circuit_create_streamed): in about 37 windows (rows
+     * longer than a window get one of their own) and in one; the same
+     * a, b, c as the resident circuit, which the CPU's equal */
+    uint64_t most = c->m[0].nnz;
+    for (int i = 1; i < 3; i++)
+        if (c->m[i].nnz > most) most = c->m[i].nnz;
+    const size_t windows[2] = {(size_t)(most / 37 + 97), 0};
+    for (int k = 0; k < 2; k++) {
+        cz_gpu_circuit *sc = NULL;
+        if (long_knob) gpu_knob("CZ_GPU_ABC_LONG", long_knob);
+        if (shared_knob) gpu_knob("CZ_GPU_ABC_SHARED", shared_knob);
+        st = cz_gpu_circuit_create_streamed(&sc, c, windows[k], &err);
+        gpu_knob("CZ_GPU_ABC_LONG", NULL);
+        gpu_knob("CZ_GPU_ABC_SHARED", NULL);
+        if (st != CZ_OK) fprintf(stderr, "streamed: %s\n", err.message);
+        CHECK(st == CZ_OK && cz_gpu_circuit_streamed(sc) && !cz_gpu_circuit_streamed(gc));
+        if (st != CZ_OK) continue;
+        cz_gpu_circuit_info si;
+        cz_gpu_circuit_get_info(&si, sc);
+        CHECK(si.long_rows[0] >= info.long_rows[0] && si.nnz[1] == info.nnz[1]);
+        cz_fr *sgot = malloc((rows + 1) * sizeof *sgot);
+        cz_error serr = {0};
+        /* without its host circuit it refuses, and a circuit of another
+         * shape is refused */
+        if (rows) {
+            CHECK(cz_gpu_circuit_eval_host(sgot, NULL, NULL, sc, z, z + c->num_inputs, &serr) ==
+                  CZ_E_INVALID_ARG);
+            cz_circuit other = *c;
+            other.num_constraints = rows - 1;
+            CHECK(cz_gpu_circuit_set_host(sc, &other, &serr) == CZ_E_INVALID_ARG);
+        }
+        CHECK(cz_gpu_circuit_set_host(sc, c, &serr) == CZ_OK);
+        for (int i = 0; i < 3; i++) {
+            cz_fr *outs[3] = {NULL, NULL, NULL};
+            outs[i] = sgot;
+            st = cz_gpu_circuit_eval_host(outs[0], outs[1], outs[2], sc, z, z + c->num_inputs,
+                                          &serr);
+            if (st != CZ_OK) fprintf(stderr, "streamed eval: %s\n", serr.message);
+            CHECK(st == CZ_OK && memcmp(sgot, got[i], rows * sizeof(cz_fr)) == 0);
+        }
+        CHECK(cz_gpu_circuit_bytes(sc) < cz_gpu_circuit_bytes(gc) || windows[k] == 0);
+        free(sgot);
+        cz_gpu_circuit_destroy(sc);
+    }
+
     for (int i = 0; i < 3; i++) free(got[i]);
     free(want);
     free(z);
@@ -300,7 +346,13 @@ static void check_eval_cases(void) {
 }
 
 /* Bad circuits are refused at creation with the fault named. */
-static void check_refusals(void) {
+/* Resident, or streamed in windows of 64 entries: both refuse the same. */
+static cz_status create(cz_gpu_circuit **gc, const cz_circuit *c, int streamed, cz_error *err) {
+    return streamed ? cz_gpu_circuit_create_streamed(gc, c, 64, err)
+                    : cz_gpu_circuit_create(gc, c, err);
+}
+
+static void check_refusals(int streamed) {
     shape s = {200, 2, 1000, 2, 50, 0, 0, 50, 0, 0};
     owned_circuit o;
     cz_error err = {0};
@@ -311,7 +363,7 @@ static void check_refusals(void) {
     uint32_t saved = o.col[1][17];
     o.col[1][17] = c->num_inputs + c->num_aux; /* one past the last variable */
     gc = (cz_gpu_circuit *)&o;                 /* must be reset */
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_INVALID_ARG && gc == NULL);
     CHECK(strstr(err.message, "B row") && strstr(err.message, "entry 17") &&
           strstr(err.message, "column"));
     o.col[1][17] = saved;
@@ -319,7 +371,7 @@ static void check_refusals(void) {
     uint16_t *coef = (uint16_t *)o.coef[2];
     uint16_t saved16 = coef[5];
     coef[5] = (uint16_t)c->num_coeffs;
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_INVALID_ARG && gc == NULL);
     CHECK(strstr(err.message, "C row") && strstr(err.message, "coefficient index"));
     coef[5] = saved16;
 
@@ -327,34 +379,34 @@ static void check_refusals(void) {
     uint32_t *rs = o.row_start[0];
     uint32_t r5 = rs[5], r6 = rs[6];
     rs[5] = rs[7], rs[6] = rs[4];
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_INVALID_ARG && gc == NULL);
     CHECK(strstr(err.message, "A row") && strstr(err.message, "decrease"));
     rs[5] = r5, rs[6] = r6;
 
     uint32_t last = rs[c->num_constraints];
     rs[c->num_constraints] = last + 1;
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_INVALID_ARG && gc == NULL);
     rs[c->num_constraints] = last;
 
     cz_fr two;
     cz_fr_from_u64(&two, 2);
     cz_fr saved_fr = o.coeffs[1];
     o.coeffs[1] = two;
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_INVALID_ARG && gc == NULL);
     CHECK(strstr(err.message, "1, -1") != NULL);
     o.coeffs[1] = saved_fr;
 
     c->coef_bytes = 3;
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_INVALID_ARG && gc == NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_INVALID_ARG && gc == NULL);
     c->coef_bytes = 2;
 
-    gpu_knob("CZ_GPU_MEM_LIMIT", "4KiB");
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_E_NOMEM && gc == NULL);
+    gpu_knob("CZ_GPU_MEM_LIMIT", "1KiB");
+    CHECK(create(&gc, c, streamed, &err) == CZ_E_NOMEM && gc == NULL);
     CHECK(strstr(err.message, "too small") && strstr(err.message, "CZ_GPU_MEM_LIMIT"));
     gpu_knob("CZ_GPU_MEM_LIMIT", NULL);
 
     /* repaired: accepted */
-    CHECK(cz_gpu_circuit_create(&gc, c, &err) == CZ_OK && gc != NULL);
+    CHECK(create(&gc, c, streamed, &err) == CZ_OK && gc != NULL);
     cz_gpu_circuit_destroy(gc);
     cz_gpu_circuit_destroy(NULL);
     owned_free(&o);
@@ -572,6 +624,19 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
             cz_groth16_msm_results again;
             CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &pd, NULL, &err) == CZ_OK);
             CHECK(sums_equal(&cpu, &again));
+            /* the circuit streamed in windows of 50 entries: the same sums */
+            {
+                cz_gpu_circuit *sgc = NULL;
+                gpu_knob("CZ_GPU_ABC_LONG", "8");
+                CHECK(cz_gpu_circuit_create_streamed(&sgc, &o.c, 50, &err) == CZ_OK);
+                gpu_knob("CZ_GPU_ABC_LONG", NULL);
+                CHECK(sgc && cz_gpu_circuit_set_host(sgc, &o.c, &err) == CZ_OK);
+                st = sgc ? cz_gpu_groth16_prove_start(&again, srs, &params, sgc, &wd, NULL, &err)
+                         : CZ_E_INTERNAL;
+                if (st != CZ_OK) fprintf(stderr, "streamed circuit: %s\n", err.message);
+                CHECK(st == CZ_OK && sums_equal(&cpu, &again));
+                cz_gpu_circuit_destroy(sgc);
+            }
             /* the witness staged on the device first (another uploader, as a
              * back-end context stages the next unit's); pd's assignment is
              * then not read */
@@ -618,7 +683,8 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
 int main(void) {
     cz_test_init("gpu/test_circuit_gpu");
     if (!gpu_test_have_device()) return CZ_GPU_TEST_SKIP;
-    check_refusals();
+    check_refusals(0);
+    check_refusals(1);
     check_eval_cases();
     check_prove(1, NULL);
     check_prove(60, NULL);
