@@ -374,7 +374,7 @@ typedef struct cz_gpu_circuit cz_gpu_circuit;
 cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c, cz_error *err);
 /* The same circuit streamed, for a key whose memory plan leaves no room for
  * it resident: the coefficient table, the densities and two window buffers
- * stay on the device (~1 GB at 32 GiB PoRep instead of 5.5 GiB), and every
+ * stay on the device (1-2 GB at 32 GiB PoRep instead of 5.5 GiB), and every
  * evaluation sends the matrices in row windows of at most window_entries
  * entries (0: 2^26), each window's copy beside the previous one's kernels.
  * The long rows are planned here and every entry is checked here, as
