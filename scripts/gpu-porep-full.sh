@@ -43,7 +43,9 @@
 # once per --synthesis-workers value; default once with its default),
 # CZ_MEM_CAPS="48GiB 24GiB" (bench-porep once more per cap, the device
 # capped there: each card size's memory plan, logged by the engine; a
-# streamed 32 GiB proof takes about a minute, so few caps fit one call).
+# streamed 32 GiB proof takes about a minute, so few caps fit one call; a
+# cap written CAP+stream runs with CZ_GPU_ABC_STREAM=1: a, b, c from the
+# circuit streamed to the device instead of the CPU cores).
 # The binaries must fit the device tool's 64 MiB: build them for the one
 # card (-DCZ_CUDA_ARCHS=90, or 80-virtual to run the PTX a 3090 / A100
 # would get through the driver's compiler); every card's code makes a
@@ -84,10 +86,14 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
                 --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
         done
         for cap in ${CZ_MEM_CAPS:-}; do
-            step "bench-porep ($size, device capped at $cap: the memory plan of a $cap card)"
-            timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-porep \
-                --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-                --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-$cap.json" ||
+            # CAP+stream: a, b, c from the circuit streamed to the device
+            # (CZ_GPU_ABC_STREAM=1) where they would be evaluated on the CPU
+            limit=${cap%+stream} abc=0
+            [ "$limit" != "$cap" ] && abc=1
+            step "bench-porep ($size, device capped at $limit, streamed circuit $abc)"
+            timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
+                "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
+                --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap/+/-}.json" ||
                 fail "bench-porep ($cap)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
