@@ -263,13 +263,14 @@ size_t cz_eng_prove_dropped_locked(const cz_engine *e);
  * not empty); SIZE_MAX: none for now, every unit is left to a free context
  * that holds its key (the worker waits for prove_work). */
 size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b);
-/* The prove heap item that may run inside a unit of priority running on
+/* The prove heap item that may run inside a unit of job running on
  * context b at one of its step boundaries (workers.c, preempt_hook), or
- * SIZE_MAX: the best-placed item of a priority above running that is
+ * SIZE_MAX: the best-placed item of a priority above running's that is
  * CRITICAL, or HIGH over NORMAL / LOW, not of a cancelled or failed job,
- * whose key b keeps resident (any, on a context that keeps no keys: the
- * CPU). */
-size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b, int running);
+ * whose key b keeps resident and is not running's (any, on a context that
+ * keeps no keys: the CPU). */
+size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b,
+                                  const cz_eng_job *running);
 /* Bookkeeping of the circuit a prove worker of b is about to run. */
 void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j);
 /* Whether j may take its SRS now (admission). */

@@ -216,15 +216,23 @@ size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
     return best;
 }
 
-size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b, int running) {
+size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b,
+                                  const cz_eng_job *running) {
     const cz_eng_heap *h = &e->prove;
     const int keeps_keys = b->backend->ops->hold != NULL;
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < h->n; i++) {
         const cz_eng_item *it = &h->v[i];
         const int prio = it->j->priority;
-        if (prio <= running || prio < CZ_PRIORITY_HIGH || it->j->cancel || it->j->failed ||
-            it->no_nest)
+        if (prio <= running->priority || prio < CZ_PRIORITY_HIGH || it->j->cancel ||
+            it->j->failed || it->no_nest)
+            continue;
+        /* on a context that keeps keys, not inside a unit of its own key:
+         * the two would share what the key's plan holds for one unit at a
+         * time (a streaming key's chunk buffers and uploader, busy between
+         * the chunks of a sum) */
+        if (keeps_keys && it->j->plan.circuit_id[0] &&
+            !strcmp(it->j->plan.circuit_id, running->plan.circuit_id))
             continue;
         /* preempting never evicts: the unit's key must be there already */
         if (keeps_keys && !slot_holds(b, it->j)) continue;

@@ -277,7 +277,7 @@ static void preempt_hook(void *ctx) {
     pthread_mutex_lock(&e->lock);
     for (;;) {
         if (e->stop || pc->slot->out_of_service || !e->prove.n) break;
-        size_t pick = cz_eng_preempt_pick_locked(e, pc->slot, pc->running->j->priority);
+        size_t pick = cz_eng_preempt_pick_locked(e, pc->slot, pc->running->j);
         if (pick == SIZE_MAX) break;
         cz_eng_item it = cz_eng_heap_take(&e->prove, pick);
         pthread_cond_broadcast(&e->prove_room);

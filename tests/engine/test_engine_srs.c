@@ -7,7 +7,9 @@
  * job (its SRS load waits on the loader thread while the synthesis worker
  * finishes the running job's partitions, whose end lets the idle SRS be
  * evicted to warm); a job waiting for SRS memory can be cancelled; the
- * tiers and reference counts reported match. */
+ * tiers and reference counts reported match; on a context that keeps keys a
+ * HIGH unit runs inside a NORMAL unit of another circuit, never of its
+ * own. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
+#include "util/cancel.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
@@ -83,13 +86,14 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
     return CZ_OK;
 }
 
-static const cz_backend_ops aff_ops;
+static const cz_backend_ops aff_ops, nest_ops;
 
 static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                   const cz_prove_context *where, void **pending, cz_error *err) {
     (void)unit;
     fake_state *s = state;
-    if (where->backend->ops == &aff_ops) { /* test_affinity's contexts run the unit */
+    if (where->backend->ops == &aff_ops || where->backend->ops == &nest_ops) {
+        /* test_affinity's and test_nesting's contexts run the unit */
         cz_backend_unit u = {
             .job_id = where->job_id, .kind = where->kind, .circuit_id = where->circuit_id};
         cz_groth16_msm_results msm;
@@ -470,6 +474,77 @@ static void test_affinity(const char *dir) {
     cz_engine_destroy(e);
 }
 
+/* A context that keeps both keys and offers 30 step boundaries 10 ms apart
+ * in each unit; the order units end in, by the first letter of their job. */
+static char nest_ends[16];
+
+static cz_status nest_start(cz_backend *b, cz_groth16_msm_results *out, const cz_backend_unit *u,
+                            cz_error *err) {
+    (void)out;
+    const char *ids[2] = {"porep-2k", "porep-8m"};
+    cz_backend_note_residents(b, ids, 2, 2000, 0);
+    for (int i = 0; i < 30; i++) {
+        if (cz_step_boundary()) return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled");
+        sleep_ms(10);
+    }
+    pthread_mutex_lock(&lock);
+    size_t n = strlen(nest_ends);
+    if (n + 1 < sizeof nest_ends) nest_ends[n] = u->job_id[0];
+    pthread_mutex_unlock(&lock);
+    return CZ_OK;
+}
+
+static cz_status nest_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
+                           const cz_groth16_params_file *file, const cz_circuit *circuit,
+                           cz_error *err) {
+    (void)circuit_id, (void)params, (void)file, (void)circuit, (void)err;
+    const char *ids[2] = {"porep-2k", "porep-8m"};
+    cz_backend_note_residents(b, ids, 2, 2000, 0);
+    return CZ_OK;
+}
+
+static const cz_backend_ops nest_ops = {
+    .kind = "fake-gpu", .prove_start = nest_start, .hold = nest_hold};
+
+/* A NORMAL unit of porep-2k in progress; then a HIGH job of the same
+ * circuit and one of porep-8m: the latter runs inside it (ends first), the
+ * former waits for it (the two would share what the key's plan holds for
+ * one unit: a streaming key's chunk buffers). */
+static void test_nesting(const char *dir) {
+    cz_engine_config cfg = test_config(dir, 1 << 30, 2);
+    cz_backend *b = calloc(1, sizeof *b);
+    cz_backend_init(b, &nest_ops, NULL, "fake-gpu:0");
+    cfg.backends[0] = b;
+    cfg.n_backends = 1;
+    cz_engine *e = NULL;
+    cz_error err = {0};
+    CHECK(cz_engine_create(&e, &cfg, &err) == CZ_OK);
+    /* both keys resident, and their SRSs hot */
+    CHECK(submit(e, "w", CZ_PRIORITY_NORMAL, "porep-8m 1 1 0") == CZ_OK);
+    CHECK(await_status(e, "w", 30000) == CZ_JOB_COMPLETED);
+    CHECK(submit(e, "v", CZ_PRIORITY_NORMAL, "porep-2k 1 1 0") == CZ_OK);
+    CHECK(await_status(e, "v", 30000) == CZ_JOB_COMPLETED);
+    pthread_mutex_lock(&lock);
+    memset(nest_ends, 0, sizeof nest_ends);
+    pthread_mutex_unlock(&lock);
+    CHECK(submit(e, "normal", CZ_PRIORITY_NORMAL, "porep-2k 1 1 0") == CZ_OK);
+    for (int i = 0; i < 5000; i++) {
+        cz_engine_status st;
+        cz_engine_get_status(e, &st);
+        if (st.backends[0].busy) break;
+        sleep_ms(1);
+    }
+    CHECK(submit(e, "same", CZ_PRIORITY_HIGH, "porep-2k 1 1 0") == CZ_OK);
+    CHECK(submit(e, "other", CZ_PRIORITY_HIGH, "porep-8m 1 1 0") == CZ_OK);
+    const char *ids[3] = {"normal", "same", "other"};
+    for (int i = 0; i < 3; i++) CHECK(await_status(e, ids[i], 30000) == CZ_JOB_COMPLETED);
+    pthread_mutex_lock(&lock);
+    if (strcmp(nest_ends, "ons") != 0) printf("nesting: end order %s\n", nest_ends);
+    CHECK(!strcmp(nest_ends, "ons"));
+    pthread_mutex_unlock(&lock);
+    cz_engine_destroy(e);
+}
+
 int main(void) {
     cz_test_init("engine/engine_srs");
     char dir[] = "/tmp/cz_engine_srs_XXXXXX";
@@ -523,6 +598,7 @@ int main(void) {
 
     test_hold(dir);
     test_affinity(dir);
+    test_nesting(dir);
 
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
