@@ -59,6 +59,14 @@ namespace cz_gpu {
 #define MSM_ACC_PIECES    4
 #define MSM_ACC_PIECE_MIN ((size_t)1 << 16)
 
+/* The events of CZ_GPU_MSM_PROFILE; without them the MSM runs unprofiled
+ * (the failure cleared). */
+template <int N> static bool profile_events(event_set<N> &ev) {
+    if (ev.create() == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    return false;
+}
+
 /* The window for n points: cz_gpu_msm_window_bits (plan.c), which the
  * memory plan counts the scratch with. */
 static inline unsigned msm_window(size_t n, bool g2) {
@@ -693,8 +701,7 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
     memset(&r, 0, sizeof r);
     r.points = points, r.buckets = buckets, r.st = st, r.wave = pair_level_wave();
     event_set<3> ev;
-    r.profile = cz_gpu_settings_get()->msm_profile != 0 && ev.create() == cudaSuccess;
-    if (!r.profile) (void)cudaGetLastError();
+    r.profile = cz_gpu_settings_get()->msm_profile != 0 && profile_events(ev);
     for (int i = 0; i < 3; i++) r.ev[i] = ev[i];
     CZ_CUDA_TRY(err, d_small.alloc_async(1, st));
     k_msm_count_real<<<1, 1, 0, st>>>(skeys, total, sentinel, d_small);
@@ -874,8 +881,7 @@ static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t
 
     /* CZ_GPU_MSM_PROFILE=1 prints the time of each step (stderr) */
     event_set<6> ev;
-    const bool profile = knobs->msm_profile && ev.create() == cudaSuccess;
-    if (!profile) (void)cudaGetLastError();
+    const bool profile = knobs->msm_profile && profile_events(ev);
     if (profile) cudaEventRecord(ev[0], st);
     /* 1. digits */
     k_msm_digits<<<cz_gpu_blocks(n, 256), 256, 0, st>>>(scalars, n, c, W, kv, kv + total);
