@@ -32,7 +32,8 @@
  * elements at 2^27, cached, instead of a table of m / 2 elements per
  * direction (4 GiB at 2^27, which a 12 GB card cannot spare beside one
  * proof's buffers). Inside a pass the butterflies use the 2^(b-1) powers of
- * omega_{2^b} (formed into shared memory by each block); between passes
+ * omega_{2^b} (copied into shared memory from a table of the widest pass's
+ * roots, 2^10 entries); between passes
  * every element is multiplied once by a "four-step" twiddle, formed from
  * the two levels (one product more per element of that pass boundary, in
  * place of a gather from the big table; see k_ntt_pass), or, in k_ntt_rb's
@@ -74,6 +75,8 @@ struct cz_gpu_ntt {
     fr_t *wlo[2]; /* omega^e, omega^-e for e < 2^wbits */
     fr_t *whi[2]; /* omega^(e 2^wbits), omega^-(e 2^wbits) for e < n >> wbits */
     unsigned wbits;
+    fr_t *wroot[2]; /* the butterflies' roots omega_{2^R}^(+-j) (ntt_layout.h) */
+    unsigned root_bits;
     fr_t *gpow_lo[2]; /* g^e, g^-e for e < 2^lo_bits */
     fr_t *gpow_hi[2]; /* g^(e 2^lo_bits), and g^-(e 2^lo_bits) / n */
     unsigned lo_bits;
@@ -92,6 +95,8 @@ struct ntt_pass_args {
     fr_t *data;
     const fr_t *wlo, *whi; /* the direction's twiddles, two levels (cz_gpu_ntt) */
     unsigned wbits;
+    const fr_t *wroot; /* the direction's butterfly roots: omega_{2^b}^j at j 2^(root_bits-b) */
+    unsigned root_bits;
     unsigned k, lo, b, g;
     int pre;  /* k_ntt_pass: 0 none, 1: x[i] *= g^i (natural), 2: x[p] *= g^rev(p) */
     int post; /* 0 none, 1: *= 1/n; k_ntt_pass: 2: *= g^-i / n (natural), 3: *= g^-rev(p) / n */
@@ -320,7 +325,7 @@ template <bool DIT> __global__ void __launch_bounds__(256, 2) k_ntt_rb(ntt_pass_
     const unsigned sfirst = DIT ? 0 : b - 3, slast = DIT ? b - 3 : 0;
 
     for (uint32_t j = q; j < (1u << (b - 1)); j += T)
-        sts_fr(w0, w1, j, omega_pow(a, j << (a.k - b))); /* omega_{2^b}^j */
+        sts_fr(w0, w1, j, ldg_fr(a.wroot + (j << (a.root_bits - b)))); /* omega_{2^b}^j */
 
     fr_t x[8];
     if (lo == 0 && DIT) {
@@ -408,7 +413,7 @@ template <bool DIT> __global__ void __launch_bounds__(512) k_ntt_pass(ntt_pass_a
     const uint32_t lomask = (1u << lo) - 1;
 
     for (uint32_t j = threadIdx.x; j < (1u << (b - 1)); j += blockDim.x)
-        roots[j] = omega_pow(a, j << (a.k - b)); /* omega_{2^b}^j */
+        roots[j] = ldg_fr(a.wroot + (j << (a.root_bits - b))); /* omega_{2^b}^j */
     for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
         uint32_t t = e >> g;
         uint32_t idx = base | (t << lo) | (e & gmask);
@@ -659,7 +664,9 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
     d->wbits = cz_gpu_ntt_twiddle_bits(log_size);
     const size_t plo = (size_t)1 << d->lo_bits, phi = d->n >> d->lo_bits;
     const size_t tlo = (size_t)1 << d->wbits, thi = d->n >> d->wbits;
-    const size_t small = 2 * (plo + phi) + 2 * (tlo + thi); /* built on the host */
+    d->root_bits = cz_gpu_ntt_root_bits(log_size);
+    const size_t nroot = cz_gpu_ntt_root_elems(log_size);
+    const size_t small = 2 * (plo + phi) + 2 * (tlo + thi) + 2 * nroot; /* built on the host */
     const size_t elems = cz_gpu_ntt_table_elems(log_size);
     cz_fr *host = (cz_fr *)malloc(small * sizeof(cz_fr));
     fr_t *dm = NULL;
@@ -701,6 +708,15 @@ extern "C" cz_status cz_gpu_ntt_create(cz_gpu_ntt **out, unsigned log_size, cz_e
         d->whi[dir] = p + tlo;
         p += tlo + thi;
         h += tlo + thi;
+    }
+    /* the butterflies' roots: (omega^(2^(k - R)))^j, omega_{2^R} = omega^(2^(k - R)) */
+    for (int dir = 0; dir < 2; dir++) {
+        cz_fr base = *roots[dir];
+        for (unsigned i = d->root_bits; i < log_size; i++) cz_fr_sqr(&base, &base);
+        host_powers(h, &base, nroot);
+        d->wroot[dir] = p;
+        p += nroot;
+        h += nroot;
     }
     memcpy(&d->size_inv, &dom.size_inv, sizeof(cz_fr));
     memcpy(&d->zinv, &dom.coset_vanishing_inv, sizeof(cz_fr));
@@ -833,6 +849,8 @@ extern "C" cz_status cz_gpu_ntt_transform(cz_gpu_ntt *d, cz_fr *dev_data, cz_ntt
     a.wlo = d->wlo[inv];
     a.whi = d->whi[inv];
     a.wbits = d->wbits;
+    a.wroot = d->wroot[inv];
+    a.root_bits = d->root_bits;
     a.k = k;
     a.plo_bits = d->lo_bits;
     a.scale = *(const fr_t *)&d->size_inv;

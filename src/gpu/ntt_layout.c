@@ -30,9 +30,10 @@ cz_gpu_ntt_layout cz_gpu_ntt_layout_get(unsigned k, bool dit, bool inv) {
 
 size_t cz_gpu_ntt_table_elems(unsigned k) {
     const unsigned tb = cz_gpu_ntt_twiddle_bits(k), pb = cz_gpu_ntt_coset_bits(k);
-    /* omega^e and omega^-e; g^e and g^-e (its high level also / 2^k) */
+    /* omega^e and omega^-e; g^e and g^-e (its high level also / 2^k); the
+     * butterflies' roots of both directions */
     size_t total = 2 * (((size_t)1 << tb) + ((size_t)1 << (k - tb))) +
-                   2 * (((size_t)1 << pb) + ((size_t)1 << (k - pb)));
+                   2 * (((size_t)1 << pb) + ((size_t)1 << (k - pb))) + 2 * cz_gpu_ntt_root_elems(k);
     for (int dit = 0; dit < 2 && k >= 3; dit++)
         for (int inv = 0; inv < 2; inv++) {
             const cz_gpu_ntt_layout l = cz_gpu_ntt_layout_get(k, dit, inv);

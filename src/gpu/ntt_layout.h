@@ -40,6 +40,16 @@ static inline unsigned cz_gpu_ntt_twiddle_bits(unsigned k) {
 static inline unsigned cz_gpu_ntt_coset_bits(unsigned k) {
     return (k + 1) / 2;
 }
+/* The butterflies' roots: omega_{2^R}^j for j < 2^(R-1) (one entry when
+ * R = 0), R = min(k, 11), the widest pass; a pass of b stages reads entry
+ * j 2^(R-b) for omega_{2^b}^j. */
+static inline unsigned cz_gpu_ntt_root_bits(unsigned k) {
+    return k < 11 ? k : 11;
+}
+static inline size_t cz_gpu_ntt_root_elems(unsigned k) {
+    const unsigned r = cz_gpu_ntt_root_bits(k);
+    return r ? (size_t)1 << (r - 1) : 1;
+}
 
 /* Field elements (32 bytes each) of every table a 2^k domain keeps on the
  * device: the two-level twiddle and coset power tables of both directions

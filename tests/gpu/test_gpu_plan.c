@@ -38,11 +38,13 @@ static void test_footprint(void) {
     /* the .params file's point bytes: its size less the header and vk */
     CHECK(points < 47373928632ull && points > 47373928632ull - ((size_t)1 << 20));
     /* the NTT tables of 2^27: two-level twiddles and coset powers of both
-     * directions, 2 (2^13 + 2^14) each, and for each of the four (DIT / DIF,
+     * directions, 2 (2^13 + 2^14) each, the butterflies' roots of an
+     * 11-stage pass (2 x 2^10), and for each of the four (DIT / DIF,
      * forward / inverse) three-pass layouts (9 + 9 + 9) M's plain and coset
      * tables, 2^18 each, and an edge table of 2^(27 - 9): 99 MiB, not the
      * 4 GiB of a whole-domain twiddle table */
-    CHECK(cz_gpu_ntt_table_elems(27) == 2 * 2 * (8192 + 16384) + 4 * 3 * ((size_t)1 << 18));
+    CHECK(cz_gpu_ntt_table_elems(27) ==
+          2 * 2 * (8192 + 16384) + 2 * 1024 + 4 * 3 * ((size_t)1 << 18));
     CHECK(key == points + cz_gpu_ntt_table_elems(27) * sizeof(cz_fr));
     const double gb = 1e9, abc = (double)(3 * m + ni + na) * sizeof(cz_fr);
     printf("32 GiB PoRep shape: key %.1f GB, working set %.1f GB (a, b, c and the assignment "
