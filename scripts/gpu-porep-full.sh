@@ -45,7 +45,9 @@
 # capped there: each card size's memory plan, logged by the engine; a
 # streamed 32 GiB proof takes about a minute, so few caps fit one call; a
 # cap written CAP+stream runs with CZ_GPU_ABC_STREAM=1: a, b, c from the
-# circuit streamed to the device instead of the CPU cores).
+# circuit streamed to the device instead of the CPU cores), CZ_BENCH_MEMORY=100GiB
+# (bench-porep's host memory budget, --memory-budget; default physical
+# memory less 5 GiB).
 # The binaries must fit the device tool's 64 MiB: build them for the one
 # card (-DCZ_CUDA_ARCHS=90, or 80-virtual to run the PTX a 3090 / A100
 # would get through the driver's compiler); every card's code makes a
@@ -79,8 +81,8 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         for w in ${CZ_BENCH_WORKERS:-default}; do
             [ "$w" = none ] && continue
             step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
-            args=()
-            [ "$w" = default ] || args=(--synthesis-workers "$w")
+            args=(${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"})
+            [ "$w" = default ] || args+=(--synthesis-workers "$w")
             timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
                 --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
                 --trace "$out/trace-$w.json" || fail "bench-porep ($w)"
@@ -93,8 +95,8 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
             step "bench-porep ($size, device capped at $limit, streamed circuit $abc)"
             timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
-                --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap/+/-}.json" ||
-                fail "bench-porep ($cap)"
+                --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap/+/-}.json" \
+                ${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"} || fail "bench-porep ($cap)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
             step "prove + verify${CZ_PROVE_MEM_LIMIT:+ (device capped at $CZ_PROVE_MEM_LIMIT)}"

@@ -17,18 +17,21 @@
 #include "filecoin/porep/c1_envelope.h"
 #include "filecoin/snap/snap.h"
 #include "util/parallel.h"
+#include "util/size.h"
 
 static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-porep --c1 FILE|--snap REQUEST --params DIR [--proofs N]\n"
                  "                        [--miner-id N] [--backend auto|cpu|cuda] [--trace FILE]\n"
-                 "                        [--synthesis-workers N]\n"
+                 "                        [--synthesis-workers N] [--memory-budget SIZE]\n"
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
                  "  back-end busy fraction, GPU steps per partition, peak host and device memory.\n"
                  "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
-                 "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n");
+                 "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n"
+                 "  --memory-budget SIZE: the host memory the engine may reserve (e.g. 100GiB;\n"
+                 "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n");
 }
 
 /* The request template under another id. */
@@ -51,7 +54,7 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
 
 int cz_cmd_bench_porep(int argc, char **argv) {
     const char *c1_path = NULL, *snap_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0, synthesis_workers = 0;
+    uint64_t proofs = 3, miner = 0, synthesis_workers = 0, memory_budget = 0;
     static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
                                          {"params", required_argument, NULL, 'p'},
                                          {"proofs", required_argument, NULL, 'n'},
@@ -59,6 +62,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                                          {"backend", required_argument, NULL, 'b'},
                                          {"trace", required_argument, NULL, 't'},
                                          {"synthesis-workers", required_argument, NULL, 'w'},
+                                         {"memory-budget", required_argument, NULL, 'M'},
                                          {"snap", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -90,6 +94,15 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                 return 2;
             }
             break;
+        case 'M': {
+            cz_error serr = {0};
+            if (cz_parse_size(&memory_budget, optarg, &serr) != CZ_OK || !memory_budget) {
+                fprintf(stderr, "cuzk bench-porep: --memory-budget: '%s' is not a size (%s)\n",
+                        optarg, serr.message[0] ? serr.message : "zero");
+                return 2;
+            }
+            break;
+        }
         case 'b':
             if (!cz_cli_backend_valid("bench-porep", optarg)) return 2;
             backend = optarg;
@@ -151,11 +164,21 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     cz_engine *e = NULL;
     int cpu = 0;
     if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
-                                 &err)) != CZ_OK) {
+                                 memory_budget, &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         cz_snap_request_free(&snap);
         free(c1);
         return 1;
+    }
+    {
+        cz_engine_status *bs = malloc(sizeof *bs);
+        if (bs) {
+            cz_engine_get_status(e, bs);
+            printf("  host memory budget      %.1f GiB%s\n",
+                   (double)bs->memory_total_bytes / (1024.0 * 1024.0 * 1024.0),
+                   memory_budget ? " (--memory-budget)" : "");
+            free(bs);
+        }
     }
     cz_cli_device_sampler ds = {0};
     if (!cpu) cz_cli_device_sampler_start(&ds);
