@@ -145,9 +145,10 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         CHECK(cz_gpu_srs_bytes(srs) >=
               (params.n_h + params.n_l + params.n_a + params.n_b_g1) * sizeof(cz_g1_affine));
 
-    /* a chunked plan: a cancel at the second boundary (past the H chain's
-     * one: between the H sum's first two chunks when it has several) stops
-     * the unit */
+    /* a chunked plan: a cancel at the first boundary inside the H sum (past
+     * one after each of the H chain's vectors, 3 or, lean, 2, and the one
+     * before the H MSM) stops the unit there: between two streamed chunks,
+     * or two pieces of a kept H */
     if (stream_chunk) {
         cz_cs *pcs = cz_cs_prove_new();
         synth(pcs, n, 0);
@@ -156,15 +157,18 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_cs_destroy(pcs);
         cz_groth16_msm_results gpu;
         cz_error cerr = {0};
-        boundaries = 0, cancel_at = 2;
+        const int inside = (plan.lean ? 2 : 3) + 1 + 1;
+        boundaries = 0, cancel_at = inside;
         atomic_store(&cancel_flag, 0);
         cz_cancel_set_flag(&cancel_flag);
         cz_boundary_set_hook(count_boundary, NULL);
         const cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &cerr);
         cz_boundary_set_hook(NULL, NULL);
         cz_cancel_set_flag(NULL);
-        CHECK(st == CZ_E_CANCELLED && boundaries == 2 && strstr(cerr.message, "cancelled") != NULL);
-        printf("cancelled at the second boundary: %s\n", cerr.message);
+        const int h_kept = plan.keep >> CZ_GROTH16_H & 1;
+        printf("cancelled at boundary %d: %s\n", inside, cerr.message);
+        CHECK(st == CZ_E_CANCELLED && boundaries == inside);
+        CHECK(strstr(cerr.message, h_kept ? "the next piece" : "the next streamed chunk") != NULL);
         cz_prove_data_free(&pd);
     }
 
