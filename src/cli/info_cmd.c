@@ -1,7 +1,9 @@
 /* cuzk info circuit [--kind porep|winning-post|window-post|snap-update] --sector-size
  * SIZE: the circuit of a kind and sector size (PoRep by default)
  * synthesized without a witness on the stats back-end (sizes, non-zeros,
- * densities, FFT domain), as the Groth16 parameters of that size expect.
+ * densities, FFT domain), as the Groth16 parameters of that size expect,
+ * and the device memory plan its key gets on cards of common sizes (the
+ * plan functions of src/gpu/plan.h: no device needed).
  * With --compile FILE the compile back-end builds the pre-compiled circuit
  * (r1cs/circuit.h) instead and writes it to FILE. */
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "filecoin/post/post_circuit.h"
 #include "filecoin/common/registry.h"
 #include "filecoin/snap/snap_circuit.h"
+#include "gpu/plan.h"
 #include "groth16/groth16.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
@@ -48,6 +51,44 @@ static void stats_of_circuit(cz_r1cs_stats *st, const cz_circuit *c, uint64_t sy
     st->a_aux_count = cz_density_popcount(c->a_aux_density, c->num_aux);
     st->b_input_count = cz_density_popcount(c->b_input_density, c->num_inputs);
     st->b_aux_count = cz_density_popcount(c->b_aux_density, c->num_aux);
+}
+
+/* The memory plan of the key of a circuit of these figures (its point
+ * counts: H 2^log_m - 1, L the aux, A the inputs and the aux in A, B the
+ * inputs and aux in B) on the device memory cards of common sizes leave
+ * usable, as a CUDA context would choose it. */
+static void print_plans(const cz_r1cs_stats *st, unsigned log_m) {
+    cz_groth16_params shape;
+    memset(&shape, 0, sizeof shape);
+    shape.vk.n_ic = st->num_inputs;
+    shape.n_h = ((size_t)1 << log_m) - 1;
+    shape.n_l = st->num_aux;
+    shape.n_a = (size_t)st->num_inputs + st->a_aux_count;
+    shape.n_b_g1 = shape.n_b_g2 = st->b_input_count + st->b_aux_count;
+    static const struct {
+        const char *card;
+        double usable_gib;
+    } cards[] = {{"12 GB", 11.5}, {"16 GB", 15.0}, {"24 GB", 23.0},         {"32 GB", 31.0},
+                 {"48 GB", 47.0}, {"80 GB", 79.0}, {"141 GB (H200)", 139.0}};
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    cz_gpu_plan pl;
+    cz_error err = {0};
+    if (cz_gpu_plan_make(&pl, &shape, 0, NULL, &err) == CZ_E_INVALID_ARG) {
+        printf("GPU memory plan:      none (%s)\n", err.message);
+        return;
+    }
+    printf("GPU memory plan:      of the key, by card (usable memory): at least %.1f GiB, "
+           "resident from %.1f GiB\n",
+           (double)pl.minimum / gib, (double)pl.resident_need / gib);
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        const size_t budget = (size_t)(cards[i].usable_gib * gib);
+        char line[320];
+        if (cz_gpu_plan_make(&pl, &shape, budget, NULL, &err) == CZ_OK)
+            cz_gpu_plan_describe(line, sizeof line, &pl);
+        else
+            snprintf(line, sizeof line, "refused (below the minimum)");
+        printf("  %-13s (%5.1f GiB) %s\n", cards[i].card, cards[i].usable_gib, line);
+    }
 }
 
 /* --kind: PoRep, a PoSt kind (post >= 0) or SnapDeals. */
@@ -171,10 +212,12 @@ static int info_circuit(uint64_t sector_size, circuit_kind kind, int count_only,
                stats.num_aux);
     }
     unsigned log_m = 0;
-    if (cz_groth16_domain_log_size(&log_m, stats.num_constraints, &err) == CZ_OK)
+    if (cz_groth16_domain_log_size(&log_m, stats.num_constraints, &err) == CZ_OK) {
         printf("FFT domain:           2^%u\n", log_m);
-    else
+        if (!count_only) print_plans(&stats, log_m);
+    } else {
         printf("FFT domain:           none (%s)\n", err.message);
+    }
     printf("synthesis:            %.2f s on the %s back-end, peak RSS %.1f MiB\n",
            (double)(t1 - t0) / 1e9,
            compile_path ? "compile"
