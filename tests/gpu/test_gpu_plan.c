@@ -8,6 +8,7 @@
 
 #include "gpu/ntt_layout.h"
 #include "gpu/plan.h"
+#include "gpu/settings.h"
 #include "harness/harness.h"
 
 #define GIB ((size_t)1 << 30)
@@ -294,8 +295,48 @@ static void test_shrink(void) {
     CHECK(tries <= 9 && last == CZ_GPU_PLAN_STREAMING);
 }
 
+/* The device NTT's pass layout (ntt_layout.h), as ntt.cu documents it:
+ * 27 = 9 + 9 + 9, 24 = 8 + 8 + 8, 28 in four passes of 7, small sizes in
+ * one; with CZ_GPU_NTT_MAXB=5 2^20 gets the four-pass layout of 2^28. The
+ * tables: M's (the pass next to the lowest bits) indexed by the low bL + bM
+ * bits, the edge table by the bits outside the merged group. */
+static void test_ntt_layout(void) {
+    unsigned bs[4];
+    CHECK(cz_gpu_ntt_split(27, bs) == 3 && bs[0] == 9 && bs[1] == 9 && bs[2] == 9);
+    CHECK(cz_gpu_ntt_split(24, bs) == 3 && bs[0] == 8 && bs[2] == 8);
+    CHECK(cz_gpu_ntt_split(28, bs) == 4 && bs[0] == 7 && bs[3] == 7);
+    CHECK(cz_gpu_ntt_split(22, bs) == 3 && bs[0] == 8 && bs[1] == 7 && bs[2] == 7);
+    CHECK(cz_gpu_ntt_split(9, bs) == 1 && bs[0] == 9);
+    CHECK(cz_gpu_ntt_split(3, bs) == 1 && bs[0] == 3);
+    /* DIT forward: bit-reversed positions, the edge pass is L (the first) */
+    cz_gpu_ntt_layout l = cz_gpu_ntt_layout_get(27, true, false);
+    CHECK(l.npass == 3 && l.bl == 9 && l.bm == 9 && l.rev && l.edge_l);
+    CHECK(l.msize == ((size_t)1 << 18) && l.esize == ((size_t)1 << 18));
+    CHECK(l.esh == 18 && l.ekeep == 9);
+    /* DIF forward: natural positions, the edge pass (the first) is not L */
+    l = cz_gpu_ntt_layout_get(27, false, false);
+    CHECK(!l.rev && !l.edge_l && l.esh == 9 && l.ekeep == 0);
+    /* one pass: no M, the edge pass is L */
+    l = cz_gpu_ntt_layout_get(8, false, true);
+    CHECK(l.npass == 1 && l.bm == 0 && l.msize == 0 && l.edge_l && l.esize == 256);
+    /* the roots of the widest pass: 2^10 entries from 2^11 on */
+    CHECK(cz_gpu_ntt_root_elems(27) == 1024 && cz_gpu_ntt_root_elems(11) == 1024);
+    CHECK(cz_gpu_ntt_root_elems(4) == 8 && cz_gpu_ntt_root_elems(0) == 1);
+    /* 2^28 (four passes: edge tables of 2^21) stays under 512 MiB, against 8 GiB whole */
+    CHECK(cz_gpu_ntt_table_elems(0) > 0 && cz_gpu_ntt_table_elems(28) < ((size_t)1 << 24));
+    /* CZ_GPU_NTT_MAXB=5: 2^20 in four passes of 5 */
+    cz_gpu_settings knobs;
+    cz_gpu_settings_defaults(&knobs);
+    knobs.ntt_maxb = 5;
+    cz_gpu_settings_use(&knobs);
+    CHECK(cz_gpu_ntt_split(20, bs) == 4 && bs[0] == 5 && bs[3] == 5);
+    cz_gpu_settings_use(NULL);
+    CHECK(cz_gpu_ntt_split(20, bs) == 3);
+}
+
 int main(void) {
     cz_test_init("gpu/test_gpu_plan");
+    test_ntt_layout();
     test_footprint();
     test_window();
     test_sizes();
