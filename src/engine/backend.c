@@ -496,7 +496,7 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
  * caller evicts and tries again). */
 static cz_status key_load(cz_backend *b, resident_key **out, const char *id, const srs_key *key,
                           const cz_groth16_params *params, const cz_groth16_params_file *file,
-                          const cz_circuit *circuit, size_t room, size_t work, cz_error *err) {
+                          const cz_circuit *circuit, size_t room, cz_error *err) {
     cuda_ctx *c = b->impl;
     const int host = has_host_points(params), alone = c->n_res == 0;
     cz_gpu_circuit *gc = NULL;
@@ -620,12 +620,12 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     pthread_mutex_lock(&c->slot_lock);
     resident_key *r = &c->res[c->n_res++];
     memset(r, 0, sizeof *r);
-    /* its working set as planned: the resident one (work), or a streaming
-     * plan's proof buffers and chunk scratch */
+    /* its working set as planned (need - held): the resident one, or a
+     * streaming plan's proof buffers and chunk scratch */
     cz_gpu_plan got;
     cz_gpu_srs_plan_get(&got, srs);
     r->srs = srs, r->gc = gc, r->key = *key, r->abc_host = abc_host;
-    r->work = got.need > got.held ? got.need - got.held : work;
+    r->work = got.need - got.held;
     snprintf(r->circuit, sizeof r->circuit, "%s", id);
     pthread_mutex_unlock(&c->slot_lock);
     r->held = cz_gpu_srs_bytes(srs) + gc_bytes;
@@ -702,7 +702,7 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
             size_t room = room_beside(c, work, &none);
             st = none ? cz_error_set(err, CZ_E_NOMEM, "no room beside the %u resident keys",
                                      c->n_res)
-                      : key_load(b, &r, id, &key, params, file, circuit, room, work, err);
+                      : key_load(b, &r, id, &key, params, file, circuit, room, err);
         }
         if (st != CZ_E_NOMEM || !c->n_res) break;
         /* evict the least recently used and try again */

@@ -338,32 +338,48 @@ static void plan_free(plan *p) {
     memset(p, 0, sizeof *p);
 }
 
+/* A copy into the staging buffer; with base, of u32 words less base (row
+ * offsets rebased to a window's first entry; chunks of 2^20 bytes keep the
+ * ranges on word boundaries). */
 typedef struct {
     uint8_t *dst;
     const uint8_t *src;
+    uint32_t base;
 } copy_ctx;
 
 static void copy_range(void *vctx, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     const copy_ctx *c = (const copy_ctx *)vctx;
-    memcpy(c->dst + begin, c->src + begin, end - begin);
+    if (!c->base) {
+        memcpy(c->dst + begin, c->src + begin, end - begin);
+        return;
+    }
+    uint32_t *d = (uint32_t *)(c->dst + begin);
+    const uint32_t *h = (const uint32_t *)(c->src + begin);
+    for (size_t k = 0; k < (end - begin) / 4; k++) d[k] = h[k] - c->base;
 }
 
 /* host[0, bytes) -> dev through the staging buffers (the CPU copies chunk
- * k + 1 while the DMA engine sends chunk k); *ticket: the last copy. */
-static cz_status stage_upload(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
-                              uint64_t *ticket, cz_error *err) {
+ * k + 1 while the DMA engine sends chunk k), u32 words less base when base
+ * is not 0; *ticket: the last copy. */
+static cz_status stage_copy(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
+                            uint32_t base, uint64_t *ticket, cz_error *err) {
     for (size_t off = 0; off < bytes; off += ABC_UPLOAD) {
         const size_t len = bytes - off < ABC_UPLOAD ? bytes - off : ABC_UPLOAD;
         void *stage = NULL;
         cz_status st = cz_gpu_uploader_stage(up, &stage, err);
         if (st != CZ_OK) return st;
-        copy_ctx c = {(uint8_t *)stage, (const uint8_t *)host + off};
+        copy_ctx c = {(uint8_t *)stage, (const uint8_t *)host + off, base};
         cz_parallel_for(len, (size_t)1 << 20, copy_range, &c);
         if ((st = cz_gpu_uploader_send(up, (uint8_t *)dev + off, len, ticket, err)) != CZ_OK)
             return st;
     }
     return CZ_OK;
+}
+
+static cz_status stage_upload(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
+                              uint64_t *ticket, cz_error *err) {
+    return stage_copy(up, dev, host, bytes, 0, ticket, err);
 }
 
 static void stream_free(abc_stream *s);
@@ -868,42 +884,13 @@ static cz_status plan_windows(abc_stream *s, int i, const cz_circuit *c, uint64_
     return CZ_OK;
 }
 
-typedef struct {
-    uint32_t *dst;
-    const uint32_t *src;
-    uint32_t base;
-} rebase_ctx;
-
-static void rebase_range(void *vctx, size_t begin, size_t end, unsigned worker) {
-    (void)worker;
-    const rebase_ctx *c = (const rebase_ctx *)vctx;
-    for (size_t k = begin; k < end; k++) c->dst[k] = c->src[k] - c->base;
-}
-
-/* stage_upload of count row offsets less base (the window's first entry). */
-static cz_status stage_upload_rebased(cz_gpu_uploader *up, uint32_t *dev, const uint32_t *host,
-                                      size_t count, uint32_t base, uint64_t *ticket,
-                                      cz_error *err) {
-    const size_t per = ABC_UPLOAD / 4;
-    for (size_t off = 0; off < count; off += per) {
-        const size_t len = count - off < per ? count - off : per;
-        void *stage = NULL;
-        cz_status st = cz_gpu_uploader_stage(up, &stage, err);
-        if (st != CZ_OK) return st;
-        rebase_ctx c = {(uint32_t *)stage, host + off, base};
-        cz_parallel_for(len, (size_t)1 << 18, rebase_range, &c);
-        if ((st = cz_gpu_uploader_send(up, dev + off, len * 4, ticket, err)) != CZ_OK) return st;
-    }
-    return CZ_OK;
-}
-
 /* Window w of matrix i of c into B (copies queued; *ticket: the last). */
 static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c, int i,
                                const abc_window *w, uint32_t coef_bytes, uint64_t *ticket,
                                cz_error *err) {
     const cz_circuit_matrix *h = &c->m[i];
-    cz_status st = stage_upload_rebased(s->up, B->row_start, h->row_start + w->r0,
-                                        (size_t)w->rows + 1, (uint32_t)w->e0, ticket, err);
+    cz_status st = stage_copy(s->up, B->row_start, h->row_start + w->r0, ((size_t)w->rows + 1) * 4,
+                              (uint32_t)w->e0, ticket, err);
     if (st == CZ_OK) st = stage_upload(s->up, B->col, h->col + w->e0, w->nnz * 4, ticket, err);
     if (st == CZ_OK)
         st = stage_upload(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
