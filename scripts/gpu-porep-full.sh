@@ -47,7 +47,8 @@
 # cap written CAP+stream runs with CZ_GPU_ABC_STREAM=1: a, b, c from the
 # circuit streamed to the device instead of the CPU cores), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
-# memory less 5 GiB).
+# memory less 5 GiB), CZ_REUSE_KEY=1 (skip step 1's setup when WORK already
+# holds the PoRep key: a call made while the machine is still warm).
 # The binaries must fit the device tool's 64 MiB: build them for the one
 # card (-DCZ_CUDA_ARCHS=90, or 80-virtual to run the PTX a 3090 / A100
 # would get through the driver's compiler); every card's code makes a
@@ -71,8 +72,13 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
     if [ "${CZ_SKIP_POREP:-0}" != 1 ]; then
         # a warm machine may still hold another kind's key: the disk holds one
         rm -f "$work"/p/*empty-sector-update* "$work"/p/*proof-of-spacetime*
-        step "setup $size on the GPU"
-        timed setup "$cz" setup --sector-size "$size" --backend cuda --out "$work/p" || fail setup
+        if [ "${CZ_REUSE_KEY:-0}" = 1 ] && ls "$work"/p/*stacked-proof-of-replication*.params \
+            >/dev/null 2>&1; then
+            step "setup $size: the key a warm machine kept (CZ_REUSE_KEY=1)"
+        else
+            step "setup $size on the GPU"
+            timed setup "$cz" setup --sector-size "$size" --backend cuda --out "$work/p" || fail setup
+        fi
         ls -l "$work/p"
         step "gen c1 $size"
         timed gen "$cz" gen c1 --sector-size "$size" --seed 11 --miner-id 1000 --sector-num 7 \
