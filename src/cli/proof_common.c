@@ -60,18 +60,30 @@ static int setup_on_gpu(const char *backend, char *desc, size_t desc_size) {
 
 /* The development key of circuit c: on the GPU straight into the file (the
  * host never holds the key: 47 GB at 32 GiB), else on all cores and then
- * written. *vk: the verifying key. */
-static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_circuit *c, int gpu,
-                           cz_error *err) {
+ * written. *vk: the verifying key; digest: the file's (params_table.h),
+ * hashed as it was written on the GPU's path, else "" (not known). */
+static cz_status run_setup(cz_groth16_vk *vk, char digest[CZ_FC_PARAM_DIGEST_HEX],
+                           const char *params_path, const cz_circuit *c, int gpu, cz_error *err) {
     static const uint8_t seed[CZ_GROTH16_SEED_BYTES] = {'c', 'u', 'z', 'k', '-', 'd', 'e', 'v'};
     setup_progress prog = {0};
     cz_cli_progress_begin(&prog.bar, stdout, "setup");
     uint64_t t0 = cz_now_ns();
     cz_status st;
+    digest[0] = 0;
     if (gpu) {
-        st =
-            cz_gpu_groth16_dev_setup_write(vk, params_path, c, seed, setup_progress_fn, &prog, err);
+        /* the file's digest as it is written: no second read of 47 GB */
+        cz_fc_param_hasher *h = NULL;
+        st = cz_fc_param_hasher_new(&h, err);
+        const cz_groth16_params_tap tap = {cz_fc_param_hasher_update, h};
+        if (st == CZ_OK)
+            st = cz_gpu_groth16_dev_setup_write(vk, params_path, &tap, c, seed, setup_progress_fn,
+                                                &prog, err);
         if (st == CZ_OK) setup_stage_done(&prog);
+        if (h) {
+            cz_status fin = cz_fc_param_hasher_finish(digest, h, st == CZ_OK ? err : NULL);
+            if (st == CZ_OK) st = fin;
+            if (fin != CZ_OK) digest[0] = 0;
+        }
         cz_cli_progress_end(&prog.bar);
         if (st == CZ_OK)
             printf("  setup and write         %8.2f s  %s\n", cz_cli_seconds_since(t0),
@@ -97,17 +109,25 @@ static cz_status run_setup(cz_groth16_vk *vk, const char *params_path, const cz_
 
 /* Records beside a development key just written (FILE.dev with its
  * digest, filecoin/params_table.h), so that nothing takes it for Filecoin's
- * key of the same name: the daemon serves it only with a warning. */
-static cz_status mark_development(const char *path, cz_error *err) {
-    cz_cli_progress bar;
-    cz_cli_progress_begin(&bar, stdout, "digest");
+ * key of the same name: the daemon serves it only with a warning. known:
+ * the digest when the setup hashed the file as it wrote it, else "" (the
+ * file is read again). */
+static cz_status mark_development(const char *path, const char *known, cz_error *err) {
     uint64_t t0 = cz_now_ns();
     char digest[CZ_FC_PARAM_DIGEST_HEX];
-    cz_status st = cz_fc_param_mark_development(digest, path, cz_cli_progress_fn, &bar, err);
-    cz_cli_progress_end(&bar);
+    cz_status st;
+    if (known[0]) {
+        memcpy(digest, known, sizeof digest);
+        st = cz_fc_param_mark_development_hashed(path, digest, err);
+    } else {
+        cz_cli_progress bar;
+        cz_cli_progress_begin(&bar, stdout, "digest");
+        st = cz_fc_param_mark_development(digest, path, cz_cli_progress_fn, &bar, err);
+        cz_cli_progress_end(&bar);
+    }
     if (st == CZ_OK)
-        printf("  marked development      %8.2f s  %s.dev (blake2b %s)\n", cz_cli_seconds_since(t0),
-               path, digest);
+        printf("  marked development      %8.2f s  %s.dev (blake2b %s%s)\n",
+               cz_cli_seconds_since(t0), path, digest, known[0] ? ", hashed as written" : "");
     return st;
 }
 
@@ -172,16 +192,17 @@ cz_status cz_cli_dev_setup(const char *dir, int force, const char *backend, cons
            (unsigned long long)c->num_constraints, built ? "built" : "read");
     cz_groth16_vk vk;
     memset(&vk, 0, sizeof vk);
-    st = run_setup(&vk, params_path, c, gpu, err);
+    char digest[CZ_FC_PARAM_DIGEST_HEX];
+    st = run_setup(&vk, digest, params_path, c, gpu, err);
     if ((st == CZ_E_CUDA || st == CZ_E_NOMEM) && gpu && !strcmp(backend, "auto")) {
         printf("  the GPU setup failed (%s): on the CPU instead\n", err->message);
-        st = run_setup(&vk, params_path, c, 0, err);
+        st = run_setup(&vk, digest, params_path, c, 0, err);
     }
     cz_circuit_free(c);
     if (st == CZ_OK) st = cz_groth16_vk_write(&vk, vk_path, err);
     cz_groth16_vk_free(&vk);
-    if (st == CZ_OK) st = mark_development(params_path, err);
-    if (st == CZ_OK) st = mark_development(vk_path, err);
+    if (st == CZ_OK) st = mark_development(params_path, digest, err);
+    if (st == CZ_OK) st = mark_development(vk_path, "", err);
     return st;
 }
 

@@ -35,6 +35,7 @@ extern "C" {
 #include "ff/fp2.h"
 #include "ff/fr.h"
 #include "groth16/groth16.h"
+#include "groth16/params_writer.h"
 #include "groth16/prover.h"
 #include "poly/ntt.h"
 #include "gpu/plan.h"
@@ -513,8 +514,10 @@ cz_status cz_gpu_groth16_dev_setup(cz_groth16_params *out, const struct cz_circu
  * all), the points encoded on the device and written chunk by chunk while
  * the device computes the next, so the host holds two chunk buffers, never
  * the key. *vk_out: the verifying key (for the .vk file; free it with
- * cz_groth16_vk_free). */
+ * cz_groth16_vk_free); tap (may be NULL) sees the file's bytes as they are
+ * written. */
 cz_status cz_gpu_groth16_dev_setup_write(cz_groth16_vk *vk_out, const char *params_path,
+                                         const cz_groth16_params_tap *tap,
                                          const struct cz_circuit *c,
                                          const uint8_t seed[CZ_GROTH16_SEED_BYTES],
                                          cz_groth16_setup_progress_fn progress, void *progress_ctx,

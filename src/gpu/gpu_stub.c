@@ -127,11 +127,12 @@ cz_status cz_gpu_groth16_dev_setup(cz_groth16_params *out, const struct cz_circu
     return NO_GPU(err);
 }
 cz_status cz_gpu_groth16_dev_setup_write(cz_groth16_vk *vk_out, const char *params_path,
+                                         const cz_groth16_params_tap *tap,
                                          const struct cz_circuit *c,
                                          const uint8_t seed[CZ_GROTH16_SEED_BYTES],
                                          cz_groth16_setup_progress_fn progress, void *progress_ctx,
                                          cz_error *err) {
-    (void)params_path, (void)c, (void)seed, (void)progress, (void)progress_ctx;
+    (void)params_path, (void)tap, (void)c, (void)seed, (void)progress, (void)progress_ctx;
     memset(vk_out, 0, sizeof *vk_out);
     return NO_GPU(err);
 }

@@ -349,6 +349,7 @@ typedef struct {
 typedef struct {
     setup_sink base;
     const char *path;
+    const cz_groth16_params_tap *tap;
     cz_groth16_params_writer *w;
 } file_sink;
 
@@ -397,7 +398,7 @@ static cz_status memory_put(setup_sink *s, unsigned vector, uint64_t first, cons
 static cz_status file_begin(setup_sink *s, const cz_groth16_vk *vk, const uint64_t *counts,
                             cz_error *err) {
     file_sink *f = (file_sink *)s;
-    return cz_groth16_params_writer_open(&f->w, f->path, vk, counts, err);
+    return cz_groth16_params_writer_open(&f->w, f->path, vk, counts, f->tap, err);
 }
 
 static cz_status file_put(setup_sink *s, unsigned vector, uint64_t first, const void *points,
@@ -1047,12 +1048,13 @@ extern "C" cz_status cz_gpu_groth16_dev_setup(cz_groth16_params *out, const stru
 }
 
 extern "C" cz_status cz_gpu_groth16_dev_setup_write(cz_groth16_vk *vk_out, const char *params_path,
+                                                    const cz_groth16_params_tap *tap,
                                                     const struct cz_circuit *c,
                                                     const uint8_t seed[CZ_GROTH16_SEED_BYTES],
                                                     cz_groth16_setup_progress_fn progress,
                                                     void *progress_ctx, cz_error *err) {
     memset(vk_out, 0, sizeof *vk_out);
-    file_sink sink = {{1, file_begin, file_put}, params_path, NULL};
+    file_sink sink = {{1, file_begin, file_put}, params_path, tap, NULL};
     cz_status st =
         gpu_dev_setup(&sink.base, vk_out, c, seed, progress, progress_ctx, params_path, err);
     st = cz_groth16_params_writer_close(sink.w, st, err);

@@ -20,6 +20,7 @@ struct cz_groth16_params_writer {
     uint64_t written; /* points given of the current vector */
     unsigned vector;  /* the vector being written; CZ_GROTH16_PARAMS_VECTORS when all are */
     int failed;       /* errno of the first failed write */
+    cz_groth16_params_tap tap;
 };
 
 static uint64_t point_bytes(unsigned vector) {
@@ -56,6 +57,7 @@ cz_status cz_groth16_params_writer_check_space(const char *path, uint64_t bytes,
 }
 
 static void put_bytes(cz_groth16_params_writer *w, const void *data, size_t len) {
+    if (w->tap.fn && !w->failed) w->tap.fn(w->tap.ctx, data, len);
     const uint8_t *p = data;
     while (!w->failed && len > 0) {
         ssize_t k = write(w->fd, p, len);
@@ -86,7 +88,7 @@ static void advance(cz_groth16_params_writer *w) {
 cz_status cz_groth16_params_writer_open(cz_groth16_params_writer **out, const char *path,
                                         const cz_groth16_vk *vk,
                                         const uint64_t counts[CZ_GROTH16_PARAMS_VECTORS],
-                                        cz_error *err) {
+                                        const cz_groth16_params_tap *tap, cz_error *err) {
     *out = NULL;
     for (unsigned v = 0; v < CZ_GROTH16_PARAMS_VECTORS; v++)
         if (counts[v] > UINT32_MAX)
@@ -123,6 +125,7 @@ cz_status cz_groth16_params_writer_open(cz_groth16_params_writer **out, const ch
         return st;
     }
     memcpy(w->counts, counts, sizeof w->counts);
+    if (tap) w->tap = *tap;
     put_bytes(w, vk_buf, vk_bytes);
     free(vk_buf);
     put_count(w, counts[0]);

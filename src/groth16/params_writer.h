@@ -20,14 +20,23 @@
 
 typedef struct cz_groth16_params_writer cz_groth16_params_writer;
 
+/* Sees every byte of the file, in file order, as it is written: a digest of
+ * the file without a second read of it (the 47 GB key's BLAKE2b took longer
+ * than making the key). It runs on the writer's caller's thread. */
+typedef struct {
+    void (*fn)(void *ctx, const void *bytes, size_t n);
+    void *ctx;
+} cz_groth16_params_tap;
+
 /* Creates path.tmp-<pid> next to path, after checking that the file's
  * bytes (cz_groth16_params_writer_bytes) fit the free space of its
  * filesystem (CZ_E_IO with both figures otherwise), and writes the vk.
- * counts: n_h, n_l, n_a, n_b_g1, n_b_g2 (each < 2^32, else CZ_E_RANGE). */
+ * counts: n_h, n_l, n_a, n_b_g1, n_b_g2 (each < 2^32, else CZ_E_RANGE).
+ * tap: NULL, or what sees the bytes (copied: it need not outlive the call). */
 cz_status cz_groth16_params_writer_open(cz_groth16_params_writer **out, const char *path,
                                         const cz_groth16_vk *vk,
                                         const uint64_t counts[CZ_GROTH16_PARAMS_VECTORS],
-                                        cz_error *err);
+                                        const cz_groth16_params_tap *tap, cz_error *err);
 
 /* The file's size for a vk (only n_ic is read) and counts. */
 uint64_t cz_groth16_params_writer_bytes(const cz_groth16_vk *vk,

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filecoin/common/params_table.h"
 #include "gpu_test_util.h"
 #include "groth16/groth16.h"
 #include "groth16/prover.h"
@@ -180,11 +181,19 @@ static void compare(const char *name, const cz_circuit *c, const char *dir) {
     snprintf(gpu_path, sizeof gpu_path, "%s/%s-gpu.params", dir, name);
     CHECK(cz_groth16_params_write(&cpu, cpu_path, &err) == CZ_OK);
     cz_groth16_vk vk;
-    cz_status sw = cz_gpu_groth16_dev_setup_write(&vk, gpu_path, c, seed, NULL, NULL, &err);
+    /* the file's digest as the writer saw it, against the file read again */
+    cz_fc_param_hasher *h = NULL;
+    CHECK(cz_fc_param_hasher_new(&h, &err) == CZ_OK);
+    const cz_groth16_params_tap tap = {cz_fc_param_hasher_update, h};
+    cz_status sw = cz_gpu_groth16_dev_setup_write(&vk, gpu_path, &tap, c, seed, NULL, NULL, &err);
     if (sw != CZ_OK) fprintf(stderr, "%s: GPU setup to a file: %s\n", name, err.message);
     CHECK(sw == CZ_OK);
     int same_file = sw == CZ_OK && files_equal(cpu_path, gpu_path);
     CHECK(same_file);
+    char tapped[CZ_FC_PARAM_DIGEST_HEX] = "", read_back[CZ_FC_PARAM_DIGEST_HEX] = "";
+    CHECK(cz_fc_param_hasher_finish(tapped, h, &err) == CZ_OK);
+    CHECK(sw != CZ_OK || (cz_fc_param_digest_file(read_back, gpu_path, NULL, NULL, &err) == CZ_OK &&
+                          strcmp(tapped, read_back) == 0));
     if (sw == CZ_OK) {
         size_t n = cz_groth16_vk_encoded_size(&vk);
         uint8_t *x = malloc(n), *y = malloc(n);
@@ -202,8 +211,7 @@ static void compare(const char *name, const cz_circuit *c, const char *dir) {
            name, (unsigned long long)c->num_constraints,
            (unsigned)__builtin_ctzll((unsigned long long)(cpu.n_h + 1)), c->num_inputs, c->num_aux,
            c->num_coeffs, 8 * c->coef_bytes, cpu.n_a, cpu.n_b_g1, chunk, window,
-           same ? "same" : "DIFFERENT",
-           same_file ? "same" : "DIFFERENT", cpu_ms, gpu_ms);
+           same ? "same" : "DIFFERENT", same_file ? "same" : "DIFFERENT", cpu_ms, gpu_ms);
     remove(cpu_path);
     remove(gpu_path);
     cz_groth16_params_free(&cpu);

@@ -88,7 +88,8 @@ int main(void) {
     const char *last = NULL;
     cz_groth16_vk vk;
     t0 = cz_now_ns();
-    cz_status st = cz_gpu_groth16_dev_setup_write(&vk, pp, circ, seed, print_progress, &last, &err);
+    cz_status st =
+        cz_gpu_groth16_dev_setup_write(&vk, pp, NULL, circ, seed, print_progress, &last, &err);
     if (st != CZ_OK) fprintf(stderr, "GPU setup to a file: %s\n", err.message);
     CHECK(st == CZ_OK);
     if (st != CZ_OK) return 1;

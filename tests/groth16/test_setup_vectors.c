@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filecoin/common/params_table.h"
 #include "groth16/groth16.h"
 #include "groth16/params_writer.h"
 #include "groth16/setup.h"
@@ -144,6 +145,7 @@ typedef struct {
     uint64_t circuit_seed;
     uint8_t seed_tag;
     const char *params_sha256, *vk_sha256;
+    const char *params_blake2b; /* first 16 bytes of BLAKE2b-512 (Python's hashlib) */
 } vector;
 
 static void seed_of(uint8_t seed[CZ_GROTH16_SEED_BYTES], uint8_t tag) {
@@ -178,13 +180,20 @@ static cz_status build(cz_circuit **out, const vector *v, int compile, cz_error 
 
 /* params through the streaming writer, in chunks of 1..7 points, encoded
  * here with the ec layer's encoder: the same file as cz_groth16_params_write. */
-static cz_status stream_write(const cz_groth16_params *p, const char *path, cz_error *err) {
+static cz_status stream_write(char digest[CZ_FC_PARAM_DIGEST_HEX], const cz_groth16_params *p,
+                              const char *path, cz_error *err) {
     const uint64_t counts[CZ_GROTH16_PARAMS_VECTORS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1,
                                                         p->n_b_g2};
     const cz_g1_affine *g1[4] = {p->h, p->l, p->a, p->b_g1};
     cz_groth16_params_writer *w = NULL;
-    cz_status st = cz_groth16_params_writer_open(&w, path, &p->vk, counts, err);
+    cz_fc_param_hasher *h = NULL;
+    cz_status st = cz_fc_param_hasher_new(&h, err);
     if (st != CZ_OK) return st;
+    const cz_groth16_params_tap tap = {cz_fc_param_hasher_update, h};
+    if ((st = cz_groth16_params_writer_open(&w, path, &p->vk, counts, &tap, err)) != CZ_OK) {
+        cz_fc_param_hasher_finish(digest, h, NULL);
+        return st;
+    }
     uint8_t buf[7 * CZ_G2_UNCOMPRESSED_BYTES];
     for (unsigned v = 0; v < CZ_GROTH16_PARAMS_VECTORS && st == CZ_OK; v++) {
         for (uint64_t at = 0; at < counts[v] && st == CZ_OK;) {
@@ -201,7 +210,9 @@ static cz_status stream_write(const cz_groth16_params *p, const char *path, cz_e
             at += n;
         }
     }
-    return cz_groth16_params_writer_close(w, st, err);
+    st = cz_groth16_params_writer_close(w, st, err);
+    cz_status fin = cz_fc_param_hasher_finish(digest, h, err);
+    return st != CZ_OK ? st : fin;
 }
 
 /* The writer's refusals: points of the wrong vector or too many, a file
@@ -214,7 +225,7 @@ static void stream_refusals(const cz_groth16_params *p, const char *dir) {
     uint8_t buf[CZ_G1_UNCOMPRESSED_BYTES] = {0};
     cz_error err = {0};
     cz_groth16_params_writer *w = NULL;
-    CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, counts, &err) == CZ_OK);
+    CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, counts, NULL, &err) == CZ_OK);
     CHECK(cz_groth16_params_writer_put(w, 1, buf, 1, &err) == CZ_E_INVALID_ARG &&
           strstr(err.message, "points of l given while writing h"));
     CHECK(cz_groth16_params_writer_put(w, 0, buf, p->n_h + 1, &err) == CZ_E_INVALID_ARG);
@@ -222,7 +233,7 @@ static void stream_refusals(const cz_groth16_params *p, const char *dir) {
     CHECK(cz_groth16_params_writer_close(w, CZ_OK, &err) == CZ_E_INVALID_ARG &&
           strstr(err.message, "incomplete: 1 of"));
     CHECK(access(path, F_OK) != 0);
-    CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, counts, &err) == CZ_OK);
+    CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, counts, NULL, &err) == CZ_OK);
     CHECK(cz_groth16_params_writer_close(w, CZ_E_CUDA, &err) == CZ_E_CUDA);
     CHECK(access(path, F_OK) != 0);
     char tmp[600];
@@ -232,7 +243,7 @@ static void stream_refusals(const cz_groth16_params *p, const char *dir) {
     uint64_t huge[CZ_GROTH16_PARAMS_VECTORS] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
                                                 UINT32_MAX};
     if (cz_groth16_params_writer_bytes(&p->vk, huge) > ((uint64_t)1 << 40)) {
-        CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, huge, &err) == CZ_E_IO &&
+        CHECK(cz_groth16_params_writer_open(&w, path, &p->vk, huge, NULL, &err) == CZ_E_IO &&
               strstr(err.message, "free"));
         CHECK(access(tmp, F_OK) != 0);
     }
@@ -260,10 +271,13 @@ static void run(const vector *v, int compile, const char *dir) {
     CHECK(cz_groth16_params_write(&params, pp, &err) == CZ_OK);
     CHECK(cz_groth16_vk_write(&params.vk, vp, &err) == CZ_OK);
     CHECK(file_digest(pd, pp) && file_digest(vd, vp));
-    char sp[512], sd[65];
+    char sp[512], sd[65], b2[CZ_FC_PARAM_DIGEST_HEX] = "";
     snprintf(sp, sizeof sp, "%s/%s-stream.params", dir, v->name);
-    CHECK(stream_write(&params, sp, &err) == CZ_OK);
+    CHECK(stream_write(b2, &params, sp, &err) == CZ_OK);
     CHECK(file_digest(sd, sp) && strcmp(sd, pd) == 0);
+    /* the digest the writer's tap saw: Filecoin's form of the file's BLAKE2b-512 */
+    printf("%s: digest as written %s\n", v->name, b2);
+    CHECK(strcmp(b2, v->params_blake2b) == 0);
     remove(sp);
     if (!strcmp(v->name, "random-small") && compile) stream_refusals(&params, dir);
     printf("%s (%s): %llu constraints, %u coefficients (u%u), |a| %zu |b| %zu\n  params %s\n"
@@ -283,13 +297,17 @@ int main(void) {
     cz_test_init("groth16/setup_vectors");
     static const vector vectors[] = {
         {"cubic", 1, 1, "003ba618f73c831ddf859283521f5d57e2c505fda7eb12ea78d636503e22510f",
-         "d6ff85bade1ebae2ef5934c4eb69084b933125f8dbdd528d8ff9f2e51efb1db0"},
+         "d6ff85bade1ebae2ef5934c4eb69084b933125f8dbdd528d8ff9f2e51efb1db0",
+         "df4b76f6e589c97899abbb14b615cb1f"},
         {"random-small", 2, 2, "d62823634d268d29bc0f72ea58cacc384621b2aad8a8673f803ef6a6ead74de1",
-         "7c07b848858e262018fecdbf3a5086ea56287a3fd9aa163a27d4ab1490ae0714"},
+         "7c07b848858e262018fecdbf3a5086ea56287a3fd9aa163a27d4ab1490ae0714",
+         "cad41156e92dc501faf5331bba1778e5"},
         {"random-900", 3, 3, "a00a14439f3834ae93db755f96ee33fdcc73a75ab7dbd226eecf720af1ffb438",
-         "ee3c6c849a7bcb399e381c3f0846627fac1fae602b1868180c7173b721a13747"},
+         "ee3c6c849a7bcb399e381c3f0846627fac1fae602b1868180c7173b721a13747",
+         "d325a09ef442433dd0862c0fb946253f"},
         {"random-u32", 4, 4, "3e73d2646266cb8646414a8f6e54303ec9cfed67a2dff6d5162eccf6402c11a4",
-         "7b8cc00affbeb925910a2608f1d0035e4e4c4031f192deb830983eb3eac072d5"},
+         "7b8cc00affbeb925910a2608f1d0035e4e4c4031f192deb830983eb3eac072d5",
+         "2f61ad18fa377f2a81d3f2c9958742bb"},
     };
     char dir[] = "/tmp/cz-setup-vectors-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);

@@ -76,6 +76,47 @@ static void *block_read_run(void *arg) {
     return NULL;
 }
 
+struct cz_fc_param_hasher {
+    EVP_MD_CTX *md;
+    int failed;
+};
+
+cz_status cz_fc_param_hasher_new(cz_fc_param_hasher **out, cz_error *err) {
+    cz_fc_param_hasher *h = calloc(1, sizeof *h);
+    *out = NULL;
+    if (!h || !(h->md = EVP_MD_CTX_new())) {
+        free(h);
+        return cz_error_set(err, CZ_E_NOMEM, "BLAKE2b-512: out of memory");
+    }
+    if (!EVP_DigestInit_ex(h->md, EVP_blake2b512(), NULL)) {
+        EVP_MD_CTX_free(h->md);
+        free(h);
+        return cz_error_set(err, CZ_E_INTERNAL, "BLAKE2b-512 unavailable in libcrypto");
+    }
+    *out = h;
+    return CZ_OK;
+}
+
+void cz_fc_param_hasher_update(void *hasher, const void *bytes, size_t n) {
+    cz_fc_param_hasher *h = hasher;
+    if (!h->failed && !EVP_DigestUpdate(h->md, bytes, n)) h->failed = 1;
+}
+
+cz_status cz_fc_param_hasher_finish(char hex[CZ_FC_PARAM_DIGEST_HEX], cz_fc_param_hasher *h,
+                                    cz_error *err) {
+    if (!h) return cz_error_set(err, CZ_E_INVALID_ARG, "BLAKE2b-512: no hasher");
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned len = 0;
+    cz_status st = CZ_OK;
+    if (h->failed || !EVP_DigestFinal_ex(h->md, d, &len) || len != 64)
+        st = cz_error_set(err, CZ_E_INTERNAL, "BLAKE2b-512 failed");
+    /* Filecoin's digest: the first 16 of the 64 bytes */
+    for (unsigned i = 0; st == CZ_OK && i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    EVP_MD_CTX_free(h->md);
+    free(h);
+    return st;
+}
+
 cz_status cz_fc_param_digest_file(char hex[CZ_FC_PARAM_DIGEST_HEX], const char *path,
                                   cz_fc_param_progress_fn progress, void *ctx, cz_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -88,12 +129,9 @@ cz_status cz_fc_param_digest_file(char hex[CZ_FC_PARAM_DIGEST_HEX], const char *
     }
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     uint8_t *bufs = malloc(2 * (size_t)HASH_BLOCK);
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    cz_status st = CZ_OK;
-    if (!bufs || !md)
-        st = cz_error_set(err, CZ_E_NOMEM, "%s: out of memory", path);
-    else if (!EVP_DigestInit_ex(md, EVP_blake2b512(), NULL))
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s: BLAKE2b-512 unavailable in libcrypto", path);
+    cz_fc_param_hasher *h = NULL;
+    cz_status st = bufs ? cz_fc_param_hasher_new(&h, err)
+                        : cz_error_set(err, CZ_E_NOMEM, "%s: out of memory", path);
     uint64_t done = 0, total = (uint64_t)sb.st_size;
     block_read cur = {fd, bufs, 0, 0};
     if (st == CZ_OK) block_read_run(&cur);
@@ -110,8 +148,7 @@ cz_status cz_fc_param_digest_file(char hex[CZ_FC_PARAM_DIGEST_HEX], const char *
         pthread_t reader;
         const int last = cur.got < (ssize_t)HASH_BLOCK;
         const int threaded = !last && pthread_create(&reader, NULL, block_read_run, &next) == 0;
-        if (!EVP_DigestUpdate(md, cur.buf, (size_t)cur.got))
-            st = cz_error_set(err, CZ_E_INTERNAL, "%s: BLAKE2b-512 update failed", path);
+        cz_fc_param_hasher_update(h, cur.buf, (size_t)cur.got);
         done += (uint64_t)cur.got;
         if (progress) progress(ctx, done, total > done ? total : done);
         if (threaded)
@@ -120,13 +157,10 @@ cz_status cz_fc_param_digest_file(char hex[CZ_FC_PARAM_DIGEST_HEX], const char *
             block_read_run(&next);
         cur = next;
     }
-    uint8_t d[EVP_MAX_MD_SIZE];
-    unsigned len = 0;
-    if (st == CZ_OK && (!EVP_DigestFinal_ex(md, d, &len) || len != 64))
-        st = cz_error_set(err, CZ_E_INTERNAL, "%s: BLAKE2b-512 final failed", path);
-    /* Filecoin's digest: the first 16 of the 64 bytes */
-    for (unsigned i = 0; st == CZ_OK && i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
-    EVP_MD_CTX_free(md);
+    if (h) {
+        cz_status fin = cz_fc_param_hasher_finish(hex, h, st == CZ_OK ? err : NULL);
+        if (st == CZ_OK && (st = fin) != CZ_OK) cz_error_prefix(err, "%s", path);
+    }
     free(bufs);
     close(fd);
     return st;
@@ -274,23 +308,45 @@ cz_status cz_fc_param_classify(cz_fc_param_verdict *v, const char *path,
     return CZ_OK;
 }
 
+/* FILE.dev naming hex, and FILE.blake2b for the file as it was at sb when
+ * it still is (it did not change while it was read). */
+static cz_status mark_records(const char *path, const char *hex, const struct stat *sb,
+                              cz_error *err) {
+    char text[256];
+    snprintf(text, sizeof text, DEV_LINE "\nblake2b %s\n", hex);
+    cz_status st = write_record(path, ".dev", text, err);
+    if (st != CZ_OK) return st;
+    struct stat after;
+    if (stat(path, &after) == 0 && after.st_size == sb->st_size &&
+        mtime_ns_of(&after) == mtime_ns_of(sb))
+        sum_save(path, hex, sb, NULL);
+    return CZ_OK;
+}
+
+static cz_status stat_key(struct stat *sb, const char *path, cz_error *err) {
+    if (stat(path, sb) == 0) return CZ_OK;
+    return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: %s", path,
+                        strerror(errno));
+}
+
 cz_status cz_fc_param_mark_development(char *digest, const char *path,
                                        cz_fc_param_progress_fn progress, void *ctx, cz_error *err) {
-    struct stat sb, after;
-    char hex[CZ_FC_PARAM_DIGEST_HEX], text[256];
-    if (stat(path, &sb) != 0)
-        return cz_error_set(err, errno == ENOENT ? CZ_E_NOT_FOUND : CZ_E_IO, "%s: %s", path,
-                            strerror(errno));
-    cz_status st = cz_fc_param_digest_file(hex, path, progress, ctx, err);
-    if (st != CZ_OK) return st;
-    snprintf(text, sizeof text, DEV_LINE "\nblake2b %s\n", hex);
-    if ((st = write_record(path, ".dev", text, err)) != CZ_OK) return st;
-    /* remembered only when the file did not change while it was read */
-    if (stat(path, &after) == 0 && after.st_size == sb.st_size &&
-        mtime_ns_of(&after) == mtime_ns_of(&sb))
-        sum_save(path, hex, &sb, NULL);
-    if (digest) memcpy(digest, hex, sizeof hex);
-    return CZ_OK;
+    struct stat sb;
+    char hex[CZ_FC_PARAM_DIGEST_HEX];
+    cz_status st = stat_key(&sb, path, err);
+    if (st == CZ_OK) st = cz_fc_param_digest_file(hex, path, progress, ctx, err);
+    if (st == CZ_OK) st = mark_records(path, hex, &sb, err);
+    if (st == CZ_OK && digest) memcpy(digest, hex, sizeof hex);
+    return st;
+}
+
+cz_status cz_fc_param_mark_development_hashed(const char *path, const char *digest, cz_error *err) {
+    struct stat sb;
+    if (!is_hex32(digest))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "%s: digest '%s' is not 32 hex digits", path,
+                            digest);
+    cz_status st = stat_key(&sb, path, err);
+    return st == CZ_OK ? mark_records(path, digest, &sb, err) : st;
 }
 
 int cz_fc_param_is_side_file(const char *name) {

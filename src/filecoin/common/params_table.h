@@ -69,6 +69,16 @@ const char *cz_fc_param_class_text(cz_fc_param_class c);
 /* Progress of a hash: bytes done of total. */
 typedef void (*cz_fc_param_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
+/* The digest of bytes given in order: for a file hashed as it is written
+ * (cz_fc_param_hasher_update fits groth16/params_writer.h's tap). */
+typedef struct cz_fc_param_hasher cz_fc_param_hasher;
+cz_status cz_fc_param_hasher_new(cz_fc_param_hasher **out, cz_error *err);
+/* hasher: a cz_fc_param_hasher; a failure is reported by finish. */
+void cz_fc_param_hasher_update(void *hasher, const void *bytes, size_t n);
+/* The digest of every byte given; frees h (NULL: CZ_E_INVALID_ARG). */
+cz_status cz_fc_param_hasher_finish(char hex[CZ_FC_PARAM_DIGEST_HEX], cz_fc_param_hasher *h,
+                                    cz_error *err);
+
 /* The digest of a file (first 16 bytes of BLAKE2b-512, hex), read in
  * 16 MiB blocks; progress (may be NULL) after each block. */
 cz_status cz_fc_param_digest_file(char hex[CZ_FC_PARAM_DIGEST_HEX], const char *path,
@@ -98,6 +108,10 @@ cz_status cz_fc_param_classify(cz_fc_param_verdict *v, const char *path,
  * development key would be refused under an official name. */
 cz_status cz_fc_param_mark_development(char *digest, const char *path,
                                        cz_fc_param_progress_fn progress, void *ctx, cz_error *err);
+/* The same records for a key whose digest is already known (the writer
+ * hashed it as it wrote it, groth16/params_writer.h): no read of the file.
+ * CZ_E_INVALID_ARG when digest is not 32 lower-case hex digits. */
+cz_status cz_fc_param_mark_development_hashed(const char *path, const char *digest, cz_error *err);
 
 /* Development records in dir (FILE.dev whose FILE exists), without reading
  * any key: *n_dev, and the first of them in first (may be NULL). For a
