@@ -489,6 +489,13 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
     return total - held - extra;
 }
 
+/* The counts of key as the plan functions take them. */
+static void shape_of(cz_groth16_params *shape, const srs_key *key) {
+    memset(shape, 0, sizeof *shape);
+    shape->vk.n_ic = key->n_ic, shape->n_h = key->n_h, shape->n_l = key->n_l;
+    shape->n_a = key->n_a, shape->n_b_g1 = key->n_b_g1, shape->n_b_g2 = key->n_b_g2;
+}
+
 /* Loads id's key (and circuit) as a new entry beside the resident ones, in
  * room bytes (0: the device's free memory). A key with host points may
  * stream, alone or beside others; one without must fit resident beside
@@ -509,9 +516,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     size_t gc_bytes = cz_gpu_circuit_bytes(gc);
     size_t budget = room > gc_bytes ? room - gc_bytes : 0;
     cz_groth16_params shape;
-    memset(&shape, 0, sizeof shape);
-    shape.vk.n_ic = key->n_ic, shape.n_h = key->n_h, shape.n_l = key->n_l;
-    shape.n_a = key->n_a, shape.n_b_g1 = key->n_b_g1, shape.n_b_g2 = key->n_b_g2;
+    shape_of(&shape, key);
     /* A key (with host points) that has no plan beside its circuit, or only
      * the lean one (which takes a, b, c from the host: plan.h), goes
      * without it: its units' a, b, c are then evaluated on the CPU
@@ -773,12 +778,24 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
     return st;
 }
 
+/* The device bytes of the smallest plan of the unit's key (0: unknown). */
+static size_t key_minimum(const cz_backend_unit *u) {
+    srs_key key;
+    cz_groth16_params shape;
+    cz_gpu_plan smallest;
+    if (srs_key_of(&key, u->params, u->params_file, NULL) != CZ_OK) return 0;
+    shape_of(&shape, &key);
+    /* a budget of one byte is below every plan: the minimum comes back */
+    return cz_gpu_plan_make(&smallest, &shape, 1, NULL, NULL) == CZ_E_NOMEM ? smallest.minimum : 0;
+}
+
 /* After a device out-of-memory in a unit of id: the other keys leave the
  * device, or when id's is alone, the context plans with a quarter less
- * (cz_gpu_plan_shrink of what it held with a proof's working set) and id's
- * key leaves, to be loaded again on the smaller plan. 0 when there is
- * nothing smaller to try. */
-static int shrink(cz_backend *b, const char *id, const char *job, const char *why) {
+ * (cz_gpu_plan_shrink of what it held with a proof's working set), but not
+ * below the key's smallest plan (minimum, 0: unknown), and id's key leaves,
+ * to be loaded again on the smaller plan. 0 when there is nothing smaller
+ * to try. */
+static int shrink(cz_backend *b, const char *id, size_t minimum, const char *job, const char *why) {
     cuda_ctx *c = b->impl;
     size_t used = 0;
     uint32_t others = 0;
@@ -805,8 +822,11 @@ static int shrink(cz_backend *b, const char *id, const char *job, const char *wh
                 if (cz_gpu_mem_info(&free_b, &total_b, &merr) == CZ_OK) used = free_b;
             }
         }
-        const size_t next = cz_gpu_plan_shrink(used);
-        if (!next) return 0;
+        size_t next = cz_gpu_plan_shrink(used);
+        /* a quarter less may skip the smallest plan that still fits (a small
+         * key's floor is its MSM scratch): that one is tried once */
+        if (minimum && next < minimum) next = used > minimum ? minimum : 0;
+        if (!next || (c->cap && next >= c->cap)) return 0;
         cz_log(CZ_LOG_WARN,
                "%s: device out of memory in a unit of %s (%s): the unit is proven again on a "
                "smaller memory plan (%.0f MiB instead of %.0f)",
@@ -833,6 +853,8 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     const char *id = u->circuit_id ? u->circuit_id : "";
     const int outer = c->depth++ == 0;
     const size_t cap_before = c->cap;
+    size_t minimum = 0;
+    int exhausted = 0; /* out of memory with no smaller plan left */
     cz_status st;
     for (;;) {
         const uint64_t ooms = cz_gpu_oom_count();
@@ -852,10 +874,19 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
             st = cz_error_wrap(err, CZ_E_BUSY, "no device memory beside the unit it interrupts");
             break;
         }
-        if (!shrink(b, id, u->job_id ? u->job_id : "a job", err ? err->message : "")) break;
+        if (!minimum) minimum = key_minimum(u);
+        if (!shrink(b, id, minimum, u->job_id ? u->job_id : "a job", err ? err->message : "")) {
+            exhausted = 1;
+            break;
+        }
     }
-    if (st != CZ_OK && c->cap != cap_before) {
+    if (st != CZ_OK && (exhausted || c->cap != cap_before)) {
+        /* the next unit plans afresh: without the cap, and without the key
+         * loaded on the smallest plan */
         c->cap = 0;
+        for (uint32_t i = c->n_res; exhausted && i-- > 0;)
+            if (!strcmp(c->res[i].circuit, id)) key_release(c, i);
+        if (exhausted) note_residents(b);
         cz_error_prefix(err, "after device out-of-memory errors, no smaller memory plan proves it");
     }
     CZ_ASSERT(c->depth > 0);

@@ -22,7 +22,8 @@ typedef struct cz_groth16_params_writer cz_groth16_params_writer;
 
 /* Sees every byte of the file, in file order, as it is written: a digest of
  * the file without a second read of it (the 47 GB key's BLAKE2b took longer
- * than making the key). It runs on the writer's caller's thread. */
+ * than making the key). It runs within the writer's calls, on a helper
+ * thread beside the write of a large buffer (one call at a time). */
 typedef struct {
     void (*fn)(void *ctx, const void *bytes, size_t n);
     void *ctx;
