@@ -113,6 +113,8 @@ typedef struct {
     double duration_sum_s;
 } cz_eng_kind_counters;
 
+#define CZ_ENG_HOOKED_MAX 8
+
 /* A back-end context and what the scheduler remembers of it. */
 typedef struct {
     cz_backend *backend;
@@ -122,6 +124,12 @@ typedef struct {
     char last_circuit[32];
     uint32_t run_len;
     uint32_t busy_workers; /* its prove workers with a unit taken (prove_pick's affinity) */
+    /* jobs of the units its workers prove with a preemption hook (below
+     * CRITICAL, not nested): a unit that would nest in one of them is left
+     * to that hook (cz_eng_prove_pick_locked); more than the array holds
+     * go unrecorded (those free workers then take it as before) */
+    const cz_eng_job *hooked[CZ_ENG_HOOKED_MAX];
+    uint32_t n_hooked;
 } cz_eng_slot;
 
 typedef struct cz_eng_deferred_line cz_eng_deferred_line;

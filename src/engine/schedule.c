@@ -200,17 +200,50 @@ static int free_holder_elsewhere(const cz_engine *e, const cz_eng_slot *b, const
     return 0;
 }
 
+/* Whether it may run inside a unit of running on b at one of its step
+ * boundaries (preemption). */
+static int nests_in(const cz_eng_slot *b, const cz_eng_item *it, const cz_eng_job *running) {
+    const int prio = it->j->priority;
+    if (prio <= running->priority || prio < CZ_PRIORITY_HIGH || it->j->cancel || it->j->failed ||
+        it->no_nest)
+        return 0;
+    const int keeps_keys = b->backend->ops->hold != NULL;
+    /* on a context that keeps keys, not inside a unit of its own key: the
+     * two would share what the key's plan holds for one unit at a time (a
+     * streaming key's chunk buffers and uploader, busy between the chunks
+     * of a sum) */
+    if (keeps_keys && it->j->plan.circuit_id[0] &&
+        !strcmp(it->j->plan.circuit_id, running->plan.circuit_id))
+        return 0;
+    /* preempting never evicts: the unit's key must be there already */
+    return !keeps_keys || slot_holds(b, it->j);
+}
+
+/* Whether a unit that b's workers prove with a preemption hook will take
+ * it at its next step boundary: a free worker of b that took it instead
+ * would only wait for the context (its run lock) until that unit ends. */
+static int left_to_hook(const cz_eng_slot *b, const cz_eng_item *it) {
+    for (uint32_t k = 0; k < b->n_hooked; k++)
+        if (nests_in(b, it, b->hooked[k])) return 1;
+    return 0;
+}
+
 size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
     const cz_eng_heap *h = &e->prove;
     size_t d = cz_eng_prove_dropped_locked(e);
     if (d != SIZE_MAX) return d;
     size_t pick = run_pick(e, b);
-    if (!free_holder_elsewhere(e, b, h->v[pick].j)) return pick;
-    const int prio = h->v[pick].j->priority;
+    if (!left_to_hook(b, &h->v[pick]) && !free_holder_elsewhere(e, b, h->v[pick].j)) return pick;
+    /* the first unit in heap order that is neither left to a hook nor to
+     * another context's free worker, at the priority run_pick chose unless
+     * that unit is the one left to a hook */
+    const int same_prio = !left_to_hook(b, &h->v[pick]), prio = h->v[pick].j->priority;
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < h->n; i++) {
         const cz_eng_item *it = &h->v[i];
-        if (it->j->priority != prio || free_holder_elsewhere(e, b, it->j)) continue;
+        if ((same_prio && it->j->priority != prio) || left_to_hook(b, it) ||
+            free_holder_elsewhere(e, b, it->j))
+            continue;
         if (best == SIZE_MAX || cz_eng_item_before(it, &h->v[best])) best = i;
     }
     return best;
@@ -219,23 +252,10 @@ size_t cz_eng_prove_pick_locked(const cz_engine *e, const cz_eng_slot *b) {
 size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b,
                                   const cz_eng_job *running) {
     const cz_eng_heap *h = &e->prove;
-    const int keeps_keys = b->backend->ops->hold != NULL;
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < h->n; i++) {
         const cz_eng_item *it = &h->v[i];
-        const int prio = it->j->priority;
-        if (prio <= running->priority || prio < CZ_PRIORITY_HIGH || it->j->cancel ||
-            it->j->failed || it->no_nest)
-            continue;
-        /* on a context that keeps keys, not inside a unit of its own key:
-         * the two would share what the key's plan holds for one unit at a
-         * time (a streaming key's chunk buffers and uploader, busy between
-         * the chunks of a sum) */
-        if (keeps_keys && it->j->plan.circuit_id[0] &&
-            !strcmp(it->j->plan.circuit_id, running->plan.circuit_id))
-            continue;
-        /* preempting never evicts: the unit's key must be there already */
-        if (keeps_keys && !slot_holds(b, it->j)) continue;
+        if (!nests_in(b, it, running)) continue;
         if (best == SIZE_MAX || cz_eng_item_before(it, &h->v[best])) best = i;
     }
     return best;

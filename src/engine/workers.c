@@ -308,6 +308,11 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     if (!drop && !outer) cz_eng_note_circuit_locked(e, slot, j);
     e->prove_busy++;
     slot->busy_workers++;
+    /* a unit with a preemption hook (below) is recorded on its context, so
+     * that the context's free workers leave what it would take to it */
+    const int hooked =
+        !drop && !outer && j->priority < CZ_PRIORITY_CRITICAL && slot->n_hooked < CZ_ENG_HOOKED_MAX;
+    if (hooked) slot->hooked[slot->n_hooked++] = j;
     cz_eng_unlock(e);
 
     cz_error uerr = {0};
@@ -358,6 +363,13 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     pthread_mutex_lock(&e->lock);
     e->prove_busy--;
     slot->busy_workers--;
+    for (uint32_t k = 0; hooked && k < slot->n_hooked; k++)
+        if (slot->hooked[k] == j) {
+            slot->hooked[k] = slot->hooked[--slot->n_hooked];
+            /* a unit left to this one's hook is free for every worker again */
+            pthread_cond_broadcast(&e->prove_work);
+            break;
+        }
     if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) return 1;
     if (!drop && st == CZ_E_BUSY && outer && unnest_locked(e, j, it, &uerr)) return 0;
     if (!drop && st == CZ_OK) {

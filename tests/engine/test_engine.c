@@ -1104,13 +1104,15 @@ static void test_runs_off_plain_order(void) {
 /* An engine on n fake back-end contexts ("fake:0", ...), one prove worker
  * each, the fake kind in the PoRep slot and the admitting one in the
  * WinningPoSt slot; their unit counts reset. */
+static uint32_t fake_prove_workers = 1; /* prove workers per context of make_fake_contexts */
+
 static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
     static int ids[2] = {0, 1};
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.memory_budget_bytes = 1 << 30;
     cfg.synthesis_workers = synthesis_workers;
-    cfg.prove_workers = 1;
+    cfg.prove_workers = fake_prove_workers;
     cfg.result_retention_ms = 60000;
     cfg.param_cache = ".";
     cfg.ops[CZ_PROOF_POREP] = &fake_ops;
@@ -1399,10 +1401,14 @@ static void test_preempt_at_boundary(void) {
 /* Preemption inside a back-end context's prove_start, as with the real
  * provers: the WinningPoSt's unit runs under the context's run lock that
  * the interrupted unit's thread holds (no deadlock), and the context counts
- * both units. */
-static void test_preempt_inside_backend(void) {
+ * both units. With two prove workers on the context (a CUDA context's
+ * default) the free one must not take the WinningPoSt: its unit would then
+ * wait for the run lock until the PoRep unit ends (end order PW, as it went
+ * on the H200); it leaves it to the PoRep unit's next step boundary. */
+static void preempt_inside_backend(uint32_t prove_workers) {
     reset_logs();
     fake_backend_steps = 40;
+    fake_prove_workers = prove_workers;
     cz_engine *e = make_fake_contexts(1, 2);
     cz_error err = {0};
     cz_engine_submit_info info;
@@ -1417,13 +1423,15 @@ static void test_preempt_inside_backend(void) {
     CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
     CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
     /* the WinningPoSt's prove_start ended inside the PoRep unit's */
-    if (strcmp(end_order, "WP") != 0) printf("end order %s\n", end_order);
+    if (strcmp(end_order, "WP") != 0)
+        printf("%u prove worker(s): end order %s\n", prove_workers, end_order);
     CHECK(!strcmp(end_order, "WP"));
     CHECK(preemptions(e) == 1);
     cz_engine_status st;
     cz_engine_get_status(e, &st);
     CHECK(st.backends[0].units == 2 && !st.backends[0].busy);
     fake_backend_steps = 0;
+    fake_prove_workers = 1;
     cz_engine_destroy(e);
 }
 
@@ -1489,7 +1497,8 @@ int main(void) {
     test_preempt_at_boundary();
     test_critical_not_preempted();
     test_preempt_no_room();
-    test_preempt_inside_backend();
+    preempt_inside_backend(1);
+    preempt_inside_backend(2);
     test_host_abc_reserved();
     return cz_test_finish("engine/engine");
 }
