@@ -22,7 +22,8 @@
 # Builds are incremental (rm -rf DIR for a clean one). Environment: NVCC
 # (default: nvcc on PATH or /usr/local/cuda), NVFLAGS_EXTRA (more nvcc flags,
 # e.g. a -D for an experiment), CZ_BENCH_ARGS (default: the full benchmark),
-# CZ_SANITIZER=0 (skip compute-sanitizer),
+# CZ_SANITIZER=0 (skip compute-sanitizer), CZ_TESTS="gpu_ntt circuit_gpu"
+# (only those tests, in that order), CZ_TEST_TIMEOUT=120 (seconds per test),
 # OUT (logs are written there; default DIR/out). The device tool brings back
 # at most 8 files, which is why the logs are few.
 set -u
@@ -89,10 +90,26 @@ run() {
     local pre=""
     [ -x "$dir/test_gpu_arith" ] || pre=gpu_
     export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    for t in "$dir"/${pre}test_*; do
-        [ -x "$t" ] || continue
+    # CZ_TESTS: which tests, in that order (names after test_, e.g. "gpu_ntt
+    # circuit_gpu"); CZ_TEST_TIMEOUT: seconds each may take (a test past it
+    # counts as failed, the next one runs)
+    local list=()
+    if [ -n "${CZ_TESTS:-}" ]; then
+        for t in $CZ_TESTS; do list+=("$dir/${pre}test_$t"); done
+    else
+        list=("$dir"/${pre}test_*)
+    fi
+    for t in "${list[@]}"; do
+        [ -x "$t" ] || { [ -n "${CZ_TESTS:-}" ] && echo "== $(basename "$t"): missing"; continue; }
         echo "== $(basename "$t")"
-        if ! "$t" 2>&1 | tee -a "$out/tests.txt"; then fails=$((fails + 1)); fi
+        local t0=$SECONDS rc
+        ${CZ_TEST_TIMEOUT:+timeout "$CZ_TEST_TIMEOUT"} "$t" >>"$out/tests.txt" 2>&1
+        rc=$?
+        echo "   $(basename "$t"): exit $rc, $((SECONDS - t0)) s" | tee -a "$out/tests.txt"
+        if [ $rc != 0 ]; then
+            fails=$((fails + 1))
+            grep -E "CHECK failed|FAILED" "$out/tests.txt" | tail -n 5
+        fi
     done
     # the NTT's 4-pass layout (2^28 otherwise) at small sizes
     echo "== $(basename "$dir/${pre}test_gpu_ntt") with CZ_GPU_NTT_MAXB=5"
