@@ -692,9 +692,7 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
     for (uint32_t i = c->n_res; i-- > 0;)
         if (!strcmp(id, c->res[i].circuit)) key_release(c, i);
     cz_groth16_params shape;
-    memset(&shape, 0, sizeof shape);
-    shape.vk.n_ic = key.n_ic, shape.n_h = key.n_h, shape.n_l = key.n_l;
-    shape.n_a = key.n_a, shape.n_b_g1 = key.n_b_g1, shape.n_b_g2 = key.n_b_g2;
+    shape_of(&shape, &key);
     size_t key_bytes = 0, work = 0;
     if ((st = cz_gpu_srs_footprint(&key_bytes, &work, &shape, err)) != CZ_OK)
         return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
@@ -824,9 +822,10 @@ static int shrink(cz_backend *b, const char *id, size_t minimum, const char *job
         }
         size_t next = cz_gpu_plan_shrink(used);
         /* a quarter less may skip the smallest plan that still fits (a small
-         * key's floor is its MSM scratch): that one is tried once */
-        if (minimum && next < minimum) next = used > minimum ? minimum : 0;
-        if (!next || (c->cap && next >= c->cap)) return 0;
+         * key's floor is its MSM scratch): that one is tried, once */
+        if (minimum && next < minimum)
+            next = used > minimum && (!c->cap || minimum < c->cap) ? minimum : 0;
+        if (!next) return 0;
         cz_log(CZ_LOG_WARN,
                "%s: device out of memory in a unit of %s (%s): the unit is proven again on a "
                "smaller memory plan (%.0f MiB instead of %.0f)",
@@ -884,9 +883,7 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         /* the next unit plans afresh: without the cap, and without the key
          * loaded on the smallest plan */
         c->cap = 0;
-        for (uint32_t i = c->n_res; exhausted && i-- > 0;)
-            if (!strcmp(c->res[i].circuit, id)) key_release(c, i);
-        if (exhausted) note_residents(b);
+        if (exhausted) cuda_release(b, id);
         cz_error_prefix(err, "after device out-of-memory errors, no smaller memory plan proves it");
     }
     CZ_ASSERT(c->depth > 0);
