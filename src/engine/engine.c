@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "engine/engine_private.h"
+#include "gpu/gpu.h"
 #include "gpu/settings.h"
 #include "util/parallel.h"
 
@@ -90,6 +91,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         if (!e->slots[i].backend->ops->hold) all_resident = 0;
     if (all_resident && !cz_gpu_settings_get()->srs_host_points)
         cz_srs_set_device_loader(&e->srs, cz_eng_device_load, e);
+    /* a key a device declines streams from host points: locked, the copy
+     * engines read them without the CPU's staging copy */
+    if (all_resident && cz_gpu_settings_get()->srs_lock_host)
+        cz_srs_set_host_locking(&e->srs, cz_gpu_host_lock, cz_gpu_host_unlock);
     uint32_t per = e->host_evaluation   ? 1
                    : cfg->prove_workers ? cfg->prove_workers
                                         : CZ_ENG_DEVICE_PROVE_WORKERS;

@@ -67,6 +67,62 @@ void cz_srs_set_device_loader(cz_srs_manager *m, cz_srs_device_load_fn fn, void 
     m->device_ctx = ctx;
 }
 
+void cz_srs_set_host_locking(cz_srs_manager *m, cz_srs_lock_host_fn lock,
+                             cz_srs_unlock_host_fn unlock) {
+    m->lock_host = lock;
+    m->unlock_host = unlock;
+}
+
+/* The point vectors of params, for locking them one by one. */
+static size_t point_vectors(const cz_groth16_params *p, void *v[5], size_t bytes[5]) {
+    v[0] = p->h, bytes[0] = p->n_h * sizeof *p->h;
+    v[1] = p->l, bytes[1] = p->n_l * sizeof *p->l;
+    v[2] = p->a, bytes[2] = p->n_a * sizeof *p->a;
+    v[3] = p->b_g1, bytes[3] = p->n_b_g1 * sizeof *p->b_g1;
+    v[4] = p->b_g2, bytes[4] = p->n_b_g2 * sizeof *p->b_g2;
+    return 5;
+}
+
+/* Page-locks e's decoded points (m->lock not held; e marked loading) when
+ * a device streams them; a vector the driver refuses stays pageable (its
+ * copies go through the staging buffers: slower, not wrong). */
+static void lock_points(cz_srs_manager *m, cz_srs_entry *e) {
+    if (!m->lock_host || !e->needs_host_points) return;
+    void *v[5];
+    size_t bytes[5], total = 0, n = point_vectors(&e->params, v, bytes);
+    uint64_t t0 = cz_now_ns();
+    cz_error err = {0};
+    cz_status st = CZ_OK;
+    size_t i = 0;
+    for (; i < n && st == CZ_OK; i++)
+        if (v[i] && (st = m->lock_host(v[i], bytes[i], &err)) == CZ_OK) total += bytes[i];
+    if (st != CZ_OK) {
+        /* all or none: unlocking needs to know which are locked */
+        for (size_t k = 0; k + 1 < i; k++)
+            if (v[k]) m->unlock_host(v[k]);
+        cz_log(CZ_LOG_WARN, "srs: %s: host points not page-locked (%s): streamed copies go through "
+                            "the staging buffers",
+               e->id, err.message);
+        return;
+    }
+    e->host_locked = 1;
+    cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points page-locked in %.2f s (streamed copies "
+                        "read them directly)",
+           e->id, (double)total / 1e9, (double)(cz_now_ns() - t0) / 1e9);
+}
+
+/* Frees e's decoded points, unlocking them first. */
+static void free_points(cz_srs_manager *m, cz_srs_entry *e) {
+    if (e->host_locked) {
+        void *v[5];
+        size_t bytes[5], n = point_vectors(&e->params, v, bytes);
+        for (size_t i = 0; i < n; i++)
+            if (v[i]) m->unlock_host(v[i]);
+        e->host_locked = 0;
+    }
+    cz_groth16_params_free(&e->params);
+}
+
 /* Host bytes of a hot entry whose points are on the devices: the vk of the
  * parameters and the one from the .vk file. */
 static uint64_t device_hot_bytes(uint64_t n_ic) {
@@ -79,9 +135,9 @@ static int goes_to_device(const cz_srs_manager *m, const cz_srs_entry *e) {
 }
 
 /* Drops everything above cold; the caller holds no reference. */
-static uint64_t entry_to_cold(cz_srs_entry *e) {
+static uint64_t entry_to_cold(cz_srs_manager *m, cz_srs_entry *e) {
     uint64_t freed = e->hot_bytes;
-    cz_groth16_params_free(&e->params);
+    free_points(m, e);
     cz_groth16_vk_free(&e->vk);
     cz_circuit_free(e->circuit);
     e->circuit = NULL;
@@ -96,7 +152,7 @@ static uint64_t entry_to_cold(cz_srs_entry *e) {
 
 void cz_srs_destroy(cz_srs_manager *m) {
     for (size_t i = 0; i < m->n; i++) {
-        uint64_t freed = entry_to_cold(&m->entries[i]);
+        uint64_t freed = entry_to_cold(m, &m->entries[i]);
         if (freed) cz_budget_release(m->budget, freed);
     }
     pthread_mutex_destroy(&m->lock);
@@ -375,6 +431,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
         cz_budget_release(m->budget, e->file.len);
         return cz_error_wrap(err, st, "srs %s", e->id);
     }
+    lock_points(m, e);
     e->hot_bytes = e->file.len;
     e->points_on_device = 0;
     e->load_ms = (cz_now_ns() - t0) / 1000000;
@@ -396,7 +453,7 @@ static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
     /* e->circuit is written only by the thread that set e->loading. */
     if (st == CZ_OK && want_circuit && !e->circuit && (st = load_circuit(e, err)) != CZ_OK &&
         !was_hot) {
-        cz_groth16_params_free(&e->params);
+        free_points(m, e);
         cz_groth16_vk_free(&e->vk);
         cz_budget_release(m->budget, e->hot_bytes);
         e->hot_bytes = 0;
@@ -500,7 +557,7 @@ cz_status cz_srs_evict(cz_srs_manager *m, const char *id, int *was_loaded, uint6
                               e->refs);
         } else {
             *was_loaded = e->tier == CZ_SRS_HOT;
-            *freed = entry_to_cold(e);
+            *freed = entry_to_cold(m, e);
         }
     }
     pthread_mutex_unlock(&m->lock);
@@ -525,7 +582,7 @@ uint64_t cz_srs_evict_idle(void *mp, uint64_t need) {
         }
         if (!lru) break;
         /* hot -> warm: the decoded points go, the mapping stays. */
-        cz_groth16_params_free(&lru->params);
+        free_points(m, lru);
         cz_groth16_vk_free(&lru->vk);
         freed += lru->hot_bytes;
         lru->hot_bytes = 0;

@@ -48,6 +48,7 @@ typedef struct {
     cz_groth16_params params;
     int points_on_device;  /* hot with the points on the back-ends' devices only */
     int needs_host_points; /* a back-end declined the file load: decode on the host */
+    int host_locked;       /* hot: params' point vectors page-locked (m->lock_host) */
     cz_groth16_vk vk;      /* hot: from the .vk file, used to self-verify */
     char circuit_path[PATH_MAX];
     cz_circuit *circuit;   /* hot, when a job asked for it: the pre-compiled circuit (mapped) */
@@ -70,6 +71,11 @@ typedef cz_status (*cz_srs_device_load_fn)(void *ctx, const char *id,
                                            const cz_groth16_params_file *file,
                                            const cz_circuit *circuit, cz_error *err);
 
+/* Page-locks bytes of host memory at p for the devices' copy engines
+ * (failing costs only speed), and undoes it; p as locked. */
+typedef cz_status (*cz_srs_lock_host_fn)(void *p, size_t bytes, cz_error *err);
+typedef void (*cz_srs_unlock_host_fn)(void *p);
+
 typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -80,11 +86,19 @@ typedef struct {
     uint64_t min_idle_ns;
     cz_srs_device_load_fn device_load; /* NULL: hot means host points */
     void *device_ctx;
+    cz_srs_lock_host_fn lock_host; /* NULL: host points stay pageable */
+    cz_srs_unlock_host_fn unlock_host;
 } cz_srs_manager;
 
 void cz_srs_init(cz_srs_manager *m, cz_budget *budget, const char *dir, uint64_t min_idle_ms);
 /* Sets the device loader (before any acquire). */
 void cz_srs_set_device_loader(cz_srs_manager *m, cz_srs_device_load_fn fn, void *ctx);
+/* Sets how host points that a device declined to load from the file (it
+ * streams them from host memory) are page-locked while hot, before any
+ * acquire: the owner of the points locks them after decoding and unlocks
+ * them before freeing, so the copy engines read them directly. */
+void cz_srs_set_host_locking(cz_srs_manager *m, cz_srs_lock_host_fn lock,
+                             cz_srs_unlock_host_fn unlock);
 void cz_srs_destroy(cz_srs_manager *m);
 
 /* The circuit id of a PoRep sector size ("porep-2k"); NULL when none. */

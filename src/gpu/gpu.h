@@ -197,6 +197,25 @@ cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err);
 cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes, uint64_t *ticket,
                                cz_error *err);
 cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err);
+/* send_host: queue a copy of bytes (any size) straight from page-locked
+ * host memory (cz_gpu_host_lock, or cudaHostAlloc'ed) to dev on the same
+ * copy stream, no staging buffer involved; its ticket is waited for as a
+ * staged one's. The host memory must stay as it is until then. */
+cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, const void *host, size_t bytes,
+                                    uint64_t *ticket, cz_error *err);
+
+/* Page-locks (cudaHostRegister, for every device) bytes of ordinary host
+ * memory at p, so that the copy engines read it directly: a streamed key's
+ * host points then cross PCIe without a CPU copy into the staging buffers.
+ * The owner of the memory locks it and unlocks it before freeing it.
+ * CZ_E_CUDA naming the driver's error when the driver refuses (e.g. the
+ * locked-memory limit), CZ_E_UNSUPPORTED without a GPU back-end; either
+ * only costs speed. */
+cz_status cz_gpu_host_lock(void *p, size_t bytes, cz_error *err);
+void cz_gpu_host_unlock(void *p); /* p as locked; NULL is fine */
+/* Whether [p, p + bytes) lies in page-locked host memory (its first and
+ * last byte: ranges inside one locked block). */
+int cz_gpu_host_locked(const void *p, size_t bytes);
 
 /* The proving key's point vectors (h, l, a, b_g1, b_g2 of a
  * cz_groth16_params) resident in device memory, plus the NTT domain of the

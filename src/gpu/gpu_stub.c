@@ -255,6 +255,22 @@ cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *er
     (void)u, (void)ticket;
     return NO_GPU(err);
 }
+cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, const void *host, size_t bytes,
+                                    uint64_t *ticket, cz_error *err) {
+    (void)u, (void)dev, (void)host, (void)bytes, (void)ticket;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_host_lock(void *p, size_t bytes, cz_error *err) {
+    (void)p, (void)bytes;
+    return NO_GPU(err);
+}
+void cz_gpu_host_unlock(void *p) {
+    (void)p;
+}
+int cz_gpu_host_locked(const void *p, size_t bytes) {
+    (void)p, (void)bytes;
+    return 0;
+}
 cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c, cz_error *err) {
     (void)c;
     *out = NULL;

@@ -201,9 +201,53 @@ extern "C" cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t 
     return CZ_OK;
 }
 
+extern "C" cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, const void *host,
+                                               size_t bytes, uint64_t *ticket, cz_error *err) {
+    int i = (int)(u->next & 1);
+    if (bytes)
+        CZ_CUDA_TRY(err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, u->stream));
+    CZ_CUDA_TRY(err, cudaEventRecord(u->done[i], u->stream));
+    u->ticket[i] = u->next;
+    if (ticket) *ticket = u->next;
+    u->next++;
+    return CZ_OK;
+}
+
 extern "C" cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err) {
     int i = (int)(ticket & 1);
-    /* a newer copy from the same buffer waited for this one when it was staged */
-    if (u->ticket[i] == ticket) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
+    /* A newer copy of the same parity ends after this one (one stream, in
+     * order): waiting for it covers this one. A staged copy had waited for
+     * the older one already; one sent from locked host memory had not. */
+    if (ticket && u->ticket[i] >= ticket) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
     return CZ_OK;
+}
+
+/* ---- page-locked host memory ---- */
+
+extern "C" cz_status cz_gpu_host_lock(void *p, size_t bytes, cz_error *err) {
+    if (!p || !bytes) return CZ_OK;
+    cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: clear it for the next call */
+        return cz_error_set(err, CZ_E_CUDA, "gpu: page-locking %zu bytes of host memory: %s",
+                            bytes, cudaGetErrorString(e));
+    }
+    return CZ_OK;
+}
+
+extern "C" void cz_gpu_host_unlock(void *p) {
+    if (p && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
+static int locked_at(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+extern "C" int cz_gpu_host_locked(const void *p, size_t bytes) {
+    return p && bytes && locked_at(p) && locked_at((const uint8_t *)p + bytes - 1);
 }

@@ -99,6 +99,8 @@ static const knob knobs[] = {
      "1: cuzk setup on the GPU logs where the host's time went"},
     {"CZ_SRS_HOST_POINTS", FLAG, F(srs_host_points), 0, 0, "0",
      "1: the engine decodes keys on the host even when every context loads from the file"},
+    {"CZ_SRS_LOCK_HOST", FLAG, F(srs_lock_host), 0, 0, "1",
+     "0: a streamed key's host points are not page-locked (copied through the staging buffers)"},
 };
 
 static void put(cz_gpu_settings *s, const knob *k, unsigned long long v) {

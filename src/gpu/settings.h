@@ -86,6 +86,10 @@ typedef struct {
     /* The engine decodes keys on the host even when every context loads
      * them from the file (CZ_SRS_HOST_POINTS=1, to compare). */
     int srs_host_points;
+    /* The host points of a key that streams are page-locked, so that the
+     * copy engines read them without the CPU's staging copy (CZ_SRS_LOCK_HOST,
+     * default 1; 0 to compare). */
+    int srs_lock_host;
 } cz_gpu_settings;
 
 /* The knobs as a table: the environment variable (also the key of the

@@ -68,9 +68,14 @@ static void fill_range(void *vctx, size_t begin, size_t end, unsigned worker) {
         memcpy(c->dst + j * s->size, s->base + (size_t)s->pick[c->k0 + j] * s->size, s->size);
 }
 
-/* Stages points [k0, k0 + count) and queues their copy to dev. */
+/* Stages points [k0, k0 + count) and queues their copy to dev; a range of
+ * page-locked points (the engine locks a streamed key's) goes straight
+ * from the host points, without the CPU's copy. */
 cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_points *src,
                               size_t k0, size_t count, uint64_t *ticket, cz_error *err) {
+    const uint8_t *from = src->base + k0 * src->size;
+    if (!src->pick && cz_gpu_host_locked(from, count * src->size))
+        return cz_gpu_uploader_send_host(up, dev, from, count * src->size, ticket, err);
     void *stage;
     cz_status st = cz_gpu_uploader_stage(up, &stage, err);
     if (st != CZ_OK) return st;

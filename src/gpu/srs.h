@@ -38,7 +38,9 @@ typedef struct {
 } cz_gpu_host_points;
 
 /* Stages points [k0, k0 + count) of src into the uploader's next pinned
- * buffer (all cores) and queues their copy to dev; *ticket: the copy's. */
+ * buffer (all cores) and queues their copy to dev; *ticket: the copy's.
+ * Unpicked points in page-locked memory (cz_gpu_host_lock) are copied
+ * from where they are instead, any count. */
 cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_points *src,
                               size_t k0, size_t count, uint64_t *ticket, cz_error *err);
 /* Copies bytes of host memory to dev through the staging buffers; *ticket

@@ -99,6 +99,42 @@ static void count_boundary(void *ctx) {
     if (++boundaries == cancel_at) atomic_store(&cancel_flag, 1);
 }
 
+/* Set: check_plan's host points are page-locked (on pages of their own),
+ * so the streamed chunks go from them to the device without the staging
+ * copy (cz_gpu_stage_points), as the engine's streamed keys do. */
+static int lock_host;
+
+/* v (bytes) moved to page-aligned memory of whole pages, then locked. */
+static void *locked_copy(void *v, size_t bytes) {
+    if (!v) return NULL;
+    const size_t page = 4096, len = (bytes + page - 1) / page * page;
+    void *p = NULL;
+    CHECK(posix_memalign(&p, page, len) == 0);
+    memcpy(p, v, bytes);
+    free(v);
+    cz_error err = {0};
+    if (cz_gpu_host_lock(p, len, &err) != CZ_OK) fprintf(stderr, "%s\n", err.message);
+    CHECK(cz_gpu_host_locked(p, bytes));
+    return p;
+}
+
+static void lock_params(cz_groth16_params *p) {
+    p->h = locked_copy(p->h, p->n_h * sizeof *p->h);
+    p->l = locked_copy(p->l, p->n_l * sizeof *p->l);
+    p->a = locked_copy(p->a, p->n_a * sizeof *p->a);
+    p->b_g1 = locked_copy(p->b_g1, p->n_b_g1 * sizeof *p->b_g1);
+    p->b_g2 = locked_copy(p->b_g2, p->n_b_g2 * sizeof *p->b_g2);
+}
+
+static void unlock_params(cz_groth16_params *p) {
+    cz_gpu_host_unlock(p->h);
+    cz_gpu_host_unlock(p->l);
+    cz_gpu_host_unlock(p->a);
+    cz_gpu_host_unlock(p->b_g1);
+    cz_gpu_host_unlock(p->b_g2);
+    CHECK(!cz_gpu_host_locked(p->h, sizeof *p->h));
+}
+
 /* stream_chunk: NULL for a resident SRS, else the points per chunk of a
  * streaming one (CZ_GPU_STREAM_CHUNK), keep (NULL or CZ_GPU_STREAM_KEEP's
  * vector names: a partial plan) the vectors that stay on the device; tails
@@ -118,6 +154,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     cz_test_rand_bytes(seed, sizeof seed);
     cz_groth16_params params;
     CHECK(circ && cz_groth16_dev_setup(&params, circ, seed, &err) == CZ_OK);
+    if (lock_host) lock_params(&params);
     cz_gpu_circuit *gc = NULL;
     if (lean) CHECK(cz_gpu_circuit_create(&gc, circ, &err) == CZ_OK);
     cz_circuit_free(circ);
@@ -245,6 +282,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     }
     cz_gpu_srs_destroy(srs);
     cz_gpu_circuit_destroy(gc);
+    if (lock_host) unlock_params(&params);
     cz_groth16_params_free(&params);
 }
 
@@ -360,5 +398,12 @@ int main(void) {
      * gathered chunk by chunk */
     check_plan(100, "64", NULL, SIZE_MAX, 1);
     check_plan(big, "1024", NULL, SIZE_MAX, 1);
+    /* the host points page-locked: streamed, partial (their kept vectors
+     * uploaded from locked memory too) and lean */
+    lock_host = 1;
+    check_plan(big, "1024", NULL, SIZE_MAX, 0);
+    check_plan(big, "256", "h,b_g2", 64, 0);
+    check_plan(big, "1024", NULL, SIZE_MAX, 1);
+    lock_host = 0;
     return cz_test_finish("gpu/test_gpu_groth16");
 }

@@ -32,6 +32,11 @@ uint8_t *cz_test_read_file(const char *path, size_t *len);
  * setup does; filecoin/common/params_table.h), so the SRS manager serves it under
  * an official name; records a test failure when it cannot. */
 void cz_test_mark_development(const char *path);
+/* Writes the Groth16 parameters (development, marked) of the circuit
+ * x * x = y (x public) under the PoRep file names of sector_size in dir,
+ * for tests that need a loadable SRS but no real circuit; returns the
+ * .params file's size (0 after recording a failure). */
+uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size);
 void cz_test_write_file(const char *path, const uint8_t *buf, size_t len);
 
 /* Decodes exactly len bytes from 2 * len hex digits (either case); returns 0

@@ -1,0 +1,152 @@
+/* The SRS manager page-locks the host points of a key that a device
+ * declined to load from its file (it streams them from host memory), and
+ * unlocks every locked vector before the points are freed: on the demotion
+ * to warm under memory pressure, on the eviction to cold and at the end.
+ * The lock functions are fakes that record what is locked (a real unlock
+ * after free would leave pages locked or hit reused addresses); the fake
+ * unlock reads the vector's first byte, so freeing first is a
+ * use-after-free under ASan. A driver that refuses costs only speed: the
+ * key loads, nothing stays locked and nothing is unlocked. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/srs.h"
+#include "harness/harness.h"
+
+#define MAX_LOCKED 16
+
+static struct {
+    void *p;
+    size_t bytes;
+} locked[MAX_LOCKED];
+static size_t n_locked, locks, unlocks, fail_at; /* fail_at: the lock call that fails (1..), 0 none */
+static volatile uint8_t sink;
+
+static cz_status fake_lock(void *p, size_t bytes, cz_error *err) {
+    if (++locks == fail_at) return cz_error_set(err, CZ_E_CUDA, "fake: the driver refuses");
+    CHECK(n_locked < MAX_LOCKED);
+    for (size_t i = 0; i < n_locked; i++) CHECK(locked[i].p != p); /* never twice */
+    locked[n_locked].p = p;
+    locked[n_locked].bytes = bytes;
+    n_locked++;
+    return CZ_OK;
+}
+
+static void fake_unlock(void *p) {
+    size_t i = 0;
+    while (i < n_locked && locked[i].p != p) i++;
+    CHECK(i < n_locked); /* only what was locked */
+    if (i == n_locked) return;
+    sink = *(volatile uint8_t *)p; /* still allocated */
+    locked[i] = locked[--n_locked];
+    unlocks++;
+}
+
+/* A device that cannot hold any key resident: the entry decodes host points. */
+static cz_status declining_loader(void *ctx, const char *id, const cz_groth16_params_file *file,
+                                  const cz_circuit *circuit, cz_error *err) {
+    (void)ctx, (void)file, (void)circuit;
+    return cz_error_set(err, CZ_E_UNSUPPORTED, "fake device: %s would stream", id);
+}
+
+/* What a locked entry's vectors must be: each non-empty one, its bytes. */
+static void check_locked_as(const cz_groth16_params *p) {
+    const struct {
+        const void *v;
+        size_t bytes;
+    } want[5] = {{p->h, p->n_h * sizeof *p->h},
+                 {p->l, p->n_l * sizeof *p->l},
+                 {p->a, p->n_a * sizeof *p->a},
+                 {p->b_g1, p->n_b_g1 * sizeof *p->b_g1},
+                 {p->b_g2, p->n_b_g2 * sizeof *p->b_g2}};
+    size_t n = 0;
+    for (int k = 0; k < 5; k++) {
+        if (!want[k].v) continue;
+        n++;
+        int found = 0;
+        for (size_t i = 0; i < n_locked; i++)
+            if (locked[i].p == want[k].v) found = 1, CHECK(locked[i].bytes == want[k].bytes);
+        CHECK(found);
+    }
+    CHECK(n == n_locked);
+    CHECK(n >= 4); /* the tiny circuit has h, l, a, b points */
+}
+
+static void acquire(cz_srs_manager *m, const char *id) {
+    cz_srs_handle h;
+    uint64_t ms = 0;
+    cz_error err = {0};
+    cz_status st = cz_srs_acquire(m, id, 0, &h, &ms, NULL, &err);
+    if (st != CZ_OK) fprintf(stderr, "acquire %s: %s\n", id, err.message);
+    CHECK(st == CZ_OK);
+}
+
+int main(void) {
+    cz_test_init("engine/test_srs_lock");
+    char dir[] = "/tmp/cz-srs-lock-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK(cz_test_write_tiny_params(dir, 2048) > 0);
+    const char *id = cz_srs_porep_circuit_id(2048);
+    CHECK(id != NULL);
+
+    cz_budget budget;
+    cz_budget_init(&budget, (uint64_t)1 << 30);
+    cz_srs_manager m;
+    cz_srs_init(&m, &budget, dir, 0);
+    cz_srs_set_device_loader(&m, declining_loader, NULL);
+    cz_srs_set_host_locking(&m, fake_lock, fake_unlock);
+    cz_srs_entry *e = NULL;
+
+    /* hot with host points: every vector locked */
+    acquire(&m, id);
+    for (size_t i = 0; i < m.n; i++)
+        if (!strcmp(m.entries[i].id, id)) e = &m.entries[i];
+    CHECK(e != NULL && e->tier == CZ_SRS_HOT && e->needs_host_points && e->host_locked);
+    check_locked_as(&e->params);
+    const size_t vectors = n_locked;
+    cz_srs_release(&m, id);
+
+    /* memory pressure demotes it to warm: unlocked, then freed */
+    CHECK(cz_srs_evict_idle(&m, UINT64_MAX) > 0);
+    CHECK(e->tier == CZ_SRS_WARM && !e->host_locked);
+    CHECK(n_locked == 0 && unlocks == vectors);
+
+    /* hot again (it still streams): locked again; to cold: unlocked */
+    acquire(&m, id);
+    CHECK(e->host_locked);
+    check_locked_as(&e->params);
+    cz_srs_release(&m, id);
+    int was_loaded = 0;
+    uint64_t freed = 0;
+    cz_error err = {0};
+    CHECK(cz_srs_evict(&m, id, &was_loaded, &freed, &err) == CZ_OK);
+    CHECK(was_loaded && freed > 0);
+    CHECK(n_locked == 0 && unlocks == 2 * vectors);
+
+    /* the driver refuses the second vector: the first is unlocked again,
+     * the key still loads, pageable */
+    fail_at = 2;
+    locks = 0;
+    acquire(&m, id);
+    CHECK(e->tier == CZ_SRS_HOT && !e->host_locked);
+    CHECK(n_locked == 0 && unlocks == 2 * vectors + 1);
+    cz_srs_release(&m, id);
+
+    /* the end: a locked entry is unlocked before its points go */
+    fail_at = 0;
+    CHECK(cz_srs_evict(&m, id, &was_loaded, &freed, &err) == CZ_OK);
+    acquire(&m, id);
+    CHECK(e->host_locked);
+    cz_srs_release(&m, id);
+    const size_t before = unlocks;
+    cz_srs_destroy(&m);
+    CHECK(n_locked == 0 && unlocks == before + vectors);
+    cz_budget_destroy(&budget);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return cz_test_finish("engine/test_srs_lock");
+}
