@@ -102,11 +102,13 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
 
 cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                           const cz_groth16_params_file *file, const cz_circuit *circuit,
-                          cz_error *err) {
+                          int priority, int wait, cz_error *err) {
     if (!b->ops->hold)
         return cz_error_set(err, CZ_E_UNSUPPORTED, "%s: keeps no key resident", b->info.name);
-    pthread_mutex_lock(&b->run_lock);
-    cz_status st = b->ops->hold(b, circuit_id, params, file, circuit, err);
+    if (!wait && pthread_mutex_trylock(&b->run_lock) != 0)
+        return cz_error_set(err, CZ_E_BUSY, "%s: in use", b->info.name);
+    if (wait) pthread_mutex_lock(&b->run_lock);
+    cz_status st = b->ops->hold(b, circuit_id, params, file, circuit, priority, err);
     pthread_mutex_unlock(&b->run_lock);
     return st;
 }
@@ -202,7 +204,13 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err) {
  * so a WinningPoSt can still run inside a PoRep partition. A key that has
  * no plan in that room evicts the least recently used others until it
  * does, or until it is alone (then it may stream in the whole budget, as a
- * key too big for the device does). Each is keyed by the circuit id and the
+ * key too big for the device does). A key last used for CRITICAL work (a
+ * WinningPoSt's) is not evicted for a lower priority's key: that key is
+ * planned in the room beside it as if alone (from host points when it must
+ * stream), so a CRITICAL unit finds its key resident and can run inside
+ * the other's units; only when no plan fits that room does it leave too,
+ * last (a lower-priority job must still run; its key then comes back with
+ * the next CRITICAL unit). Each is keyed by the circuit id and the
  * key's sizes, delta and first H point (copied), so host parameters that
  * were evicted and reloaded at another address still hit, and another
  * circuit's or another setup's key never does. A key comes from the host
@@ -240,6 +248,7 @@ typedef struct staged_abc {
     staged_kind kind; /* STAGED_ABC */
     const cz_witness *owner;
     cz_prove_data view; /* a, b, c from host_evaluate */
+    int locked;         /* a, b, c page-locked (CZ_GPU_LOCK_ABC) */
     struct staged_abc *next;
 } staged_abc;
 
@@ -257,6 +266,7 @@ typedef struct {
     size_t held;        /* device bytes: key, tables, circuit, slots */
     size_t work;        /* one proof's working set as its plan has it (resident: the footprint's) */
     uint64_t last_used; /* of the context's tick */
+    int priority;       /* of the unit or hold that used it last and said one */
     witness_slot *slot[WITNESS_SLOTS];
 } resident_key;
 
@@ -500,12 +510,14 @@ static void shape_of(cz_groth16_params *shape, const srs_key *key) {
  * room bytes (0: the device's free memory). A key with host points may
  * stream, alone or beside others; one without must fit resident beside
  * others (CZ_E_NOMEM when it does not, or when no plan fits the room: the
- * caller evicts and tries again). */
+ * caller evicts and tries again). alone: none of the others may leave for
+ * it (there are none, or they are kept for CRITICAL work), so a key that
+ * would stream asks for host points as a lone key does. */
 static cz_status key_load(cz_backend *b, resident_key **out, const char *id, const srs_key *key,
                           const cz_groth16_params *params, const cz_groth16_params_file *file,
-                          const cz_circuit *circuit, size_t room, cz_error *err) {
+                          const cz_circuit *circuit, size_t room, int alone, cz_error *err) {
     cuda_ctx *c = b->impl;
-    const int host = has_host_points(params), alone = c->n_res == 0;
+    const int host = has_host_points(params);
     cz_gpu_circuit *gc = NULL;
     cz_gpu_srs *srs = NULL;
     cz_status st;
@@ -637,7 +649,7 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     if (slots && slots_create(b, r, elems)) r->held += slot_bytes;
     *out = r;
     const double dt = (double)(cz_now_ns() - t0) / 1e9;
-    const char *beside = alone ? "" : " beside the other resident keys";
+    const char *beside = c->n_res == 1 ? "" : " beside the other resident keys";
     if (cz_gpu_srs_streaming(srs, why, sizeof why))
         cz_log(CZ_LOG_INFO, "%s: %s: the key does not fit resident: memory plan %s", b->info.name,
                id, why);
@@ -657,13 +669,33 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     return CZ_OK;
 }
 
+/* Whether res[i] is kept for CRITICAL work when a key of priority comes
+ * (0: not said, which counts as lower). */
+static int kept_for_critical(const cuda_ctx *c, uint32_t i, int priority) {
+    return c->res[i].priority >= CZ_PRIORITY_CRITICAL && priority < CZ_PRIORITY_CRITICAL;
+}
+
+/* Which resident key leaves to make room for a key of priority: the least
+ * recently used of those not kept for CRITICAL work, else (nothing else
+ * left) the least recently used of all. */
+static uint32_t eviction_pick(const cuda_ctx *c, int priority) {
+    uint32_t pick = UINT32_MAX;
+    for (int last_resort = 0; last_resort < 2 && pick == UINT32_MAX; last_resort++)
+        for (uint32_t i = 0; i < c->n_res; i++)
+            if ((last_resort || !kept_for_critical(c, i, priority)) &&
+                (pick == UINT32_MAX || c->res[i].last_used < c->res[pick].last_used))
+                pick = i;
+    return pick;
+}
+
 /* Makes the key of id (and its circuit, when given) resident, beside the
  * others while they fit, evicting the least recently used ones when they
- * do not; *out is its entry. With no host points a key that would stream
- * is CZ_E_UNSUPPORTED. */
+ * do not (eviction_pick: a key kept for CRITICAL work last); *out is its
+ * entry. priority: the unit's or the hold's (backend.h), recorded on the
+ * key. With no host points a key that would stream is CZ_E_UNSUPPORTED. */
 static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
                              const cz_groth16_params *params, const cz_groth16_params_file *file,
-                             const cz_circuit *circuit, cz_error *err) {
+                             const cz_circuit *circuit, int priority, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st = cz_gpu_set_device(c->device, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "%s", b->info.name);
@@ -672,6 +704,7 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
         return cz_error_wrap(err, st, "%s: %s", b->info.name, id);
     resident_key *r = key_find(c, id, &key, has_host_points(params), circuit);
     if (r) {
+        if (priority) r->priority = priority;
         if (r->last_used != c->tick) {
             r->last_used = ++c->tick;
             note_residents(b);
@@ -701,24 +734,28 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
             st = CZ_E_NOMEM;
         } else {
             cz_gpu_pool_trim(); /* the plan reads free memory */
-            int none = 0;
+            int none = 0, alone = 1;
             size_t room = room_beside(c, work, &none);
+            for (uint32_t i = 0; i < c->n_res; i++)
+                if (!kept_for_critical(c, i, priority)) alone = 0;
             st = none ? cz_error_set(err, CZ_E_NOMEM, "no room beside the %u resident keys",
                                      c->n_res)
-                      : key_load(b, &r, id, &key, params, file, circuit, room, err);
+                      : key_load(b, &r, id, &key, params, file, circuit, room, alone, err);
         }
         if (st != CZ_E_NOMEM || !c->n_res) break;
-        /* evict the least recently used and try again */
-        uint32_t lru = 0;
-        for (uint32_t i = 1; i < c->n_res; i++)
-            if (c->res[i].last_used < c->res[lru].last_used) lru = i;
-        cz_log(CZ_LOG_INFO, "%s: %s's key makes room: %s's key (%.0f MiB) leaves the device",
-               b->info.name, id, c->res[lru].circuit, MIB(c->res[lru].held));
+        /* evict and try again */
+        const uint32_t lru = eviction_pick(c, priority);
+        cz_log(CZ_LOG_INFO, "%s: %s's key makes room: %s's key (%.0f MiB) leaves the device%s",
+               b->info.name, id, c->res[lru].circuit, MIB(c->res[lru].held),
+               kept_for_critical(c, lru, priority)
+                   ? " (kept for CRITICAL work, but the new key has no plan beside it)"
+                   : "");
         key_release(c, lru);
         cz_gpu_pool_trim();
     }
     if (st == CZ_OK) {
         r->last_used = ++c->tick;
+        r->priority = priority;
         *out = r;
     }
     note_residents(b);
@@ -727,9 +764,9 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
 
 static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                            const cz_groth16_params_file *file, const cz_circuit *circuit,
-                           cz_error *err) {
+                           int priority, cz_error *err) {
     resident_key *r = NULL;
-    return cuda_ensure(b, &r, circuit_id ? circuit_id : "", params, file, circuit, err);
+    return cuda_ensure(b, &r, circuit_id ? circuit_id : "", params, file, circuit, priority, err);
 }
 
 /* The unit on r, its key resident (or planned) already. */
@@ -858,7 +895,7 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     for (;;) {
         const uint64_t ooms = cz_gpu_oom_count();
         resident_key *r = NULL;
-        st = cuda_ensure(b, &r, id, u->params, u->params_file, u->circuit, err);
+        st = cuda_ensure(b, &r, id, u->params, u->params_file, u->circuit, u->priority, err);
         if (st == CZ_E_UNSUPPORTED)
             /* the key was resident when the SRS was loaded, and the device
              * has less room now */
@@ -891,6 +928,32 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     return st;
 }
 
+/* Page-locks the staged a, b, c (all or none), so their upload in the
+ * unit's run reads them where they are, without the staging copy: 12.9 GB
+ * per 32 GiB PoRep partition, which crossed PCIe at ~11 GB/s through the
+ * CPU's copy. Locking costs the stager's thread, not the device. */
+static void abc_lock(staged_abc *sa, size_t n) {
+    if (!cz_gpu_settings_get()->lock_abc) return;
+    cz_fr *v[3] = {sa->view.a, sa->view.b, sa->view.c};
+    cz_error err = {0};
+    for (int i = 0; i < 3; i++)
+        if (cz_gpu_host_lock(v[i], n * sizeof(cz_fr), &err) != CZ_OK) {
+            while (i-- > 0) cz_gpu_host_unlock(v[i]);
+            cz_log(CZ_LOG_WARN, "a, b, c not page-locked (%s): copied through the staging buffers",
+                   err.message);
+            return;
+        }
+    sa->locked = 1;
+}
+
+static void abc_unlock(staged_abc *sa) {
+    if (!sa->locked) return;
+    cz_gpu_host_unlock(sa->view.a);
+    cz_gpu_host_unlock(sa->view.b);
+    cz_gpu_host_unlock(sa->view.c);
+    sa->locked = 0;
+}
+
 static void cuda_unstage(cz_backend *b, void *staged) {
     cuda_ctx *c = b->impl;
     if (*(const staged_kind *)staged == STAGED_ABC) {
@@ -902,6 +965,7 @@ static void cuda_unstage(cz_backend *b, void *staged) {
                 break;
             }
         pthread_mutex_unlock(&c->slot_lock);
+        abc_unlock(sa);
         host_evaluation_free(&sa->view);
         free(sa);
         return;
@@ -929,6 +993,7 @@ static void *stage_abc(cz_backend *b, const cz_backend_unit *u) {
         free(sa);
         return NULL;
     }
+    abc_lock(sa, (size_t)u->circuit->num_constraints);
     sa->kind = STAGED_ABC;
     sa->owner = u->witness;
     pthread_mutex_lock(&c->slot_lock);

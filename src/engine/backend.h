@@ -43,6 +43,10 @@ typedef struct {
      * point arrays NULL: the key lives on the devices, see srs.h), a context
      * that lost its resident copy loads it again from here. */
     const cz_groth16_params_file *params_file;
+    /* The unit's job's priority (CZ_PRIORITY_*; 0: not said). A CUDA
+     * context keeps a key last used for CRITICAL work beside the keys that
+     * lower priorities bring (cuda_ensure). */
+    int priority;
 } cz_backend_unit;
 
 typedef cz_engine_backend_info cz_backend_info;
@@ -61,10 +65,12 @@ typedef struct {
      * host and passes them with the units. Other failures are the file's (a
      * damaged point, a digest mismatch) or the device's. The engine calls it
      * when an SRS loads (on every context, from the file) and when a job is
-     * admitted (on an idle context, so the upload overlaps synthesis). NULL:
-     * a context that keeps nothing (the CPU). Called under the run lock. */
+     * admitted (on an idle context, so the upload overlaps synthesis);
+     * priority is the job's, as in cz_backend_unit. NULL: a context that
+     * keeps nothing (the CPU). Called under the run lock. */
     cz_status (*hold)(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
-                      const cz_groth16_params_file *file, const cz_circuit *circuit, cz_error *err);
+                      const cz_groth16_params_file *file, const cz_circuit *circuit, int priority,
+                      cz_error *err);
     /* Frees what is resident for circuit_id (every circuit when NULL);
      * returns the device bytes freed. Called under the run lock. */
     uint64_t (*release)(cz_backend *b, const char *circuit_id);
@@ -121,10 +127,12 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
  * units. */
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
-/* ops->hold under the context's lock; CZ_E_UNSUPPORTED when it has none. */
+/* ops->hold under the context's lock; CZ_E_UNSUPPORTED when it has none.
+ * wait 0: CZ_E_BUSY at once when the lock is taken (a unit, another key's
+ * upload), instead of waiting for it. */
 cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                           const cz_groth16_params_file *file, const cz_circuit *circuit,
-                          cz_error *err);
+                          int priority, int wait, cz_error *err);
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
 /* ops->host_abc; -1 when it has none. */
 int cz_backend_host_abc(cz_backend *b, const char *circuit_id);

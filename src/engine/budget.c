@@ -1,23 +1,48 @@
-/* Memory budget: FIFO reservations on a mutex + condition variable. */
+/* Memory budget: reservations by priority, then arrival, on a mutex +
+ * condition variable. */
 #include "engine/budget.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/engine.h"
 #include "util/check.h"
 
 struct cz_budget_waiter {
     uint64_t bytes;
     int yields;
+    int priority;
     cz_budget_waiter *next;
 };
 
-/* w may be served: every waiter ahead of it yields (under b->lock). */
+static _Thread_local int thread_priority = CZ_PRIORITY_NORMAL;
+
+void cz_budget_set_thread_priority(int priority) {
+    thread_priority = priority;
+}
+
+/* w may be served: every waiter ahead of it yields (under b->lock). Ahead
+ * of w: a waiter of a higher priority, or of its own that came earlier
+ * (the list is in arrival order). */
 static int first_in_line(const cz_budget *b, const cz_budget_waiter *w) {
-    for (const cz_budget_waiter *v = b->head; v && v != w; v = v->next)
-        if (!v->yields) return 0;
+    int earlier = 1;
+    for (const cz_budget_waiter *v = b->head; v; v = v->next) {
+        if (v == w) {
+            earlier = 0;
+            continue;
+        }
+        const int ahead = v->priority > w->priority || (earlier && v->priority == w->priority);
+        if (ahead && !v->yields) return 0;
+    }
     return 1;
+}
+
+/* Free bytes a reservation at priority may take (under b->lock). */
+static uint64_t room_for(const cz_budget *b, int priority) {
+    const uint64_t free_b = b->total - b->used;
+    if (priority >= CZ_PRIORITY_CRITICAL) return free_b;
+    return free_b > b->reserve ? free_b - b->reserve : 0;
 }
 
 void cz_budget_init(cz_budget *b, uint64_t total) {
@@ -51,7 +76,7 @@ cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int 
                             "memory budget: %s needs %llu bytes but the whole budget is %llu bytes "
                             "(raise [memory] total_budget)",
                             what, (unsigned long long)bytes, (unsigned long long)b->total);
-    cz_budget_waiter self = {bytes, yields, NULL};
+    cz_budget_waiter self = {bytes, yields, thread_priority, NULL};
     pthread_mutex_lock(&b->lock);
     if (b->tail)
         b->tail->next = &self;
@@ -65,12 +90,13 @@ cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int 
             break;
         }
         int first = first_in_line(b, &self);
-        if (first && b->total - b->used >= bytes) {
+        const uint64_t room = room_for(b, self.priority);
+        if (first && room >= bytes) {
             b->used += bytes;
             break;
         }
         if (first && evict) {
-            uint64_t need = bytes - (b->total - b->used);
+            uint64_t need = bytes - room;
             pthread_mutex_unlock(&b->lock);
             uint64_t freed = evict(evict_ctx, need);
             pthread_mutex_lock(&b->lock);
@@ -94,8 +120,10 @@ cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int 
 
 int cz_budget_try_acquire(cz_budget *b, uint64_t bytes) {
     int ok = 0;
+    /* as the lowest waiter: every one that does not yield is ahead */
+    const cz_budget_waiter last = {bytes, 0, CZ_PRIORITY_UNSPECIFIED, NULL};
     pthread_mutex_lock(&b->lock);
-    if (first_in_line(b, NULL) && b->total - b->used >= bytes) {
+    if (first_in_line(b, &last) && room_for(b, last.priority) >= bytes) {
         b->used += bytes;
         ok = 1;
     }
@@ -108,6 +136,14 @@ void cz_budget_release(cz_budget *b, uint64_t bytes) {
     CZ_ASSERT(bytes <= b->used); /* every release matches an acquire */
     b->used = bytes > b->used ? 0 : b->used - bytes;
     pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void cz_budget_set_reserve(cz_budget *b, uint64_t bytes) {
+    pthread_mutex_lock(&b->lock);
+    const uint64_t was = b->reserve;
+    b->reserve = bytes < b->total ? bytes : b->total;
+    if (b->reserve < was) pthread_cond_broadcast(&b->changed);
     pthread_mutex_unlock(&b->lock);
 }
 

@@ -1,16 +1,24 @@
 /* The memory budget: one byte counter for SRS, pre-compiled circuits and
  * per-partition working sets.
  *
- * Invariants: used <= total at all times. Reservations are granted in
- * arrival order (FIFO): a waiter is served only when every earlier waiter
- * has been served or gave up, so a large request is not starved by a
- * stream of small ones. Exception: a waiter marked `yields` (a cache load,
- * such as an SRS, that may need memory which only the progress of running
- * jobs frees) lets later waiters that fit pass it, so that it never blocks
+ * Invariants: used <= total at all times. Reservations are granted by
+ * priority, then in arrival order: a waiter is served only when every
+ * waiter of a higher priority, and every earlier waiter of its own, has
+ * been served or gave up, so a CRITICAL unit never queues behind lower
+ * priorities, and a large request is not starved by a stream of small ones
+ * of its priority. Exception: a waiter marked `yields` (a cache load, such
+ * as an SRS, that may need memory which only the progress of running jobs
+ * frees) lets waiters behind it that fit pass it, so that it never blocks
  * the work it waits for; the engine bounds its wait by admitting no new job
- * while it waits. Waiting is on a condition variable re-checked under
- * the lock after every release, so no wake-up is lost. A request larger than
- * the whole budget fails at once instead of waiting forever. */
+ * while it waits. A reservation below CZ_PRIORITY_CRITICAL leaves `reserve`
+ * bytes free (used + bytes + reserve <= total): those are for CRITICAL work
+ * alone, which so finds its memory at once in a budget that lower
+ * priorities keep full. The engine sizes the reserve and keeps it small
+ * enough that admitted jobs can always go on (schedule.c,
+ * cz_eng_reserve_update_locked). Waiting is on a condition variable
+ * re-checked under the lock after every release, so no wake-up is lost. A
+ * request larger than the whole budget fails at once instead of waiting
+ * forever. */
 #ifndef CZ_ENGINE_BUDGET_H
 #define CZ_ENGINE_BUDGET_H
 
@@ -27,7 +35,8 @@ typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     uint64_t total, used;
-    cz_budget_waiter *head, *tail; /* FIFO of waiters */
+    uint64_t reserve;              /* for CRITICAL reservations only */
+    cz_budget_waiter *head, *tail; /* waiters in arrival order */
 } cz_budget;
 
 void cz_budget_init(cz_budget *b, uint64_t total);
@@ -38,15 +47,25 @@ void cz_budget_destroy(cz_budget *b);
  * caches) and release it; returns the bytes it released. */
 typedef uint64_t (*cz_budget_evict_fn)(void *ctx, uint64_t need);
 
-/* Blocks until `bytes` fit. CZ_E_NOMEM at once when bytes > total;
- * CZ_E_CANCELLED when *abort_flag becomes non-zero while waiting (the flag is read
- * under the lock after each cz_budget_wake). */
+/* The priority (CZ_PRIORITY_*) at which the calling thread's
+ * cz_budget_acquire calls wait, CZ_PRIORITY_NORMAL until set. Per thread,
+ * so that a caller reserving through another module (the engine's SRS
+ * loader, through the SRS manager) waits at its job's priority. */
+void cz_budget_set_thread_priority(int priority);
+
+/* Blocks until `bytes` fit, at the calling thread's priority.
+ * CZ_E_NOMEM at once when bytes > total; CZ_E_CANCELLED when *abort_flag
+ * becomes non-zero while waiting (the flag is read under the lock after
+ * each cz_budget_wake). */
 cz_status cz_budget_acquire(cz_budget *b, uint64_t bytes, const char *what, int yields,
                             cz_budget_evict_fn evict, void *evict_ctx, const atomic_int *abort_flag,
                             cz_error *err);
-/* Non-blocking; 1 when granted (never jumps ahead of a waiter that does
- * not yield). */
+/* Non-blocking, below CRITICAL (it leaves the reserve); 1 when granted
+ * (never jumps ahead of a waiter that does not yield). */
 int cz_budget_try_acquire(cz_budget *b, uint64_t bytes);
+/* Sets the bytes only CRITICAL reservations may use (at most total); a
+ * smaller reserve lets waiters that now fit go. */
+void cz_budget_set_reserve(cz_budget *b, uint64_t bytes);
 void cz_budget_release(cz_budget *b, uint64_t bytes);
 /* Wakes the waiters so that they re-read their abort flags. */
 void cz_budget_wake(cz_budget *b);

@@ -10,7 +10,8 @@
  *   jobs.c      job table, request ids, submit / await / cancel, results,
  *               how a unit and a job end
  *   schedule.c  the queues (heaps, FIFO), prove_pick, same-circuit runs,
- *               admission, synthesis backpressure and the critical lane
+ *               admission, the CRITICAL memory reserve, synthesis
+ *               backpressure and the critical lane
  *   events.c    log lines made under the lock, TIMELINE lines, trace spans
  *   metrics.c   status, Prometheus text, preload / evict
  * Calls go down that list only (metrics.c beside engine.c, at the top):
@@ -88,6 +89,7 @@ typedef struct cz_eng_job {
     uint64_t t_submit, t_first_synth, t_end;
     uint64_t srs_load_ms, synth_ns, prove_ns;
     int in_load_queue;  /* waiting for the SRS loader */
+    int admitted;       /* may take its SRS (admission passed), or queued units without one */
     uint64_t srs_bytes; /* of plan.circuit_id when hot */
     int refs;           /* queue items, running ops and waiters */
     int pruned;         /* out of the table */
@@ -169,6 +171,7 @@ struct cz_engine {
     uint64_t preemptions; /* units proven inside another at a step boundary */
 
     cz_budget budget;
+    uint64_t critical_unit; /* the largest CRITICAL partition seen (the reserve's aim) */
     cz_srs_manager srs;
     const cz_job_ops *ops[CZ_PROOF_KIND_COUNT];
     uint32_t prove_thread_limit; /* [gpus] gpu_threads */
@@ -283,6 +286,9 @@ size_t cz_eng_preempt_pick_locked(const cz_engine *e, const cz_eng_slot *b,
 void cz_eng_note_circuit_locked(cz_engine *e, cz_eng_slot *b, const cz_eng_job *j);
 /* Whether j may take its SRS now (admission). */
 int cz_eng_admissible_locked(cz_engine *e, const cz_eng_job *j);
+/* Sizes the budget's CRITICAL reserve again after j (NULL: none) was
+ * prepared, admitted or ended (schedule.c). */
+void cz_eng_reserve_update_locked(cz_engine *e, const cz_eng_job *j);
 /* Queues an item for synthesis and wakes the synthesis workers, also those
  * waiting on backpressure (a higher priority lets them go); 0: out of
  * memory. */

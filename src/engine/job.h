@@ -42,6 +42,7 @@ typedef struct {
     const char *job_id;
     cz_proof_kind kind;
     const char *circuit_id;
+    int priority; /* the job's (cz_backend_unit.priority) */
 } cz_prove_context;
 
 /* A loaded SRS as the ops see it; NULL when plan.circuit_id is empty. */

@@ -91,6 +91,7 @@ void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, cz_sta
         cz_srs_release(&e->srs, j->plan.circuit_id);
         j->srs_held = 0;
     }
+    if (j->admitted) cz_eng_reserve_update_locked(e, NULL); /* its room is free again */
     /* The C1 copy and its parsed form can be ~100 MB: a finished job keeps
      * only its result. No op of the job runs any more (all units are over,
      * or none was created). */

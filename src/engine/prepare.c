@@ -2,7 +2,17 @@
  * worker, the never-fits checks, its SRS (taken at once when hot and the
  * job is admissible, else by the SRS loader thread, one job at a time by
  * priority), its units queued for synthesis, and its key put on an idle
- * back-end context ahead of them. */
+ * back-end context ahead of them.
+ *
+ * A CRITICAL job (a WinningPoSt, due in seconds) never waits for the
+ * loader's current job, whose key upload can take seconds (7 s for a
+ * 32 GiB PoRep key on an H100): with its SRS hot and admission passed it
+ * takes the SRS on its synthesis worker even while the loader works, and
+ * the hold of its key never waits for a context in use (its first unit
+ * loads the key instead). Only a CRITICAL job whose SRS is not hot goes to
+ * the loader, first in its queue. That does not lengthen a loader's wait
+ * for memory: the CRITICAL job's partitions come out of the budget's
+ * reserve, which the loader's load may not use. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,11 +29,14 @@
  * synthesis: nothing when a context holds them already, else the idle
  * context that keeps keys and holds the fewest (the first of those: with
  * several devices, circuits spread over them instead of evicting each
- * other; never the CPU; all busy: the first unit does it). A job that no context can hold, not even
- * streaming, fails now, not after its partitions are synthesized. Called without e->lock, j held.
- */
+ * other; never the CPU; all busy: the first unit does it; for a CRITICAL
+ * job also a context in use, by another job's upload too, since this
+ * thread may be the critical lane that synthesizes its units next). A job
+ * that no context can hold, not even streaming, fails now, not after its
+ * partitions are synthesized. Called without e->lock, j held. */
 static void hold_for_job(cz_engine *e, cz_eng_job *j) {
     if (!j->plan.circuit_id[0] || !j->srs.params) return;
+    const int critical = j->priority >= CZ_PRIORITY_CRITICAL;
     int idle = -1;
     uint32_t idle_keys = 0;
     for (uint32_t i = 0; i < e->n_backends; i++) {
@@ -47,10 +60,13 @@ static void hold_for_job(cz_engine *e, cz_eng_job *j) {
     cz_error herr = {0};
     uint64_t t0 = cz_now_ns();
     cz_status st = cz_backend_hold(b, j->plan.circuit_id, j->srs.params, j->srs.params_file,
-                                   j->srs.circuit, &herr);
+                                   j->srs.circuit, j->priority, !critical, &herr);
     cz_eng_span(e, "key and circuit to the device", j, -1, t0, cz_now_ns());
-    cz_eng_timeline(e, "GPU_HOLD_END", j, "%s", st == CZ_OK ? "ok" : "failed");
-    if (st == CZ_OK) return;
+    cz_eng_timeline(e, "GPU_HOLD_END", j, "%s",
+                    st == CZ_OK       ? "ok"
+                    : st == CZ_E_BUSY ? "context in use: the first unit loads it"
+                                      : "failed");
+    if (st == CZ_OK || st == CZ_E_BUSY) return;
     pthread_mutex_lock(&e->lock);
     if (!j->failed && !j->cancel) {
         j->failed = 1;
@@ -83,6 +99,10 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
     } else {
         j->phase = CZ_ENG_RUNNING;
         j->units_left = j->plan.units;
+        if (!j->admitted) { /* no SRS: its units are what the reserve must leave room for */
+            j->admitted = 1;
+            cz_eng_reserve_update_locked(e, j);
+        }
         for (uint32_t u = 0; u < j->plan.units; u++) {
             if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, u, NULL, 0, 0, 0})) {
                 /* Units never queued are over now. */
@@ -128,6 +148,11 @@ void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j) {
     cz_eng_span(e, "prepare", j, -1, t_prep, cz_now_ns());
     if (st == CZ_OK && (j->plan.units == 0 || j->plan.unit_bytes_after > j->plan.unit_bytes))
         st = CZ_BROKEN(&perr, "%s: bad plan", j->ops->name);
+    if (st == CZ_OK && j->priority >= CZ_PRIORITY_CRITICAL) {
+        pthread_mutex_lock(&e->lock);
+        cz_eng_reserve_update_locked(e, j); /* the next one of its size finds room */
+        cz_eng_unlock(e);
+    }
     if (st == CZ_OK && j->plan.circuit_id[0]) {
         /* Never-fits check before anything waits: the SRS and one unit must
          * fit the budget together. */
@@ -145,12 +170,16 @@ void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j) {
             cz_eng_timeline(e, "SRS_ACQUIRE", j, "%s", j->plan.circuit_id);
             /* While the loader works (it may wait for memory that only
              * running jobs free), new jobs queue behind it even when their
-             * SRS is hot: that bounds its wait. */
+             * SRS is hot: that bounds its wait. A CRITICAL job does not
+             * (the top of this file says why that is safe). */
             pthread_mutex_lock(&e->lock);
             int loader_idle = !e->loader_busy && e->load.n == 0;
-            if (loader_idle && cz_eng_admissible_locked(e, j) &&
+            if ((loader_idle || j->priority >= CZ_PRIORITY_CRITICAL) &&
+                cz_eng_admissible_locked(e, j) &&
                 cz_srs_try_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit, &j->srs)) {
                 j->srs_held = 1;
+                j->admitted = 1;
+                cz_eng_reserve_update_locked(e, j);
                 cz_eng_unlock(e);
             } else {
                 if (cz_eng_heap_push(&e->load,
@@ -187,13 +216,19 @@ typedef struct {
     const char *id;
     const cz_groth16_params_file *file;
     const cz_circuit *circuit;
+    int priority;
     cz_status st;
     cz_error err;
 } resident_job;
 
+/* The priority of the job the calling thread loads an SRS for (the
+ * loader's; 0 on other threads: a preload), which the device loader passes
+ * to the contexts: the SRS manager's callback does not carry it. */
+static _Thread_local int loading_priority;
+
 static void *resident_run(void *arg) {
     resident_job *r = arg;
-    r->st = cz_backend_hold(r->backend, r->id, NULL, r->file, r->circuit, &r->err);
+    r->st = cz_backend_hold(r->backend, r->id, NULL, r->file, r->circuit, r->priority, 1, &r->err);
     return NULL;
 }
 
@@ -204,7 +239,8 @@ cz_status cz_eng_device_load(void *ctx, const char *id, const cz_groth16_params_
     pthread_t threads[CZ_ENGINE_MAX_BACKENDS];
     int started[CZ_ENGINE_MAX_BACKENDS] = {0};
     for (uint32_t i = 0; i < e->n_backends; i++) {
-        jobs[i] = (resident_job){e->slots[i].backend, id, file, circuit, CZ_OK, {0}};
+        jobs[i] =
+            (resident_job){e->slots[i].backend, id, file, circuit, loading_priority, CZ_OK, {0}};
         if (e->n_backends > 1)
             started[i] = pthread_create(&threads[i], NULL, resident_run, &jobs[i]) == 0;
         if (!started[i]) resident_run(&jobs[i]);
@@ -252,9 +288,16 @@ void *cz_eng_srs_loader(void *arg) {
                 pthread_cond_timedwait(&e->job_done, &e->lock, &ts);
             }
             int cancelled = j->cancel || e->stop;
+            if (!cancelled) {
+                j->admitted = 1;
+                cz_eng_reserve_update_locked(e, j);
+            }
             cz_eng_unlock(e);
             cz_error perr = {0};
             uint64_t t_load = cz_now_ns();
+            /* the load's budget wait and its key's hold at the job's priority */
+            cz_budget_set_thread_priority(j->priority);
+            loading_priority = j->priority;
             cz_status st = cancelled
                                ? cz_error_set(&perr, CZ_E_CANCELLED, "cancelled")
                                : cz_srs_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit,

@@ -8,7 +8,8 @@
  *                waits too (backpressure): every synthesized unit is visible to the
  * prove workers' choice (prove_pick), which may take a unit other than the top to stay on one
  * circuit; finish FIFO  units after prove_start, for the finalizer; load heap    jobs waiting for
- * the SRS loader (prepare.c). Also admission: when a job may take its SRS. */
+ * the SRS loader (prepare.c). Also admission: when a job may take its SRS, and the budget's
+ * reserve for CRITICAL work. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,33 @@ int cz_eng_admissible_locked(cz_engine *e, const cz_eng_job *j) {
         if (o->srs_held && o->phase != CZ_ENG_DONE && unit_most(o) > unit) unit = unit_most(o);
     uint64_t pinned = cz_srs_pinned_bytes(&e->srs, j->plan.circuit_id);
     return pinned + j->srs_bytes + unit <= total;
+}
+
+/* The budget's CRITICAL reserve (budget.h): the largest partition of a
+ * CRITICAL job prepared since the engine started (critical_unit; the
+ * WinningPoSt of the miner's sector size, which recurs), so that the next
+ * one finds its memory free in a budget that a backlog keeps full. Never
+ * more than admission leaves: the admitted jobs' SRSs (referenced, and
+ * those being loaded, counted once more when also referenced) and the
+ * largest partition of any of them, beside the reserve, fit the budget.
+ * Then, as admission promises without a reserve, some partition of every
+ * admitted job still gets memory once the partitions in flight are done,
+ * and every SRS load of an admitted job fits: the reserve shrinks when a
+ * job is admitted instead of admission waiting for it, so it never keeps a
+ * job from running; it grows back as jobs end. */
+void cz_eng_reserve_update_locked(cz_engine *e, const cz_eng_job *j) {
+    if (j && j->priority >= CZ_PRIORITY_CRITICAL && unit_most(j) > e->critical_unit)
+        e->critical_unit = unit_most(j);
+    uint64_t total = 0, unit = 0;
+    cz_budget_usage(&e->budget, NULL, &total);
+    uint64_t pinned = cz_srs_pinned_bytes(&e->srs, "");
+    for (const cz_eng_job *o = e->jobs; o; o = o->next) {
+        if (!o->admitted || o->phase == CZ_ENG_DONE) continue;
+        if (!o->srs_held) pinned += o->srs_bytes;
+        if (unit_most(o) > unit) unit = unit_most(o);
+    }
+    const uint64_t slack = total > pinned + unit ? total - pinned - unit : 0;
+    cz_budget_set_reserve(&e->budget, e->critical_unit < slack ? e->critical_unit : slack);
 }
 
 /* Index of a prove heap item whose job is cancelled or failed (it will be

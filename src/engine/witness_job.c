@@ -110,8 +110,8 @@ cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
         st = cz_error_set(
             err, CZ_E_INTERNAL, "witness of %u inputs and %u aux, the circuit has %u and %u",
             w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, NULL,
-                         srs->circuit,  w,           srs->params_file};
+    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params,    NULL,
+                         srs->circuit,  w,           srs->params_file,  where->priority};
     if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
     witness_put(state, w);
     if (st != CZ_OK) {

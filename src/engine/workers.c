@@ -87,6 +87,9 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
     const uint64_t reserve = unit_reservation(e, j);
     if (reserve) {
         cz_eng_timeline(e, "MEM_WAIT", j, "%u %" PRIu64, it.unit, reserve);
+        /* served before lower priorities; a CRITICAL unit may use the
+         * reserve (budget.h) */
+        cz_budget_set_thread_priority(prio);
         st = cz_budget_acquire(&e->budget, reserve, what, 0, cz_srs_evict_idle, &e->srs, &j->cancel,
                                &uerr);
         if (st == CZ_OK)
@@ -322,7 +325,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
         cz_eng_timeline(e, "GPU_START", j, "%u worker=%u backend=%s%s", it.unit, w,
                         slot->backend->info.name, outer ? " preempting" : "");
         uint64_t t0 = cz_now_ns();
-        cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id};
+        cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id, j->priority};
         step_ctx sc = {e, j, (int32_t)it.unit};
         preempt_ctx hook = {e, slot, w, &sc};
         cz_gpu_set_step_hook(gpu_step, &sc);

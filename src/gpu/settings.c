@@ -101,6 +101,8 @@ static const knob knobs[] = {
      "1: the engine decodes keys on the host even when every context loads from the file"},
     {"CZ_SRS_LOCK_HOST", FLAG, F(srs_lock_host), 0, 0, "1",
      "0: a streamed key's host points are not page-locked (copied through the staging buffers)"},
+    {"CZ_GPU_LOCK_ABC", FLAG, F(lock_abc), 0, 0, "1",
+     "0: a, b, c staged on the CPU are not page-locked (copied through the staging buffers)"},
 };
 
 static void put(cz_gpu_settings *s, const knob *k, unsigned long long v) {

@@ -90,6 +90,10 @@ typedef struct {
      * copy engines read them without the CPU's staging copy (CZ_SRS_LOCK_HOST,
      * default 1; 0 to compare). */
     int srs_lock_host;
+    /* a, b, c evaluated on the CPU for a unit of such a key are page-locked
+     * while staged, so their upload skips the staging copy too
+     * (CZ_GPU_LOCK_ABC, default 1; engine/backend.c). */
+    int lock_abc;
 } cz_gpu_settings;
 
 /* The knobs as a table: the environment variable (also the key of the

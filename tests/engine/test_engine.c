@@ -269,7 +269,7 @@ static cz_status fake_prove_run(void *state, uint32_t unit, void *synth, const c
     fake_state *s = state;
     if (!strcmp(where->backend->ops->kind, "fake")) {
         cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL,
-                             NULL,          NULL};
+                             NULL,          NULL,        where->priority};
         cz_groth16_msm_results msm;
         cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
         if (st != CZ_OK) { /* prove_start consumes synth either way */
@@ -848,6 +848,7 @@ typedef struct {
     int *n;
     int me;
     int yields;
+    int priority;
 } budget_arg;
 
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -855,6 +856,7 @@ static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *budget_taker(void *arg) {
     budget_arg *a = arg;
     cz_error err = {0};
+    cz_budget_set_thread_priority(a->priority);
     CHECK(cz_budget_acquire(a->b, a->bytes, "test", a->yields, NULL, NULL, NULL, &err) == CZ_OK);
     pthread_mutex_lock(&order_lock);
     a->order[(*a->n)++] = a->me;
@@ -874,7 +876,8 @@ static void test_budget_fifo(void) {
     CHECK(strstr(err.message, "too big") != NULL);
     CHECK(cz_budget_try_acquire(&b, 90));
     int order[2], n = 0;
-    budget_arg big = {&b, 60, order, &n, 1, 0}, small = {&b, 10, order, &n, 2, 0};
+    budget_arg big = {&b, 60, order, &n, 1, 0, CZ_PRIORITY_NORMAL},
+               small = {&b, 10, order, &n, 2, 0, CZ_PRIORITY_NORMAL};
     pthread_t t1, t2;
     pthread_create(&t1, NULL, budget_taker, &big);
     while (waiters(&b) < 1) sleep_ms(1);
@@ -896,7 +899,8 @@ static void test_budget_fifo(void) {
     CHECK(used == 70);
     /* A yielding waiter (a cache load) at the head lets a later one that
      * fits pass. used = 70: 30 free. */
-    budget_arg y = {&b, 60, order, &n, 3, 1}, u = {&b, 20, order, &n, 4, 0};
+    budget_arg y = {&b, 60, order, &n, 3, 1, CZ_PRIORITY_NORMAL},
+               u = {&b, 20, order, &n, 4, 0, CZ_PRIORITY_NORMAL};
     n = 0;
     pthread_create(&t1, NULL, budget_taker, &y);
     while (waiters(&b) < 1) sleep_ms(1);
@@ -911,6 +915,64 @@ static void test_budget_fifo(void) {
     atomic_int abort_flag = 1;
     CHECK(cz_budget_acquire(&b, 50, "x", 0, NULL, NULL, &abort_flag, &err) == CZ_E_CANCELLED);
     CHECK(waiters(&b) == 0);
+    cz_budget_destroy(&b);
+}
+
+/* Priority: a waiter is served before every waiter of a lower priority,
+ * whenever it came; FIFO within one. The reserve: bytes only CRITICAL
+ * reservations may use. */
+static void test_budget_priority(void) {
+    cz_budget b;
+    cz_budget_init(&b, 100);
+    CHECK(cz_budget_try_acquire(&b, 90));
+    int order[3], n = 0;
+    budget_arg normal = {&b, 20, order, &n, 1, 0, CZ_PRIORITY_NORMAL},
+               low = {&b, 5, order, &n, 2, 0, CZ_PRIORITY_LOW},
+               critical = {&b, 30, order, &n, 3, 0, CZ_PRIORITY_CRITICAL};
+    budget_arg *in_order[3] = {&normal, &low, &critical};
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++) {
+        pthread_create(&t[i], NULL, budget_taker, in_order[i]);
+        while (waiters(&b) < i + 1) sleep_ms(1);
+    }
+    /* 10 bytes free: enough for `low`, but `normal` is ahead of it */
+    sleep_ms(50);
+    CHECK(n == 0);
+    cz_budget_release(&b, 25); /* 35 free: `critical` (30) first, though it came last */
+    pthread_join(t[2], NULL);
+    CHECK(n == 1 && order[0] == 3 && waiters(&b) == 2);
+    cz_budget_release(&b, 15); /* 20 free: `normal`, then nothing for `low` */
+    pthread_join(t[0], NULL);
+    CHECK(n == 2 && order[1] == 1);
+    cz_budget_release(&b, 5);
+    pthread_join(t[1], NULL);
+    CHECK(n == 3 && order[2] == 2);
+    cz_budget_release(&b, 100);
+
+    /* A reserve of 20: below CRITICAL, 80 bytes at most. */
+    cz_error err = {0};
+    cz_budget_set_reserve(&b, 20);
+    CHECK(!cz_budget_try_acquire(&b, 85));
+    CHECK(cz_budget_acquire(&b, 80, "normal", 0, NULL, NULL, NULL, &err) == CZ_OK);
+    cz_budget_set_thread_priority(CZ_PRIORITY_CRITICAL);
+    CHECK(cz_budget_acquire(&b, 20, "critical", 0, NULL, NULL, NULL, &err) == CZ_OK);
+    cz_budget_set_thread_priority(CZ_PRIORITY_NORMAL);
+    cz_budget_release(&b, 20);
+    /* 20 free, all of it the reserve: a HIGH waiter waits until the
+     * reserve shrinks */
+    budget_arg high = {&b, 10, order, &n, 4, 0, CZ_PRIORITY_HIGH};
+    n = 0;
+    pthread_create(&t[0], NULL, budget_taker, &high);
+    while (waiters(&b) < 1) sleep_ms(1);
+    sleep_ms(50);
+    CHECK(n == 0);
+    cz_budget_set_reserve(&b, 10);
+    pthread_join(t[0], NULL);
+    CHECK(n == 1);
+    uint64_t used;
+    cz_budget_usage(&b, &used, NULL);
+    CHECK(used == 90);
+    cz_budget_release(&b, 90);
     cz_budget_destroy(&b);
 }
 
@@ -1299,6 +1361,41 @@ static void test_winning_while_synthesis_busy(void) {
     cz_engine_destroy(e);
 }
 
+static int two_synthesized(cz_engine *e) {
+    (void)e;
+    return synthesized() == 2;
+}
+
+/* A PoRep backlog that fills the memory budget and every synthesis worker
+ * (two units synthesizing, two workers waiting for memory), then a
+ * WinningPoSt: its unit is synthesized next, before any of the backlog's,
+ * since the budget serves it first and keeps its reserve free (the size of
+ * the WinningPoSt proven before the backlog). Without the reserve the
+ * backlog would hold a third unit's memory; without the priority the
+ * WinningPoSt would wait behind the two waiting workers. */
+static void test_critical_memory_first(void) {
+    reset_logs();
+    cz_engine *e = make_engine_cfg(1600, 4, 1, 60000, 0, 1, 0);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "w0", CZ_PROOF_WINNING_POST, 0, "tag=V ms=1 bytes=500", &info, &err) ==
+          CZ_OK);
+    CHECK(await_status(e, "w0", 20000, NULL) == CZ_JOB_COMPLETED);
+    reset_logs();
+    /* 1100 bytes below CRITICAL: two units of 500 */
+    CHECK(submit(e, "porep", 0, "tag=P units=6 ms=400 bytes=500", &info, &err) == CZ_OK);
+    CHECK(eventually(two_synthesized, e));
+    sleep_ms(50); /* the other two workers wait for memory by now */
+    CHECK(submit_kind(e, "w1", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5 bytes=500", &info, &err) ==
+          CZ_OK);
+    CHECK(await_status(e, "w1", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strncmp(synth_order, "PPW", 3) != 0) printf("synthesis order %s\n", synth_order);
+    CHECK(!strncmp(synth_order, "PPW", 3));
+    CHECK(max_in_flight <= 3);
+    cz_engine_destroy(e);
+}
+
 static int held_and_ahead(cz_engine *e) {
     (void)e;
     return synthesized() >= 4;
@@ -1476,6 +1573,7 @@ static void test_critical_not_preempted(void) {
 int main(void) {
     cz_test_init("engine/engine");
     test_budget_fifo();
+    test_budget_priority();
     test_bad_requests();
     test_priority_order();
     test_idempotent();
@@ -1493,6 +1591,7 @@ int main(void) {
     test_two_contexts();
     test_post_jumps_porep_backlog();
     test_winning_while_synthesis_busy();
+    test_critical_memory_first();
     test_partitions_ahead();
     test_preempt_at_boundary();
     test_critical_not_preempted();

@@ -93,8 +93,8 @@ static cz_status load_from_file(fake_dev *d, const cz_groth16_params_file *f, cz
 
 static cz_status fake_hold(cz_backend *b, const char *id, const cz_groth16_params *params,
                            const cz_groth16_params_file *file, const cz_circuit *circuit,
-                           cz_error *err) {
-    (void)circuit;
+                           int priority, cz_error *err) {
+    (void)priority, (void)circuit;
     fake_dev *d = b->impl;
     if (params && params->h) {
         /* host points (the engine decoded the key): a job's admission puts
@@ -221,8 +221,8 @@ static cz_status job_prove_start(void *state, uint32_t unit, void *synth, const 
                                  const cz_prove_context *where, void **pending, cz_error *err) {
     (void)state, (void)unit;
     CHECK(srs && srs->params && srs->params_file && srs->params_file->data);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params, NULL,
-                         NULL,          NULL,        srs->params_file};
+    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params,    NULL,
+                         NULL,          NULL,        srs->params_file,  where->priority};
     cz_groth16_msm_results msm;
     cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
     if (st != CZ_OK) {

@@ -164,7 +164,7 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     if (cz_cli_backend_open(&be, backend, &err) != CZ_OK)
         return cz_cli_fail("bench-groth16: back-end", &err);
     cz_backend_unit unit = {
-        "bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL, NULL, NULL};
+        "bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL, NULL, NULL, 0};
     int gpu = strcmp(be->ops->kind, "cpu") != 0;
     double times[15];
     cz_groth16_proof proof;
