@@ -14,17 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cuzk/engine.h"
 #include "engine/backend.h"
 #include "engine/job.h"
-#include "filecoin/porep/porep.h"
-#include "filecoin/common/registry.h"
 #include "gpu/settings.h"
-#include "groth16/setup.h"
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 #include "util/cancel.h"
@@ -153,41 +149,6 @@ static const cz_job_ops fake_ops = {
     .verify = fake_verify,
     .free_state = fake_free,
 };
-
-/* Parameters of x * x = y (x public) under the file names of sector_size. */
-static uint64_t write_tiny_params(const char *dir, uint64_t sector_size) {
-    cz_cs *cs = cz_cs_compile_new();
-    cz_var x = cz_cs_alloc_input(cs, NULL);
-    cz_var y = cz_cs_alloc(cs, NULL);
-    cz_lc a, c;
-    cz_lc_init(&a);
-    cz_lc_init(&c);
-    cz_lc_add_var(&a, x);
-    cz_lc_add_var(&c, y);
-    cz_cs_enforce(cs, &a, &a, &c);
-    cz_lc_free(&a);
-    cz_lc_free(&c);
-    cz_circuit *r = NULL;
-    cz_error err = {0};
-    CHECK(cz_compile_finish(cs, &r, &err) == CZ_OK);
-    cz_cs_destroy(cs);
-    uint8_t seed[32] = {7};
-    cz_groth16_params p;
-    CHECK(cz_groth16_dev_setup(&p, r, seed, &err) == CZ_OK);
-    cz_fc_sector_info sector;
-    char pp[4096], vp[4096];
-    CHECK(cz_fc_sector_lookup(&sector, sector_size, &err) == CZ_OK);
-    CHECK(cz_porep_param_paths(pp, vp, sizeof pp, dir, &sector, &err) == CZ_OK);
-    CHECK(cz_groth16_params_write(&p, pp, &err) == CZ_OK);
-    CHECK(cz_groth16_vk_write(&p.vk, vp, &err) == CZ_OK);
-    cz_test_mark_development(pp);
-    cz_test_mark_development(vp);
-    cz_groth16_params_free(&p);
-    cz_circuit_free(r);
-    struct stat sb;
-    CHECK(stat(pp, &sb) == 0);
-    return (uint64_t)sb.st_size;
-}
 
 static cz_status submit(cz_engine *e, const char *id, int prio, const char *text) {
     cz_engine_request r;
@@ -321,8 +282,8 @@ static cz_status hold_start(cz_backend *b, cz_groth16_msm_results *out, const cz
 
 static cz_status hold_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                            const cz_groth16_params_file *file, const cz_circuit *circuit,
-                           cz_error *err) {
-    (void)circuit, (void)file;
+                           int priority, cz_error *err) {
+    (void)priority, (void)circuit, (void)file;
     /* every context keeps keys: the SRS loads onto it from the file */
     CHECK(file != NULL && (params == NULL || params->vk.n_ic == 2));
     pthread_mutex_lock(&lock);
@@ -409,8 +370,8 @@ static cz_status aff_start(cz_backend *b, cz_groth16_msm_results *out, const cz_
 
 static cz_status aff_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                           const cz_groth16_params_file *file, const cz_circuit *circuit,
-                          cz_error *err) {
-    (void)params, (void)file, (void)circuit, (void)err;
+                          int priority, cz_error *err) {
+    (void)priority, (void)params, (void)file, (void)circuit, (void)err;
     aff_touch(b, b->impl, circuit_id);
     return CZ_OK;
 }
@@ -496,8 +457,8 @@ static cz_status nest_start(cz_backend *b, cz_groth16_msm_results *out, const cz
 
 static cz_status nest_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                            const cz_groth16_params_file *file, const cz_circuit *circuit,
-                           cz_error *err) {
-    (void)circuit_id, (void)params, (void)file, (void)circuit, (void)err;
+                           int priority, cz_error *err) {
+    (void)priority, (void)circuit_id, (void)params, (void)file, (void)circuit, (void)err;
     const char *ids[2] = {"porep-2k", "porep-8m"};
     cz_backend_note_residents(b, ids, 2, 2000, 0);
     return CZ_OK;
@@ -549,8 +510,8 @@ int main(void) {
     cz_test_init("engine/engine_srs");
     char dir[] = "/tmp/cz_engine_srs_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    uint64_t srs_a = write_tiny_params(dir, 2048);
-    uint64_t srs_b = write_tiny_params(dir, 8ull << 20);
+    uint64_t srs_a = cz_test_write_tiny_params(dir, 2048);
+    uint64_t srs_b = cz_test_write_tiny_params(dir, 8ull << 20);
     CHECK(srs_a == srs_b && srs_a > 1000);
     /* Two SRSs do not fit: B's load waits for A's end and evicts A's SRS. */
     cz_engine *e = make_engine(dir, srs_a + 200 + srs_a / 4);
