@@ -15,8 +15,8 @@
 #      CZ_POST_SIZE (default SIZE): the WinningPoSt key made on the GPU beside
 #      the PoRep key, `cuzk bench-post` of WinningPoSt latency (cold, key
 #      resident) and of one WinningPoSt submitted during a backlog of 2 PoRep
-#      proofs of step 2's C1 (again per cap of CZ_BACKLOG_CAPS="24GiB ...",
-#      the device capped there); then the PoRep key removed (the disk holds one
+#      proofs of step 2's C1 (CZ_SKIP_BACKLOG=1 skips it), again per cap of
+#      CZ_BACKLOG_CAPS="24GiB ..." (the device capped there); then the PoRep key removed (the disk holds one
 #      large key), the WindowPoSt key made and `cuzk bench-post` of a
 #      WindowPoSt partition of CZ_WINDOW_SECTORS sectors (default 2349, a
 #      full 32 GiB partition). The 32 GiB WindowPoSt key (60.8 GB) and its
@@ -143,16 +143,18 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         step "bench-post: WinningPoSt $psize"
         timed "bench-post winning" "$cz" bench-post --params "$work/p" --backend cuda \
             --winning "$work/win.json" --runs 5 || fail "bench-post winning"
-        step "bench-post: WinningPoSt $psize during a backlog of 2 PoRep $size proofs"
-        timed "bench-post backlog" "$cz" bench-post --params "$work/p" --backend cuda \
-            --winning "$work/win.json" --runs 1 --backlog-c1 "$work/c1.json" --backlog 2 \
-            --miner-id 1000 --trace "$out/trace-backlog.json" || fail "bench-post backlog"
+        if [ "${CZ_SKIP_BACKLOG:-0}" != 1 ]; then
+            step "bench-post: WinningPoSt $psize during a backlog of 2 PoRep $size proofs"
+            timed "bench-post backlog" "$cz" bench-post --params "$work/p" --backend cuda \
+                --winning "$work/win.json" --runs 1 --backlog-c1 "$work/c1.json" --backlog 2 \
+                --miner-id 1000 --trace "$out/trace-backlog.json" || fail "bench-post backlog"
+        fi
         for cap in ${CZ_BACKLOG_CAPS:-}; do
             step "bench-post: WinningPoSt $psize during a backlog of 2 PoRep $size proofs, device capped at $cap"
             timed "bench-post backlog $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
                 --params "$work/p" --backend cuda --winning "$work/win.json" --runs 1 \
-                --backlog-c1 "$work/c1.json" --backlog 2 --miner-id 1000 ||
-                fail "bench-post backlog ($cap)"
+                --backlog-c1 "$work/c1.json" --backlog 2 --miner-id 1000 \
+                --trace "$out/trace-backlog-${cap/+/-}.json" || fail "bench-post backlog ($cap)"
         done
     fi
     if [[ " $post " == *" window "* ]]; then

@@ -268,6 +268,7 @@ typedef struct {
     const cz_circuit *c;
     const cz_fr *input, *aux;
     cz_fr *out[3];
+    size_t first; /* the row the parallel loop's index 0 stands for */
 } eval_ctx;
 
 /* Rows begin..end-1 of one matrix; coef_bytes is a constant at each call,
@@ -303,6 +304,8 @@ eval_matrix(cz_fr *out, const cz_circuit_matrix *m, const cz_fr *coeffs, uint32_
 static void eval_rows(void *arg, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     const eval_ctx *x = arg;
+    begin += x->first;
+    end += x->first;
     const cz_circuit *c = x->c;
     for (int k = 0; k < 3; k++) {
         if (!x->out[k]) continue;
@@ -317,6 +320,11 @@ static void eval_rows(void *arg, size_t begin, size_t end, unsigned worker) {
 
 void cz_circuit_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_circuit *circ, const cz_fr *input,
                      const cz_fr *aux) {
-    eval_ctx x = {circ, input, aux, {a, b, c}};
-    cz_parallel_for((size_t)circ->num_constraints, 1 << 14, eval_rows, &x);
+    cz_circuit_eval_rows(a, b, c, circ, input, aux, 0, (size_t)circ->num_constraints);
+}
+
+void cz_circuit_eval_rows(cz_fr *a, cz_fr *b, cz_fr *c, const cz_circuit *circ, const cz_fr *input,
+                          const cz_fr *aux, size_t begin, size_t end) {
+    eval_ctx x = {circ, input, aux, {a, b, c}, begin};
+    cz_parallel_for(end - begin, 1 << 14, eval_rows, &x);
 }

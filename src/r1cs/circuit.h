@@ -114,6 +114,10 @@ uint64_t cz_circuit_bytes(const cz_circuit *c);
  * prove back-end's a, b, c for the same witness. */
 void cz_circuit_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_circuit *circ, const cz_fr *input,
                      const cz_fr *aux);
+/* The same for rows begin..end-1 only (a[j] for j in that range), for a
+ * caller that stops between pieces (engine/backend.c: a step boundary). */
+void cz_circuit_eval_rows(cz_fr *a, cz_fr *b, cz_fr *c, const cz_circuit *circ, const cz_fr *input,
+                          const cz_fr *aux, size_t begin, size_t end);
 
 /* A cz_prove_data that borrows circ's sizes and densities, the witness w
  * (may be NULL: sizes only) and the evaluations a, b, c (may be NULL), for
