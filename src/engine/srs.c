@@ -73,37 +73,29 @@ void cz_srs_set_host_locking(cz_srs_manager *m, cz_srs_lock_host_fn lock,
     m->unlock_host = unlock;
 }
 
-/* The point vectors of params, for locking them one by one. */
-static size_t point_vectors(const cz_groth16_params *p, void *v[5], size_t bytes[5]) {
-    v[0] = p->h, bytes[0] = p->n_h * sizeof *p->h;
-    v[1] = p->l, bytes[1] = p->n_l * sizeof *p->l;
-    v[2] = p->a, bytes[2] = p->n_a * sizeof *p->a;
-    v[3] = p->b_g1, bytes[3] = p->n_b_g1 * sizeof *p->b_g1;
-    v[4] = p->b_g2, bytes[4] = p->n_b_g2 * sizeof *p->b_g2;
-    return 5;
-}
-
 /* Page-locks e's decoded points (m->lock not held; e marked loading) when
  * a device streams them; a vector the driver refuses stays pageable (its
  * copies go through the staging buffers: slower, not wrong). */
 static void lock_points(cz_srs_manager *m, cz_srs_entry *e) {
     if (!m->lock_host || !e->needs_host_points) return;
-    void *v[5];
-    size_t bytes[5], total = 0, n = point_vectors(&e->params, v, bytes);
     uint64_t t0 = cz_now_ns();
     cz_error err = {0};
-    cz_status st = CZ_OK;
-    size_t i = 0;
-    for (; i < n && st == CZ_OK; i++)
-        if (v[i] && (st = m->lock_host(v[i], bytes[i], &err)) == CZ_OK) total += bytes[i];
-    if (st != CZ_OK) {
-        /* all or none: unlocking needs to know which are locked */
-        for (size_t k = 0; k + 1 < i; k++)
-            if (v[k]) m->unlock_host(v[k]);
-        cz_log(CZ_LOG_WARN, "srs: %s: host points not page-locked (%s): streamed copies go through "
-                            "the staging buffers",
-               e->id, err.message);
-        return;
+    size_t total = 0;
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t bytes = 0;
+        void *v = cz_groth16_params_points(&e->params, k, &bytes);
+        if (!v) continue;
+        if (m->lock_host(v, bytes, &err) != CZ_OK) {
+            /* all or none: unlocking needs to know which are locked */
+            while (k-- > 0)
+                if ((v = cz_groth16_params_points(&e->params, k, &bytes))) m->unlock_host(v);
+            cz_log(CZ_LOG_WARN,
+                   "srs: %s: host points not page-locked (%s): streamed copies go through the "
+                   "staging buffers",
+                   e->id, err.message);
+            return;
+        }
+        total += bytes;
     }
     e->host_locked = 1;
     cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points page-locked in %.2f s (streamed copies "
@@ -114,10 +106,11 @@ static void lock_points(cz_srs_manager *m, cz_srs_entry *e) {
 /* Frees e's decoded points, unlocking them first. */
 static void free_points(cz_srs_manager *m, cz_srs_entry *e) {
     if (e->host_locked) {
-        void *v[5];
-        size_t bytes[5], n = point_vectors(&e->params, v, bytes);
-        for (size_t i = 0; i < n; i++)
-            if (v[i]) m->unlock_host(v[i]);
+        for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+            size_t bytes;
+            void *v = cz_groth16_params_points(&e->params, k, &bytes);
+            if (v) m->unlock_host(v);
+        }
         e->host_locked = 0;
     }
     cz_groth16_params_free(&e->params);

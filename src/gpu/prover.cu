@@ -185,24 +185,10 @@ extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_e
     return CZ_OK;
 }
 
-extern "C" cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes,
-                                          uint64_t *ticket, cz_error *err) {
-    if (bytes > u->chunk)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: %zu bytes > chunk of %zu", bytes,
-                            u->chunk);
-    int i = (int)(u->next & 1);
-    if (bytes)
-        CZ_CUDA_TRY(err,
-                    cudaMemcpyAsync(dev, u->host[i], bytes, cudaMemcpyHostToDevice, u->stream));
-    CZ_CUDA_TRY(err, cudaEventRecord(u->done[i], u->stream));
-    u->ticket[i] = u->next;
-    if (ticket) *ticket = u->next;
-    u->next++;
-    return CZ_OK;
-}
-
-extern "C" cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, const void *host,
-                                               size_t bytes, uint64_t *ticket, cz_error *err) {
+/* Queues a copy of bytes from host to dev on the copy stream and records
+ * it as the next ticket (its parity's event). */
+static cz_status queue_copy(cz_gpu_uploader *u, void *dev, const void *host, size_t bytes,
+                            uint64_t *ticket, cz_error *err) {
     int i = (int)(u->next & 1);
     if (bytes)
         CZ_CUDA_TRY(err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, u->stream));
@@ -211,6 +197,19 @@ extern "C" cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, co
     if (ticket) *ticket = u->next;
     u->next++;
     return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes,
+                                          uint64_t *ticket, cz_error *err) {
+    if (bytes > u->chunk)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: %zu bytes > chunk of %zu", bytes,
+                            u->chunk);
+    return queue_copy(u, dev, u->host[u->next & 1], bytes, ticket, err);
+}
+
+extern "C" cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, const void *host,
+                                               size_t bytes, uint64_t *ticket, cz_error *err) {
+    return queue_copy(u, dev, host, bytes, ticket, err);
 }
 
 extern "C" cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err) {

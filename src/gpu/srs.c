@@ -216,7 +216,7 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
         if (st == CZ_E_NOMEM && capped[0]) cz_error_prefix(err, "%s", capped + 2);
         return st;
     }
-    const size_t g1 = sizeof(cz_g1_affine), g2 = sizeof(cz_g2_affine);
+    const size_t g2 = sizeof(cz_g2_affine);
     cz_gpu_srs *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_E_NOMEM, "gpu srs: out of host memory");
     shape_of(&s->shape, p);
@@ -251,13 +251,13 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
     {
         void **dev[CZ_GROTH16_VECTORS] = {(void **)&s->h, (void **)&s->l, (void **)&s->a,
                                           (void **)&s->b_g1, (void **)&s->b_g2};
-        const void *host[CZ_GROTH16_VECTORS] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
-        const size_t bytes[CZ_GROTH16_VECTORS] = {p->n_h * g1, p->n_l * g1, p->n_a * g1,
-                                                  p->n_b_g1 * g1, p->n_b_g2 * g2};
-        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+            size_t bytes = 0;
+            const void *host = cz_groth16_params_points(p, v, &bytes);
             if ((pl.keep >> v & 1) &&
-                (st = put(s, dev[v], host[v], bytes[v], cz_groth16_vector_name(v), err)) != CZ_OK)
+                (st = put(s, dev[v], host, bytes, cz_groth16_vector_name(v), err)) != CZ_OK)
                 goto fail;
+        }
     }
     *out = s;
     return CZ_OK;

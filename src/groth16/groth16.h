@@ -119,6 +119,10 @@ typedef enum {
  * for b_g2), which are also the bytes of one decoded cz_g?_affine. */
 const char *cz_groth16_vector_name(cz_groth16_vector v);
 size_t cz_groth16_vector_point_bytes(cz_groth16_vector v);
+/* The decoded points of vector v of params (NULL when it has none) and,
+ * in *bytes, their size; for code that treats the five alike. */
+void *cz_groth16_params_points(const cz_groth16_params *params, cz_groth16_vector v,
+                               size_t *bytes);
 
 typedef struct {
     uint64_t file_bytes;

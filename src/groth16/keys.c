@@ -317,6 +317,17 @@ size_t cz_groth16_vector_point_bytes(cz_groth16_vector v) {
     return v == CZ_GROTH16_B_G2 ? CZ_G2_UNCOMPRESSED_BYTES : CZ_G1_UNCOMPRESSED_BYTES;
 }
 
+void *cz_groth16_params_points(const cz_groth16_params *p, cz_groth16_vector v, size_t *bytes) {
+    void *pts[CZ_GROTH16_VECTORS] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    const size_t n[CZ_GROTH16_VECTORS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    if ((unsigned)v >= CZ_GROTH16_VECTORS) {
+        *bytes = 0;
+        return NULL;
+    }
+    *bytes = n[v] * cz_groth16_vector_point_bytes(v);
+    return pts[v];
+}
+
 /* A u32 length and that many points, skipped: read_vector's checks and
  * messages without decoding. *offset: the first point's offset from base. */
 static cz_status skip_vector(reader *r, const uint8_t *base, uint64_t *offset, uint64_t *n_out,

@@ -53,21 +53,15 @@ static cz_status declining_loader(void *ctx, const char *id, const cz_groth16_pa
 
 /* What a locked entry's vectors must be: each non-empty one, its bytes. */
 static void check_locked_as(const cz_groth16_params *p) {
-    const struct {
-        const void *v;
-        size_t bytes;
-    } want[5] = {{p->h, p->n_h * sizeof *p->h},
-                 {p->l, p->n_l * sizeof *p->l},
-                 {p->a, p->n_a * sizeof *p->a},
-                 {p->b_g1, p->n_b_g1 * sizeof *p->b_g1},
-                 {p->b_g2, p->n_b_g2 * sizeof *p->b_g2}};
     size_t n = 0;
-    for (int k = 0; k < 5; k++) {
-        if (!want[k].v) continue;
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t bytes = 0;
+        const void *v = cz_groth16_params_points(p, k, &bytes);
+        if (!v) continue;
         n++;
         int found = 0;
         for (size_t i = 0; i < n_locked; i++)
-            if (locked[i].p == want[k].v) found = 1, CHECK(locked[i].bytes == want[k].bytes);
+            if (locked[i].p == v) found = 1, CHECK(locked[i].bytes == bytes);
         CHECK(found);
     }
     CHECK(n == n_locked);

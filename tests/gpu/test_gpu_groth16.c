@@ -119,19 +119,19 @@ static void *locked_copy(void *v, size_t bytes) {
 }
 
 static void lock_params(cz_groth16_params *p) {
-    p->h = locked_copy(p->h, p->n_h * sizeof *p->h);
-    p->l = locked_copy(p->l, p->n_l * sizeof *p->l);
-    p->a = locked_copy(p->a, p->n_a * sizeof *p->a);
-    p->b_g1 = locked_copy(p->b_g1, p->n_b_g1 * sizeof *p->b_g1);
-    p->b_g2 = locked_copy(p->b_g2, p->n_b_g2 * sizeof *p->b_g2);
+    void **v[CZ_GROTH16_VECTORS] = {(void **)&p->h, (void **)&p->l, (void **)&p->a,
+                                    (void **)&p->b_g1, (void **)&p->b_g2};
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t bytes = 0;
+        *v[k] = locked_copy(cz_groth16_params_points(p, k, &bytes), bytes);
+    }
 }
 
 static void unlock_params(cz_groth16_params *p) {
-    cz_gpu_host_unlock(p->h);
-    cz_gpu_host_unlock(p->l);
-    cz_gpu_host_unlock(p->a);
-    cz_gpu_host_unlock(p->b_g1);
-    cz_gpu_host_unlock(p->b_g2);
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t bytes = 0;
+        cz_gpu_host_unlock(cz_groth16_params_points(p, k, &bytes));
+    }
     CHECK(!cz_gpu_host_locked(p->h, sizeof *p->h));
 }
 
