@@ -44,10 +44,12 @@
 # CZ_MEM_CAPS="48GiB 24GiB" (bench-porep once more per cap, the device
 # capped there: each card size's memory plan, logged by the engine; a
 # streamed 32 GiB proof takes about a minute, so few caps fit one call; a
-# cap written CAP+stream runs with CZ_GPU_ABC_STREAM=1: a, b, c from the
-# circuit streamed to the device instead of the CPU cores), CZ_BENCH_MEMORY=100GiB
+# cap written CAP+stream runs with CZ_GPU_ABC_STREAM=1 (the default: a, b, c
+# from the circuit streamed to the device), a plain CAP with
+# CZ_GPU_ABC_STREAM=0 (a, b, c on the CPU cores)), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
-# memory less 5 GiB), CZ_REUSE_KEY=1 (skip step 1's setup when WORK already
+# memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
+# workers per GPU, the units one pass over a streamed key can serve), CZ_REUSE_KEY=1 (skip step 1's setup when WORK already
 # holds the PoRep key: a call made while the machine is still warm).
 # The binaries must fit the device tool's 64 MiB: build them for the one
 # card (-DCZ_CUDA_ARCHS=90, or 80-virtual to run the PTX a 3090 / A100
@@ -102,6 +104,7 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
             timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap/+/-}.json" \
+                ${CZ_GPU_WORKERS:+--gpu-workers "$CZ_GPU_WORKERS"} \
                 ${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"} || fail "bench-porep ($cap)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then

@@ -52,8 +52,8 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
 }
 
 cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
-                             const char *trace, uint32_t synthesis_workers, uint64_t memory_budget,
-                             cz_error *err) {
+                             const char *trace, uint32_t synthesis_workers, uint32_t gpu_workers,
+                             uint64_t memory_budget, cz_error *err) {
     *e = NULL;
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -66,6 +66,7 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     /* the engine chooses the contexts (every usable device, as the daemon's
      * do) and the workers left at 0 */
     cfg.synthesis_workers = synthesis_workers;
+    cfg.prove_workers = gpu_workers;
     cfg.memory_budget_bytes = memory_budget;
     cz_status st = cz_engine_create(e, &cfg, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "--backend %s", backend);

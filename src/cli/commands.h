@@ -98,12 +98,13 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
  * stdout per proven partition, the timeline to trace when not NULL. With a
  * GPU every core synthesizes partitions for it and two prove workers take
  * them; on the CPU two synthesis workers and one prove worker;
- * synthesis_workers, when not 0, replaces the synthesis workers' count;
- * memory_budget, when not 0, the host memory budget (else physical memory
- * less the safety margin, as the daemon's default). */
+ * synthesis_workers, when not 0, replaces the synthesis workers' count,
+ * gpu_workers the prove workers per device; memory_budget, when not 0, the
+ * host memory budget (else physical memory less the safety margin, as the
+ * daemon's default). */
 cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
-                             const char *trace, uint32_t synthesis_workers, uint64_t memory_budget,
-                             cz_error *err);
+                             const char *trace, uint32_t synthesis_workers, uint32_t gpu_workers,
+                             uint64_t memory_budget, cz_error *err);
 
 /* Peak device memory in use (device 0, sampled every 20 ms) while it runs;
  * stop returns 0 when no sampler ran (no GPU), else 1 and the peak. */

@@ -326,7 +326,9 @@ static const key_row keys[] = {
      .max = 8,
      .def = "2",
      .doc = "Prove workers per back-end context (1..8): a second one overlaps one\n"
-            "proof's host work with another's GPU work."},
+            "proof's host work with another's GPU work; on a key that streams (a card\n"
+            "smaller than the key), they are also the units that share one pass over its\n"
+            "points (at most tuning's gpu_pass_units)."},
     {.section = "gpus",
      .key = "devices",
      .type = K_U32_LIST,

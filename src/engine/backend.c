@@ -23,6 +23,7 @@ void cz_backend_init(cz_backend *b, const cz_backend_ops *ops, void *impl, const
     pthread_mutex_init(&b->run_lock, NULL);
     pthread_mutex_init(&b->stage_lock, NULL);
     pthread_mutex_init(&b->info_lock, NULL);
+    pthread_cond_init(&b->pass_cond, NULL);
     snprintf(b->info.name, sizeof b->info.name, "%s", name);
     b->info.device = -1;
 }
@@ -58,11 +59,19 @@ void cz_backend_note_plan(cz_backend *b, const char *kind, const char *line) {
  * lock its thread already holds, and without staging (stage_lock is never
  * taken inside run_lock). */
 static _Thread_local cz_backend *running_on;
+/* What the calling thread's unit spent waiting for a pass (cuda_prove_start),
+ * not the context's busy time. */
+static _Thread_local uint64_t pass_waited_ns;
 
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     void *staged = NULL;
     const int nested = running_on == b;
+    if (!nested) {
+        pthread_mutex_lock(&b->info_lock);
+        b->in_flight++;
+        pthread_mutex_unlock(&b->info_lock);
+    }
     if (!nested && b->ops->stage && b->ops->unstage) {
         pthread_mutex_lock(&b->stage_lock);
         staged = b->ops->stage(b, u);
@@ -81,10 +90,14 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     b->info.current_kind = u->kind;
     pthread_mutex_unlock(&b->info_lock);
     uint64_t t0 = cz_now_ns();
+    const uint64_t waited_before = pass_waited_ns;
     cz_status st = b->ops->prove_start(b, out, u, err);
-    uint64_t dt = cz_now_ns() - t0;
+    uint64_t dt = cz_now_ns() - t0 - (pass_waited_ns - waited_before);
     running_on = was_running_on;
     pthread_mutex_lock(&b->info_lock);
+    /* one fewer unit that may still join a pass: its waiters look again
+     * (under run_lock, so none misses it) */
+    if (!nested) b->in_flight--;
     /* a nested unit's time is inside its outer unit's: counted once */
     if (!nested) b->info.busy_ns += dt;
     b->info.busy = nested;
@@ -95,6 +108,7 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     else
         b->info.failures++;
     pthread_mutex_unlock(&b->info_lock);
+    if (!nested) pthread_cond_broadcast(&b->pass_cond);
     if (!nested) pthread_mutex_unlock(&b->run_lock);
     if (staged) b->ops->unstage(b, staged);
     return st;
@@ -138,6 +152,7 @@ void cz_backend_destroy(cz_backend *b) {
     pthread_mutex_destroy(&b->run_lock);
     pthread_mutex_destroy(&b->stage_lock);
     pthread_mutex_destroy(&b->info_lock);
+    pthread_cond_destroy(&b->pass_cond);
     free(b);
 }
 
@@ -284,7 +299,23 @@ typedef struct {
     witness_slot *slot[WITNESS_SLOTS];
 } resident_key;
 
+/* A unit's L, A and B sums waiting for a pass over its key's streamed
+ * points (cz_gpu_groth16_prove_head), under the run lock: the pass that
+ * serves them sets done, st and err and frees the set. */
+typedef struct pass_entry {
+    cz_gpu_srs *srs;
+    const cz_groth16_params *params; /* the unit's host points (alive while it waits) */
+    const char *job;
+    cz_gpu_pass_set *set;
+    cz_groth16_msm_results *out;
+    int done, oom; /* oom: the pass met a device out-of-memory */
+    cz_status st;
+    cz_error err;
+    struct pass_entry *next;
+} pass_entry;
+
 typedef struct {
+    cz_backend *self;
     int device;
     uint64_t budget; /* 0 = the device's free memory */
     /* res[0..n_res) change under the run lock and slot_lock both (the stager
@@ -303,6 +334,7 @@ typedef struct {
      * units in progress on this thread's stack (more than 1: nested). */
     size_t cap;
     unsigned depth;
+    pass_entry *pass; /* under the run lock */
 } cuda_ctx;
 
 static int has_host_points(const cz_groth16_params *p) {
@@ -429,9 +461,141 @@ static void note_residents(cz_backend *b) {
     cz_backend_note_plan(b, cz_gpu_plan_name(plan.kind), line);
 }
 
-/* Frees res[i] and closes the gap (the current device is the context's). */
+/* ---- passes: units of one streamed key summing L, A and B together ----
+ * A unit whose key streams leaves its L, A and B sums for a pass
+ * (pass_join) and waits, without the run lock, while other units of the
+ * context come: the pass runs when CZ_GPU_PASS_UNITS units wait, when no
+ * other unit is in the context (staging or waiting for the run lock), or
+ * after PASS_WAIT_NS, on the thread that finds it so, for every waiting
+ * unit of that key at once. A key leaving the device runs its pass
+ * first. A waiter meets a step boundary every PASS_POLL_NS (a CRITICAL unit
+ * runs there, a cancel ends its wait). */
+#define PASS_WAIT_NS ((uint64_t)10 * 1000000000u)
+#define PASS_POLL_NS ((uint64_t)50 * 1000000u)
+
+/* The pass of every unit waiting on srs (under the run lock). The thread's
+ * cancel flag stays only when they are all of job (a cancel of one job
+ * must not fail another's units: the engine drops a cancelled job's
+ * results). */
+static void pass_run(cuda_ctx *c, cz_gpu_srs *srs, const char *job) {
+    size_t k = 0;
+    int own = job != NULL;
+    for (pass_entry *e = c->pass; e; e = e->next)
+        if (e->srs == srs) {
+            k++;
+            if (!job || strcmp(e->job, job)) own = 0;
+        }
+    if (!k) return;
+    cz_gpu_pass_set **sets = calloc(k, sizeof *sets);
+    cz_groth16_msm_results **outs = calloc(k, sizeof *outs);
+    const cz_groth16_params *params = NULL;
+    size_t j = 0;
+    for (pass_entry *e = c->pass; e && sets && outs; e = e->next)
+        if (e->srs == srs) {
+            sets[j] = e->set;
+            outs[j++] = e->out;
+            params = e->params;
+        }
+    cz_error err = {0};
+    const atomic_int *flag = cz_cancel_flag();
+    if (!own) cz_cancel_set_flag(NULL);
+    const uint64_t ooms = cz_gpu_oom_count();
+    cz_status st = sets && outs ? cz_gpu_set_device(c->device, &err)
+                                : cz_error_set(&err, CZ_E_NOMEM, "out of host memory");
+    if (st == CZ_OK) st = cz_gpu_groth16_pass(srs, params, sets, outs, k, &err);
+    const int oom = cz_gpu_oom_count() != ooms;
+    cz_cancel_set_flag(flag);
+    free(sets);
+    free(outs);
+    for (pass_entry **at = &c->pass; *at;) {
+        pass_entry *e = *at;
+        if (e->srs != srs) {
+            at = &e->next;
+            continue;
+        }
+        *at = e->next;
+        e->st = st;
+        e->oom = oom;
+        if (st != CZ_OK) e->err = err;
+        cz_gpu_pass_set_free(e->set);
+        e->set = NULL;
+        e->done = 1;
+    }
+    pthread_cond_broadcast(&c->self->pass_cond);
+}
+
+/* The unit's set into a pass over srs (taken: freed by the pass); returns
+ * when the pass has added its sums to out. Inside another unit
+ * (preemption), or with CZ_GPU_PASS_UNITS 1, a pass of its own at once. */
+static cz_status pass_join(cz_backend *b, cz_gpu_srs *srs, const cz_backend_unit *u,
+                           cz_groth16_msm_results *out, cz_gpu_pass_set *set, int *oom,
+                           cz_error *err) {
+    cuda_ctx *c = b->impl;
+    const unsigned units = cz_gpu_settings_get()->pass_units;
+    if (c->depth > 1 || units <= 1) {
+        /* alone (the units waiting for a pass keep their sets for it) */
+        const uint64_t ooms = cz_gpu_oom_count();
+        const cz_status st = cz_gpu_groth16_pass(srs, u->params, &set, &out, 1, err);
+        *oom = cz_gpu_oom_count() != ooms;
+        cz_gpu_pass_set_free(set);
+        return st;
+    }
+    pass_entry e = {srs, u->params, u->job_id ? u->job_id : "", set, out, 0, 0, CZ_OK, {0}, NULL};
+    pass_entry **tail = &c->pass;
+    while (*tail) tail = &(*tail)->next;
+    *tail = &e;
+    const uint64_t t0 = cz_now_ns();
+    for (;;) {
+        unsigned waiting = 0, others = 0;
+        for (pass_entry *p = c->pass; p; p = p->next) waiting += p->srs == srs;
+        pthread_mutex_lock(&b->info_lock);
+        others = b->in_flight - 1 - b->pass_waiting;
+        pthread_mutex_unlock(&b->info_lock);
+        if (waiting >= units || !others || cz_now_ns() - t0 >= PASS_WAIT_NS) {
+            pass_run(c, srs, u->job_id);
+            break;
+        }
+        /* wait without the run lock (the context is free for other units
+         * meanwhile: this unit's state is its set, in host memory) */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += (long)PASS_POLL_NS;
+        if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+        const uint64_t w0 = cz_now_ns();
+        pthread_mutex_lock(&b->info_lock);
+        b->pass_waiting++;
+        pthread_mutex_unlock(&b->info_lock);
+        c->depth--;
+        pthread_cond_timedwait(&b->pass_cond, &b->run_lock, &until);
+        c->depth++;
+        pthread_mutex_lock(&b->info_lock);
+        b->pass_waiting--;
+        pthread_mutex_unlock(&b->info_lock);
+        pass_waited_ns += cz_now_ns() - w0;
+        if (e.done) break;
+        /* a step boundary of the waiting unit: a CRITICAL unit runs here
+         * (the engine's hook), a cancel ends the wait */
+        if (cz_step_boundary()) {
+            for (pass_entry **at = &c->pass; *at; at = &(*at)->next)
+                if (*at == &e) {
+                    *at = e.next;
+                    break;
+                }
+            cz_gpu_pass_set_free(e.set);
+            return cz_error_set(err, CZ_E_CANCELLED, "gpu prove: cancelled waiting for its pass");
+        }
+        if (e.done) break;
+    }
+    *oom = e.oom;
+    if (e.st != CZ_OK) *err = e.err;
+    return e.st;
+}
+
+/* Frees res[i] and closes the gap (the current device is the context's);
+ * the units waiting for a pass over its points get it first. */
 static uint64_t key_release(cuda_ctx *c, uint32_t i) {
     CZ_ASSERT(i < c->n_res);
+    pass_run(c, c->res[i].srs, NULL);
     resident_key *r = &c->res[i];
     uint64_t bytes = cz_gpu_srs_bytes(r->srs) + cz_gpu_circuit_bytes(r->gc);
     pthread_mutex_lock(&c->slot_lock);
@@ -520,6 +684,16 @@ static void shape_of(cz_groth16_params *shape, const srs_key *key) {
     shape->n_a = key->n_a, shape->n_b_g1 = key->n_b_g1, shape->n_b_g2 = key->n_b_g2;
 }
 
+/* The device bytes of a circuit's matrices (row starts, columns and
+ * coefficient indices): what a resident copy takes at least. */
+static size_t circuit_matrix_bytes(const cz_circuit *c) {
+    size_t bytes = 0;
+    for (int k = 0; k < 3; k++)
+        bytes += ((size_t)c->num_constraints + 1) * sizeof(uint32_t) +
+                 (size_t)c->m[k].nnz * (sizeof(uint32_t) + c->coef_bytes);
+    return bytes;
+}
+
 /* Loads id's key (and circuit) as a new entry beside the resident ones, in
  * room bytes (0: the device's free memory). A key with host points may
  * stream, alone or beside others; one without must fit resident beside
@@ -536,13 +710,25 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     cz_gpu_srs *srs = NULL;
     cz_status st;
     uint64_t t0 = cz_now_ns();
-    /* The circuit first: a lone key may stream when both do not fit. */
-    if (circuit && (st = cz_gpu_circuit_create(&gc, circuit, err)) != CZ_OK)
+    cz_groth16_params shape;
+    shape_of(&shape, key);
+    /* The circuit first: a lone key may stream when both do not fit. Not
+     * uploaded when its matrices alone leave the key no plan but the lean
+     * one (below): 5.5 GiB at 32 GiB PoRep, seconds under the run lock for
+     * nothing on a 24 GiB card. */
+    int skip = 0;
+    if (circuit && host && room) {
+        const size_t matrices = circuit_matrix_bytes(circuit);
+        cz_gpu_plan beside;
+        cz_error perr = {0};
+        skip = room <= matrices ||
+               cz_gpu_srs_plan(&beside, &shape, room - matrices, NULL, 0, &perr) == CZ_E_NOMEM ||
+               beside.lean;
+    }
+    if (circuit && !skip && (st = cz_gpu_circuit_create(&gc, circuit, err)) != CZ_OK)
         return cz_error_wrap(err, st, "%s: %s: pre-compiled circuit", b->info.name, id);
     size_t gc_bytes = cz_gpu_circuit_bytes(gc);
     size_t budget = room > gc_bytes ? room - gc_bytes : 0;
-    cz_groth16_params shape;
-    shape_of(&shape, key);
     /* A key (with host points) that has no plan beside its circuit, or only
      * the lean one (which takes a, b, c from the host: plan.h), goes
      * without it: its units' a, b, c are then evaluated on the CPU
@@ -550,12 +736,12 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
      * streaming plus 5.5 GiB of circuit do not fit) and a 16 GiB card (the
      * lean plan) at all. */
     int abc_host = 0;
-    if (gc && host) {
+    if ((gc || skip) && host) {
         cz_gpu_plan beside;
         cz_error perr = {0};
-        if ((room && !budget) ||
+        if (skip || (room && !budget) ||
             cz_gpu_srs_plan(&beside, &shape, budget, NULL, 0, &perr) == CZ_E_NOMEM || beside.lean) {
-            const size_t resident_bytes = gc_bytes;
+            const size_t resident_bytes = skip ? circuit_matrix_bytes(circuit) : gc_bytes;
             cz_gpu_circuit_destroy(gc);
             gc = NULL;
             gc_bytes = 0;
@@ -785,11 +971,11 @@ static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth
 
 /* The unit on r, its key resident (or planned) already. */
 static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results *out,
-                          const cz_backend_unit *u, cz_error *err) {
+                          cz_gpu_pass_set **set, const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st;
     if (u->pd) {
-        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, u->pd, NULL, err);
+        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, u->pd, NULL, err);
     } else if (!r->gc) {
         /* the circuit did not fit beside the key (key_load): a, b, c of
          * the witness from the CPU (staged before the run, or now on all
@@ -802,7 +988,7 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
         pthread_mutex_unlock(&c->slot_lock);
         if (!staged && (st = host_evaluate(&view, u, err)) != CZ_OK)
             return cz_error_wrap(err, st, "%s", b->info.name);
-        st = cz_gpu_groth16_prove_start(out, r->srs, u->params, NULL, &view, NULL, err);
+        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, &view, NULL, err);
         if (!staged) host_evaluation_free(&view);
     } else {
         /* a, b, c on the device from the resident circuit: only the
@@ -819,7 +1005,7 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
          * resident one) */
         st = cz_gpu_circuit_set_host(r->gc, u->circuit, err);
         if (st == CZ_OK)
-            st = cz_gpu_groth16_prove_start(out, r->srs, u->params, r->gc, &view, dev_z, err);
+            st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, r->gc, &view, dev_z, err);
         cz_error unused = {0};
         (void)cz_gpu_circuit_set_host(r->gc, NULL, &unused);
     }
@@ -908,7 +1094,9 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     cz_status st;
     for (;;) {
         const uint64_t ooms = cz_gpu_oom_count();
+        int pass_oom = 0;
         resident_key *r = NULL;
+        cz_gpu_pass_set *set = NULL;
         st = cuda_ensure(b, &r, id, u->params, u->params_file, u->circuit, u->priority, err);
         if (st == CZ_E_UNSUPPORTED)
             /* the key was resident when the SRS was loaded, and the device
@@ -916,8 +1104,9 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
             st = cz_error_wrap(err, st,
                                "the key no longer fits the device and the engine holds no "
                                "host copy (evict the SRS to load it on the host)");
-        if (st == CZ_OK) st = prove_on(b, r, out, u, err);
-        if (st != CZ_E_NOMEM || cz_gpu_oom_count() == ooms) break;
+        if (st == CZ_OK) st = prove_on(b, r, out, &set, u, err);
+        if (st == CZ_OK && set) st = pass_join(b, r->srs, u, out, set, &pass_oom, err);
+        if (st != CZ_E_NOMEM || (cz_gpu_oom_count() == ooms && !pass_oom)) break;
         if (!outer) {
             /* inside another unit nothing may be re-planned: the engine
              * runs it again in its turn (workers.c) */
@@ -1108,6 +1297,7 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
     }
     c->device = device;
     c->budget = budget_bytes;
+    c->self = b;
     pthread_mutex_init(&c->slot_lock, NULL);
     cz_backend_init(b, &cuda_ops, c, name);
     b->info.device = device;

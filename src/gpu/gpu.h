@@ -77,6 +77,8 @@ cz_status cz_gpu_alloc_pooled(void **dev, size_t bytes, cz_error *err);
 void cz_gpu_free_pooled(void *dev);
 cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err);
 cz_status cz_gpu_download(void *host, const void *dev, size_t bytes, cz_error *err);
+/* bytes from device memory src to device memory dst (not overlapping). */
+cz_status cz_gpu_copy(void *dst, const void *src, size_t bytes, cz_error *err);
 
 /* Element-wise arithmetic on host arrays (for tests and self-checks): for
  * i < n, out[i] = a[i] OP b[i] (b unused by NEG and SQR). */
@@ -169,13 +171,15 @@ cz_status cz_gpu_fill(void *dev, int byte, size_t bytes, cz_error *err);
 cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const uint64_t *dev_bits, size_t n,
                              uint32_t offset, cz_error *err);
 
-/* dev_out[k] = dev_in[dev_idx[k]] for k < count (device arrays). */
+/* dev_out[k] = dev_in[dev_idx[k]] for k < count (device arrays); the
+ * points dev_in[dev_idx[k] - base], so that indices into a whole vector
+ * read a chunk of it that starts at point base. */
 cz_status cz_gpu_gather_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint32_t *dev_idx,
                            size_t count, cz_error *err);
 cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
-                           const uint32_t *dev_idx, size_t count, cz_error *err);
+                           const uint32_t *dev_idx, uint32_t base, size_t count, cz_error *err);
 cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
-                           const uint32_t *dev_idx, size_t count, cz_error *err);
+                           const uint32_t *dev_idx, uint32_t base, size_t count, cz_error *err);
 /* dev_out[i] = 0 where bit i of dev_ones is set, dev_in[i] elsewhere, for
  * i < n (device arrays; dev_ones as cz_gpu_classify writes it). */
 cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones, size_t n,
@@ -486,6 +490,25 @@ cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_ci
 cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
                                      const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err);
+/* cz_gpu_groth16_prove_start in two parts, so that units of one key whose
+ * plan streams (or keeps only some vectors) share one pass over its
+ * points: the head proves everything but the L, A and B sums whose tails
+ * are short (a PoRep witness's: ~2 % of scalars neither 0 nor 1), which it
+ * leaves in *set (device memory: their ones bitmaps and tails; NULL when
+ * nothing is left: a resident key, long tails); the pass adds each set's
+ * sums into its results, every chunk of points sent once for all k sets,
+ * their units' heads all done on this srs. A set is freed by its owner
+ * after the pass (or instead of it, when its unit is given up). prove_start
+ * is the head and a pass of its one set. */
+typedef struct cz_gpu_pass_set cz_gpu_pass_set;
+cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
+                                    cz_gpu_srs *srs, const cz_groth16_params *params,
+                                    const cz_gpu_circuit *circuit, const cz_prove_data *pd,
+                                    const cz_fr *dev_z, cz_error *err);
+cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
+                              cz_gpu_pass_set *const *sets, cz_groth16_msm_results *const *outs,
+                              size_t k, cz_error *err);
+void cz_gpu_pass_set_free(cz_gpu_pass_set *set); /* NULL is fine */
 /* Copies a witness (ni inputs, then na aux) to dev_z (room for ni + na
  * elements) through up and returns when the copy is done; reported to the
  * calling thread's step hook as "witness upload (staged)". up is not an

@@ -187,6 +187,11 @@ extern "C" cz_status cz_gpu_download(void *host, const void *dev, size_t bytes, 
     return CZ_OK;
 }
 
+extern "C" cz_status cz_gpu_copy(void *dst, const void *src, size_t bytes, cz_error *err) {
+    if (bytes) CZ_CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    return CZ_OK;
+}
+
 template <class F> __global__ void k_eltwise(int op, F *out, const F *a, const F *b, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;

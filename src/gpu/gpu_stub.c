@@ -50,6 +50,10 @@ cz_status cz_gpu_download(void *host, const void *dev, size_t bytes, cz_error *e
     (void)dev, (void)host, (void)bytes;
     return NO_GPU(err);
 }
+cz_status cz_gpu_copy(void *dst, const void *src, size_t bytes, cz_error *err) {
+    (void)dst, (void)src, (void)bytes;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_fr_eltwise(cz_gpu_op op, cz_fr *out, const cz_fr *a, const cz_fr *b, size_t n,
                             cz_error *err) {
     (void)op, (void)out, (void)a, (void)b, (void)n;
@@ -215,13 +219,13 @@ cz_status cz_gpu_gather_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint32_t *
     return NO_GPU(err);
 }
 cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
-                           const uint32_t *dev_idx, size_t count, cz_error *err) {
-    (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
+                           const uint32_t *dev_idx, uint32_t base, size_t count, cz_error *err) {
+    (void)dev_out, (void)dev_in, (void)dev_idx, (void)base, (void)count;
     return NO_GPU(err);
 }
 cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
-                           const uint32_t *dev_idx, size_t count, cz_error *err) {
-    (void)dev_out, (void)dev_in, (void)dev_idx, (void)count;
+                           const uint32_t *dev_idx, uint32_t base, size_t count, cz_error *err) {
+    (void)dev_out, (void)dev_in, (void)dev_idx, (void)base, (void)count;
     return NO_GPU(err);
 }
 cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones, size_t n,

@@ -59,14 +59,12 @@ typedef struct {
     cz_fr *abc;         /* 3m (a lean plan: 2m): a, b, c -> h */
     cz_fr *z;           /* inputs then aux */
     uint64_t *dens;     /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
-    uint32_t *idx;      /* compaction indices, then tail (streaming: then ones') indices */
+    uint32_t *idx;      /* compaction indices, then tail indices */
     cz_fr *scal;        /* compacted scalars of A or B */
     uint64_t *ones;     /* "scalar is 1" bitmap */
-    uint64_t *all_ones; /* every bit set (streaming: picked ones are all selected) */
-    cz_fr *tail_s;      /* gathered tail scalars (a lean plan: one chunk's) */
+    cz_fr *tail_s;      /* tail scalars, gathered or masked (a lean plan: one chunk's) */
     cz_g1_affine *tp1;  /* gathered tail points (resident SRS) */
     cz_g2_affine *tp2;
-    uint32_t *host_idx; /* tail or ones' indices on the host (streaming SRS) */
 } bufs;
 
 static void bufs_free(bufs *b) {
@@ -76,11 +74,9 @@ static void bufs_free(bufs *b) {
     cz_gpu_free_pooled(b->idx);
     cz_gpu_free_pooled(b->scal);
     cz_gpu_free_pooled(b->ones);
-    cz_gpu_free_pooled(b->all_ones);
     cz_gpu_free_pooled(b->tail_s);
     cz_gpu_free_pooled(b->tp1);
     cz_gpu_free_pooled(b->tp2);
-    free(b->host_idx);
     memset(b, 0, sizeof *b);
 }
 
@@ -128,12 +124,11 @@ static int cancel_point(cz_status *st, const char *before, cz_error *err) {
 }
 
 /* The scalars of a chunked sum: scal[k0..] in place, or, in a lean plan
- * (plan.h), prepared chunk by chunk into piece (chunk-sized): scal[gather[k]]
- * (a tail's scalars), or scal[k] with the scalars whose bit is set in mask
- * made zero (a dense tail's, the ones masked). */
+ * (plan.h), prepared chunk by chunk into piece (chunk-sized): scal[k] with
+ * the scalars whose bit is set in mask made zero (a long tail's, the ones
+ * masked). */
 typedef struct {
     const cz_fr *scal;
-    const uint32_t *gather;
     const uint64_t *mask;
     cz_fr *piece;
 } scalars;
@@ -150,9 +145,8 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const scalars 
     } else if (sc) {
         /* k0 is a multiple of the chunk (of 64 points at least) */
         scal = sc->piece;
-        st = sc->gather ? cz_gpu_gather_fr(sc->piece, sc->scal, sc->gather + k0, cnt, err)
-                        : cz_gpu_mask_fr(sc->piece, sc->scal + k0, sc->mask + k0 / 64, cnt, err);
-        if (st != CZ_OK) return st;
+        if ((st = cz_gpu_mask_fr(sc->piece, sc->scal + k0, sc->mask + k0 / 64, cnt, err)) != CZ_OK)
+            return st;
     }
     if (o1) {
         cz_g1 part;
@@ -168,19 +162,19 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const scalars 
     return st;
 }
 
-/* Streaming SRS: o1 (G1) or o2 (G2) = the sum over the n host points of
- * src, chunk by chunk through the two device chunk buffers (chunk k + 1 is
- * staged by the CPU and copied while the kernels of chunk k run), either weighted by the
- * scalars sc (an MSM; scalar j goes with point j) or selected by
- * the device bitmap bits (batch addition; chunks start at multiples of 64
- * points). */
-static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_host_points *src,
-                            size_t n, const scalars *sc, const uint64_t *bits, cz_error *err) {
+/* What a chunked loop does with one chunk: pts (device memory) holds
+ * points k0 .. k0 + cnt of the vector. */
+typedef cz_status (*chunk_fn)(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err);
+
+/* Streaming SRS: fn for each chunk of the n host points of src, through
+ * the two device chunk buffers (chunk k + 1 is staged, or sent straight
+ * from page-locked memory, while fn's kernels run on chunk k; chunks
+ * start at multiples of 64 points). */
+static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n,
+                               chunk_fn fn, void *ctx, cz_error *err) {
     const size_t c = s->chunk_points;
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
-    if (o1) cz_g1_set_infinity(o1);
-    if (o2) cz_g2_set_infinity(o2);
     if (n == 0) return CZ_OK;
     st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
@@ -202,7 +196,7 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_ho
             if (!threaded) send_job_run(&job);
         }
         st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err);
-        if (st == CZ_OK) st = chunk_sum(o1, o2, s->chunk[k & 1], sc, bits, k0, cnt, err);
+        if (st == CZ_OK) st = fn(ctx, s->chunk[k & 1], k0, cnt, err);
         if (threaded) pthread_join(helper, NULL);
         if (st == CZ_OK && job.st != CZ_OK) {
             st = job.st;
@@ -217,31 +211,49 @@ static cz_status stream_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const cz_gpu_ho
     return st;
 }
 
-/* A partial plan's resident vector: o1 (G1) or o2 (G2) = the sum over n of
- * its device points, in the pieces of the streamed chunks (the plan counts
- * one chunk's MSM scratch, not a whole vector's), weighted by sc or
- * selected by bits as in stream_sum. With idx (device indices) the points
- * idx[0..n) are gathered into a chunk buffer piece by piece. */
-static cz_status device_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev,
-                            const uint32_t *idx, size_t n, const scalars *sc, const uint64_t *bits,
-                            cz_error *err) {
-    const size_t c = s->chunk_points, size = o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine);
+/* A chunked plan's vector: fn for each chunk of its n points, from the
+ * device (dev: a partial plan's kept vector, in pieces of the streamed
+ * chunk, since the plan counts one chunk's MSM scratch, not a whole
+ * vector's) or streamed from the host points. */
+static cz_status for_chunks(cz_gpu_srs *s, const void *dev, const void *host, size_t size,
+                            size_t n, chunk_fn fn, void *ctx, cz_error *err) {
+    if (!dev) {
+        const cz_gpu_host_points h = {host, size};
+        return stream_chunks(s, &h, n, fn, ctx, err);
+    }
+    const size_t c = s->chunk_points;
     cz_status st = CZ_OK;
-    if (o1) cz_g1_set_infinity(o1);
-    if (o2) cz_g2_set_infinity(o2);
     for (size_t k0 = 0; k0 < n && st == CZ_OK; k0 += c) {
         const size_t cnt = n - k0 < c ? n - k0 : c;
-        const void *pts = (const uint8_t *)dev + k0 * size;
-        if (idx) {
-            st = o1 ? cz_gpu_gather_g1(s->chunk[0], dev, idx + k0, cnt, err)
-                    : cz_gpu_gather_g2(s->chunk[0], dev, idx + k0, cnt, err);
-            pts = s->chunk[0];
-        }
-        if (st == CZ_OK) st = chunk_sum(o1, o2, pts, sc, bits, k0, cnt, err);
+        st = fn(ctx, (const uint8_t *)dev + k0 * size, k0, cnt, err);
         if (st == CZ_OK && k0 + cnt < n) cancel_point(&st, "the next piece", err);
     }
     if (st != CZ_OK) cz_error_prefix(err, "resident points in pieces of %zu", c);
     return st;
+}
+
+typedef struct {
+    cz_g1 *o1;
+    cz_g2 *o2;
+    const scalars *sc;
+    const uint64_t *bits;
+} sum_ctx;
+
+static cz_status sum_chunk(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err) {
+    const sum_ctx *x = ctx;
+    return chunk_sum(x->o1, x->o2, pts, x->sc, x->bits, k0, cnt, err);
+}
+
+/* o1 (G1) or o2 (G2) = the sum over the n points of a chunked plan's
+ * vector (dev kept, else host), weighted by sc or selected by bits. */
+static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev,
+                             const void *host, size_t n, const scalars *sc, const uint64_t *bits,
+                             cz_error *err) {
+    sum_ctx x = {o1, o2, sc, bits};
+    if (o1) cz_g1_set_infinity(o1);
+    if (o2) cz_g2_set_infinity(o2);
+    return for_chunks(s, dev, host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine), n, sum_chunk,
+                      &x, err);
 }
 
 /* out = sum_i scalars[i] * points[i] over n device scalars with the 0 / 1 /
@@ -252,156 +264,280 @@ typedef struct {
     const cz_g2_affine *p2, *h2; /* NULL: no G2 part */
 } split_points;
 
-/* One of the G1 / G2 parts of a sum in a chunked plan: its points on the
- * device (dev, kept) or on the host (host), all n selected by bits or
- * weighted by sc, or (idx / host_idx) the n picked ones. */
-static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev, const void *host,
-                             size_t n, const scalars *sc, const uint64_t *bits, const uint32_t *idx,
-                             const uint32_t *host_idx, cz_error *err) {
-    if (dev) return device_sum(s, o1, o2, dev, idx, n, sc, bits, err);
-    cz_gpu_host_points h = {host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine),
-                            idx ? host_idx : NULL};
-    return stream_sum(s, o1, o2, &h, n, sc, bits, err);
-}
-
-/* The tail of a split sum: t1 (G1) and t2 (G2, for B) = the sum over the
- * tail scalars (neither 0 nor 1, their indices in b->idx) and their points:
- * gathered, picked on the host or, for a dense tail, one MSM over every
- * point with the ones masked (*dense says which). */
-static cz_status tail_sum(cz_gpu_srs *s, cz_g1 *t1, cz_g2 *t2, const split_points *pp,
-                          const cz_fr *scal, size_t n, size_t tail, bufs *b, int *dense,
-                          cz_error *err) {
-    const int g2 = t2 != NULL;
-    const int lean = s->plan.lean; /* tail scalars per chunk, into b->tail_s */
-    cz_status st = CZ_OK;
-    cz_g1_set_infinity(t1);
-    if (g2) cz_g2_set_infinity(t2);
-    *dense = tail && cz_gpu_plan_dense_tail(tail, n);
-    if (!tail) return CZ_OK;
-    if (*dense) {
-        /* one MSM over every point (in chunks when the plan streams), the
-         * ones masked to zero: nothing gathered or picked */
-        scalars sc = {b->tail_s, NULL, NULL, NULL};
-        if (lean)
-            sc = (scalars){scal, NULL, b->ones, b->tail_s};
-        else if ((st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK)
-            return st;
-        if (s->streaming) {
-            st = chunked_sum(s, t1, NULL, pp->p1, pp->h1, n, &sc, NULL, NULL, NULL, err);
-            if (st == CZ_OK && g2)
-                st = chunked_sum(s, NULL, t2, pp->p2, pp->h2, n, &sc, NULL, NULL, NULL, err);
-        } else {
-            st = chunk_sum(t1, NULL, pp->p1, &sc, NULL, 0, n, err);
-            if (st == CZ_OK && g2) st = chunk_sum(NULL, t2, pp->p2, &sc, NULL, 0, n, err);
-        }
-        return st;
-    }
-    if (!lean && (st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK) return st;
-    if (s->streaming) {
-        /* streamed points are picked on the host by the tail indices,
-         * resident ones gathered on the device; a lean plan gathers the
-         * scalars chunk by chunk */
-        const scalars sc = lean ? (scalars){scal, b->idx, NULL, b->tail_s}
-                                : (scalars){b->tail_s, NULL, NULL, NULL};
-        if ((!pp->p1 || (g2 && !pp->p2)) &&
-            (st = cz_gpu_download(b->host_idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK)
-            return st;
-        st = chunked_sum(s, t1, NULL, pp->p1, pp->h1, tail, &sc, NULL, b->idx, b->host_idx, err);
-        if (st == CZ_OK && g2)
-            st =
-                chunked_sum(s, NULL, t2, pp->p2, pp->h2, tail, &sc, NULL, b->idx, b->host_idx, err);
-        return st;
-    }
-    /* in pieces of at most the tail chunk of gathered points */
-    const size_t piece = cz_gpu_plan_tail_chunk();
-    const scalars sc = {b->tail_s, NULL, NULL, NULL};
-    for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
-        const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
-        st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, cnt, err);
-        if (st == CZ_OK) st = chunk_sum(t1, NULL, b->tp1, &sc, NULL, k0, cnt, err);
-        if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx + k0, cnt, err);
-        if (st == CZ_OK && g2) st = chunk_sum(NULL, t2, b->tp2, &sc, NULL, k0, cnt, err);
-    }
-    return st;
-}
-
-/* A streamed part sends only the points whose scalar is 1 when they are at
- * most this share of its points (percent): a PoRep witness is half zeros,
- * which then do not cross PCIe for the batch addition. Picked points are
- * gathered by the CPU into the staging buffers; points in page-locked
- * memory (the engine locks a streamed key's) go whole at the link's rate
- * instead, which wins unless the ones are few: on an H100 host, gathered
- * ~6 GB/s beside the synthesis workers, whole ~25 GB/s. */
-#define PICK_ONES_PERCENT        90
-#define PICK_ONES_LOCKED_PERCENT 20
-
-/* The ones of a split sum in a chunked plan: o1 (G1) and o2 (G2, for B) =
- * the sum of the points whose scalar is 1 (b->ones). A part whose points
- * stream and whose ones are few enough sends only those, picked on the host
- * by their indices (b->idx, then b->host_idx: the tail's are overwritten)
- * and all selected on the device (b->all_ones); the others go through the
- * bitmap over every point. */
-static cz_status ones_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp, size_t n,
-                          bufs *b, cz_error *err) {
-    const int g2 = o2 != NULL, stream1 = !pp->p1, stream2 = g2 && !pp->p2;
-    size_t k = n;
-    cz_status st = CZ_OK;
-    if ((stream1 || stream2) && (st = cz_gpu_select_bits(b->idx, &k, b->ones, n, 0, err)) != CZ_OK)
-        return st;
-    const int locked = (!stream1 || cz_gpu_host_locked(pp->h1, n * sizeof *pp->h1)) &&
-                       (!stream2 || cz_gpu_host_locked(pp->h2, n * sizeof *pp->h2));
-    const size_t pick_percent = locked ? PICK_ONES_LOCKED_PERCENT : PICK_ONES_PERCENT;
-    const int pick = (stream1 || stream2) && k * 100 <= pick_percent * n;
-    if (pick && (st = cz_gpu_download(b->host_idx, b->idx, k * sizeof(uint32_t), err)) != CZ_OK)
-        return st;
-    if (pick && stream1)
-        st = chunked_sum(s, o1, NULL, NULL, pp->h1, k, NULL, b->all_ones, b->idx, b->host_idx, err);
-    else
-        st = chunked_sum(s, o1, NULL, pp->p1, pp->h1, n, NULL, b->ones, NULL, NULL, err);
-    if (st != CZ_OK || !g2) return st;
-    if (pick && stream2)
-        return chunked_sum(s, NULL, o2, NULL, pp->h2, k, NULL, b->all_ones, b->idx, b->host_idx,
-                           err);
-    return chunked_sum(s, NULL, o2, pp->p2, pp->h2, n, NULL, b->ones, NULL, NULL, err);
-}
-
-/* out = the split sum of n scalars: the ones batch-added, the tail by MSM.
- * A resident key sums the ones first; a chunked plan the tail first, since
- * picking the ones overwrites the tail's indices. */
-static cz_status split_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const split_points *pp,
-                           const cz_fr *scal, size_t n, bufs *b, const char *name, prof *pr,
-                           cz_error *err) {
-    const int g2 = pp->p2 || pp->h2;
+/* A resident key's split sum: the ones batch-added over the whole vector,
+ * the tail (neither 0 nor 1, its indices in b->idx) by one MSM over every
+ * point with the ones masked when it is dense, else over its points
+ * gathered in pieces. */
+static cz_status resident_split(cz_g1 *o1, cz_g2 *o2, const split_points *pp, const cz_fr *scal,
+                                size_t n, bufs *b, const char *name, prof *pr, cz_error *err) {
+    const int g2 = pp->p2 != NULL;
     size_t tail = 0;
-    int dense = 0;
-    char ones_step[64], tail_step[96];
+    char step[96];
     cz_g1 t1;
     cz_g2 t2;
+    cz_g1_set_infinity(&t1);
+    cz_g2_set_infinity(&t2);
     cz_status st = cz_gpu_classify(scal, n, b->ones, b->idx, &tail, err);
+    if (st == CZ_OK) st = cz_gpu_g1_batch_add(o1, pp->p1, b->ones, n, err);
+    if (st == CZ_OK && g2) st = cz_gpu_g2_batch_add(o2, pp->p2, b->ones, n, err);
     if (st != CZ_OK) goto fail;
-    snprintf(ones_step, sizeof ones_step, "%s split + batch add", name);
-    if (!s->streaming) {
-        st = cz_gpu_g1_batch_add(o1, pp->p1, b->ones, n, err);
-        if (st == CZ_OK && g2) st = cz_gpu_g2_batch_add(o2, pp->p2, b->ones, n, err);
-        if (st != CZ_OK) goto fail;
-        prof_step(pr, ones_step);
-    }
+    snprintf(step, sizeof step, "%s split + batch add", name);
+    prof_step(pr, step);
     if (cancel_point(&st, "the tail MSM", err)) goto fail;
-    if ((st = tail_sum(s, &t1, g2 ? &t2 : NULL, pp, scal, n, tail, b, &dense, err)) != CZ_OK)
-        goto fail;
-    snprintf(tail_step, sizeof tail_step, "%s tail MSM (%zu of %zu%s)", name, tail, n,
-             dense ? ", masked" : "");
-    prof_step(pr, tail_step);
-    if (s->streaming) {
-        if (cancel_point(&st, "the batch addition", err)) goto fail;
-        if ((st = ones_sum(s, o1, g2 ? o2 : NULL, pp, n, b, err)) != CZ_OK) goto fail;
-        prof_step(pr, ones_step);
+    const int dense = tail && cz_gpu_plan_dense_tail(tail, n);
+    if (dense) {
+        const scalars sc = {b->tail_s, NULL, NULL};
+        st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err);
+        if (st == CZ_OK) st = chunk_sum(&t1, NULL, pp->p1, &sc, NULL, 0, n, err);
+        if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, pp->p2, &sc, NULL, 0, n, err);
+    } else if (tail) {
+        const size_t piece = cz_gpu_plan_tail_chunk();
+        const scalars sc = {b->tail_s, NULL, NULL};
+        st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err);
+        for (size_t k0 = 0; k0 < tail && st == CZ_OK; k0 += piece) {
+            const size_t cnt = tail - k0 < piece ? tail - k0 : piece;
+            st = cz_gpu_gather_g1(b->tp1, pp->p1, b->idx + k0, 0, cnt, err);
+            if (st == CZ_OK) st = chunk_sum(&t1, NULL, b->tp1, &sc, NULL, k0, cnt, err);
+            if (st == CZ_OK && g2) st = cz_gpu_gather_g2(b->tp2, pp->p2, b->idx + k0, 0, cnt, err);
+            if (st == CZ_OK && g2) st = chunk_sum(NULL, &t2, b->tp2, &sc, NULL, k0, cnt, err);
+        }
     }
+    if (st != CZ_OK) goto fail;
+    snprintf(step, sizeof step, "%s tail MSM (%zu of %zu%s)", name, tail, n, dense ? ", masked" : "");
+    prof_step(pr, step);
     cz_g1_add(o1, o1, &t1);
     if (g2) cz_g2_add(o2, o2, &t2);
     return CZ_OK;
 fail:
     cz_error_prefix(err, "gpu prove: %s (%zu scalars)", name, n);
+    return st;
+}
+
+/* ---- passes: the L, A and B sums of a chunked plan ----
+ * A unit's sum waits for its pass in host memory, in a pass set: its ones
+ * bitmap and its tail (the scalars neither 0 nor 1: their increasing
+ * indices and the scalars). A pass streams each vector once for every set
+ * given to it: the sets' parts of that sum go up (a few percent of the
+ * scalars' bytes), then per chunk each set's ones are batch-added from the
+ * chunk and its tail points in the chunk gathered from it for an MSM. The
+ * chunk crosses PCIe once for all the sets, whole, so the bytes of points
+ * per unit fall with the number of sets; waiting sets take no device
+ * memory. A tail longer than cz_gpu_plan_pass_tail is summed at once
+ * instead (one MSM over every point with the ones masked: a WindowPoSt
+ * witness), and the set leaves that sum out. */
+enum { PASS_L, PASS_A, PASS_B, PASS_SUMS };
+
+typedef struct {
+    size_t n, tail; /* n = 0: not in the set (summed at once) */
+    uint64_t *ones; /* host memory, all three */
+    uint32_t *idx;
+    cz_fr *scal;
+} pass_sum;
+
+struct cz_gpu_pass_set {
+    pass_sum sum[PASS_SUMS];
+};
+
+static void pass_sum_free(pass_sum *ps) {
+    free(ps->ones);
+    free(ps->idx);
+    free(ps->scal);
+    memset(ps, 0, sizeof *ps);
+}
+
+void cz_gpu_pass_set_free(cz_gpu_pass_set *set) {
+    if (!set) return;
+    for (int i = 0; i < PASS_SUMS; i++) pass_sum_free(&set->sum[i]);
+    free(set);
+}
+
+/* A chunked plan's split sum of n scalars, into the set's ps when its tail
+ * is short enough (o1 / o2 then stay at infinity), else summed at once into
+ * o1 (G1) and o2 (G2, for B). */
+static cz_status chunked_split(cz_gpu_srs *s, pass_sum *ps, cz_g1 *o1, cz_g2 *o2,
+                               const split_points *pp, const cz_fr *scal, size_t n, bufs *b,
+                               const char *name, prof *pr, cz_error *err) {
+    const int g2 = o2 != NULL;
+    size_t tail = 0;
+    char step[96];
+    cz_g1 t1;
+    cz_g2 t2;
+    cz_g1_set_infinity(o1);
+    if (g2) cz_g2_set_infinity(o2);
+    cz_status st = cz_gpu_classify(scal, n, b->ones, b->idx, &tail, err);
+    if (st != CZ_OK) goto fail;
+    if (tail <= cz_gpu_plan_pass_tail(n)) {
+        ps->n = n;
+        ps->tail = tail;
+        ps->ones = malloc(words(n) * 8);
+        ps->idx = malloc(tail * sizeof(uint32_t) + 1);
+        ps->scal = malloc(tail * sizeof(cz_fr) + 1);
+        if (!ps->ones || !ps->idx || !ps->scal) {
+            st = cz_error_set(err, CZ_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        if ((st = cz_gpu_gather_fr(b->tail_s, scal, b->idx, tail, err)) != CZ_OK ||
+            (st = cz_gpu_download(ps->ones, b->ones, words(n) * 8, err)) != CZ_OK ||
+            (st = cz_gpu_download(ps->idx, b->idx, tail * sizeof(uint32_t), err)) != CZ_OK ||
+            (st = cz_gpu_download(ps->scal, b->tail_s, tail * sizeof(cz_fr), err)) != CZ_OK)
+            goto fail;
+        snprintf(step, sizeof step, "%s split (tail %zu of %zu)", name, tail, n);
+        prof_step(pr, step);
+        return CZ_OK;
+    }
+    /* a long tail: one MSM over every point, the ones masked to zero
+     * (a lean plan masks chunk by chunk), then the ones batch-added */
+    const scalars sc = s->plan.lean ? (scalars){scal, b->ones, b->tail_s}
+                                    : (scalars){b->tail_s, NULL, NULL};
+    if (!s->plan.lean && (st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK)
+        goto fail;
+    st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, &sc, NULL, err);
+    if (st == CZ_OK && g2) st = chunked_sum(s, NULL, &t2, pp->p2, pp->h2, n, &sc, NULL, err);
+    if (st != CZ_OK) goto fail;
+    snprintf(step, sizeof step, "%s tail MSM (%zu of %zu, masked)", name, tail, n);
+    prof_step(pr, step);
+    if (cancel_point(&st, "the batch addition", err)) goto fail;
+    st = chunked_sum(s, o1, NULL, pp->p1, pp->h1, n, NULL, b->ones, err);
+    if (st == CZ_OK && g2) st = chunked_sum(s, NULL, o2, pp->p2, pp->h2, n, NULL, b->ones, err);
+    if (st != CZ_OK) goto fail;
+    snprintf(step, sizeof step, "%s batch add", name);
+    prof_step(pr, step);
+    cz_g1_add(o1, o1, &t1);
+    if (g2) cz_g2_add(o2, o2, &t2);
+    return CZ_OK;
+fail:
+    pass_sum_free(ps);
+    cz_error_prefix(err, "gpu prove: %s (%zu scalars)", name, n);
+    return st;
+}
+
+/* One set's part of the vector in a pass: on the device for the pass. */
+typedef struct {
+    const pass_sum *ps;
+    uint64_t *ones;
+    uint32_t *idx;
+    cz_fr *scal;
+    cz_g1 *o1;
+    cz_g2 *o2;
+} pass_part;
+
+typedef struct {
+    pass_part *part;
+    size_t k;
+    void *tp; /* gathered tail points: room for a piece */
+    size_t piece;
+} pass_ctx;
+
+/* the first of the n increasing indices that is >= x */
+static size_t lower_bound(const uint32_t *idx, size_t n, size_t x) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (idx[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static cz_status pass_chunk(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err) {
+    const pass_ctx *x = ctx;
+    cz_status st = CZ_OK;
+    for (size_t j = 0; j < x->k && st == CZ_OK; j++) {
+        const pass_part *p = &x->part[j];
+        st = chunk_sum(p->o1, p->o2, pts, NULL, p->ones, k0, cnt, err);
+        const size_t lo = lower_bound(p->ps->idx, p->ps->tail, k0);
+        const size_t hi = lower_bound(p->ps->idx, p->ps->tail, k0 + cnt);
+        for (size_t q = lo; q < hi && st == CZ_OK; q += x->piece) {
+            const size_t c = hi - q < x->piece ? hi - q : x->piece;
+            const scalars sc = {p->scal + q, NULL, NULL};
+            st = p->o2 ? cz_gpu_gather_g2(x->tp, pts, p->idx + q, (uint32_t)k0, c, err)
+                       : cz_gpu_gather_g1(x->tp, pts, p->idx + q, (uint32_t)k0, c, err);
+            if (st == CZ_OK) st = chunk_sum(p->o1, p->o2, x->tp, &sc, NULL, 0, c, err);
+        }
+    }
+    return st;
+}
+
+static void parts_free(pass_part *part, size_t k) {
+    for (size_t j = 0; j < k; j++) {
+        cz_gpu_free_pooled(part[j].ones);
+        cz_gpu_free_pooled(part[j].idx);
+        cz_gpu_free_pooled(part[j].scal);
+    }
+}
+
+cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
+                              cz_gpu_pass_set *const *sets, cz_groth16_msm_results *const *outs,
+                              size_t k, cz_error *err) {
+    if (!k) return CZ_OK;
+    if (!srs->streaming || !params)
+        return CZ_BROKEN(err, "gpu prove: a pass over a key that does not stream");
+    const struct {
+        int which, g2;
+        const void *dev, *host;
+        size_t n;
+        const char *name;
+    } vec[] = {
+        {PASS_L, 0, srs->l, params->l, srs->shape.n_l, "L"},
+        {PASS_A, 0, srs->a, params->a, srs->shape.n_a, "A"},
+        {PASS_B, 0, srs->b_g1, params->b_g1, srs->shape.n_b_g1, "B_G1"},
+        {PASS_B, 1, srs->b_g2, params->b_g2, srs->shape.n_b_g2, "B_G2"},
+    };
+    prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
+    pass_part *part = calloc(k, sizeof *part);
+    pass_ctx x = {part, 0, NULL, 0};
+    x.piece = srs->chunk_points < CZ_GPU_PASS_PIECE ? srs->chunk_points : CZ_GPU_PASS_PIECE;
+    cz_status st = part ? cz_gpu_alloc_pooled(&x.tp, x.piece * sizeof(cz_g2_affine), err)
+                        : cz_error_set(err, CZ_E_NOMEM, "out of host memory");
+    for (size_t v = 0; v < sizeof vec / sizeof vec[0] && st == CZ_OK; v++) {
+        if (cancel_point(&st, "the next vector of the pass", err)) break;
+        /* the sets' parts of this sum up to the device */
+        uint64_t ticket = 0;
+        x.k = 0;
+        for (size_t j = 0; j < k && st == CZ_OK; j++) {
+            const pass_sum *ps = &sets[j]->sum[vec[v].which];
+            if (!ps->n) continue;
+            pass_part *p = &part[x.k++];
+            *p = (pass_part){.ps = ps};
+            if (vec[v].g2)
+                p->o2 = &outs[j]->b_g2;
+            else
+                p->o1 = vec[v].which == PASS_L   ? &outs[j]->l
+                        : vec[v].which == PASS_A ? &outs[j]->a
+                                                 : &outs[j]->b_g1;
+            if ((st = cz_gpu_alloc_pooled((void **)&p->ones, words(ps->n) * 8, err)) != CZ_OK ||
+                (st = cz_gpu_alloc_pooled((void **)&p->idx, ps->tail * sizeof(uint32_t) + 4,
+                                          err)) != CZ_OK ||
+                (st = cz_gpu_alloc_pooled((void **)&p->scal, ps->tail * sizeof(cz_fr) + 32, err)) !=
+                    CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, p->ones, ps->ones, words(ps->n) * 8, &ticket,
+                                         err)) != CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, p->idx, ps->idx, ps->tail * sizeof(uint32_t),
+                                         &ticket, err)) != CZ_OK ||
+                (st = cz_gpu_stage_bytes(srs->up, p->scal, ps->scal, ps->tail * sizeof(cz_fr),
+                                         &ticket, err)) != CZ_OK)
+                break;
+        }
+        if (st == CZ_OK && x.k) st = cz_gpu_uploader_wait(srs->up, ticket, err);
+        if (st == CZ_OK && x.k)
+            st = for_chunks(srs, vec[v].dev, vec[v].host,
+                            vec[v].g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine), vec[v].n,
+                            pass_chunk, &x, err);
+        parts_free(part, k);
+        memset(part, 0, k * sizeof *part);
+        if (st != CZ_OK) {
+            cz_error_prefix(err, "gpu prove: %s pass over %zu units", vec[v].name, k);
+        } else if (x.k) {
+            char step[64];
+            snprintf(step, sizeof step, "%s pass (%zu unit%s)", vec[v].name, x.k,
+                     x.k > 1 ? "s" : "");
+            prof_step(&pr, step);
+        }
+    }
+    cz_gpu_free_pooled(x.tp);
+    free(part);
     return st;
 }
 
@@ -461,9 +597,11 @@ static cz_status abc_coset(cz_gpu_srs *srs, cz_fr *d, cz_error *err) {
     return st;
 }
 
-cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
-                                     const cz_groth16_params *params, const cz_gpu_circuit *circuit,
-                                     const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err) {
+cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
+                                    cz_gpu_srs *srs, const cz_groth16_params *params,
+                                    const cz_gpu_circuit *circuit, const cz_prove_data *pd,
+                                    const cz_fr *dev_z, cz_error *err) {
+    *set = NULL;
     if (!srs) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: no SRS (cz_gpu_srs_create)");
     if (srs->streaming && !params)
         return cz_error_set(err, CZ_E_INVALID_ARG,
@@ -504,6 +642,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     const size_t wi = words(ni), wa = words(na);
     const uint64_t *dens = NULL; /* device: a_aux | b_aux | b_input */
     bufs b = {0};
+    cz_gpu_pass_set *ps = NULL; /* a chunked plan's L, A, B sums for a pass */
     const cz_fr *z = dev_z; /* the assignment on the device: dev_z or b.z */
     uint64_t ticket = 0;
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
@@ -582,8 +721,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     prof_step(&pr, "H chain (7 NTT + quotient)");
     if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
-        const scalars sc = {b.abc, NULL, NULL, NULL};
-        st = chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, &sc, NULL, NULL, NULL, err);
+        const scalars sc = {b.abc, NULL, NULL};
+        st = chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, &sc, NULL, err);
     } else {
         st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
     }
@@ -599,6 +738,11 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
      * for the splits ---- */
     {
         size_t nmax = max3(na, n_a, n_b);
+        /* a lean plan masks long tails chunk by chunk; a chunked plan's pass
+         * sets gather short ones */
+        size_t tail_room = lean ? srs->chunk_points : nmax;
+        if (srs->streaming && tail_room < cz_gpu_plan_pass_tail(nmax))
+            tail_room = cz_gpu_plan_pass_tail(nmax);
         if ((!on_device &&
              ((st = cz_gpu_alloc_pooled((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
               (st = cz_gpu_alloc_pooled((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK)) ||
@@ -607,8 +751,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             (st = cz_gpu_alloc_pooled((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr),
                                       err)) != CZ_OK ||
             (st = cz_gpu_alloc_pooled((void **)&b.ones, words(nmax) * 8, err)) != CZ_OK ||
-            (st = cz_gpu_alloc_pooled((void **)&b.tail_s,
-                                      (lean ? srs->chunk_points : nmax) * sizeof(cz_fr), err)) !=
+            (st = cz_gpu_alloc_pooled((void **)&b.tail_s, tail_room * sizeof(cz_fr), err)) !=
                 CZ_OK ||
             (!srs->streaming &&
              ((st = cz_gpu_alloc_pooled((void **)&b.tp1,
@@ -620,14 +763,8 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             cz_error_prefix(err, "gpu prove: per-proof buffers (%zu scalars)", ni + na);
             goto done;
         }
-        if (srs->streaming && !(b.host_idx = malloc(nmax * sizeof(uint32_t) + 1))) {
+        if (srs->streaming && !(ps = calloc(1, sizeof *ps))) {
             st = cz_error_set(err, CZ_E_NOMEM, "gpu prove: out of host memory");
-            goto done;
-        }
-        if (srs->streaming &&
-            ((st = cz_gpu_alloc_pooled((void **)&b.all_ones, words(nmax) * 8, err)) != CZ_OK ||
-             (st = cz_gpu_fill(b.all_ones, 0xff, words(nmax) * 8, err)) != CZ_OK)) {
-            cz_error_prefix(err, "gpu prove: the picked ones' bitmap");
             goto done;
         }
         if (!on_device) {
@@ -653,7 +790,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
     if (cancel_point(&st, "the L MSM", err)) goto done;
     {
         split_points pp = {srs->l, srs->streaming ? params->l : NULL, NULL, NULL};
-        st = split_sum(srs, &out->l, NULL, &pp, z + ni, na, &b, "L", &pr, err);
+        st = ps ? chunked_split(srs, &ps->sum[PASS_L], &out->l, NULL, &pp, z + ni, na, &b, "L", &pr,
+                                err)
+                : resident_split(&out->l, NULL, &pp, z + ni, na, &b, "L", &pr, err);
         if (st != CZ_OK) goto done;
     }
 
@@ -671,7 +810,9 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
             goto done;
         }
         split_points pp = {srs->a, srs->streaming ? params->a : NULL, NULL, NULL};
-        st = split_sum(srs, &out->a, NULL, &pp, b.scal, n_a, &b, "A", &pr, err);
+        st = ps ? chunked_split(srs, &ps->sum[PASS_A], &out->a, NULL, &pp, b.scal, n_a, &b, "A",
+                                &pr, err)
+                : resident_split(&out->a, NULL, &pp, b.scal, n_a, &b, "A", &pr, err);
         if (st != CZ_OK) goto done;
     }
 
@@ -690,9 +831,27 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
         }
         split_points pp = {srs->b_g1, srs->streaming ? params->b_g1 : NULL, srs->b_g2,
                            srs->streaming ? params->b_g2 : NULL};
-        st = split_sum(srs, &out->b_g1, &out->b_g2, &pp, b.scal, n_b, &b, "B", &pr, err);
+        st = ps ? chunked_split(srs, &ps->sum[PASS_B], &out->b_g1, &out->b_g2, &pp, b.scal, n_b,
+                                &b, "B", &pr, err)
+                : resident_split(&out->b_g1, &out->b_g2, &pp, b.scal, n_b, &b, "B", &pr, err);
     }
 done:
     bufs_free(&b);
+    if (st == CZ_OK && ps &&
+        (ps->sum[PASS_L].n || ps->sum[PASS_A].n || ps->sum[PASS_B].n)) {
+        *set = ps;
+        ps = NULL;
+    }
+    cz_gpu_pass_set_free(ps);
+    return st;
+}
+
+cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *srs,
+                                     const cz_groth16_params *params, const cz_gpu_circuit *circuit,
+                                     const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err) {
+    cz_gpu_pass_set *set = NULL;
+    cz_status st = cz_gpu_groth16_prove_head(out, &set, srs, params, circuit, pd, dev_z, err);
+    if (st == CZ_OK && set) st = cz_gpu_groth16_pass(srs, params, &set, &out, 1, err);
+    cz_gpu_pass_set_free(set);
     return st;
 }

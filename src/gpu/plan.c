@@ -84,22 +84,40 @@ int cz_gpu_plan_dense_tail(size_t t, size_t n) {
            (size_t)((255 + c - 1) / c) * n < ((size_t)1 << 31);
 }
 
+/* A pass set keeps tails of at most 1/PASS_TAIL_DIV of a sum's scalars
+ * (a PoRep witness's are ~2 %); a longer tail is summed at once. */
+#define PASS_TAIL_DIV 16
+
+size_t cz_gpu_plan_pass_tail(size_t n) {
+    return n / PASS_TAIL_DIV;
+}
+
+/* One sum's part of a pass set on the device during the pass: its ones
+ * bitmap, its tail's indices and scalars. */
+static size_t pass_part_bytes(size_t n) {
+    return words(n) * 8 + cz_gpu_plan_pass_tail(n) * (sizeof(uint32_t) + sizeof(cz_fr)) + 36;
+}
+
 /* At their peak: the H chain's a, b, c with the assignment beside them
  * (when a, b, c come from a device circuit), or the assignment and the
  * split buffers afterwards. A lean plan's H chain holds two of a, b, c and
- * no assignment (it goes up after the H MSM), and its tail scalars are
- * gathered or masked into one chunk-sized piece at a time. */
-size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int tails_g1, int tails_g2,
-                               size_t lean_chunk) {
+ * no assignment (it goes up after the H MSM), and its long tails are
+ * masked into one chunk-sized piece at a time (short ones are gathered
+ * whole for the pass set). A chunked plan's pass, later, holds the parts of
+ * CZ_GPU_PASS_UNITS sets for one vector (streaming_need counts its piece
+ * of gathered tail points). */
+size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *p, int chunked, size_t lean_chunk) {
     const size_t m = p->n_h + 1, ni = p->vk.n_ic, na = p->n_l;
     const size_t nab = max2(p->n_a, p->n_b_g1), nmax = max2(na, nab);
     size_t h = lean_chunk ? 2 * m * sizeof(cz_fr) : (3 * m + ni + na) * sizeof(cz_fr);
+    size_t tail_room = lean_chunk ? lean_chunk : nmax;
+    if (chunked) tail_room = max2(tail_room, cz_gpu_plan_pass_tail(nmax));
     size_t lab = (ni + na) * (sizeof(cz_fr) + 4) + (2 * words(na) + words(ni)) * 8 +
-                 nab * sizeof(cz_fr) + 2 * words(nmax) * 8 + /* ones, all-ones bitmaps */
-                 (lean_chunk ? lean_chunk : nmax) * sizeof(cz_fr);
-    if (tails_g1) lab += cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine);
-    if (tails_g2) lab += cz_gpu_plan_tail_cap(p->n_b_g1) * sizeof(cz_g2_affine);
-    return max2(h, lab);
+                 nab * sizeof(cz_fr) + words(nmax) * 8 + tail_room * sizeof(cz_fr);
+    if (!chunked)
+        return max2(h, lab + cz_gpu_plan_tail_cap(nmax) * sizeof(cz_g1_affine) +
+                           cz_gpu_plan_tail_cap(p->n_b_g1) * sizeof(cz_g2_affine));
+    return max2(h, max2(lab, cz_gpu_settings_get()->pass_units * pass_part_bytes(nmax)));
 }
 
 /* The vectors in the order a partial plan keeps them. */
@@ -112,12 +130,13 @@ static size_t vector_bytes(const cz_groth16_params *p, int v) {
 }
 
 /* Streaming in chunks of c (lean or not): the NTT tables, one proof's
- * buffers (tails are gathered into the chunk buffers), two chunk buffers
- * (room for G2 points) and one chunk's MSM scratch. A partial plan adds its
+ * buffers, two chunk buffers (room for G2 points), a pass's gathered tail
+ * points (a piece of G2 points) and one chunk's MSM scratch. A partial plan adds its
  * kept vectors: their MSMs run in the same pieces, from device memory. */
 static size_t streaming_need(const cz_groth16_params *p, size_t tables, size_t c, int lean) {
-    return tables + cz_gpu_plan_proof_bytes(p, 0, 0, lean ? c : 0) + 2 * c * sizeof(cz_g2_affine) +
-           cz_gpu_plan_msm_scratch(c, 1);
+    const size_t piece = c < CZ_GPU_PASS_PIECE ? c : CZ_GPU_PASS_PIECE;
+    return tables + cz_gpu_plan_proof_bytes(p, 1, lean ? c : 0) + 2 * c * sizeof(cz_g2_affine) +
+           piece * sizeof(cz_g2_affine) + cz_gpu_plan_msm_scratch(c, 1);
 }
 
 /* The largest chunk from CHUNK_MAX down to CHUNK_MIN whose streaming plan
@@ -135,7 +154,7 @@ static size_t largest_chunk(const cz_groth16_params *p, size_t tables, size_t bu
 static size_t resident_work(const cz_groth16_params *p) {
     const size_t m = p->n_h + 1;
     const size_t largest = max2(max2(m, p->n_l), max2(p->n_a, p->n_b_g1));
-    return cz_gpu_plan_proof_bytes(p, 1, 1, 0) +
+    return cz_gpu_plan_proof_bytes(p, 0, 0) +
            max2(cz_gpu_plan_msm_scratch(largest, 0), cz_gpu_plan_msm_scratch(p->n_b_g1, 1));
 }
 
@@ -230,7 +249,7 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
                             "MiB, one proof's buffers %.0f MiB, chunk buffers and MSM scratch); "
                             "%.0f MiB are usable; the whole key resident would need %.0f MiB",
                             MIB(out->minimum), MIB(tables),
-                            MIB(cz_gpu_plan_proof_bytes(p, 0, 0, CHUNK_MIN)), MIB(budget),
+                            MIB(cz_gpu_plan_proof_bytes(p, 1, CHUNK_MIN)), MIB(budget),
                             MIB(out->resident_need));
     }
     size_t kept = 0;

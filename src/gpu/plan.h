@@ -105,13 +105,20 @@ unsigned cz_gpu_msm_window_bits(size_t n, int g2);
 
 /* Device scratch of one MSM of n points (what the MSM allocates, from its
  * own formulas), and one proof's buffers besides the MSMs' scratch
- * (tails_g1 / tails_g2: room for gathered tail points of resident G1 / G2
- * vectors; lean_chunk: a lean plan's, whose tail scalars come in pieces of
- * that many, 0 for the others). For the prover's allocations and the
- * tests. */
+ * (chunked: a partial or streaming plan's, with its pass sets, else a
+ * resident key's, with room for gathered tail points; lean_chunk: a lean
+ * plan's, whose long tails are masked in pieces of that many, 0 for the
+ * others). For the prover's allocations and the tests. */
 size_t cz_gpu_plan_msm_scratch(size_t n, int g2);
-size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int tails_g1, int tails_g2,
-                               size_t lean_chunk);
+size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int chunked, size_t lean_chunk);
+
+/* A chunked plan's unit leaves its L, A or B sum for a pass (gpu.h,
+ * cz_gpu_groth16_prove_head) when the sum's tail has at most
+ * cz_gpu_plan_pass_tail(n) of its n scalars. */
+size_t cz_gpu_plan_pass_tail(size_t n);
+/* Tail points a pass gathers for one MSM: at most this many (and at most
+ * a chunk). */
+#define CZ_GPU_PASS_PIECE ((size_t)1 << 20)
 
 /* Gathered tail points per tail MSM piece of a resident vector
  * (CZ_GPU_TAIL_CHUNK, default 2^24), and whether a tail of t of n scalars

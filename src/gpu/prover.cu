@@ -75,19 +75,20 @@ extern "C" cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const 
 
 /* One thread per 16-byte word of the output: W words per element. */
 template <unsigned W>
-__global__ void k_gather(uint4 *out, const uint4 *in, const uint32_t *idx, size_t count) {
+__global__ void k_gather(uint4 *out, const uint4 *in, const uint32_t *idx, uint32_t base,
+                         size_t count) {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count * W) return;
     size_t k = t / W, w = t % W;
-    out[t] = in[(size_t)idx[k] * W + w];
+    out[t] = in[(size_t)(idx[k] - base) * W + w];
 }
 
 template <unsigned W>
-static cz_status gather(void *out, const void *in, const uint32_t *idx, size_t count,
-                        cz_error *err) {
+static cz_status gather(void *out, const void *in, const uint32_t *idx, uint32_t base,
+                        size_t count, cz_error *err) {
     if (count == 0) return CZ_OK;
-    k_gather<W>
-        <<<cz_gpu_blocks(count * W, 256), 256>>>((uint4 *)out, (const uint4 *)in, idx, count);
+    k_gather<W><<<cz_gpu_blocks(count * W, 256), 256>>>((uint4 *)out, (const uint4 *)in, idx,
+                                                         base, count);
     CZ_CUDA_LAUNCHED(err);
     CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
@@ -98,15 +99,17 @@ static_assert(sizeof(cz_fr) == 32 && sizeof(cz_g1_affine) == 96 && sizeof(cz_g2_
 
 extern "C" cz_status cz_gpu_gather_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint32_t *dev_idx,
                                       size_t count, cz_error *err) {
-    return gather<2>(dev_out, dev_in, dev_idx, count, err);
+    return gather<2>(dev_out, dev_in, dev_idx, 0, count, err);
 }
 extern "C" cz_status cz_gpu_gather_g1(cz_g1_affine *dev_out, const cz_g1_affine *dev_in,
-                                      const uint32_t *dev_idx, size_t count, cz_error *err) {
-    return gather<6>(dev_out, dev_in, dev_idx, count, err);
+                                      const uint32_t *dev_idx, uint32_t base, size_t count,
+                                      cz_error *err) {
+    return gather<6>(dev_out, dev_in, dev_idx, base, count, err);
 }
 extern "C" cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
-                                      const uint32_t *dev_idx, size_t count, cz_error *err) {
-    return gather<12>(dev_out, dev_in, dev_idx, count, err);
+                                      const uint32_t *dev_idx, uint32_t base, size_t count,
+                                      cz_error *err) {
+    return gather<12>(dev_out, dev_in, dev_idx, base, count, err);
 }
 
 /* One thread per 16-byte half of a scalar: zero where the bitmap's bit is set. */

@@ -50,10 +50,12 @@ static const knob knobs[] = {
     {"CZ_GPU_TAIL_DENSE", RANGE, F(tail_dense), 0, 101, "50",
      "percent of a long tail's scalars from which it is summed masked over all points (101: "
      "never)"},
+    {"CZ_GPU_PASS_UNITS", RANGE, F(pass_units), 1, 16, "4",
+     "units of one key whose L, A, B sums share one pass over its streamed points (1: none)"},
     {"CZ_GPU_PROVE_PROFILE", SET, F(prove_profile), 0, 0, NULL, "log ms per prove step"},
     {"CZ_GPU_ABC_LONG", STRICT, F(abc_long), 0, 0xffffffffu, "16",
      "rows of the pre-compiled circuit longer than this take the long-row path"},
-    {"CZ_GPU_ABC_STREAM", FLAG, F(abc_stream), 0, 0, "0",
+    {"CZ_GPU_ABC_STREAM", FLAG, F(abc_stream), 0, 0, "1",
      "1: a key without room for its circuit evaluates a, b, c from the circuit streamed to the "
      "device per unit (0: on the CPU cores)"},
     {"CZ_GPU_ABC_SHARED", STRICT, F(abc_shared), 0, 0xffffffffu, "1",

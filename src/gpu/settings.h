@@ -45,6 +45,10 @@ typedef struct {
      * summed by one MSM over all the points, its ones masked to zero,
      * instead of gathered pieces (101: never; groth16.c). */
     unsigned tail_dense;
+    /* CZ_GPU_PASS_UNITS (1 .. 16, default 4): units of one key whose L, A
+     * and B sums share one pass over its streamed points (groth16.c,
+     * engine/backend.c); 1: each unit streams the key alone. */
+    unsigned pass_units;
     int prove_profile; /* CZ_GPU_PROVE_PROFILE set: ms per prove step */
     /* Pre-compiled circuit evaluation (circuit.cu): rows with more entries
      * than abc_long take the long-row path (CZ_GPU_ABC_LONG, default 16);
@@ -52,8 +56,8 @@ typedef struct {
      * (CZ_GPU_ABC_SHARED, default 1). */
     unsigned abc_long, abc_shared;
     /* a key that streams without room for its circuit: a, b, c on the
-     * device from the circuit streamed per unit (CZ_GPU_ABC_STREAM=1;
-     * default 0: on the CPU cores, engine/backend.c) */
+     * device from the circuit streamed per unit (CZ_GPU_ABC_STREAM, default
+     * 1; 0: on the CPU cores, engine/backend.c) */
     int abc_stream;
     /* MSM (msm.cuh): accumulation variants for G1 / G2 (CZ_GPU_MSM_ACC,
      * CZ_GPU_MSM_ACC2, defaults 2 and 3), sorted entries per accumulation

@@ -59,13 +59,7 @@ static void fill_range(void *vctx, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     const fill_ctx *c = vctx;
     const cz_gpu_host_points *s = c->src;
-    if (!s->pick) {
-        memcpy(c->dst + begin * s->size, s->base + (c->k0 + begin) * s->size,
-               (end - begin) * s->size);
-        return;
-    }
-    for (size_t j = begin; j < end; j++)
-        memcpy(c->dst + j * s->size, s->base + (size_t)s->pick[c->k0 + j] * s->size, s->size);
+    memcpy(c->dst + begin * s->size, s->base + (c->k0 + begin) * s->size, (end - begin) * s->size);
 }
 
 /* Stages points [k0, k0 + count) and queues their copy to dev; a range of
@@ -74,7 +68,7 @@ static void fill_range(void *vctx, size_t begin, size_t end, unsigned worker) {
 cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_points *src,
                               size_t k0, size_t count, uint64_t *ticket, cz_error *err) {
     const uint8_t *from = src->base + k0 * src->size;
-    if (!src->pick && cz_gpu_host_locked(from, count * src->size))
+    if (cz_gpu_host_locked(from, count * src->size))
         return cz_gpu_uploader_send_host(up, dev, from, count * src->size, ticket, err);
     void *stage;
     cz_status st = cz_gpu_uploader_stage(up, &stage, err);
@@ -91,7 +85,7 @@ cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_
 cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                              uint64_t *ticket, cz_error *err) {
     const size_t chunk = cz_gpu_uploader_chunk(up);
-    cz_gpu_host_points src = {host, 1, NULL};
+    cz_gpu_host_points src = {host, 1};
     *ticket = 0;
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t len = bytes - off < chunk ? bytes - off : chunk;

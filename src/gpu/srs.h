@@ -30,11 +30,10 @@ struct cz_gpu_srs {
     char why[512];
 };
 
-/* Points [k0, k0 + count) of a host vector, contiguous or picked by index. */
+/* A host vector of points (or bytes: size 1). */
 typedef struct {
     const uint8_t *base;
-    size_t size;          /* bytes per point */
-    const uint32_t *pick; /* NULL: point k is base[k] */
+    size_t size; /* bytes per point */
 } cz_gpu_host_points;
 
 /* Stages points [k0, k0 + count) of src into the uploader's next pinned

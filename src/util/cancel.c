@@ -10,6 +10,10 @@ void cz_cancel_set_flag(const atomic_int *flag) {
     thread_flag = flag;
 }
 
+const atomic_int *cz_cancel_flag(void) {
+    return thread_flag;
+}
+
 int cz_cancel_requested(void) {
     return thread_flag && atomic_load_explicit(thread_flag, memory_order_relaxed) != 0;
 }

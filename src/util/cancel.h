@@ -18,6 +18,8 @@ extern "C" {
 
 /* The calling thread's flag (NULL: none, never cancelled). */
 void cz_cancel_set_flag(const atomic_int *flag);
+/* The flag cz_cancel_set_flag last named on the calling thread. */
+const atomic_int *cz_cancel_flag(void);
 #endif
 
 /* 1 when the calling thread's flag is set. */

@@ -166,4 +166,19 @@ static inline void gpu_test_chain(cz_cs *cs, size_t n) {
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
 }
 
+/* A new aux t = value (0 or 1) enforced as t * t = t: the witnesses of
+ * mostly 0 and 1 the provers' splits are for. */
+static inline void gpu_test_bit(cz_cs *cs, uint64_t value) {
+    cz_fr tv;
+    cz_fr_from_u64(&tv, value);
+    cz_var t = cz_cs_alloc(cs, cz_cs_has_witness(cs) ? &tv : NULL);
+    cz_lc a, b, c;
+    cz_lc_init(&a), cz_lc_init(&b), cz_lc_init(&c);
+    cz_lc_add_var(&a, t);
+    cz_lc_add_var(&b, t);
+    cz_lc_add_var(&c, t);
+    cz_cs_enforce(cs, &a, &b, &c);
+    cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
+}
+
 #endif

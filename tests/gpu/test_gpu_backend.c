@@ -10,9 +10,13 @@
  * used of four;
  * releasing one circuit leaves the others; a device out-of-memory in a
  * unit is proven again on a smaller plan; a lean plan (forced) proves
- * without its circuit on the device. Units come both ways: witness
+ * without its circuit on the device; units of one streamed key proven on
+ * several threads at once share passes over its points (CZ_GPU_PASS_UNITS)
+ * and each gets its own sums. Units come both ways: witness
  * with the pre-compiled circuit (a, b, c on the device, witness slots) and
  * a, b, c from the host. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,26 +36,46 @@ typedef struct {
     cz_groth16_msm_results cpu;
 } test_circuit;
 
-static void make(test_circuit *t, size_t n) {
+/* gpu_test_chain(n), then with bits that many more aux b enforced b b = b,
+ * whose values salt chooses: mostly 0 and 1, as a PoRep witness (the L, A
+ * and B tails short enough for a pass), and another witness per salt. */
+static void synth(cz_cs *cs, size_t n, size_t bits, uint64_t salt) {
+    gpu_test_chain(cs, n);
+    for (size_t q = 0; q < bits; q++) gpu_test_bit(cs, (q * 7 + salt) / 3 % 2);
+}
+
+/* t's witness, prove data and CPU sums for synth(n, bits, salt) under
+ * params. */
+static void witness(test_circuit *t, const cz_groth16_params *params, size_t n, size_t bits,
+                    uint64_t salt) {
+    cz_error err = {0};
+    cz_cs *wcs = cz_cs_witness_new();
+    synth(wcs, n, bits, salt);
+    CHECK(cz_witness_finish(wcs, &t->w.input, &t->w.num_inputs, &t->w.aux, &t->w.num_aux, &err) ==
+          CZ_OK);
+    cz_cs_destroy(wcs);
+    cz_cs *pcs = cz_cs_prove_new();
+    synth(pcs, n, bits, salt);
+    CHECK(cz_prove_finish(pcs, &t->pd, &err) == CZ_OK);
+    cz_cs_destroy(pcs);
+    CHECK(cz_groth16_prove_start(&t->cpu, params, &t->pd, &err) == CZ_OK);
+}
+
+static void make_bits(test_circuit *t, size_t n, size_t bits) {
     cz_error err = {0};
     memset(t, 0, sizeof *t);
     cz_cs *rec = cz_cs_compile_new();
-    gpu_test_chain(rec, n);
+    synth(rec, n, bits, 0);
     CHECK(cz_compile_finish(rec, &t->circ, &err) == CZ_OK);
     cz_cs_destroy(rec);
     uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
     cz_test_rand_bytes(seed, sizeof seed);
     CHECK(cz_groth16_dev_setup(&t->params, t->circ, seed, &err) == CZ_OK);
-    cz_cs *wcs = cz_cs_witness_new();
-    gpu_test_chain(wcs, n);
-    CHECK(cz_witness_finish(wcs, &t->w.input, &t->w.num_inputs, &t->w.aux, &t->w.num_aux, &err) ==
-          CZ_OK);
-    cz_cs_destroy(wcs);
-    cz_cs *pcs = cz_cs_prove_new();
-    gpu_test_chain(pcs, n);
-    CHECK(cz_prove_finish(pcs, &t->pd, &err) == CZ_OK);
-    cz_cs_destroy(pcs);
-    CHECK(cz_groth16_prove_start(&t->cpu, &t->params, &t->pd, &err) == CZ_OK);
+    witness(t, &t->params, n, bits, 0);
+}
+
+static void make(test_circuit *t, size_t n) {
+    make_bits(t, n, 0);
 }
 
 static void drop(test_circuit *t) {
@@ -80,6 +104,86 @@ static void prove(cz_backend *b, const char *id, const test_circuit *t, int host
     CHECK(cz_g1_equal(&r.h, &t->cpu.h) && cz_g1_equal(&r.l, &t->cpu.l) &&
           cz_g1_equal(&r.a, &t->cpu.a) && cz_g1_equal(&r.b_g1, &t->cpu.b_g1) &&
           cz_g2_equal(&r.b_g2, &t->cpu.b_g2));
+}
+
+/* A unit proven on a thread of its own (an engine's prove worker), its
+ * key t's; passes counts the passes its thread ran for more than one unit. */
+typedef struct {
+    cz_backend *b;
+    const test_circuit *key;
+    test_circuit *t;
+    int same;
+} unit_thread;
+
+static atomic_int shared_passes;
+
+static void count_shared(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
+    (void)ctx, (void)t0, (void)t1;
+    if (strstr(step, " pass (") && !strstr(step, "(1 unit)")) atomic_fetch_add(&shared_passes, 1);
+}
+
+static void *unit_run(void *arg) {
+    unit_thread *x = arg;
+    cz_backend_unit u = {.job_id = "pass",
+                         .kind = CZ_PROOF_POREP,
+                         .circuit_id = "sparse",
+                         .params = &x->key->params,
+                         .circuit = x->key->circ,
+                         .witness = &x->t->w};
+    cz_groth16_msm_results r;
+    cz_error err = {0};
+    cz_gpu_set_step_hook(count_shared, NULL);
+    const cz_status st = cz_backend_prove_start(x->b, &r, &u, &err);
+    cz_gpu_set_step_hook(NULL, NULL);
+    if (st != CZ_OK) printf("%s: pass unit: %s\n", x->b->info.name, err.message);
+    x->same = st == CZ_OK && cz_g1_equal(&r.h, &x->t->cpu.h) && cz_g1_equal(&r.l, &x->t->cpu.l) &&
+              cz_g1_equal(&r.a, &x->t->cpu.a) && cz_g1_equal(&r.b_g1, &x->t->cpu.b_g1) &&
+              cz_g2_equal(&r.b_g2, &x->t->cpu.b_g2);
+    return NULL;
+}
+
+/* Units of one streamed key on three threads at once (CZ_GPU_PASS_UNITS 3):
+ * each gets the CPU's sums for its own witness, and at least one pass over
+ * the points served more than one of them. */
+static void check_shared_passes(void) {
+    enum { UNITS = 3 };
+    const size_t n = 40, bits = 32 * 40;
+    test_circuit key, t[UNITS];
+    make_bits(&key, n, bits);
+    memset(t, 0, sizeof t);
+    for (int j = 0; j < UNITS; j++) witness(&t[j], &key.params, n, bits, (uint64_t)j + 1);
+    gpu_knob("CZ_GPU_STREAM_CHUNK", "64");
+    gpu_knob("CZ_GPU_PASS_UNITS", "3");
+    cz_backend *b = NULL;
+    cz_error err = {0};
+    CHECK(cz_backend_cuda_create(&b, 0, 0, "cuda:0/pass", &err) == CZ_OK);
+    if (b) {
+        for (int round = 0; round < 2; round++) {
+            unit_thread x[UNITS];
+            pthread_t th[UNITS];
+            atomic_store(&shared_passes, 0);
+            for (int j = 0; j < UNITS; j++) {
+                x[j] = (unit_thread){b, &key, &t[j], 0};
+                CHECK(pthread_create(&th[j], NULL, unit_run, &x[j]) == 0);
+            }
+            for (int j = 0; j < UNITS; j++) pthread_join(th[j], NULL);
+            for (int j = 0; j < UNITS; j++) CHECK(x[j].same);
+            printf("round %d: %d passes for more than one unit\n", round,
+                   atomic_load(&shared_passes));
+            CHECK(atomic_load(&shared_passes) > 0);
+        }
+        cz_backend_info bi;
+        cz_backend_get_info(b, &bi);
+        CHECK(bi.units == 2 * UNITS && bi.failures == 0 && bi.streaming);
+        cz_backend_destroy(b);
+    }
+    gpu_knob("CZ_GPU_PASS_UNITS", NULL);
+    gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
+    for (int j = 0; j < UNITS; j++) {
+        cz_witness_free(&t[j].w);
+        cz_prove_data_free(&t[j].pd);
+    }
+    drop(&key);
 }
 
 /* The context's resident circuits, most recently used first, as "a,b". */
@@ -249,5 +353,6 @@ int main(void) {
 
     drop(&t[0]);
     drop(&t[1]);
+    check_shared_passes();
     return cz_test_finish("gpu/test_gpu_backend");
 }

@@ -20,13 +20,18 @@
 
 /* v_j = (v_{j-1} + (j+1) v_{j-2}) (v_{j-3} + 3j + 5); every 5th step also
  * w = v_j enforced as v_j * 1 = w (w only in C); every 3rd step a bit
- * t = (j / 3) mod 2 enforced as t * t = t. bad: corrupts one value. */
+ * t = (j / 3) mod 2 enforced as t * t = t; with sparse_bits, that many
+ * more bits every step (a witness mostly 0 and 1, as PoRep's: the tails
+ * short enough for a pass). salt changes the inputs, hence the witness,
+ * not the circuit. bad: corrupts one value. */
+static unsigned sparse_bits;
+static uint64_t salt;
 static void synth(cz_cs *cs, uint64_t n, int bad) {
     int witness = cz_cs_has_witness(cs);
     cz_var v[3];
     cz_fr val[3], x;
     for (int i = 0; i < 3; i++) {
-        cz_fr_from_u64(&x, 2 + 3 * (uint64_t)i);
+        cz_fr_from_u64(&x, 2 + 3 * (uint64_t)i + salt);
         v[i] = cz_cs_alloc_input(cs, witness ? &x : NULL);
         val[i] = x;
     }
@@ -59,35 +64,37 @@ static void synth(cz_cs *cs, uint64_t n, int bad) {
             cz_lc_add_var(&c, w);
             cz_cs_enforce(cs, &a, &b, &c);
         }
-        if (j % 3 == 0) {
-            cz_fr tv;
-            cz_fr_from_u64(&tv, (j / 3) % 2);
-            cz_var t = cz_cs_alloc(cs, witness ? &tv : NULL);
-            cz_lc_clear(&a), cz_lc_clear(&b), cz_lc_clear(&c);
-            cz_lc_add_var(&a, t);
-            cz_lc_add_var(&b, t);
-            cz_lc_add_var(&c, t);
-            cz_cs_enforce(cs, &a, &b, &c);
-        }
+        for (unsigned q = 0; q < sparse_bits; q++) gpu_test_bit(cs, (j + q + salt) % 2);
+        if (j % 3 == 0) gpu_test_bit(cs, (j / 3) % 2);
         v[2] = v[1], v[1] = v[0], v[0] = out;
         if (witness) val[2] = val[1], val[1] = val[0], val[0] = prod;
     }
     cz_lc_free(&a), cz_lc_free(&b), cz_lc_free(&c);
 }
 
-/* The prover's tail MSM steps ("L tail MSM (t of n[, masked])"): how many
- * ran masked, and how many did not as expected (masked exactly when t is
- * above mask_above). */
-static int masked_steps, wrong_steps;
+/* The prover's tail steps: "L tail MSM (t of n[, masked])" of a resident
+ * key, masked exactly when t is above mask_above; a chunked plan's "L split
+ * (tail t of n)", left for the pass when t is at most the pass's share
+ * (cz_gpu_plan_pass_tail), else "L tail MSM (t of n, masked)". Counted:
+ * the masked ones, those not as expected, and the pass steps ("L pass (1
+ * unit)"). */
+static int masked_steps, wrong_steps, pass_steps;
 static size_t mask_above;
 static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
-    (void)ctx, (void)t0, (void)t1;
+    const int chunked = ctx != NULL;
+    (void)t0, (void)t1;
+    if (strstr(step, " pass (")) pass_steps++;
     const char *p = strstr(step, "tail MSM (");
+    const char *q = strstr(step, "split (tail ");
     size_t t = 0, n = 0;
+    if (q && sscanf(q, "split (tail %zu of %zu", &t, &n) == 2) {
+        wrong_steps += !chunked || t > cz_gpu_plan_pass_tail(n);
+        return;
+    }
     if (!p || sscanf(p, "tail MSM (%zu of %zu", &t, &n) != 2) return;
     const int masked = strstr(p, ", masked") != NULL;
     masked_steps += masked;
-    wrong_steps += masked != (t > mask_above);
+    wrong_steps += masked != (chunked ? t > cz_gpu_plan_pass_tail(n) : t > mask_above);
 }
 
 /* Step boundaries met by a prove (cz_step_boundary's hook), and the one at
@@ -123,7 +130,10 @@ static void lock_params(cz_groth16_params *p) {
                                     (void **)&p->b_g1, (void **)&p->b_g2};
     for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
         size_t bytes = 0;
-        *v[k] = locked_copy(cz_groth16_params_points(p, k, &bytes), bytes);
+        /* bytes is set by the accessor: read it after the call (argument
+         * order is unspecified) */
+        void *points = cz_groth16_params_points(p, k, &bytes);
+        *v[k] = locked_copy(points, bytes);
     }
 }
 
@@ -219,9 +229,9 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_cs_destroy(pcs);
         cz_groth16_msm_results cpu, gpu;
         cz_status sc = cz_groth16_prove_start(&cpu, &params, &pd, &err);
-        masked_steps = wrong_steps = 0;
+        masked_steps = wrong_steps = pass_steps = 0;
         mask_above = mask_tail;
-        cz_gpu_set_step_hook(count_masked, NULL);
+        cz_gpu_set_step_hook(count_masked, plan.chunk_points ? &plan : NULL);
         boundaries = 0, cancel_at = 0;
         cz_boundary_set_hook(count_boundary, NULL);
         cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
@@ -250,6 +260,8 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
                   strstr(lerr.message, "lean") != NULL);
         }
         if (!bad) CHECK(wrong_steps == 0 && (mask_tail == SIZE_MAX || masked_steps > 0));
+        /* a witness of short tails goes through a pass on a chunked plan */
+        if (!bad && sparse_bits && plan.chunk_points) CHECK(pass_steps > 0);
         if (bad) {
             /* both refuse the unsatisfied witness */
             CHECK(sc == CZ_E_INVALID_ARG);
@@ -312,6 +324,58 @@ static void small_witness(cz_prove_data *pd, uint64_t n) {
     cz_cs_destroy(pcs);
 }
 
+/* Units of one key share a pass: each unit's head on a chunked plan leaves
+ * its L, A and B sums in a set (its witness mostly 0 and 1), one pass adds
+ * all k sets' sums, and each unit's five sums are then the CPU's for its
+ * own witness. A set whose unit is given up is freed without a pass. */
+static void check_pass_units(uint64_t n, const char *stream_chunk, const char *keep, size_t k) {
+    enum { MAX_UNITS = 4 };
+    CHECK(k <= MAX_UNITS);
+    cz_error err = {0};
+    sparse_bits = 20;
+    salt = 0;
+    cz_groth16_params params;
+    small_key(&params, n, 7);
+    gpu_knob("CZ_GPU_STREAM_CHUNK", stream_chunk);
+    gpu_knob("CZ_GPU_STREAM_KEEP", keep);
+    cz_gpu_srs *srs = NULL;
+    const cz_status sc0 = cz_gpu_srs_create(&srs, &params, &err);
+    gpu_knob("CZ_GPU_STREAM_KEEP", NULL);
+    gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
+    CHECK(sc0 == CZ_OK);
+    cz_prove_data pd[MAX_UNITS + 1];
+    cz_groth16_msm_results gpu[MAX_UNITS + 1], *outs[MAX_UNITS + 1];
+    cz_gpu_pass_set *set[MAX_UNITS + 1] = {0};
+    for (size_t j = 0; j <= k; j++) {
+        salt = j;
+        small_witness(&pd[j], n);
+        outs[j] = &gpu[j];
+        const cz_status st =
+            cz_gpu_groth16_prove_head(&gpu[j], &set[j], srs, &params, NULL, &pd[j], NULL, &err);
+        if (st != CZ_OK) fprintf(stderr, "head %zu: %s\n", j, err.message);
+        CHECK(st == CZ_OK && set[j] != NULL);
+    }
+    cz_gpu_pass_set_free(set[k]); /* the unit given up */
+    CHECK(cz_gpu_groth16_pass(srs, &params, set, outs, k, &err) == CZ_OK);
+    for (size_t j = 0; j < k; j++) {
+        cz_groth16_msm_results cpu;
+        CHECK(cz_groth16_prove_start(&cpu, &params, &pd[j], &err) == CZ_OK);
+        const int same = cz_g1_equal(&cpu.h, &gpu[j].h) && cz_g1_equal(&cpu.l, &gpu[j].l) &&
+                         cz_g1_equal(&cpu.a, &gpu[j].a) && cz_g1_equal(&cpu.b_g1, &gpu[j].b_g1) &&
+                         cz_g2_equal(&cpu.b_g2, &gpu[j].b_g2);
+        if (!same) fprintf(stderr, "pass of %zu units, unit %zu: sums differ\n", k, j);
+        CHECK(same);
+    }
+    for (size_t j = 0; j <= k; j++) {
+        if (j < k) cz_gpu_pass_set_free(set[j]);
+        cz_prove_data_free(&pd[j]);
+    }
+    cz_gpu_srs_destroy(srs);
+    cz_groth16_params_free(&params);
+    sparse_bits = 0;
+    salt = 0;
+}
+
 /* A proving key for another circuit is refused by shape, not misused. */
 static void check_shape_mismatch(void) {
     cz_error err = {0};
@@ -368,8 +432,7 @@ int main(void) {
     check(1, NULL);
     check(100, NULL);
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, NULL);
-    /* streaming: several chunks per vector, the tail points picked on the
-     * host */
+    /* streaming: several chunks per vector (the long tails masked) */
     check(100, "64");
     check(getenv("CZ_GPU_SMALL") ? 300 : 3000, "1024");
     /* resident, the tail MSMs in pieces of 64 gathered points, then (a
@@ -389,13 +452,13 @@ int main(void) {
     gpu_knob("CZ_GPU_TAIL_DENSE", NULL);
     gpu_knob("CZ_GPU_TAIL_CHUNK", NULL);
     /* partial plans: the kept vectors summed in place in pieces of the
-     * chunk (their tail points gathered into a chunk buffer), the others
-     * streamed; G1 kept beside G2 streamed and the other way round */
+     * chunk, the others streamed; G1 kept beside G2 streamed and the other
+     * way round */
     check_plan(100, "64", "h,b_g2", SIZE_MAX, 0);
     check_plan(big, "1024", "l,a,b_g1", SIZE_MAX, 0);
     check_plan(big, "128", "h,l,a,b_g1,b_g2", SIZE_MAX, 0);
-    /* the lean plan: a, b, c through two buffers, the tail scalars
-     * gathered chunk by chunk */
+    /* the lean plan: a, b, c through two buffers, the long tails masked
+     * chunk by chunk */
     check_plan(100, "64", NULL, SIZE_MAX, 1);
     check_plan(big, "1024", NULL, SIZE_MAX, 1);
     /* the host points page-locked: streamed, partial (their kept vectors
@@ -405,6 +468,18 @@ int main(void) {
     check_plan(big, "1024", NULL, SIZE_MAX, 0);
     check_plan(big, "256", "h,b_g2", SIZE_MAX, 0);
     check_plan(big, "1024", NULL, SIZE_MAX, 1);
+    /* a witness of short tails: its L, A and B through a pass of its own */
+    sparse_bits = 20;
+    check_plan(100, "64", NULL, SIZE_MAX, 0);
+    check_plan(100, "64", NULL, SIZE_MAX, 1);
     lock_host = 0;
+    check_plan(100, "64", "h,b_g2", SIZE_MAX, 0);
+    check_plan(100, "256", NULL, SIZE_MAX, 0);
+    sparse_bits = 0;
+    /* several units in one pass: streamed, partial (kept G1 beside
+     * streamed G2), four units with one chunk per vector */
+    check_pass_units(100, "64", NULL, 3);
+    check_pass_units(100, "128", "l,a", 2);
+    check_pass_units(60, "64", NULL, 4);
     return cz_test_finish("gpu/test_gpu_groth16");
 }

@@ -191,8 +191,8 @@ static void test_lean(void) {
     cz_error err = {0};
     cz_gpu_plan pl;
     const size_t m = (size_t)1 << 27;
-    CHECK(cz_gpu_plan_proof_bytes(&shape, 0, 0, 0) >= 3 * m * sizeof(cz_fr));
-    CHECK(cz_gpu_plan_proof_bytes(&shape, 0, 0, (size_t)1 << 22) <= (size_t)9 * GIB);
+    CHECK(cz_gpu_plan_proof_bytes(&shape, 1, 0) >= 3 * m * sizeof(cz_fr));
+    CHECK(cz_gpu_plan_proof_bytes(&shape, 1, (size_t)1 << 22) <= (size_t)9 * GIB);
     CHECK(cz_gpu_plan_make(&pl, &shape, 16 * GIB, NULL, &err) == CZ_OK);
     CHECK(pl.kind == CZ_GPU_PLAN_STREAMING && pl.lean && pl.keep == 0);
     CHECK(pl.chunk_points >= ((size_t)1 << 21) && pl.need <= 16 * GIB);

@@ -22,7 +22,8 @@
 static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-porep --c1 FILE|--snap REQUEST --params DIR [--proofs N]\n"
                  "                        [--miner-id N] [--backend auto|cpu|cuda] [--trace FILE]\n"
-                 "                        [--synthesis-workers N] [--memory-budget SIZE]\n"
+                 "                        [--synthesis-workers N] [--gpu-workers N]\n"
+                 "                        [--memory-budget SIZE]\n"
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
@@ -30,6 +31,9 @@ static void usage(FILE *out) {
                  "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n"
+                 "  --gpu-workers N: prove workers per GPU (the daemon's [gpus]\n"
+                 "  gpu_workers_per_device; default 2): the units of one streamed key that\n"
+                 "  share a pass over its points (CZ_GPU_PASS_UNITS) are at most these.\n"
                  "  --memory-budget SIZE: the host memory the engine may reserve (e.g. 100GiB;\n"
                  "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n");
 }
@@ -54,7 +58,7 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
 
 int cz_cmd_bench_porep(int argc, char **argv) {
     const char *c1_path = NULL, *snap_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0, synthesis_workers = 0, memory_budget = 0;
+    uint64_t proofs = 3, miner = 0, synthesis_workers = 0, gpu_workers = 0, memory_budget = 0;
     static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
                                          {"params", required_argument, NULL, 'p'},
                                          {"proofs", required_argument, NULL, 'n'},
@@ -62,6 +66,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                                          {"backend", required_argument, NULL, 'b'},
                                          {"trace", required_argument, NULL, 't'},
                                          {"synthesis-workers", required_argument, NULL, 'w'},
+                                         {"gpu-workers", required_argument, NULL, 'g'},
                                          {"memory-budget", required_argument, NULL, 'M'},
                                          {"snap", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
@@ -90,6 +95,14 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                 fprintf(stderr,
                         "cuzk bench-porep: --synthesis-workers: '%s' is not a count from 1 to "
                         "256\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'g':
+            if (!cz_cli_parse_u64(optarg, &gpu_workers) || gpu_workers < 1 || gpu_workers > 8) {
+                fprintf(stderr,
+                        "cuzk bench-porep: --gpu-workers: '%s' is not a count from 1 to 8\n",
                         optarg);
                 return 2;
             }
@@ -164,6 +177,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     cz_engine *e = NULL;
     int cpu = 0;
     if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
+                                  (uint32_t)gpu_workers,
                                  memory_budget, &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         cz_snap_request_free(&snap);
