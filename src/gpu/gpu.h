@@ -161,9 +161,8 @@ uint64_t cz_gpu_oom_count(void);
 /* Tests: the next n device allocations (cz_gpu_alloc, cz_gpu_alloc_pooled)
  * fail as out of memory. */
 void cz_gpu_inject_oom(unsigned n);
-/* bytes of device memory at dev set to zero, or each to byte. */
+/* bytes of device memory at dev set to zero. */
 cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err);
-cz_status cz_gpu_fill(void *dev, int byte, size_t bytes, cz_error *err);
 
 /* dev_idx[k] = offset + i for the increasing i < n whose bit i is set in
  * dev_bits (every i when dev_bits is NULL); *count = k. dev_idx has room

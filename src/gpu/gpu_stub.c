@@ -203,10 +203,6 @@ cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
     (void)dev, (void)bytes;
     return NO_GPU(err);
 }
-cz_status cz_gpu_fill(void *dev, int byte, size_t bytes, cz_error *err) {
-    (void)dev, (void)byte, (void)bytes;
-    return NO_GPU(err);
-}
 cz_status cz_gpu_select_bits(uint32_t *dev_idx, size_t *count, const uint64_t *dev_bits, size_t n,
                              uint32_t offset, cz_error *err) {
     (void)dev_idx, (void)dev_bits, (void)n, (void)offset;

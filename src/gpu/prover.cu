@@ -28,13 +28,9 @@ extern "C" void cz_gpu_pool_trim(void) {
     (void)cudaGetLastError();
 }
 
-extern "C" cz_status cz_gpu_fill(void *dev, int byte, size_t bytes, cz_error *err) {
-    if (bytes) CZ_CUDA_TRY(err, cudaMemset(dev, byte, bytes));
-    return CZ_OK;
-}
-
 extern "C" cz_status cz_gpu_zero(void *dev, size_t bytes, cz_error *err) {
-    return cz_gpu_fill(dev, 0, bytes, err);
+    if (bytes) CZ_CUDA_TRY(err, cudaMemset(dev, 0, bytes));
+    return CZ_OK;
 }
 
 /* i is selected when bit (i - offset) is set (or always without a bitmap);
