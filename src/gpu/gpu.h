@@ -130,6 +130,23 @@ cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points, const cz_fr 
                         size_t n, cz_error *err);
 cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr *dev_scalars,
                         size_t n, cz_error *err);
+/* A carried G1 MSM: one sum over points given in pieces (a streamed
+ * vector's chunks). Each piece's digits are summed into the same buckets,
+ * reduced once at the end, instead of an MSM with its own reduction per
+ * piece. The buckets are the caller's device memory, at least
+ * cz_gpu_plan_msm_sum_bytes(c) bytes, for window c
+ * (cz_gpu_plan_msm_sum_window); begin zeroes them. The per-piece scratch
+ * is allocated per piece (at most an MSM's of that piece at the piece's
+ * own window, for c at least that window). */
+typedef struct {
+    void *buckets;
+    unsigned c;
+} cz_gpu_msm_sum;
+cz_status cz_gpu_g1_msm_sum_begin(cz_gpu_msm_sum *sum, void *dev_buckets, unsigned c,
+                                  cz_error *err);
+cz_status cz_gpu_g1_msm_sum_add(const cz_gpu_msm_sum *sum, const cz_g1_affine *dev_points,
+                                const cz_fr *dev_scalars, size_t n, cz_error *err);
+cz_status cz_gpu_g1_msm_sum_end(cz_g1 *out, const cz_gpu_msm_sum *sum, cz_error *err);
 /* cz_gpu_msm_window_bits (plan.h): the window the device MSM uses. */
 
 /* Batch addition: out = sum of points[i] over the i < n whose bit i is set in

@@ -102,6 +102,20 @@ cz_status cz_gpu_g2_msm(cz_g2 *out, const cz_g2_affine *dev_points, const cz_fr 
     (void)out, (void)dev_points, (void)dev_scalars, (void)n;
     return NO_GPU(err);
 }
+cz_status cz_gpu_g1_msm_sum_begin(cz_gpu_msm_sum *sum, void *dev_buckets, unsigned c,
+                                  cz_error *err) {
+    (void)sum, (void)dev_buckets, (void)c;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g1_msm_sum_add(const cz_gpu_msm_sum *sum, const cz_g1_affine *dev_points,
+                                const cz_fr *dev_scalars, size_t n, cz_error *err) {
+    (void)sum, (void)dev_points, (void)dev_scalars, (void)n;
+    return NO_GPU(err);
+}
+cz_status cz_gpu_g1_msm_sum_end(cz_g1 *out, const cz_gpu_msm_sum *sum, cz_error *err) {
+    (void)out, (void)sum;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_g1_batch_add(cz_g1 *out, const cz_g1_affine *dev_points,
                               const uint64_t *dev_bitmap, size_t n, cz_error *err) {
     (void)out, (void)dev_points, (void)dev_bitmap, (void)n;

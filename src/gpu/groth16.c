@@ -56,14 +56,14 @@ static size_t words(size_t bits) {
 
 /* Per-proof device buffers (sizes from the shapes; freed together). */
 typedef struct {
-    cz_fr *abc;         /* 3m (a lean plan: 2m): a, b, c -> h */
-    cz_fr *z;           /* inputs then aux */
-    uint64_t *dens;     /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
-    uint32_t *idx;      /* compaction indices, then tail indices */
-    cz_fr *scal;        /* compacted scalars of A or B */
-    uint64_t *ones;     /* "scalar is 1" bitmap */
-    cz_fr *tail_s;      /* tail scalars, gathered or masked (a lean plan: one chunk's) */
-    cz_g1_affine *tp1;  /* gathered tail points (resident SRS) */
+    cz_fr *abc;        /* 3m (a lean plan: 2m): a, b, c -> h */
+    cz_fr *z;          /* inputs then aux */
+    uint64_t *dens;    /* a_aux, b_aux, b_input bitmaps (uploaded from pd) */
+    uint32_t *idx;     /* compaction indices, then tail indices */
+    cz_fr *scal;       /* compacted scalars of A or B */
+    uint64_t *ones;    /* "scalar is 1" bitmap */
+    cz_fr *tail_s;     /* tail scalars, gathered or masked (a lean plan: one chunk's) */
+    cz_g1_affine *tp1; /* gathered tail points (resident SRS) */
     cz_g2_affine *tp2;
 } bufs;
 
@@ -170,8 +170,8 @@ typedef cz_status (*chunk_fn)(void *ctx, const void *pts, size_t k0, size_t cnt,
  * the two device chunk buffers (chunk k + 1 is staged, or sent straight
  * from page-locked memory, while fn's kernels run on chunk k; chunks
  * start at multiples of 64 points). */
-static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n,
-                               chunk_fn fn, void *ctx, cz_error *err) {
+static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n, chunk_fn fn,
+                               void *ctx, cz_error *err) {
     const size_t c = s->chunk_points;
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
@@ -215,8 +215,8 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
  * device (dev: a partial plan's kept vector, in pieces of the streamed
  * chunk, since the plan counts one chunk's MSM scratch, not a whole
  * vector's) or streamed from the host points. */
-static cz_status for_chunks(cz_gpu_srs *s, const void *dev, const void *host, size_t size,
-                            size_t n, chunk_fn fn, void *ctx, cz_error *err) {
+static cz_status for_chunks(cz_gpu_srs *s, const void *dev, const void *host, size_t size, size_t n,
+                            chunk_fn fn, void *ctx, cz_error *err) {
     if (!dev) {
         const cz_gpu_host_points h = {host, size};
         return stream_chunks(s, &h, n, fn, ctx, err);
@@ -237,23 +237,44 @@ typedef struct {
     cz_g2 *o2;
     const scalars *sc;
     const uint64_t *bits;
+    const cz_gpu_msm_sum *carried; /* a carried G1 sum of sc's scalars in place */
 } sum_ctx;
 
 static cz_status sum_chunk(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err) {
     const sum_ctx *x = ctx;
+    if (x->carried) return cz_gpu_g1_msm_sum_add(x->carried, pts, x->sc->scal + k0, cnt, err);
     return chunk_sum(x->o1, x->o2, pts, x->sc, x->bits, k0, cnt, err);
 }
 
 /* o1 (G1) or o2 (G2) = the sum over the n points of a chunked plan's
  * vector (dev kept, else host), weighted by sc or selected by bits. */
-static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev,
-                             const void *host, size_t n, const scalars *sc, const uint64_t *bits,
-                             cz_error *err) {
-    sum_ctx x = {o1, o2, sc, bits};
+static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *dev, const void *host,
+                             size_t n, const scalars *sc, const uint64_t *bits, cz_error *err) {
+    sum_ctx x = {o1, o2, sc, bits, NULL};
     if (o1) cz_g1_set_infinity(o1);
     if (o2) cz_g2_set_infinity(o2);
     return for_chunks(s, dev, host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine), n, sum_chunk,
                       &x, err);
+}
+
+/* o = the G1 sum over a chunked plan's n points (dev kept, else host)
+ * weighted by the device scalars scal: one carried MSM over the chunks
+ * (its buckets in room, room_bytes of device memory unused meanwhile) when
+ * they fit there and CZ_GPU_MSM_CARRY allows, else an MSM per chunk. */
+static cz_status chunked_msm_g1(cz_gpu_srs *s, cz_g1 *o, const void *dev, const void *host,
+                                size_t n, const cz_fr *scal, void *room, size_t room_bytes,
+                                cz_error *err) {
+    const scalars sc = {scal, NULL, NULL};
+    const unsigned c = cz_gpu_settings_get()->msm_carry
+                           ? cz_gpu_plan_msm_sum_window(n, s->chunk_points, room_bytes)
+                           : 0;
+    if (!c) return chunked_sum(s, o, NULL, dev, host, n, &sc, NULL, err);
+    cz_gpu_msm_sum sum;
+    sum_ctx x = {NULL, NULL, &sc, NULL, &sum};
+    cz_status st = cz_gpu_g1_msm_sum_begin(&sum, room, c, err);
+    if (st == CZ_OK) st = for_chunks(s, dev, host, sizeof(cz_g1_affine), n, sum_chunk, &x, err);
+    if (st == CZ_OK) st = cz_gpu_g1_msm_sum_end(o, &sum, err);
+    return st;
 }
 
 /* out = sum_i scalars[i] * points[i] over n device scalars with the 0 / 1 /
@@ -303,7 +324,8 @@ static cz_status resident_split(cz_g1 *o1, cz_g2 *o2, const split_points *pp, co
         }
     }
     if (st != CZ_OK) goto fail;
-    snprintf(step, sizeof step, "%s tail MSM (%zu of %zu%s)", name, tail, n, dense ? ", masked" : "");
+    snprintf(step, sizeof step, "%s tail MSM (%zu of %zu%s)", name, tail, n,
+             dense ? ", masked" : "");
     prof_step(pr, step);
     cz_g1_add(o1, o1, &t1);
     if (g2) cz_g2_add(o2, o2, &t2);
@@ -387,8 +409,8 @@ static cz_status chunked_split(cz_gpu_srs *s, pass_sum *ps, cz_g1 *o1, cz_g2 *o2
     }
     /* a long tail: one MSM over every point, the ones masked to zero
      * (a lean plan masks chunk by chunk), then the ones batch-added */
-    const scalars sc = s->plan.lean ? (scalars){scal, b->ones, b->tail_s}
-                                    : (scalars){b->tail_s, NULL, NULL};
+    const scalars sc =
+        s->plan.lean ? (scalars){scal, b->ones, b->tail_s} : (scalars){b->tail_s, NULL, NULL};
     if (!s->plan.lean && (st = cz_gpu_mask_fr(b->tail_s, scal, b->ones, n, err)) != CZ_OK)
         goto fail;
     st = chunked_sum(s, &t1, NULL, pp->p1, pp->h1, n, &sc, NULL, err);
@@ -411,7 +433,12 @@ fail:
     return st;
 }
 
-/* One set's part of the vector in a pass: on the device for the pass. */
+/* One set's part of the vector in a pass: on the device for the pass. Its
+ * tail points are gathered chunk after chunk into its region of the pass's
+ * gather buffer (room for cap points) and summed when the region is full
+ * and at the vector's end, so a tail costs one MSM per region, not one per
+ * chunk (a PoRep L tail of ~1.7 M points spread over 31 chunks of 2^22:
+ * 2 MSMs instead of 31). */
 typedef struct {
     const pass_sum *ps;
     uint64_t *ones;
@@ -419,13 +446,14 @@ typedef struct {
     cz_fr *scal;
     cz_g1 *o1;
     cz_g2 *o2;
+    void *region;
+    size_t done, fill; /* tail entries summed; gathered, not yet summed */
 } pass_part;
 
 typedef struct {
     pass_part *part;
     size_t k;
-    void *tp; /* gathered tail points: room for a piece */
-    size_t piece;
+    size_t cap; /* points per part's region */
 } pass_ctx;
 
 /* the first of the n increasing indices that is >= x */
@@ -441,20 +469,33 @@ static size_t lower_bound(const uint32_t *idx, size_t n, size_t x) {
     return lo;
 }
 
+/* the points gathered in p's region, weighted by their tail scalars */
+static cz_status pass_flush(pass_part *p, cz_error *err) {
+    if (!p->fill) return CZ_OK;
+    const scalars sc = {p->scal + p->done, NULL, NULL};
+    const cz_status st = chunk_sum(p->o1, p->o2, p->region, &sc, NULL, 0, p->fill, err);
+    p->done += p->fill;
+    p->fill = 0;
+    return st;
+}
+
 static cz_status pass_chunk(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err) {
     const pass_ctx *x = ctx;
+    const size_t size = x->part[0].o2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
     cz_status st = CZ_OK;
     for (size_t j = 0; j < x->k && st == CZ_OK; j++) {
-        const pass_part *p = &x->part[j];
+        pass_part *p = &x->part[j];
         st = chunk_sum(p->o1, p->o2, pts, NULL, p->ones, k0, cnt, err);
-        const size_t lo = lower_bound(p->ps->idx, p->ps->tail, k0);
+        /* the tail entries of this chunk: from p->done + p->fill on */
         const size_t hi = lower_bound(p->ps->idx, p->ps->tail, k0 + cnt);
-        for (size_t q = lo; q < hi && st == CZ_OK; q += x->piece) {
-            const size_t c = hi - q < x->piece ? hi - q : x->piece;
-            const scalars sc = {p->scal + q, NULL, NULL};
-            st = p->o2 ? cz_gpu_gather_g2(x->tp, pts, p->idx + q, (uint32_t)k0, c, err)
-                       : cz_gpu_gather_g1(x->tp, pts, p->idx + q, (uint32_t)k0, c, err);
-            if (st == CZ_OK) st = chunk_sum(p->o1, p->o2, x->tp, &sc, NULL, 0, c, err);
+        for (size_t q = p->done + p->fill; q < hi && st == CZ_OK;) {
+            if (p->fill == x->cap && (st = pass_flush(p, err)) != CZ_OK) break;
+            const size_t room = x->cap - p->fill, c = hi - q < room ? hi - q : room;
+            void *to = (uint8_t *)p->region + p->fill * size;
+            st = p->o2 ? cz_gpu_gather_g2(to, pts, p->idx + q, (uint32_t)k0, c, err)
+                       : cz_gpu_gather_g1(to, pts, p->idx + q, (uint32_t)k0, c, err);
+            p->fill += c;
+            q += c;
         }
     }
     return st;
@@ -487,9 +528,14 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
     };
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
     pass_part *part = calloc(k, sizeof *part);
-    pass_ctx x = {part, 0, NULL, 0};
-    x.piece = srs->chunk_points < CZ_GPU_PASS_PIECE ? srs->chunk_points : CZ_GPU_PASS_PIECE;
-    cz_status st = part ? cz_gpu_alloc_pooled(&x.tp, x.piece * sizeof(cz_g2_affine), err)
+    pass_ctx x = {part, 0, 0};
+    /* the gather buffer: a piece of G2 points, shared by the sets' regions
+     * (a region holds at most a piece: one MSM's scratch is planned for a
+     * chunk, and a piece is at most a chunk) */
+    const size_t piece =
+        srs->chunk_points < CZ_GPU_PASS_PIECE ? srs->chunk_points : CZ_GPU_PASS_PIECE;
+    void *tp = NULL;
+    cz_status st = part ? cz_gpu_alloc_pooled(&tp, piece * sizeof(cz_g2_affine), err)
                         : cz_error_set(err, CZ_E_NOMEM, "out of host memory");
     for (size_t v = 0; v < sizeof vec / sizeof vec[0] && st == CZ_OK; v++) {
         if (cancel_point(&st, "the next vector of the pass", err)) break;
@@ -520,11 +566,17 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
                                          &ticket, err)) != CZ_OK)
                 break;
         }
+        const size_t size = vec[v].g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
+        if (x.k) {
+            x.cap = piece * sizeof(cz_g2_affine) / size / x.k;
+            if (x.cap > piece) x.cap = piece;
+            if (!x.cap) st = CZ_BROKEN(err, "gpu prove: no gather room for %zu sets", x.k);
+            for (size_t j = 0; j < x.k; j++) part[j].region = (uint8_t *)tp + j * x.cap * size;
+        }
         if (st == CZ_OK && x.k) st = cz_gpu_uploader_wait(srs->up, ticket, err);
         if (st == CZ_OK && x.k)
-            st = for_chunks(srs, vec[v].dev, vec[v].host,
-                            vec[v].g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine), vec[v].n,
-                            pass_chunk, &x, err);
+            st = for_chunks(srs, vec[v].dev, vec[v].host, size, vec[v].n, pass_chunk, &x, err);
+        for (size_t j = 0; j < x.k && st == CZ_OK; j++) st = pass_flush(&part[j], err);
         parts_free(part, k);
         memset(part, 0, k * sizeof *part);
         if (st != CZ_OK) {
@@ -536,7 +588,7 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
             prof_step(&pr, step);
         }
     }
-    cz_gpu_free_pooled(x.tp);
+    cz_gpu_free_pooled(tp);
     free(part);
     return st;
 }
@@ -643,7 +695,7 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     const uint64_t *dens = NULL; /* device: a_aux | b_aux | b_input */
     bufs b = {0};
     cz_gpu_pass_set *ps = NULL; /* a chunked plan's L, A, B sums for a pass */
-    const cz_fr *z = dev_z; /* the assignment on the device: dev_z or b.z */
+    const cz_fr *z = dev_z;     /* the assignment on the device: dev_z or b.z */
     uint64_t ticket = 0;
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
@@ -721,8 +773,9 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     prof_step(&pr, "H chain (7 NTT + quotient)");
     if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
-        const scalars sc = {b.abc, NULL, NULL};
-        st = chunked_sum(srs, &out->h, NULL, srs->h, params->h, m - 1, &sc, NULL, err);
+        /* the buckets where b and c were (or c, lean) */
+        st = chunked_msm_g1(srs, &out->h, srs->h, params->h, m - 1, b.abc, b.abc + m,
+                            (nbuf - 1) * m * sizeof(cz_fr), err);
     } else {
         st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
     }
@@ -831,14 +884,13 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
         }
         split_points pp = {srs->b_g1, srs->streaming ? params->b_g1 : NULL, srs->b_g2,
                            srs->streaming ? params->b_g2 : NULL};
-        st = ps ? chunked_split(srs, &ps->sum[PASS_B], &out->b_g1, &out->b_g2, &pp, b.scal, n_b,
-                                &b, "B", &pr, err)
+        st = ps ? chunked_split(srs, &ps->sum[PASS_B], &out->b_g1, &out->b_g2, &pp, b.scal, n_b, &b,
+                                "B", &pr, err)
                 : resident_split(&out->b_g1, &out->b_g2, &pp, b.scal, n_b, &b, "B", &pr, err);
     }
 done:
     bufs_free(&b);
-    if (st == CZ_OK && ps &&
-        (ps->sum[PASS_L].n || ps->sum[PASS_A].n || ps->sum[PASS_B].n)) {
+    if (st == CZ_OK && ps && (ps->sum[PASS_L].n || ps->sum[PASS_A].n || ps->sum[PASS_B].n)) {
         *set = ps;
         ps = NULL;
     }

@@ -218,7 +218,8 @@ template <class F, int BS> struct msm_sacc {
 template <class F, int BS, int MAXR, bool VEC, bool SM>
 __global__ void __launch_bounds__(BS) __maxnreg__(MAXR)
     k_msm_acc0(uint32_t t0, const uint32_t *keys, const uint32_t *vals, uint32_t total, uint32_t S,
-               uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts) {
+               uint32_t sentinel, const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts,
+               bool carry) {
     const uint32_t t = t0 + blockIdx.x * BS + threadIdx.x;
     const uint32_t begin = t * S; /* < total + (BS + 1) S < 2^32 */
     if (begin >= total) return;
@@ -235,13 +236,21 @@ __global__ void __launch_bounds__(BS) __maxnreg__(MAXR)
     const msm_sacc<F, BS> sacc{sacc_mem + threadIdx.x};
     /* the running sum, wherever it is kept */
     auto acc_get = [&]() { return SM ? sacc.get() : acc_r; };
-    auto acc_reset = [&]() {
+    /* a bucket's running sum starts at infinity, or (carry: a carried sum,
+     * msm_sum_add) at what earlier accumulations left in the bucket, in the
+     * thread where the bucket's entries start: a bucket's partial sums then
+     * hold that value once, and a finished bucket is stored whole */
+    auto acc_set = [&](const xyzz<F> &p) {
         if (SM)
-            sacc.set(xyzz<F>::inf());
+            sacc.set(p);
         else
-            acc_r = xyzz<F>::inf();
+            acc_r = p;
     };
-    acc_reset();
+    auto acc_start = [&]() { acc_set(carry ? buckets[cur] : xyzz<F>::inf()); };
+    if (prev_cont)
+        acc_set(xyzz<F>::inf());
+    else
+        acc_start();
     uint32_t v = vals[begin];
     for (uint32_t i = begin; i < end; i++) {
         uint32_t k = keys[i];
@@ -255,7 +264,7 @@ __global__ void __launch_bounds__(BS) __maxnreg__(MAXR)
             first = false;
             cur = k;
             if (k == sentinel) break;
-            acc_reset();
+            acc_start();
         }
         affine<F> q = msm_load_point<F, VEC>(points, v & 0x7fffffffu);
         const uint32_t vq = v;
@@ -388,10 +397,11 @@ __global__ void k_msm_combine(const xyzz<F> *fd, const xyzz<F> *g, const xyzz<F>
 template <class F>
 static void msm_acc0_launch(size_t t0, size_t count, cudaStream_t st, const uint32_t *keys,
                             const uint32_t *vals, uint32_t total, uint32_t S, uint32_t sentinel,
-                            const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts) {
+                            const affine<F> *points, xyzz<F> *buckets, msm_part<F> *parts,
+                            bool carry) {
 #define MSM_ACC0(MAXR, VEC, SM)                                                                    \
     k_msm_acc0<F, 128, MAXR, VEC, SM><<<cz_gpu_blocks(count, 128), 128, 0, st>>>(                  \
-        (uint32_t)t0, keys, vals, total, S, sentinel, points, buckets, parts)
+        (uint32_t)t0, keys, vals, total, S, sentinel, points, buckets, parts, carry)
     const bool g1 = sizeof(F) == sizeof(fp_t);
     const cz_gpu_settings *knobs = cz_gpu_settings_get();
     int variant = g1 ? knobs->msm_acc_g1 : knobs->msm_acc_g2;
@@ -822,22 +832,32 @@ static cz_status msm_affine_acc(const uint32_t *skeys, const uint32_t *svals, ui
     return CZ_OK;
 }
 
-/* The whole MSM's steps (msm_run); its device buffers are freed
+/* The window's figures: c bits, W windows of M buckets; zero digits get the
+ * key sentinel = W M, which the sort's key_bits cover. */
+struct msm_shape {
+    unsigned c, W, key_bits;
+    size_t M;
+    uint32_t sentinel;
+    explicit msm_shape(unsigned bits) : c(bits), W((255 + bits - 1) / bits), key_bits(1) {
+        M = (size_t)1 << (c - 1);
+        sentinel = (uint32_t)(W * M);
+        while (((uint64_t)1 << key_bits) <= sentinel) key_bits++;
+    }
+};
+
+/* Steps 1-3 for n points: their digits sorted and summed into buckets
+ * (W M of them). Without carry the buckets are zeroed first; with carry the
+ * sums are added to what the buckets hold (a carried sum, msm_sum_add). ev:
+ * CZ_GPU_MSM_PROFILE's events 0-4, or NULL. The scratch is freed
  * (stream-ordered) when it returns. */
 template <class F>
-static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
-                           cz_error *err) {
-    if (n == 0) /* the callers answer n = 0 with the point at infinity */
-        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: no points");
+static cz_status msm_accumulate(xyzz<F> *buckets, bool carry, const msm_shape &sh,
+                                const affine<F> *points, const fr_t *scalars, size_t n,
+                                event_set<6> *ev, cz_error *err) {
     if (n >= (1u << 31))
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: %zu points (max 2^31 - 1)", n);
     cudaStream_t st = 0;
-    const unsigned c = msm_window(n, sizeof(F) != sizeof(fp_t));
-    const unsigned W = (255 + c - 1) / c;
-    const size_t M = (size_t)1 << (c - 1);
-    const uint32_t sentinel = (uint32_t)(W * M);
-    unsigned key_bits = 1;
-    while (((uint64_t)1 << key_bits) <= sentinel) key_bits++;
+    const unsigned W = sh.W;
     const size_t total = (size_t)W * n;
     if (total >= (1u << 31))
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: %zu digit pairs (max 2^31 - 1)",
@@ -853,57 +873,50 @@ static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t
 
     dev_buf<uint32_t> kv; /* keys, vals, keys_alt, vals_alt */
     dev_buf<char> sort_tmp;
-    dev_buf<xyzz<F>> buckets;
     dev_buf<msm_part<F>> parts; /* raw partials: 2 T0; compacted: 2 T0 */
     dev_buf<int> d_count;
-    dev_buf<xyzz<F>> red;
-    dev_buf<jacobian<F>> d_out;
     size_t sort_bytes = 0, sel_bytes = 0;
 
     CZ_CUDA_TRY(err, kv.alloc_async(4 * total, st));
     {
         cub::DoubleBuffer<uint32_t> dk(kv, kv + 2 * total), dv(kv + total, kv + 3 * total);
         CZ_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, dk, dv, (int)total, 0,
-                                                         (int)key_bits, st));
+                                                         (int)sh.key_bits, st));
     }
     /* DeviceSelect::If's size query (temp pointer NULL) */
     CZ_CUDA_TRY(err,
                 cub::DeviceSelect::If(NULL, sel_bytes, (msm_part<F> *)NULL, (msm_part<F> *)NULL,
                                       (int *)NULL, (int)(2 * T0), part_valid(), st));
     CZ_CUDA_TRY(err, sort_tmp.alloc_async(sort_bytes > sel_bytes ? sort_bytes : sel_bytes, st));
-    CZ_CUDA_TRY(err, buckets.alloc_async(W * M, st));
-    /* batch-affine accumulation for n >= CZ_GPU_MSM_AFFINE (0: never) */
+    /* batch-affine accumulation for n >= CZ_GPU_MSM_AFFINE (0: never); it
+     * writes buckets whole, so not for a carried sum */
     const bool affine_acc =
-        knobs->msm_affine && n >= knobs->msm_affine && ((uintptr_t)points & 15) == 0;
+        !carry && knobs->msm_affine && n >= knobs->msm_affine && ((uintptr_t)points & 15) == 0;
     if (!affine_acc) CZ_CUDA_TRY(err, parts.alloc_async(4 * T0, st));
     CZ_CUDA_TRY(err, d_count.alloc_async(1, st));
-    CZ_CUDA_TRY(err, d_out.alloc_async(1, st));
 
-    /* CZ_GPU_MSM_PROFILE=1 prints the time of each step (stderr) */
-    event_set<6> ev;
-    const bool profile = knobs->msm_profile && profile_events(ev);
-    if (profile) cudaEventRecord(ev[0], st);
+    if (ev) cudaEventRecord((*ev)[0], st);
     /* 1. digits */
-    k_msm_digits<<<cz_gpu_blocks(n, 256), 256, 0, st>>>(scalars, n, c, W, kv, kv + total);
+    k_msm_digits<<<cz_gpu_blocks(n, 256), 256, 0, st>>>(scalars, n, sh.c, W, kv, kv + total);
     CZ_CUDA_TRY(err, cudaGetLastError());
-    if (profile) cudaEventRecord(ev[1], st);
+    if (ev) cudaEventRecord((*ev)[1], st);
     /* 2. sort */
     uint32_t *skeys, *svals;
     {
         cub::DoubleBuffer<uint32_t> dk(kv, kv + 2 * total), dv(kv + total, kv + 3 * total);
         CZ_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(sort_tmp.get(), sort_bytes, dk, dv,
-                                                         (int)total, 0, (int)key_bits, st));
+                                                         (int)total, 0, (int)sh.key_bits, st));
         skeys = dk.Current();
         svals = dv.Current();
     }
-    if (profile) cudaEventRecord(ev[2], st);
+    if (ev) cudaEventRecord((*ev)[2], st);
     /* 3. accumulate */
-    CZ_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, W * M * sizeof(xyzz<F>), st));
+    if (!carry) CZ_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, W * sh.M * sizeof(xyzz<F>), st));
     if (affine_acc) {
         /* the sort's other buffers are free now */
         uint32_t *spare = skeys == kv ? kv + 2 * total : kv;
         const cz_status status =
-            msm_affine_acc<F>(skeys, svals, (uint32_t)total, sentinel, points, buckets, spare,
+            msm_affine_acc<F>(skeys, svals, (uint32_t)total, sh.sentinel, points, buckets, spare,
                               2 * total * sizeof(uint32_t), st, err);
         if (status != CZ_OK) return status;
     } else {
@@ -921,12 +934,12 @@ static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t
             if (t0 && cz_step_boundary())
                 return cz_error_set(err, CZ_E_CANCELLED, "gpu msm: cancelled in the accumulation");
             msm_acc0_launch<F>(t0, T0 - t0 < piece ? T0 - t0 : piece, st, skeys, svals,
-                               (uint32_t)total, S0, sentinel, points, buckets, parts);
+                               (uint32_t)total, S0, sh.sentinel, points, buckets, parts, carry);
             CZ_CUDA_TRY(err, cudaGetLastError());
         }
     }
     CZ_CUDA_TRY(err, cudaGetLastError());
-    if (profile) cudaEventRecord(ev[3], st);
+    if (ev) cudaEventRecord((*ev)[3], st);
     if (!affine_acc) {
         msm_part<F> *raw = parts, *packed = parts + 2 * T0;
         size_t nraw = 2 * T0;
@@ -945,81 +958,129 @@ static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t
             nraw = 2 * T;
         }
     }
-    if (profile) cudaEventRecord(ev[4], st);
-    /* 4. bucket reduction */
-    {
-        const unsigned L = 1u << MSM_SEG_LOG;
-        std::vector<size_t> sizes; /* M_k per window */
-        size_t m = M;
-        while (m > L) {
-            m = (m + L - 1) / L;
-            sizes.push_back(m);
-        }
-        const unsigned d = (unsigned)sizes.size();
-        /* scratch: per level LW_k and PS_k (W * M_k each), plain-reduction
-         * ping-pong, F_d, G, G(LW_k) */
-        size_t need = 0;
-        for (size_t s : sizes) need += 2 * W * s;
-        size_t pp = sizes.empty() ? 1 : sizes[0];
-        need += 2 * W * pp + 2 * W + (size_t)d * W;
-        CZ_CUDA_TRY(err, red.alloc_async(need, st));
-        xyzz<F> *p = red;
-        std::vector<xyzz<F> *> lw(d), ps(d);
-        for (unsigned k = 0; k < d; k++) {
-            lw[k] = p;
-            ps[k] = p + W * sizes[k];
-            p += 2 * W * sizes[k];
-        }
-        xyzz<F> *pa = p, *pb = p + W * pp;
-        p += 2 * W * pp;
-        xyzz<F> *fd = p, *g = p + W, *glw = p + 2 * W;
-        const xyzz<F> *cur = buckets;
-        size_t curm = M;
-        for (unsigned k = 0; k < d; k++) {
-            size_t th = (size_t)W * sizes[k];
-            k_msm_runsum<F><<<cz_gpu_blocks(th, 128), 128, 0, st>>>(cur, curm, L, W, lw[k], ps[k]);
-            CZ_CUDA_TRY(err, cudaGetLastError());
-            cur = ps[k];
-            curm = sizes[k];
-        }
-        /* top: F(X_d) and G(X_d) = G(X_0) */
-        k_msm_runsum<F><<<1, 64, 0, st>>>(cur, curm, (unsigned)curm, W, fd, g);
-        CZ_CUDA_TRY(err, cudaGetLastError());
-        /* G(LW_k): plain sums, 16 at a time */
-        for (unsigned k = 0; k < d; k++) {
-            const xyzz<F> *src = lw[k];
-            size_t sm = sizes[k];
-            xyzz<F> *bufs[2] = {pa, pb};
-            int which = 0;
-            while (sm > 1) {
-                size_t om = (sm + L - 1) / L;
-                xyzz<F> *dst = om == 1 ? glw + (size_t)k * W : bufs[which];
-                k_msm_runsum<F>
-                    <<<cz_gpu_blocks((size_t)W * om, 128), 128, 0, st>>>(src, sm, L, W, NULL, dst);
-                CZ_CUDA_TRY(err, cudaGetLastError());
-                src = dst;
-                sm = om;
-                which ^= 1;
-            }
-            if (src != glw + (size_t)k * W)
-                CZ_CUDA_TRY(err, cudaMemcpyAsync(glw + (size_t)k * W, src, W * sizeof(xyzz<F>),
-                                                 cudaMemcpyDeviceToDevice, st));
-        }
-        k_msm_combine<F><<<1, 64, 0, st>>>(fd, g, glw, d, W, c, d_out);
-        CZ_CUDA_TRY(err, cudaGetLastError());
+    if (ev) cudaEventRecord((*ev)[4], st);
+    return CZ_OK;
+}
+
+/* Steps 4-5: out (host) = the sum the W M buckets stand for. */
+template <class F>
+static cz_status msm_reduce(jacobian<F> *out, const xyzz<F> *buckets, const msm_shape &sh,
+                            cz_error *err) {
+    cudaStream_t st = 0;
+    const unsigned W = sh.W;
+    dev_buf<xyzz<F>> red;
+    dev_buf<jacobian<F>> d_out;
+    CZ_CUDA_TRY(err, d_out.alloc_async(1, st));
+    const unsigned L = 1u << MSM_SEG_LOG;
+    std::vector<size_t> sizes; /* M_k per window */
+    size_t m = sh.M;
+    while (m > L) {
+        m = (m + L - 1) / L;
+        sizes.push_back(m);
     }
+    const unsigned d = (unsigned)sizes.size();
+    /* scratch: per level LW_k and PS_k (W * M_k each), plain-reduction
+     * ping-pong, F_d, G, G(LW_k) */
+    size_t need = 0;
+    for (size_t s : sizes) need += 2 * W * s;
+    size_t pp = sizes.empty() ? 1 : sizes[0];
+    need += 2 * W * pp + 2 * W + (size_t)d * W;
+    CZ_CUDA_TRY(err, red.alloc_async(need, st));
+    xyzz<F> *p = red;
+    std::vector<xyzz<F> *> lw(d), ps(d);
+    for (unsigned k = 0; k < d; k++) {
+        lw[k] = p;
+        ps[k] = p + W * sizes[k];
+        p += 2 * W * sizes[k];
+    }
+    xyzz<F> *pa = p, *pb = p + W * pp;
+    p += 2 * W * pp;
+    xyzz<F> *fd = p, *g = p + W, *glw = p + 2 * W;
+    const xyzz<F> *cur = buckets;
+    size_t curm = sh.M;
+    for (unsigned k = 0; k < d; k++) {
+        size_t th = (size_t)W * sizes[k];
+        k_msm_runsum<F><<<cz_gpu_blocks(th, 128), 128, 0, st>>>(cur, curm, L, W, lw[k], ps[k]);
+        CZ_CUDA_TRY(err, cudaGetLastError());
+        cur = ps[k];
+        curm = sizes[k];
+    }
+    /* top: F(X_d) and G(X_d) = G(X_0) */
+    k_msm_runsum<F><<<1, 64, 0, st>>>(cur, curm, (unsigned)curm, W, fd, g);
+    CZ_CUDA_TRY(err, cudaGetLastError());
+    /* G(LW_k): plain sums, 16 at a time */
+    for (unsigned k = 0; k < d; k++) {
+        const xyzz<F> *src = lw[k];
+        size_t sm = sizes[k];
+        xyzz<F> *bufs[2] = {pa, pb};
+        int which = 0;
+        while (sm > 1) {
+            size_t om = (sm + L - 1) / L;
+            xyzz<F> *dst = om == 1 ? glw + (size_t)k * W : bufs[which];
+            k_msm_runsum<F>
+                <<<cz_gpu_blocks((size_t)W * om, 128), 128, 0, st>>>(src, sm, L, W, NULL, dst);
+            CZ_CUDA_TRY(err, cudaGetLastError());
+            src = dst;
+            sm = om;
+            which ^= 1;
+        }
+        if (src != glw + (size_t)k * W)
+            CZ_CUDA_TRY(err, cudaMemcpyAsync(glw + (size_t)k * W, src, W * sizeof(xyzz<F>),
+                                             cudaMemcpyDeviceToDevice, st));
+    }
+    k_msm_combine<F><<<1, 64, 0, st>>>(fd, g, glw, d, W, sh.c, d_out);
+    CZ_CUDA_TRY(err, cudaGetLastError());
     CZ_CUDA_TRY(err, cudaMemcpyAsync(out, d_out, sizeof *out, cudaMemcpyDeviceToHost, st));
     CZ_CUDA_TRY(err, cudaStreamSynchronize(st));
-    if (profile) {
-        cudaEventRecord(ev[5], st);
+    return CZ_OK;
+}
+
+/* The whole MSM's steps (msm_run); its device buffers are freed
+ * (stream-ordered) when it returns. */
+template <class F>
+static cz_status msm_steps(jacobian<F> *out, const affine<F> *points, const fr_t *scalars, size_t n,
+                           cz_error *err) {
+    if (n == 0) /* the callers answer n = 0 with the point at infinity */
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: no points");
+    const msm_shape sh(msm_window(n, sizeof(F) != sizeof(fp_t)));
+    dev_buf<xyzz<F>> buckets;
+    CZ_CUDA_TRY(err, buckets.alloc_async(sh.W * sh.M, 0));
+    /* CZ_GPU_MSM_PROFILE=1 prints the time of each step (stderr) */
+    event_set<6> ev;
+    const bool profile = cz_gpu_settings_get()->msm_profile && profile_events(ev);
+    cz_status status =
+        msm_accumulate<F>(buckets, false, sh, points, scalars, n, profile ? &ev : NULL, err);
+    if (status == CZ_OK) status = msm_reduce<F>(out, buckets, sh, err);
+    if (status == CZ_OK && profile) {
+        cudaEventRecord(ev[5], 0);
         cudaEventSynchronize(ev[5]);
         float t[5];
         for (int i = 0; i < 5; i++) cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
         cz_log(CZ_LOG_INFO,
                "msm n=%zu c=%u: digits %.2f  sort %.2f  acc %.2f  partials %.2f  reduce %.2f ms", n,
-               c, t[0], t[1], t[2], t[3], t[4]);
+               sh.c, t[0], t[1], t[2], t[3], t[4]);
     }
-    return CZ_OK;
+    return status;
+}
+
+/* A carried sum (gpu.h cz_gpu_msm_sum): the buckets in the caller's device
+ * memory, zeroed at the start, each piece's digits summed into them, one
+ * reduction at the end. */
+template <class F>
+static cz_status msm_sum_add(const cz_gpu_msm_sum *s, const affine<F> *points, const fr_t *scalars,
+                             size_t n, cz_error *err) {
+    if (n == 0) return CZ_OK;
+    const cz_status status = msm_accumulate<F>((xyzz<F> *)s->buckets, true, msm_shape(s->c), points,
+                                               scalars, n, NULL, err);
+    (void)cudaStreamSynchronize(0);
+    return status;
+}
+
+template <class F>
+static cz_status msm_sum_end(jacobian<F> *out, const cz_gpu_msm_sum *s, cz_error *err) {
+    const cz_status status = msm_reduce<F>(out, (const xyzz<F> *)s->buckets, msm_shape(s->c), err);
+    (void)cudaStreamSynchronize(0);
+    return status;
 }
 
 /* The whole MSM; out is a host pointer. Returns once its buffers' frees

@@ -55,6 +55,23 @@ size_t cz_gpu_plan_msm_scratch(size_t n, int g2) {
     return b + b / 32 + ((size_t)64 << 20);
 }
 
+size_t cz_gpu_plan_msm_sum_bytes(unsigned c) {
+    return (size_t)((255 + c - 1) / c) * ((size_t)1 << (c - 1)) * 192;
+}
+
+unsigned cz_gpu_plan_msm_sum_window(size_t n, size_t piece, size_t room) {
+    const unsigned lo = cz_gpu_msm_window_bits(piece, 0), hi = cz_gpu_msm_window_bits(n, 0);
+    const size_t scratch = cz_gpu_plan_msm_scratch(piece, 1);
+    unsigned best = 0;
+    for (unsigned c = hi; c >= lo && c >= 4; c--) {
+        const size_t b = cz_gpu_plan_msm_sum_bytes(c);
+        /* the reduction's levels: below a quarter of the buckets */
+        if (b > room || b / 4 + ((size_t)64 << 20) > scratch) continue;
+        if (!best || (255 + c - 1) / c <= (255 + best - 1) / best) best = c;
+    }
+    return best;
+}
+
 static size_t max2(size_t a, size_t b) {
     return a > b ? a : b;
 }

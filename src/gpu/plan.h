@@ -110,6 +110,16 @@ unsigned cz_gpu_msm_window_bits(size_t n, int g2);
  * plan's, whose long tails are masked in pieces of that many, 0 for the
  * others). For the prover's allocations and the tests. */
 size_t cz_gpu_plan_msm_scratch(size_t n, int g2);
+
+/* A carried G1 sum (gpu.h cz_gpu_msm_sum): its buckets' bytes for window
+ * c, and the window for n points in pieces of at most piece points with
+ * room bytes of device memory for the buckets: the fewest windows whose
+ * buckets fit, the narrowest of those; at least the piece's own window (a
+ * piece's scratch is then at most the one a plan counts for an MSM of the
+ * piece) and its reduction's scratch within that counted scratch. 0: none
+ * fits. */
+size_t cz_gpu_plan_msm_sum_bytes(unsigned c);
+unsigned cz_gpu_plan_msm_sum_window(size_t n, size_t piece, size_t room);
 size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int chunked, size_t lean_chunk);
 
 /* A chunked plan's unit leaves its L, A or B sum for a pass (gpu.h,

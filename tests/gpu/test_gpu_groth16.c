@@ -461,6 +461,13 @@ int main(void) {
      * chunk by chunk */
     check_plan(100, "64", NULL, SIZE_MAX, 1);
     check_plan(big, "1024", NULL, SIZE_MAX, 1);
+    /* the H MSM as one carried sum over its chunks (CZ_GPU_MSM_CARRY):
+     * streamed, kept in pieces, lean */
+    gpu_knob("CZ_GPU_MSM_CARRY", "1");
+    check_plan(big, "256", NULL, SIZE_MAX, 0);
+    check_plan(big, "128", "h,l,a,b_g1,b_g2", SIZE_MAX, 0);
+    check_plan(big, "1024", NULL, SIZE_MAX, 1);
+    gpu_knob("CZ_GPU_MSM_CARRY", NULL);
     /* the host points page-locked: streamed, partial (their kept vectors
      * uploaded from locked memory too) and lean (the tail knobs at their
      * defaults: no tail masked) */

@@ -182,6 +182,54 @@ static void check_classify(size_t n) {
     free(s), free(ones), free(tail);
 }
 
+/* A carried G1 sum (gpu.h cz_gpu_msm_sum) of the n points in pieces of
+ * piece points, window c, against the CPU's MSM of all of them. */
+static void check_carried(const cz_g1_affine *pts, size_t n, size_t piece, unsigned c,
+                          scalar_kind kind) {
+    cz_error err = {0};
+    cz_fr *s = malloc((n ? n : 1) * sizeof *s);
+    make_scalars(s, n, kind);
+    cz_g1_affine *dp = NULL;
+    cz_fr *ds = NULL;
+    void *buckets = NULL;
+    CHECK(cz_gpu_alloc((void **)&dp, n * sizeof *dp + 1, &err) == CZ_OK);
+    CHECK(cz_gpu_alloc((void **)&ds, n * sizeof *ds + 1, &err) == CZ_OK);
+    CHECK(cz_gpu_alloc(&buckets, cz_gpu_plan_msm_sum_bytes(c), &err) == CZ_OK);
+    CHECK(cz_gpu_upload(dp, pts, n * sizeof *dp, &err) == CZ_OK);
+    CHECK(cz_gpu_upload(ds, s, n * sizeof *ds, &err) == CZ_OK);
+    cz_g1 cpu, gpu;
+    CHECK(cz_g1_msm(&cpu, pts, s, n) == CZ_OK);
+    cz_gpu_msm_sum sum;
+    cz_status st = cz_gpu_g1_msm_sum_begin(&sum, buckets, c, &err);
+    for (size_t k0 = 0; k0 < n && st == CZ_OK; k0 += piece)
+        st = cz_gpu_g1_msm_sum_add(&sum, dp + k0, ds + k0, n - k0 < piece ? n - k0 : piece, &err);
+    if (st == CZ_OK) st = cz_gpu_g1_msm_sum_end(&gpu, &sum, &err);
+    if (st != CZ_OK) fprintf(stderr, "%s\n", err.message);
+    CHECK(st == CZ_OK);
+    const int ok = cz_g1_equal(&cpu, &gpu);
+    if (!ok)
+        fprintf(stderr, "carried g1 sum n=%zu piece=%zu c=%u scalars=%s: mismatch\n", n, piece, c,
+                kind_name[kind]);
+    CHECK(ok);
+    cz_gpu_free(dp);
+    cz_gpu_free(ds);
+    cz_gpu_free(buckets);
+    free(s);
+}
+
+/* Carried sums: pieces cut through the buckets' runs, windows from 4 to
+ * wider than one piece's own, a sum of one piece and of none. */
+static void carried_suite(const cz_g1_affine *p1, size_t big) {
+    const struct {
+        size_t n, piece;
+        unsigned c;
+    } cases[] = {{big, 4096, 4},  {big, 4096, 7}, {big, 4096, 11}, {big, 1000, 13},
+                 {1000, 4096, 9}, {31, 7, 4},     {0, 64, 5},      {big, big, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int k = 0; k < S_COUNT; k++)
+            check_carried(p1, cases[i].n, cases[i].piece, cases[i].c, (scalar_kind)k);
+}
+
 /* The MSM checks over the point sets p1 (big G1 points) and p2 (big2 G2
  * points), under the current knobs. */
 static void msm_suite(const cz_g1_affine *p1, size_t big, const cz_g2_affine *p2, size_t big2) {
@@ -247,6 +295,7 @@ int main(void) {
     /* a few infinity points, and a repeated point (doubling inside a bucket) */
     for (size_t i = 0; i < big; i += 997) memset(&p1[i], 0, sizeof p1[i]);
     for (size_t i = 5; i < big; i += 1009) p1[i] = p1[3];
+    carried_suite(p1, big);
     check_batch_g1(p1, 0, 50);
     check_batch_g1(p1, 1, 100);
     check_batch_g1(p1, 1000, 50);

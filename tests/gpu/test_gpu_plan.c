@@ -73,6 +73,22 @@ static void test_window(void) {
     CHECK(cz_gpu_msm_window_bits((size_t)1 << 26, 1) == 21);
     CHECK(cz_gpu_msm_window_bits((size_t)1 << 27, 1) == 22);
     CHECK(cz_gpu_msm_window_bits((size_t)1 << 30, 1) == 22);
+    /* a carried G1 sum (the streamed H MSM): the fewest windows whose
+     * buckets (W 2^(c-1) XYZZ points of 192 bytes) fit the room, the
+     * narrowest of those, at least the chunk's own window; 0 when none
+     * fits. 2^27 points in chunks of 2^22: where b and c were (8 GiB) the
+     * MSM's own window, 22 (12 windows, 4.8 GB); where c was (a lean
+     * plan's 4 GiB) 20 (13 windows: 1.3 GB, not 21's 2.6) */
+    const size_t n27 = (size_t)1 << 27, c22 = (size_t)1 << 22, c20 = (size_t)1 << 20;
+    CHECK(cz_gpu_plan_msm_sum_bytes(22) == 12 * ((size_t)1 << 21) * 192);
+    CHECK(cz_gpu_plan_msm_sum_window(n27, c22, (size_t)8 << 30) == 22);
+    CHECK(cz_gpu_plan_msm_sum_window(n27, c22, (size_t)4 << 30) == 20);
+    CHECK(cz_gpu_plan_msm_sum_window(n27, c20, (size_t)4 << 30) == 20);
+    CHECK(cz_gpu_plan_msm_sum_window(n27, c22, cz_gpu_plan_msm_sum_bytes(17) - 1) == 0);
+    CHECK(cz_gpu_plan_msm_sum_window(n27, c22, cz_gpu_plan_msm_sum_bytes(17)) == 17);
+    /* small sums: the whole MSM's window when it fits */
+    CHECK(cz_gpu_plan_msm_sum_window(65539, 4096, (size_t)1 << 30) == 11);
+    CHECK(cz_gpu_plan_msm_sum_window(65539, 65539, (size_t)1 << 30) == 11);
 }
 
 /* The plan for every device size from 1 to 160 GiB: valid, within the
