@@ -122,7 +122,12 @@ cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth1
     if (!wait && pthread_mutex_trylock(&b->run_lock) != 0)
         return cz_error_set(err, CZ_E_BUSY, "%s: in use", b->info.name);
     if (wait) pthread_mutex_lock(&b->run_lock);
+    /* a unit proven at a step boundary of the key's upload (the engine's
+     * hook, workers.c cz_eng_hold) runs nested, under this thread's lock */
+    cz_backend *was_running_on = running_on;
+    running_on = b;
     cz_status st = b->ops->hold(b, circuit_id, params, file, circuit, priority, err);
+    running_on = was_running_on;
     pthread_mutex_unlock(&b->run_lock);
     return st;
 }
@@ -962,11 +967,18 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
     return st;
 }
 
+/* A unit proven at a step boundary of the upload (cz_backend_hold) counts
+ * as nested (depth 2): it cannot evict or re-plan what is being loaded. */
 static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth16_params *params,
                            const cz_groth16_params_file *file, const cz_circuit *circuit,
                            int priority, cz_error *err) {
+    cuda_ctx *c = b->impl;
     resident_key *r = NULL;
-    return cuda_ensure(b, &r, circuit_id ? circuit_id : "", params, file, circuit, priority, err);
+    c->depth++;
+    const cz_status st =
+        cuda_ensure(b, &r, circuit_id ? circuit_id : "", params, file, circuit, priority, err);
+    c->depth--;
+    return st;
 }
 
 /* The unit on r, its key resident (or planned) already. */

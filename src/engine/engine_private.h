@@ -323,7 +323,13 @@ typedef struct {
 } cz_eng_prove_worker_arg;
 
 void *cz_eng_synthesis_worker(void *arg); /* arg: the engine */
-void *cz_eng_prove_worker(void *arg);     /* arg: a malloc'd cz_eng_prove_worker_arg, freed */
+/* cz_backend_hold of slot slot_index's context for job j (NULL: a preload)
+ * with the preemption hook of a unit of j around it (workers.c). */
+cz_status cz_eng_hold(cz_engine *e, uint32_t slot_index, const cz_eng_job *j,
+                      const char *circuit_id, const cz_groth16_params *params,
+                      const cz_groth16_params_file *file, const cz_circuit *circuit, int priority,
+                      int wait, cz_error *err);
+void *cz_eng_prove_worker(void *arg); /* arg: a malloc'd cz_eng_prove_worker_arg, freed */
 void *cz_eng_finish_worker(void *arg);
 void *cz_eng_janitor(void *arg);
 

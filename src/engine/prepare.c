@@ -59,8 +59,8 @@ static void hold_for_job(cz_engine *e, cz_eng_job *j) {
     cz_eng_timeline(e, "GPU_HOLD_START", j, "%s backend=%s", j->plan.circuit_id, b->info.name);
     cz_error herr = {0};
     uint64_t t0 = cz_now_ns();
-    cz_status st = cz_backend_hold(b, j->plan.circuit_id, j->srs.params, j->srs.params_file,
-                                   j->srs.circuit, j->priority, !critical, &herr);
+    cz_status st = cz_eng_hold(e, (uint32_t)idle, j, j->plan.circuit_id, j->srs.params,
+                               j->srs.params_file, j->srs.circuit, j->priority, !critical, &herr);
     cz_eng_span(e, "key and circuit to the device", j, -1, t0, cz_now_ns());
     cz_eng_timeline(e, "GPU_HOLD_END", j, "%s",
                     st == CZ_OK       ? "ok"
@@ -212,7 +212,9 @@ void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j) {
  * the whole entry decode on the host (CZ_E_UNSUPPORTED); the contexts that
  * loaded keep their copy (their key identity matches the host points'). */
 typedef struct {
-    cz_backend *backend;
+    cz_engine *e;
+    uint32_t slot;
+    const cz_eng_job *job; /* the loader's job (NULL: a preload) */
     const char *id;
     const cz_groth16_params_file *file;
     const cz_circuit *circuit;
@@ -221,14 +223,16 @@ typedef struct {
     cz_error err;
 } resident_job;
 
-/* The priority of the job the calling thread loads an SRS for (the
- * loader's; 0 on other threads: a preload), which the device loader passes
- * to the contexts: the SRS manager's callback does not carry it. */
+/* The job the calling thread loads an SRS for (the loader's; NULL on other
+ * threads: a preload) and its priority, which the device loader passes to
+ * the contexts: the SRS manager's callback does not carry them. */
+static _Thread_local const cz_eng_job *loading_job;
 static _Thread_local int loading_priority;
 
 static void *resident_run(void *arg) {
     resident_job *r = arg;
-    r->st = cz_backend_hold(r->backend, r->id, NULL, r->file, r->circuit, r->priority, 1, &r->err);
+    r->st = cz_eng_hold(r->e, r->slot, r->job, r->id, NULL, r->file, r->circuit, r->priority, 1,
+                        &r->err);
     return NULL;
 }
 
@@ -240,7 +244,7 @@ cz_status cz_eng_device_load(void *ctx, const char *id, const cz_groth16_params_
     int started[CZ_ENGINE_MAX_BACKENDS] = {0};
     for (uint32_t i = 0; i < e->n_backends; i++) {
         jobs[i] =
-            (resident_job){e->slots[i].backend, id, file, circuit, loading_priority, CZ_OK, {0}};
+            (resident_job){e, i, loading_job, id, file, circuit, loading_priority, CZ_OK, {0}};
         if (e->n_backends > 1)
             started[i] = pthread_create(&threads[i], NULL, resident_run, &jobs[i]) == 0;
         if (!started[i]) resident_run(&jobs[i]);
@@ -298,10 +302,12 @@ void *cz_eng_srs_loader(void *arg) {
             /* the load's budget wait and its key's hold at the job's priority */
             cz_budget_set_thread_priority(j->priority);
             loading_priority = j->priority;
+            loading_job = j;
             cz_status st = cancelled
                                ? cz_error_set(&perr, CZ_E_CANCELLED, "cancelled")
                                : cz_srs_acquire(&e->srs, j->plan.circuit_id, j->plan.wants_circuit,
                                                 &j->srs, &j->srs_load_ms, &j->cancel, &perr);
+            loading_job = NULL;
             cz_eng_span(e, "SRS load", j, -1, t_load, cz_now_ns());
             if (st == CZ_OK) {
                 pthread_mutex_lock(&e->lock);

@@ -286,11 +286,18 @@ static void preempt_hook(void *ctx) {
         pthread_cond_broadcast(&e->prove_room);
         pthread_cond_broadcast(&e->work);
         e->preemptions++;
-        cz_eng_defer_log_locked(e, CZ_LOG_INFO,
-                                "engine: partition %u of %.64s (priority %d) runs inside "
-                                "partition %d of %.64s on %s, at a step boundary",
-                                it.unit, it.j->id, it.j->priority, pc->running->unit,
-                                pc->running->j->id, pc->slot->backend->info.name);
+        if (pc->running->unit >= 0)
+            cz_eng_defer_log_locked(e, CZ_LOG_INFO,
+                                    "engine: partition %u of %.64s (priority %d) runs inside "
+                                    "partition %d of %.64s on %s, at a step boundary",
+                                    it.unit, it.j->id, it.j->priority, pc->running->unit,
+                                    pc->running->j->id, pc->slot->backend->info.name);
+        else
+            cz_eng_defer_log_locked(e, CZ_LOG_INFO,
+                                    "engine: partition %u of %.64s (priority %d) runs while the "
+                                    "key of %.64s goes onto %s, at a step boundary of its upload",
+                                    it.unit, it.j->id, it.j->priority, pc->running->j->id,
+                                    pc->slot->backend->info.name);
         prove_taken_locked(e, pc->slot, pc->w, it, pc->running);
     }
     cz_eng_unlock(e);
@@ -322,7 +329,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     cz_status st = CZ_OK;
     void *pending = NULL;
     if (!drop) {
-        cz_eng_timeline(e, "GPU_START", j, "%u worker=%u backend=%s%s", it.unit, w,
+        cz_eng_timeline(e, "GPU_START", j, "%u worker=%d backend=%s%s", it.unit, (int)w,
                         slot->backend->info.name, outer ? " preempting" : "");
         uint64_t t0 = cz_now_ns();
         cz_prove_context pc = {slot->backend, j->id, j->kind, j->plan.circuit_id, j->priority};
@@ -388,6 +395,56 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     cz_eng_unit_end(e, j, it.reserved, drop ? CZ_OK : st, &uerr);
     pthread_mutex_lock(&e->lock);
     return 0;
+}
+
+/* A key's hold (engine/prepare.c) keeps its context's run lock for the
+ * whole upload (a 32 GiB key from its file: ~6 s on an H100) and meets a
+ * step boundary between its pieces (gpu/srs.c). Around it the holding
+ * thread sets the preemption hook of a unit of the job the key is for
+ * (unit -1), with that job recorded as hooked on the context: a unit that
+ * would run inside one of the job's units (CRITICAL, or HIGH over NORMAL,
+ * its key resident there) runs at those boundaries, on this thread, beside
+ * the key's upload, and the context's free workers leave it to the hook
+ * instead of waiting for the run lock. A hold for no job (a preload) or for
+ * a CRITICAL one runs without the hook. */
+cz_status cz_eng_hold(cz_engine *e, uint32_t slot_index, const cz_eng_job *j,
+                      const char *circuit_id, const cz_groth16_params *params,
+                      const cz_groth16_params_file *file, const cz_circuit *circuit, int priority,
+                      int wait, cz_error *err) {
+    cz_eng_slot *slot = &e->slots[slot_index];
+    const int hook = j && j->priority < CZ_PRIORITY_CRITICAL;
+    int hooked = 0;
+    step_ctx sc = {e, j, -1};
+    preempt_ctx pc = {e, slot, UINT32_MAX, &sc};
+    if (hook) {
+        pthread_mutex_lock(&e->lock);
+        if (slot->n_hooked < CZ_ENG_HOOKED_MAX) {
+            slot->hooked[slot->n_hooked++] = j;
+            hooked = 1;
+        }
+        cz_eng_unlock(e);
+        cz_boundary_set_hook(preempt_hook, &pc);
+    }
+    const cz_status st =
+        cz_backend_hold(slot->backend, circuit_id, params, file, circuit, priority, wait, err);
+    if (hook) {
+        cz_boundary_set_hook(NULL, NULL);
+        /* a unit run at a boundary left the job's flag and step hook on
+         * this thread (prove_taken_locked restores the interrupted unit's) */
+        cz_cancel_set_flag(NULL);
+        cz_gpu_set_step_hook(NULL, NULL);
+    }
+    if (hooked) {
+        pthread_mutex_lock(&e->lock);
+        for (uint32_t k = 0; k < slot->n_hooked; k++)
+            if (slot->hooked[k] == j) {
+                slot->hooked[k] = slot->hooked[--slot->n_hooked];
+                pthread_cond_broadcast(&e->prove_work);
+                break;
+            }
+        cz_eng_unlock(e);
+    }
+    return st;
 }
 
 void *cz_eng_prove_worker(void *arg) {

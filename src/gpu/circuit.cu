@@ -41,6 +41,7 @@
 extern "C" {
 #include "r1cs/circuit.h"
 #include "gpu/settings.h"
+#include "util/cancel.h"
 #include "util/parallel.h"
 #include "util/size.h"
 }
@@ -664,6 +665,9 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
             st = stage_upload(up, m->pieces, pl[i].pieces, (size_t)m->n_pieces * sizeof(uint2),
                               &ticket, err);
         if (st != CZ_OK) cz_error_prefix(err, "gpu circuit: upload of %s", matrix_name[i]);
+        /* a unit of a higher priority may run here, beside the copies in
+         * flight (the engine's hook around a key's hold; srs.c put) */
+        if (st == CZ_OK) (void)cz_step_boundary();
     }
     if (st == CZ_OK) st = common_upload(up, gc, c, &ticket, err);
     if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);

@@ -17,6 +17,7 @@
 #include "gpu/settings.h"
 #include "gpu/srs.h"
 #include "groth16/digest.h"
+#include "util/cancel.h"
 #include "util/xxh64.h"
 #include "util/log.h"
 #include "util/parallel.h"
@@ -137,12 +138,24 @@ static cz_status plan_srs(cz_gpu_plan *pl, const char **capped, const cz_groth16
     return cz_gpu_plan_make(pl, p, budget, &force, err);
 }
 
+/* A kept vector up from the host points, in pieces with a step boundary
+ * between them (util/cancel.h): a unit of a higher priority may run there,
+ * beside the upload (the engine's hook around a key's hold); a cancel does
+ * not stop a key, which other jobs share. The file loader below meets one
+ * per chunk. */
+#define PUT_PIECE ((size_t)1 << 30)
+
 static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, const char *name,
                      cz_error *err) {
     uint64_t ticket = 0;
     cz_status st = cz_gpu_alloc(dev, bytes, err);
-    if (st == CZ_OK) st = cz_gpu_stage_bytes(s->up, *dev, host, bytes, &ticket, err);
-    if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+    for (size_t off = 0; off < bytes && st == CZ_OK; off += PUT_PIECE) {
+        const size_t len = bytes - off < PUT_PIECE ? bytes - off : PUT_PIECE;
+        st = cz_gpu_stage_bytes(s->up, (uint8_t *)*dev + off, (const uint8_t *)host + off, len,
+                                &ticket, err);
+        if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+        if (st == CZ_OK && off + len < bytes) (void)cz_step_boundary();
+    }
     if (st != CZ_OK) cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", name, CZ_GPU_MIB(bytes));
     return st;
 }
@@ -444,6 +457,7 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
                                          (size_t)(a - pos), (size_t)(b - a), err);
         }
         if (st == CZ_OK) st = cz_gpu_keyload_commit(kl, err);
+        if (st == CZ_OK && pos + n < f->len) (void)cz_step_boundary();
         /* the copy is in pinned memory: this process needs the pages no more */
         advise(f->data, f->len, pos, n, MADV_DONTNEED);
         for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++)

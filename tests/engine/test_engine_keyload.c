@@ -31,6 +31,7 @@
 #include "harness/harness.h"
 #include "r1cs/backends.h"
 #include "r1cs/circuit.h"
+#include "util/cancel.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -51,6 +52,12 @@ typedef struct {
     int file_loads, host_uploads, units, units_without_host_points, releases;
     int file_mismatch; /* a load from the file differed from the reference */
     int vk_mismatch;   /* a unit's vk differed from the reference */
+    /* a slow upload: holding slow_id takes slow_steps steps of 10 ms, with a
+     * step boundary after each (as gpu/srs.c's pieces), the key held before
+     * staying resident meanwhile; units proven during it are counted */
+    char slow_id[32];
+    unsigned slow_steps;
+    int in_slow_hold, units_in_slow_hold;
 } fake_dev;
 
 static int vec_equal(const void *a, const void *b, size_t n, size_t size) {
@@ -114,6 +121,19 @@ static cz_status fake_hold(cz_backend *b, const char *id, const cz_groth16_param
     if (d->mode == FAILS)
         return cz_error_set(err, CZ_E_PARSE, "%s: params: l[3]: damaged", b->info.name);
     if (!strcmp(d->holds, id)) return CZ_OK;
+    if (!strcmp(d->slow_id, id)) {
+        pthread_mutex_lock(&lock);
+        d->in_slow_hold = 1;
+        pthread_mutex_unlock(&lock);
+        for (unsigned i = 0; i < d->slow_steps; i++) {
+            struct timespec ts = {0, 10 * 1000000};
+            nanosleep(&ts, NULL);
+            (void)cz_step_boundary();
+        }
+        pthread_mutex_lock(&lock);
+        d->in_slow_hold = 0;
+        pthread_mutex_unlock(&lock);
+    }
     cz_status st = load_from_file(d, file, err);
     if (st == CZ_OK) snprintf(d->holds, sizeof d->holds, "%s", id);
     if (st == CZ_OK) cz_backend_note_resident(b, id, 1, 0);
@@ -126,6 +146,7 @@ static cz_status fake_start(cz_backend *b, cz_groth16_msm_results *out, const cz
     const cz_groth16_params *p = u->params;
     pthread_mutex_lock(&lock);
     d->units++;
+    if (d->in_slow_hold) d->units_in_slow_hold++;
     if (!p->h) d->units_without_host_points++;
     if (p->vk.n_ic != reference.vk.n_ic ||
         memcmp(&p->vk.delta_g1, &reference.vk.delta_g1, sizeof p->vk.delta_g1) ||
@@ -297,11 +318,17 @@ static uint64_t write_params(const char *dir) {
     cz_fc_sector_info sector;
     char pp[4096], vp[4096];
     CHECK(cz_fc_sector_lookup(&sector, 2048, &err) == CZ_OK);
+    /* the same key under porep-2k's names and porep-8m's: two circuits */
+    for (int k = 0; k < 2; k++) {
+        CHECK(cz_fc_sector_lookup(&sector, k ? 8u << 20 : 2048, &err) == CZ_OK);
+        CHECK(cz_porep_param_paths(pp, vp, sizeof pp, dir, &sector, &err) == CZ_OK);
+        CHECK(cz_groth16_params_write(&p, pp, &err) == CZ_OK);
+        CHECK(cz_groth16_vk_write(&p.vk, vp, &err) == CZ_OK);
+        cz_test_mark_development(pp);
+        cz_test_mark_development(vp);
+    }
+    CHECK(cz_fc_sector_lookup(&sector, 2048, &err) == CZ_OK);
     CHECK(cz_porep_param_paths(pp, vp, sizeof pp, dir, &sector, &err) == CZ_OK);
-    CHECK(cz_groth16_params_write(&p, pp, &err) == CZ_OK);
-    CHECK(cz_groth16_vk_write(&p.vk, vp, &err) == CZ_OK);
-    cz_test_mark_development(pp);
-    cz_test_mark_development(vp);
     cz_groth16_params_free(&p);
     cz_circuit_free(r);
     CHECK(cz_groth16_params_read(&reference, pp, CZ_GROTH16_CHECKED, &err) == CZ_OK);
@@ -328,18 +355,24 @@ static cz_engine *make_engine(const char *dir, uint64_t budget, cz_backend **bac
     return e;
 }
 
-/* Submits and waits; returns the final status (message in msg). */
-static cz_job_status run_job(cz_engine *e, const char *id, const char *text, char *msg,
-                             size_t msg_size) {
+static void submit_job(cz_engine *e, const char *id, const char *text, cz_priority priority) {
     cz_engine_request r;
     memset(&r, 0, sizeof r);
     r.request_id = id;
     r.kind = CZ_PROOF_POREP;
+    r.priority = priority;
     r.vanilla_proof = (const uint8_t *)text;
     r.vanilla_proof_len = strlen(text);
     cz_engine_submit_info info;
     cz_error err = {0};
     CHECK(cz_engine_submit(e, &r, &info, &err) == CZ_OK);
+}
+
+/* Submits and waits; returns the final status (message in msg). */
+static cz_job_status run_job(cz_engine *e, const char *id, const char *text, char *msg,
+                             size_t msg_size) {
+    submit_job(e, id, text, CZ_PRIORITY_NORMAL);
+    cz_error err = {0};
     cz_engine_result res;
     CHECK(cz_engine_await(e, id, 30000, NULL, NULL, &res, &err) == CZ_OK);
     cz_job_status st = res.status;
@@ -481,6 +514,53 @@ static void test_host_decode(const char *dir) {
     }
 }
 
+/* A CRITICAL unit never waits for another key's upload: while porep-8m's
+ * key goes onto the context (1 s of steps, under the context's run lock)
+ * for a NORMAL job, a CRITICAL job of porep-2k, whose key is resident,
+ * runs its unit at one of the upload's step boundaries, on the loading
+ * thread (the engine's hook: no deadlock on the run lock, the free prove
+ * worker leaves the unit to it), and completes before the upload ends; the
+ * NORMAL job then completes too. */
+static void test_unit_inside_upload(const char *dir) {
+    cz_backend *b[1] = {make_fake(0, LOADS, &fake_cuda_ops)};
+    cz_engine *e = make_engine(dir, 8 * params_bytes, b, 1);
+    fake_dev *d = &devs[0];
+    CHECK(run_job(e, "u1", "porep-2k 1", NULL, 0) == CZ_JOB_COMPLETED);
+    snprintf(d->slow_id, sizeof d->slow_id, "porep-8m");
+    d->slow_steps = 100;
+    submit_job(e, "slow", "porep-8m 2", CZ_PRIORITY_NORMAL);
+    int waited = 0;
+    for (; waited < 5000; waited++) {
+        pthread_mutex_lock(&lock);
+        const int in = d->in_slow_hold;
+        pthread_mutex_unlock(&lock);
+        if (in) break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(waited < 5000);
+    submit_job(e, "critical", "porep-2k 1", CZ_PRIORITY_CRITICAL);
+    cz_engine_result res;
+    cz_error err = {0};
+    CHECK(cz_engine_await(e, "critical", 30000, NULL, NULL, &res, &err) == CZ_OK);
+    CHECK(res.status == CZ_JOB_COMPLETED);
+    cz_engine_result_free(&res);
+    pthread_mutex_lock(&lock);
+    const int during = d->units_in_slow_hold, still = d->in_slow_hold;
+    pthread_mutex_unlock(&lock);
+    if (during != 1 || !still) printf("units during the upload %d, upload on %d\n", during, still);
+    CHECK(during == 1 && still);
+    CHECK(cz_engine_await(e, "slow", 30000, NULL, NULL, &res, &err) == CZ_OK);
+    CHECK(res.status == CZ_JOB_COMPLETED);
+    cz_engine_result_free(&res);
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    CHECK(s.preemptions == 1);
+    CHECK(d->units == 4 && d->units_in_slow_hold == 1 && !strcmp(d->holds, "porep-8m"));
+    d->slow_id[0] = 0;
+    cz_engine_destroy(e);
+}
+
 int main(void) {
     cz_test_init("engine/engine_keyload");
     char dir[] = "/tmp/cz_engine_keyload_XXXXXX";
@@ -491,6 +571,7 @@ int main(void) {
     test_one_declines(dir);
     test_load_fails(dir);
     test_host_decode(dir);
+    test_unit_inside_upload(dir);
     for (int i = 0; i < 4; i++) cz_groth16_params_free(&devs[i].copy);
     cz_groth16_params_free(&reference);
     char cmd[128];
