@@ -19,7 +19,9 @@
 #      CZ_BACKLOG_CAPS="24GiB ..." (the device capped there); then the PoRep key removed (the disk holds one
 #      large key), the WindowPoSt key made and `cuzk bench-post` of a
 #      WindowPoSt partition of CZ_WINDOW_SECTORS sectors (default 2349, a
-#      full 32 GiB partition). The 32 GiB WindowPoSt key (60.8 GB) and its
+#      full 32 GiB partition), and (with "winning" too) one WinningPoSt
+#      during a backlog of CZ_WINDOW_BACKLOG (default 4) such partitions,
+#      resident and per cap. The 32 GiB WindowPoSt key (60.8 GB) and its
 #      circuit (8.4 GB) do not both fit a 64 GiB disk: when the setup is
 #      refused for space, the circuit it wrote stays on the disk and the key
 #      goes to /dev/shm (memory; enlarged when it is too small and the
@@ -27,7 +29,9 @@
 #   7. with CZ_SNAP=1, SnapDeals at SIZE: the PoRep and PoSt keys removed,
 #      the EmptySectorUpdate key made on the GPU, a synthetic update (`cuzk
 #      gen snap`), `cuzk bench-porep --snap` (one alone, then CZ_PROOFS
-#      together), `cuzk prove --snap` + `cuzk verify --snap`.
+#      together), `cuzk prove --snap` + `cuzk verify --snap`; with CZ_POST
+#      naming winning, the WinningPoSt key made again and one WinningPoSt
+#      during a backlog of 2 updates, resident and per cap.
 # CZ_SKIP_POREP=1 skips steps 1-5 (PoSt's backlog then has no C1: run it
 # with them).
 # Binaries come from scripts/gpu-carry.sh (run on the build machine).
@@ -67,6 +71,25 @@ fails=0
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
+# One WinningPoSt ($work/win.json) during a backlog: backlog WHAT TAG PARAMS
+# BENCH-POST-ARGS..., key resident and per cap of CZ_BACKLOG_CAPS; the
+# trace goes to trace-backlog[-TAG][-CAP].json.
+backlog() {
+    local what=$1 tag=${2:+-$2} params=$3
+    shift 3
+    if [ "${CZ_SKIP_BACKLOG:-0}" != 1 ]; then
+        step "bench-post: WinningPoSt $psize during a backlog of $what"
+        timed "bench-post backlog$tag" "$cz" bench-post --params "$params" --backend cuda \
+            --winning "$work/win.json" --runs 1 "$@" --trace "$out/trace-backlog$tag.json" ||
+            fail "bench-post backlog$tag"
+    fi
+    for cap in ${CZ_BACKLOG_CAPS:-}; do
+        step "bench-post: WinningPoSt $psize during a backlog of $what, device capped at $cap"
+        timed "bench-post backlog$tag $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
+            --params "$params" --backend cuda --winning "$work/win.json" --runs 1 "$@" \
+            --trace "$out/trace-backlog$tag-$cap.json" || fail "bench-post backlog$tag ($cap)"
+    done
+}
 
 {
     nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv 2>&1
@@ -146,19 +169,8 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         step "bench-post: WinningPoSt $psize"
         timed "bench-post winning" "$cz" bench-post --params "$work/p" --backend cuda \
             --winning "$work/win.json" --runs 5 || fail "bench-post winning"
-        if [ "${CZ_SKIP_BACKLOG:-0}" != 1 ]; then
-            step "bench-post: WinningPoSt $psize during a backlog of 2 PoRep $size proofs"
-            timed "bench-post backlog" "$cz" bench-post --params "$work/p" --backend cuda \
-                --winning "$work/win.json" --runs 1 --backlog-c1 "$work/c1.json" --backlog 2 \
-                --miner-id 1000 --trace "$out/trace-backlog.json" || fail "bench-post backlog"
-        fi
-        for cap in ${CZ_BACKLOG_CAPS:-}; do
-            step "bench-post: WinningPoSt $psize during a backlog of 2 PoRep $size proofs, device capped at $cap"
-            timed "bench-post backlog $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
-                --params "$work/p" --backend cuda --winning "$work/win.json" --runs 1 \
-                --backlog-c1 "$work/c1.json" --backlog 2 --miner-id 1000 \
-                --trace "$out/trace-backlog-${cap/+/-}.json" || fail "bench-post backlog ($cap)"
-        done
+        [ -f "$work/c1.json" ] && backlog "2 PoRep $size proofs" "" "$work/p" \
+            --backlog-c1 "$work/c1.json" --backlog 2 --miner-id 1000
     fi
     if [[ " $post " == *" window "* ]]; then
         rm -f "$work"/p/*stacked-proof-of-replication*
@@ -188,6 +200,14 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
         timed "bench-post window" "$cz" bench-post --params "$wdir" --backend cuda \
             --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
             fail "bench-post window"
+        if [[ " $post " == *" winning "* ]]; then
+            # the WinningPoSt key beside the WindowPoSt key
+            for f in "$work"/p/*proof-of-spacetime*; do
+                [ -e "$wdir/$(basename "$f")" ] || ln -s "$f" "$wdir/"
+            done
+            backlog "${CZ_WINDOW_BACKLOG:-4} WindowPoSt $psize partitions" window "$wdir" \
+                --window "$work/window.json" --backlog-window --backlog "${CZ_WINDOW_BACKLOG:-4}"
+        fi
         free -g
         [ "$wdir" = "$work/p" ] || rm -rf "$wdir"
     fi
@@ -207,6 +227,13 @@ timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
             --backend cuda --out "$work/snap.proof" || fail "prove --snap"
         "$cz" verify --snap "$work/snap.json" --vk "$work/p" --proof "$work/snap.proof" ||
             fail "verify --snap"
+        if [[ " $post " == *" winning "* ]]; then
+            step "setup winning-post $psize on the GPU again, beside the SnapDeals key"
+            timed "setup winning" "$cz" setup --kind winning-post --sector-size "$psize" \
+                --backend cuda --out "$work/p" || fail "setup winning-post"
+            backlog "2 SnapDeals $size updates" snap "$work/p" --backlog-snap "$work/snap.json" \
+                --backlog 2
+        fi
     fi
     echo "gpu-porep-full: $fails failure(s)"
 } 2>&1 | tee "$out/porep-full.txt"

@@ -13,6 +13,7 @@
 #include "cuzk/engine.h"
 #include "engine/backend.h"
 #include "filecoin/post/post.h"
+#include "filecoin/snap/snap.h"
 #include "groth16/groth16.h"
 #include "r1cs/circuit.h"
 
@@ -190,6 +191,10 @@ int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const ch
 int cz_cli_snap_prove(const char *request, const char *params, const char *out,
                       const char *backend);
 int cz_cli_snap_verify(const char *request, const char *vk, const char *proof, int print_inputs);
+/* A SnapDeals request file (`cuzk gen snap`), with a line saying what it
+ * holds, and the engine request of its contents (pointing into req). */
+cz_status cz_cli_snap_request_load(cz_snap_request *req, const char *path, cz_error *err);
+void cz_cli_snap_engine_request(cz_engine_request *out, const cz_snap_request *req, const char *id);
 /* A request file (`cuzk gen post`), with a line saying what it holds. */
 cz_status cz_cli_post_request_load(cz_post_request *req, const char *path, cz_error *err);
 /* The engine request of a PoSt request file's contents (pointing into req). */

@@ -38,7 +38,7 @@ int cz_cli_snap_setup(uint64_t sector_size, const char *dir, int force, const ch
 }
 
 /* Reads and parses a request file; prints what it holds. */
-static cz_status load_request(cz_snap_request *req, const char *path, cz_error *err) {
+cz_status cz_cli_snap_request_load(cz_snap_request *req, const char *path, cz_error *err) {
     uint8_t *bytes = NULL;
     size_t len = 0;
     cz_status st = cz_cli_read_file(&bytes, &len, path, (size_t)1 << 31, err);
@@ -48,6 +48,20 @@ static cz_status load_request(cz_snap_request *req, const char *path, cz_error *
     printf("  request                 %s update, %u partition proof%s\n",
            cz_snap_proof_name(req->registered_proof), req->n_proofs, req->n_proofs == 1 ? "" : "s");
     return CZ_OK;
+}
+
+void cz_cli_snap_engine_request(cz_engine_request *er, const cz_snap_request *req, const char *id) {
+    memset(er, 0, sizeof *er);
+    er->request_id = id;
+    er->kind = CZ_PROOF_SNAP;
+    er->sector_size = req->sector_size;
+    er->registered_proof = req->registered_proof;
+    er->vanilla_proofs = (const uint8_t *const *)req->proofs;
+    er->vanilla_proofs_len = req->proof_lens;
+    er->n_vanilla_proofs = req->n_proofs;
+    er->comm_r_old = req->comm_r_old, er->comm_r_old_len = 32;
+    er->comm_d_new = req->comm_d_new, er->comm_d_new_len = 32;
+    er->comm_r_new = req->comm_r_new, er->comm_r_new_len = 32;
 }
 
 int cz_cli_snap_prove(const char *request, const char *params, const char *out_path,
@@ -62,20 +76,10 @@ int cz_cli_snap_prove(const char *request, const char *params, const char *out_p
     }
     uint64_t t0 = cz_now_ns();
     cz_snap_request req;
-    cz_status st = load_request(&req, request, &err);
+    cz_status st = cz_cli_snap_request_load(&req, request, &err);
     if (st != CZ_OK) return cz_cli_fail("prove", &err);
     cz_engine_request er;
-    memset(&er, 0, sizeof er);
-    er.request_id = "cli";
-    er.kind = CZ_PROOF_SNAP;
-    er.sector_size = req.sector_size;
-    er.registered_proof = req.registered_proof;
-    er.vanilla_proofs = (const uint8_t *const *)req.proofs;
-    er.vanilla_proofs_len = req.proof_lens;
-    er.n_vanilla_proofs = req.n_proofs;
-    er.comm_r_old = req.comm_r_old, er.comm_r_old_len = 32;
-    er.comm_d_new = req.comm_d_new, er.comm_d_new_len = 32;
-    er.comm_r_new = req.comm_r_new, er.comm_r_new_len = 32;
+    cz_cli_snap_engine_request(&er, &req, "cli");
     int rc = cz_cli_request_prove(&er, params, out_path, backend, t0);
     cz_snap_request_free(&req);
     return rc;
@@ -85,7 +89,7 @@ int cz_cli_snap_verify(const char *request, const char *vk_arg, const char *proo
                        int print_inputs) {
     cz_error err = {0};
     cz_snap_request req;
-    cz_status st = load_request(&req, request, &err);
+    cz_status st = cz_cli_snap_request_load(&req, request, &err);
     if (st != CZ_OK) return cz_cli_fail("verify", &err);
     /* only the size and the commitments are read from the request: the
      * verifier's public inputs */

@@ -154,13 +154,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                (st = cz_snap_config_from_sector(&snap_cfg, snap_size, &err)) == CZ_OK) {
         snprintf(name, sizeof name, "%s update", cz_snap_proof_name(snap.registered_proof));
         partitions = snap_cfg.partitions;
-        tmpl.kind = CZ_PROOF_SNAP;
-        tmpl.sector_size = snap.sector_size, tmpl.registered_proof = snap.registered_proof;
-        tmpl.vanilla_proofs = (const uint8_t *const *)snap.proofs;
-        tmpl.vanilla_proofs_len = snap.proof_lens, tmpl.n_vanilla_proofs = snap.n_proofs;
-        tmpl.comm_r_old = snap.comm_r_old, tmpl.comm_r_old_len = 32;
-        tmpl.comm_d_new = snap.comm_d_new, tmpl.comm_d_new_len = 32;
-        tmpl.comm_r_new = snap.comm_r_new, tmpl.comm_r_new_len = 32;
+        cz_cli_snap_engine_request(&tmpl, &snap, NULL);
     }
     cz_c1_free(&parsed);
     if (st != CZ_OK) {
@@ -177,8 +171,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     cz_engine *e = NULL;
     int cpu = 0;
     if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
-                                  (uint32_t)gpu_workers,
-                                 memory_budget, &err)) != CZ_OK) {
+                                 (uint32_t)gpu_workers, memory_budget, &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         cz_snap_request_free(&snap);
         free(c1);

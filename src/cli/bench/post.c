@@ -6,11 +6,12 @@
  *     other with the key resident (median, min, max);
  *   - WindowPoSt: one partition alone (cold), then --runs partitions
  *     submitted together: seconds per partition in steady state;
- *   - with --backlog-c1: N PoRep proofs of the C1 queued, and once one of
+ *   - with a backlog (--backlog-c1: PoRep proofs of a C1 output;
+ *     --backlog-snap: SnapDeals updates of a request; --backlog-window:
+ *     partitions of the --window request) of N jobs queued, and once one of
  *     their partitions is being proven, one WinningPoSt submitted: its
- *     latency, and how many PoRep partitions were proven while it waited
- *     (1 per prove worker busy at its submission when it takes the next
- *     free slot, src/engine/README.md "Priorities"). */
+ *     latency, how many of the backlog's partitions were proven while it
+ *     waited, and the share of the backlog's time its proving took. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +29,8 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: cuzk bench-post --params DIR [--winning FILE] [--window FILE] [--runs N]\n"
-            "                       [--backlog-c1 FILE [--backlog N] [--miner-id N]]\n"
+            "                       [--backlog-c1 FILE | --backlog-snap FILE | --backlog-window]\n"
+            "                       [--backlog N] [--miner-id N]\n"
             "                       [--backend auto|cpu|cuda] [--trace FILE]\n"
             "  --winning FILE   a WinningPoSt request (`cuzk gen post --kind winning`): latency\n"
             "                   of the first proof (cold) and, key resident, the median of N\n"
@@ -40,6 +42,10 @@ static void usage(FILE *out) {
             "                   default 2; --miner-id as for bench-porep) queued, then one\n"
             "                   WinningPoSt once a PoRep partition is being proven: its latency\n"
             "                   and the PoRep partitions proven while it waited\n"
+            "  --backlog-snap FILE  the same with N SnapDeals updates of this request\n"
+            "                   (`cuzk gen snap`) as the backlog\n"
+            "  --backlog-window the same with N partitions of the --window request as the\n"
+            "                   backlog (no WindowPoSt benchmark of its own then)\n"
             "  --trace FILE     the timeline of every unit as Chrome trace-event JSON\n");
 }
 
@@ -140,25 +146,26 @@ static uint32_t prove_busy(cz_engine *e) {
     return busy;
 }
 
-static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, const uint8_t *c1,
-                               size_t c1_len, unsigned proofs, uint64_t miner, double resident,
-                               cz_error *err) {
+/* The backlog's jobs: tmpl submitted N times under other ids; what names
+ * them ("PoRep", "SnapDeals", "WindowPoSt"). */
+typedef struct {
+    cz_engine_request tmpl;
+    const char *what;
+} backlog_spec;
+
+static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, const backlog_spec *b,
+                               unsigned proofs, double resident, cz_error *err) {
     char ids[MAX_RUNS][32];
     cz_status st = CZ_OK;
     uint64_t t0 = cz_now_ns();
     for (unsigned i = 0; i < proofs && st == CZ_OK; i++) {
-        snprintf(ids[i], sizeof ids[i], "porep-%u", i);
-        cz_engine_request r;
-        memset(&r, 0, sizeof r);
+        snprintf(ids[i], sizeof ids[i], "backlog-%u", i);
+        cz_engine_request r = b->tmpl;
         r.request_id = ids[i];
-        r.kind = CZ_PROOF_POREP;
-        r.vanilla_proof = c1;
-        r.vanilla_proof_len = c1_len;
-        r.miner_id = miner;
         cz_engine_submit_info info;
         st = cz_engine_submit(e, &r, &info, err);
     }
-    /* The backlog runs once a PoRep partition is in the prover. */
+    /* The backlog runs once one of its partitions is in the prover. */
     while (st == CZ_OK && prove_busy(e) == 0) {
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
@@ -173,9 +180,9 @@ static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, con
     st = prove_post(e, winning, "winning-backlog", &seconds, &r, err);
     if (st != CZ_OK) return st;
     cz_cli_engine_busy_ns(e, &units1);
-    printf("  backlog                 %u PoRep proofs queued, a partition in the prover "
+    printf("  backlog                 %u %s job(s) queued, a partition in the prover "
            "%.2f s later (%u prove worker(s) busy)\n",
-           proofs, queued_s, busy);
+           proofs, b->what, queued_s, busy);
     print_parts("WinningPoSt, backlog", seconds, &r);
     /* The rest of its latency: the prove queue (the PoRep partitions in the
      * prover finish first), finalization and self-verification. */
@@ -184,8 +191,8 @@ static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, con
     const double device_s = (double)r.gpu_compute_ms / 1e3;
     cz_engine_result_free(&r);
     printf("  WinningPoSt, backlog    %8.3f s more than resident alone, %.3f s waiting for a "
-           "prove slot; %llu PoRep partition(s) proven while it waited\n",
-           seconds - resident, seconds - parts, (unsigned long long)(units1 - units0 - 1));
+           "prove slot; %llu %s partition(s) proven while it waited\n",
+           seconds - resident, seconds - parts, (unsigned long long)(units1 - units0 - 1), b->what);
     for (unsigned i = 0; i < proofs && st == CZ_OK; i++) {
         if ((st = await_job(e, ids[i], &r, err)) == CZ_OK) cz_engine_result_free(&r);
     }
@@ -194,7 +201,7 @@ static cz_status bench_backlog(cz_engine *e, const cz_post_request *winning, con
          * inside it (its unit runs on the context the backlog's partition
          * had), a lower bound that leaves out its synthesis's CPU time. */
         const double backlog_s = cz_cli_seconds_since(t0);
-        printf("  PoRep backlog done      %8.2f s  (the WinningPoSt proving %.3f s of it: "
+        printf("  backlog done            %8.2f s  (the WinningPoSt proving %.3f s of it: "
                "%.2f %%)\n",
                backlog_s, device_s, backlog_s > 0 ? 100.0 * device_s / backlog_s : 0.0);
     }
@@ -214,14 +221,17 @@ static int parse_count(const char *opt, const char *text, unsigned *out) {
 
 int cz_cmd_bench_post(int argc, char **argv) {
     const char *params = NULL, *winning_path = NULL, *window_path = NULL, *c1_path = NULL;
-    const char *backend = "auto", *trace = NULL;
+    const char *snap_path = NULL, *backend = "auto", *trace = NULL;
     unsigned runs = 5, backlog = 2;
+    int backlog_window = 0;
     uint64_t miner = 0;
     static const struct option opts[] = {{"params", required_argument, NULL, 'p'},
                                          {"winning", required_argument, NULL, 'w'},
                                          {"window", required_argument, NULL, 'W'},
                                          {"runs", required_argument, NULL, 'n'},
                                          {"backlog-c1", required_argument, NULL, 'c'},
+                                         {"backlog-snap", required_argument, NULL, 's'},
+                                         {"backlog-window", no_argument, NULL, 'B'},
                                          {"backlog", required_argument, NULL, 'N'},
                                          {"miner-id", required_argument, NULL, 'm'},
                                          {"backend", required_argument, NULL, 'b'},
@@ -236,6 +246,8 @@ int cz_cmd_bench_post(int argc, char **argv) {
         case 'w': winning_path = optarg; break;
         case 'W': window_path = optarg; break;
         case 'c': c1_path = optarg; break;
+        case 's': snap_path = optarg; break;
+        case 'B': backlog_window = 1; break;
         case 't': trace = optarg; break;
         case 'n':
             if (!parse_count("runs", optarg, &runs)) return 2;
@@ -257,15 +269,21 @@ int cz_cmd_bench_post(int argc, char **argv) {
         default: usage(stderr); return 2;
         }
     }
-    if (!params || (!winning_path && !window_path) || (c1_path && !winning_path) ||
-        optind != argc) {
+    const int backlogs = (c1_path != NULL) + (snap_path != NULL) + backlog_window;
+    if (!params || (!winning_path && !window_path) || (backlogs && !winning_path) || backlogs > 1 ||
+        (backlog_window && !window_path) || optind != argc) {
         usage(stderr);
         return 2;
     }
     if (!cz_cli_backend_available("bench-post", backend)) return 1;
     char machine[512];
     cz_machine_describe(machine, sizeof machine);
-    printf("cuzk bench-post: %u run(s)%s\n%s\n", runs, c1_path ? ", PoRep backlog" : "", machine);
+    printf("cuzk bench-post: %u run(s)%s\n%s\n", runs,
+           c1_path     ? ", PoRep backlog"
+           : snap_path ? ", SnapDeals backlog"
+           : backlogs  ? ", WindowPoSt backlog"
+                       : "",
+           machine);
 
     cz_error err = {0};
     cz_status st = CZ_OK;
@@ -273,6 +291,8 @@ int cz_cmd_bench_post(int argc, char **argv) {
     int have_winning = 0, have_window = 0;
     uint8_t *c1 = NULL;
     size_t c1_len = 0;
+    cz_snap_request snap = {0};
+    int have_snap = 0;
     if (winning_path && (st = cz_cli_post_request_load(&winning, winning_path, &err)) == CZ_OK)
         have_winning = 1;
     if (st == CZ_OK && window_path &&
@@ -284,9 +304,25 @@ int cz_cmd_bench_post(int argc, char **argv) {
     if (st == CZ_OK && (have_window && window.kind != CZ_POST_WINDOW))
         st = cz_error_set(&err, CZ_E_INVALID_ARG, "--window %s is not a WindowPoSt request",
                           window_path);
+    backlog_spec bl;
+    memset(&bl, 0, sizeof bl);
     if (st == CZ_OK && c1_path) {
         st = cz_cli_read_file(&c1, &c1_len, c1_path, (size_t)1 << 30, &err);
         if (st != CZ_OK) cz_error_prefix(&err, "%s", c1_path);
+        bl.tmpl.kind = CZ_PROOF_POREP;
+        bl.tmpl.vanilla_proof = c1, bl.tmpl.vanilla_proof_len = c1_len;
+        bl.tmpl.miner_id = miner;
+        bl.what = "PoRep";
+    }
+    if (st == CZ_OK && snap_path &&
+        (st = cz_cli_snap_request_load(&snap, snap_path, &err)) == CZ_OK) {
+        have_snap = 1;
+        cz_cli_snap_engine_request(&bl.tmpl, &snap, NULL);
+        bl.what = "SnapDeals";
+    }
+    if (st == CZ_OK && backlog_window) {
+        cz_cli_post_engine_request(&bl.tmpl, &window, NULL);
+        bl.what = "WindowPoSt";
     }
     cz_engine *e = NULL;
     int cpu = 0;
@@ -296,9 +332,8 @@ int cz_cmd_bench_post(int argc, char **argv) {
     uint64_t t0 = cz_now_ns();
     double resident = 0;
     if (st == CZ_OK && have_winning) st = bench_winning(e, &winning, runs, &resident, &err);
-    if (st == CZ_OK && have_window) st = bench_window(e, &window, runs, &err);
-    if (st == CZ_OK && c1)
-        st = bench_backlog(e, &winning, c1, c1_len, backlog, miner, resident, &err);
+    if (st == CZ_OK && have_window && !backlog_window) st = bench_window(e, &window, runs, &err);
+    if (st == CZ_OK && backlogs) st = bench_backlog(e, &winning, &bl, backlog, resident, &err);
     if (st == CZ_OK) printf("  total                   %8.2f s\n", cz_cli_seconds_since(t0));
     cz_engine_destroy(e);
     uint64_t peak_device = 0;
@@ -306,6 +341,7 @@ int cz_cmd_bench_post(int argc, char **argv) {
         printf("  peak device memory      %8.1f GiB\n", (double)peak_device / (1u << 30));
     printf("  peak host memory        %8.1f GiB\n", (double)cz_peak_rss_bytes() / (1u << 30));
     free(c1);
+    if (have_snap) cz_snap_request_free(&snap);
     if (have_winning) cz_post_request_free(&winning);
     if (have_window) cz_post_request_free(&window);
     if (st != CZ_OK) return cz_cli_fail("bench-post", &err);
