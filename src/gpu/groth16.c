@@ -166,13 +166,13 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const scalars 
  * points k0 .. k0 + cnt of the vector. */
 typedef cz_status (*chunk_fn)(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err);
 
-/* Streaming SRS: fn for each chunk of the n host points of src, through
- * the two device chunk buffers (chunk k + 1 is staged, or sent straight
- * from page-locked memory, while fn's kernels run on chunk k; chunks
- * start at multiples of 64 points). */
-static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n, chunk_fn fn,
-                               void *ctx, cz_error *err) {
-    const size_t c = s->chunk_points;
+/* Streaming SRS: fn for each chunk of c of the n host points of src
+ * (c src->size bytes at most the chunk buffers' chunk_points G2 points),
+ * through the two device chunk buffers (chunk k + 1 is staged, or sent
+ * straight from page-locked memory, while fn's kernels run on chunk k;
+ * chunks start at multiples of 64 points). */
+static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n, size_t c,
+                               chunk_fn fn, void *ctx, cz_error *err) {
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
     if (n == 0) return CZ_OK;
@@ -211,17 +211,19 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
     return st;
 }
 
-/* A chunked plan's vector: fn for each chunk of its n points, from the
- * device (dev: a partial plan's kept vector, in pieces of the streamed
- * chunk, since the plan counts one chunk's MSM scratch, not a whole
- * vector's) or streamed from the host points. */
+/* A chunked plan's vector: fn for each chunk of c of its n points (c
+ * points of size bytes at most chunk_points G2 points), from the device
+ * (dev: a partial plan's kept vector, in pieces of a chunk, since the plan
+ * counts one chunk's MSM scratch, not a whole vector's) or streamed from
+ * the host points. An MSM per chunk takes c = chunk_points (the plan's
+ * scratch); a pass, which runs no MSM of a chunk's size, the G1 points the
+ * chunk buffers hold (twice as many: half the batch additions). */
 static cz_status for_chunks(cz_gpu_srs *s, const void *dev, const void *host, size_t size, size_t n,
-                            chunk_fn fn, void *ctx, cz_error *err) {
+                            size_t c, chunk_fn fn, void *ctx, cz_error *err) {
     if (!dev) {
         const cz_gpu_host_points h = {host, size};
-        return stream_chunks(s, &h, n, fn, ctx, err);
+        return stream_chunks(s, &h, n, c, fn, ctx, err);
     }
-    const size_t c = s->chunk_points;
     cz_status st = CZ_OK;
     for (size_t k0 = 0; k0 < n && st == CZ_OK; k0 += c) {
         const size_t cnt = n - k0 < c ? n - k0 : c;
@@ -253,8 +255,8 @@ static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *de
     sum_ctx x = {o1, o2, sc, bits, NULL};
     if (o1) cz_g1_set_infinity(o1);
     if (o2) cz_g2_set_infinity(o2);
-    return for_chunks(s, dev, host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine), n, sum_chunk,
-                      &x, err);
+    return for_chunks(s, dev, host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine), n,
+                      s->chunk_points, sum_chunk, &x, err);
 }
 
 /* o = the G1 sum over a chunked plan's n points (dev kept, else host)
@@ -272,7 +274,8 @@ static cz_status chunked_msm_g1(cz_gpu_srs *s, cz_g1 *o, const void *dev, const 
     cz_gpu_msm_sum sum;
     sum_ctx x = {NULL, NULL, &sc, NULL, &sum};
     cz_status st = cz_gpu_g1_msm_sum_begin(&sum, room, c, err);
-    if (st == CZ_OK) st = for_chunks(s, dev, host, sizeof(cz_g1_affine), n, sum_chunk, &x, err);
+    if (st == CZ_OK)
+        st = for_chunks(s, dev, host, sizeof(cz_g1_affine), n, s->chunk_points, sum_chunk, &x, err);
     if (st == CZ_OK) st = cz_gpu_g1_msm_sum_end(o, &sum, err);
     return st;
 }
@@ -575,7 +578,8 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
         }
         if (st == CZ_OK && x.k) st = cz_gpu_uploader_wait(srs->up, ticket, err);
         if (st == CZ_OK && x.k)
-            st = for_chunks(srs, vec[v].dev, vec[v].host, size, vec[v].n, pass_chunk, &x, err);
+            st = for_chunks(srs, vec[v].dev, vec[v].host, size, vec[v].n,
+                            srs->chunk_points * sizeof(cz_g2_affine) / size, pass_chunk, &x, err);
         for (size_t j = 0; j < x.k && st == CZ_OK; j++) st = pass_flush(&part[j], err);
         parts_free(part, k);
         memset(part, 0, k * sizeof *part);
