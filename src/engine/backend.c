@@ -82,9 +82,11 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     running_on = b;
     char outer_job[sizeof b->info.current_job];
     cz_proof_kind outer_kind;
+    int outer_busy;
     pthread_mutex_lock(&b->info_lock);
     memcpy(outer_job, b->info.current_job, sizeof outer_job);
     outer_kind = b->info.current_kind;
+    outer_busy = b->info.busy; /* a nested unit's outer unit, or a key's hold: none */
     b->info.busy = 1;
     snprintf(b->info.current_job, sizeof b->info.current_job, "%s", u->job_id ? u->job_id : "");
     b->info.current_kind = u->kind;
@@ -100,7 +102,7 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     if (!nested) b->in_flight--;
     /* a nested unit's time is inside its outer unit's: counted once */
     if (!nested) b->info.busy_ns += dt;
-    b->info.busy = nested;
+    b->info.busy = nested && outer_busy;
     memcpy(b->info.current_job, nested ? outer_job : "", nested ? sizeof outer_job : 1);
     if (nested) b->info.current_kind = outer_kind;
     if (st == CZ_OK)

@@ -546,14 +546,20 @@ static void test_unit_inside_upload(const char *dir) {
     CHECK(res.status == CZ_JOB_COMPLETED);
     cz_engine_result_free(&res);
     pthread_mutex_lock(&lock);
-    const int during = d->units_in_slow_hold, still = d->in_slow_hold;
+    int during = d->units_in_slow_hold, still = d->in_slow_hold;
     pthread_mutex_unlock(&lock);
     if (during != 1 || !still) printf("units during the upload %d, upload on %d\n", during, still);
     CHECK(during == 1 && still);
+    /* the context is not busy with a unit while only the upload goes on */
+    cz_engine_status s;
+    cz_engine_get_status(e, &s);
+    pthread_mutex_lock(&lock);
+    still = d->in_slow_hold;
+    pthread_mutex_unlock(&lock);
+    CHECK(!still || !s.backends[0].busy);
     CHECK(cz_engine_await(e, "slow", 30000, NULL, NULL, &res, &err) == CZ_OK);
     CHECK(res.status == CZ_JOB_COMPLETED);
     cz_engine_result_free(&res);
-    cz_engine_status s;
     cz_engine_get_status(e, &s);
     CHECK(s.preemptions == 1);
     CHECK(d->units == 4 && d->units_in_slow_hold == 1 && !strcmp(d->holds, "porep-8m"));
