@@ -19,6 +19,7 @@ extern "C" cz_status cz_gpu_g1_msm(cz_g1 *out, const cz_g1_affine *dev_points,
 
 extern "C" cz_status cz_gpu_g1_msm_sum_begin(cz_gpu_msm_sum *sum, void *dev_buckets, unsigned c,
                                              cz_error *err) {
+    static_assert(sizeof(xyzz<fp_t>) == 192, "cz_gpu_plan_msm_sum_bytes counts 192-byte buckets");
     if (c < 4 || c > 22 || !dev_buckets)
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu msm: a carried sum of window %u", c);
     sum->buckets = dev_buckets;
