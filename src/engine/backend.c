@@ -59,6 +59,11 @@ void cz_backend_note_plan(cz_backend *b, const char *kind, const char *line) {
  * lock its thread already holds, and without staging (stage_lock is never
  * taken inside run_lock). */
 static _Thread_local cz_backend *running_on;
+/* The back-end whose stage_lock the calling thread holds while it stages a
+ * unit: a unit proven at a step boundary of that staging (the engine's hook,
+ * while a, b, c are evaluated on the CPU: backend.c host_evaluate) is not
+ * staged (the lock is this thread's) and takes the run lock as any unit. */
+static _Thread_local cz_backend *staging_on;
 /* What the calling thread's unit spent waiting for a pass (cuda_prove_start),
  * not the context's busy time. */
 static _Thread_local uint64_t pass_waited_ns;
@@ -72,9 +77,12 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
         b->in_flight++;
         pthread_mutex_unlock(&b->info_lock);
     }
-    if (!nested && b->ops->stage && b->ops->unstage) {
+    if (!nested && staging_on != b && b->ops->stage && b->ops->unstage) {
         pthread_mutex_lock(&b->stage_lock);
+        cz_backend *was_staging_on = staging_on;
+        staging_on = b;
         staged = b->ops->stage(b, u);
+        staging_on = was_staging_on;
         pthread_mutex_unlock(&b->stage_lock);
     }
     if (!nested) pthread_mutex_lock(&b->run_lock);

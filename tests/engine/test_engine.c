@@ -239,6 +239,40 @@ static const cz_backend_ops fake_backend_ops = {.kind = "fake",
                                                 .release = fake_backend_release,
                                                 .host_abc = fake_backend_host_abc_op};
 
+/* A fake context that stages each unit before its run as a CUDA context
+ * evaluating a, b, c on the CPU does: fake_stage_steps steps of 10 ms with
+ * a step boundary after each (backend.c host_evaluate); fake_staging says
+ * that one is under way. */
+static unsigned fake_stage_steps;
+static int fake_staging;
+static int fake_stage_token;
+
+static void *fake_backend_stage(cz_backend *b, const cz_backend_unit *u) {
+    (void)b, (void)u;
+    pthread_mutex_lock(&log_lock);
+    fake_staging = 1;
+    pthread_mutex_unlock(&log_lock);
+    for (unsigned i = 0; i < fake_stage_steps; i++) {
+        sleep_ms(10);
+        (void)cz_step_boundary();
+    }
+    pthread_mutex_lock(&log_lock);
+    fake_staging = 0;
+    pthread_mutex_unlock(&log_lock);
+    return &fake_stage_token;
+}
+
+static void fake_backend_unstage(cz_backend *b, void *staged) {
+    (void)b;
+    CHECK(staged == &fake_stage_token);
+}
+
+static const cz_backend_ops fake_staging_ops = {.kind = "fake",
+                                                .prove_start = fake_backend_start,
+                                                .stage = fake_backend_stage,
+                                                .unstage = fake_backend_unstage,
+                                                .release = fake_backend_release};
+
 /* Units in progress on this thread: more than one inside another
  * (preemption). nestbusy=1 makes a unit run inside another answer
  * CZ_E_BUSY, as a CUDA context without device memory for it does. */
@@ -1168,6 +1202,8 @@ static void test_runs_off_plain_order(void) {
  * WinningPoSt slot; their unit counts reset. */
 static uint32_t fake_prove_workers = 1; /* prove workers per context of make_fake_contexts */
 
+static const cz_backend_ops *fake_contexts_ops = &fake_backend_ops;
+
 static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
     static int ids[2] = {0, 1};
     cz_engine_config cfg;
@@ -1183,7 +1219,7 @@ static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
         cz_backend *b = calloc(1, sizeof *b);
         char name[16];
         snprintf(name, sizeof name, "fake:%d", i);
-        cz_backend_init(b, &fake_backend_ops, &ids[i], name);
+        cz_backend_init(b, fake_contexts_ops, &ids[i], name);
         cfg.backends[i] = b;
     }
     cfg.n_backends = (uint32_t)n;
@@ -1532,6 +1568,38 @@ static void preempt_inside_backend(uint32_t prove_workers) {
     cz_engine_destroy(e);
 }
 
+/* A CRITICAL unit that comes while a PoRep unit is being staged (its a, b,
+ * c evaluated on the CPU before its run, with step boundaries) runs at one
+ * of those boundaries, on the staging thread, which holds the context's
+ * staging lock: it is not staged itself (no deadlock on that lock) and
+ * takes the free run lock; it ends first. */
+static void test_preempt_in_staging(void) {
+    reset_logs();
+    fake_contexts_ops = &fake_staging_ops;
+    fake_stage_steps = 50;
+    cz_engine *e = make_fake_contexts(1, 2);
+    cz_error err = {0};
+    cz_engine_submit_info info;
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
+    int staging = 0;
+    for (int i = 0; i < 5000 && !staging; i++) {
+        pthread_mutex_lock(&log_lock);
+        staging = fake_staging;
+        pthread_mutex_unlock(&log_lock);
+        if (!staging) sleep_ms(1);
+    }
+    CHECK(staging);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=1", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    if (strcmp(end_order, "WP") != 0) printf("staging: end order %s\n", end_order);
+    CHECK(!strcmp(end_order, "WP"));
+    CHECK(preemptions(e) == 1);
+    cz_engine_destroy(e);
+    fake_stage_steps = 0;
+    fake_contexts_ops = &fake_backend_ops;
+}
+
 /* A unit that does not fit beside the unit it interrupts (its context
  * answers CZ_E_BUSY, as a CUDA context does after a device out-of-memory
  * there) is not lost: it is synthesized again and proven in its turn,
@@ -1598,6 +1666,7 @@ int main(void) {
     test_preempt_no_room();
     preempt_inside_backend(1);
     preempt_inside_backend(2);
+    test_preempt_in_staging();
     test_host_abc_reserved();
     return cz_test_finish("engine/engine");
 }
