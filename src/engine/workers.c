@@ -241,6 +241,25 @@ static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_jo
 static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_eng_item it,
                               const step_ctx *outer);
 
+/* The context's record of j as running with a preemption hook (e->lock
+ * held): 1 when recorded (more than the array holds go unrecorded). */
+static int hook_record_locked(cz_eng_slot *slot, const cz_eng_job *j) {
+    if (slot->n_hooked == CZ_ENG_HOOKED_MAX) return 0;
+    slot->hooked[slot->n_hooked++] = j;
+    return 1;
+}
+
+/* One record of j gone (e->lock held): a unit left to its hook is free for
+ * every worker again. */
+static void hook_forget_locked(cz_engine *e, cz_eng_slot *slot, const cz_eng_job *j) {
+    for (uint32_t k = 0; k < slot->n_hooked; k++)
+        if (slot->hooked[k] == j) {
+            slot->hooked[k] = slot->hooked[--slot->n_hooked];
+            pthread_cond_broadcast(&e->prove_work);
+            return;
+        }
+}
+
 /* A unit run inside another (preemption) that found no device memory
  * beside it (CZ_E_BUSY from its context) is not lost: it goes back to
  * synthesis (its witness was consumed) and is proven in its turn, never
@@ -321,8 +340,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     /* a unit with a preemption hook (below) is recorded on its context, so
      * that the context's free workers leave what it would take to it */
     const int hooked =
-        !drop && !outer && j->priority < CZ_PRIORITY_CRITICAL && slot->n_hooked < CZ_ENG_HOOKED_MAX;
-    if (hooked) slot->hooked[slot->n_hooked++] = j;
+        !drop && !outer && j->priority < CZ_PRIORITY_CRITICAL && hook_record_locked(slot, j);
     cz_eng_unlock(e);
 
     cz_error uerr = {0};
@@ -373,13 +391,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     pthread_mutex_lock(&e->lock);
     e->prove_busy--;
     slot->busy_workers--;
-    for (uint32_t k = 0; hooked && k < slot->n_hooked; k++)
-        if (slot->hooked[k] == j) {
-            slot->hooked[k] = slot->hooked[--slot->n_hooked];
-            /* a unit left to this one's hook is free for every worker again */
-            pthread_cond_broadcast(&e->prove_work);
-            break;
-        }
+    if (hooked) hook_forget_locked(e, slot, j);
     if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) return 1;
     if (!drop && st == CZ_E_BUSY && outer && unnest_locked(e, j, it, &uerr)) return 0;
     if (!drop && st == CZ_OK) {
@@ -418,10 +430,7 @@ cz_status cz_eng_hold(cz_engine *e, uint32_t slot_index, const cz_eng_job *j,
     preempt_ctx pc = {e, slot, UINT32_MAX, &sc};
     if (hook) {
         pthread_mutex_lock(&e->lock);
-        if (slot->n_hooked < CZ_ENG_HOOKED_MAX) {
-            slot->hooked[slot->n_hooked++] = j;
-            hooked = 1;
-        }
+        hooked = hook_record_locked(slot, j);
         cz_eng_unlock(e);
         cz_boundary_set_hook(preempt_hook, &pc);
     }
@@ -436,12 +445,7 @@ cz_status cz_eng_hold(cz_engine *e, uint32_t slot_index, const cz_eng_job *j,
     }
     if (hooked) {
         pthread_mutex_lock(&e->lock);
-        for (uint32_t k = 0; k < slot->n_hooked; k++)
-            if (slot->hooked[k] == j) {
-                slot->hooked[k] = slot->hooked[--slot->n_hooked];
-                pthread_cond_broadcast(&e->prove_work);
-                break;
-            }
+        hook_forget_locked(e, slot, j);
         cz_eng_unlock(e);
     }
     return st;
