@@ -64,9 +64,9 @@ static const knob knobs[] = {
     {"CZ_GPU_MSM_ACC2", INT, F(msm_acc_g2), 0, 0, "3", "G2 MSM bucket accumulation variant"},
     {"CZ_GPU_MSM_S", INT_POS, F(msm_s), 0, 0, NULL,
      "sorted entries per accumulation thread (unset: automatic)"},
-    {"CZ_GPU_MSM_CARRY", FLAG, F(msm_carry), 0, 0, "0",
+    {"CZ_GPU_MSM_CARRY", FLAG, F(msm_carry), 0, 0, "1",
      "1: a streamed H MSM keeps its buckets across the chunks, one reduction at the end (0: an "
-     "MSM per chunk; the default until measured on a device)"},
+     "MSM per chunk)"},
     {"CZ_GPU_MSM_PROFILE", SET, F(msm_profile), 0, 0, NULL, "log the MSM's step times"},
     {"CZ_GPU_MSM_AFFINE", CLAMP, F(msm_affine), 0, 1u << 31, NULL,
      "batch-affine accumulation for MSMs of at least this many points (0: never; an experiment)"},

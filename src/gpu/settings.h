@@ -69,9 +69,9 @@ typedef struct {
      * the prover's memory plan (groth16.c msm_scratch): an experiment. */
     int msm_acc_g1, msm_acc_g2;
     unsigned msm_s;
-    /* CZ_GPU_MSM_CARRY (default 0 until it is measured on a device): 1, a
-     * chunked plan's H MSM keeps one set of buckets across its chunks (a
-     * carried sum, groth16.c); 0, an MSM per chunk. */
+    /* CZ_GPU_MSM_CARRY (default 1): 1, a chunked plan's H MSM keeps one
+     * set of buckets across its chunks (a carried sum, groth16.c); 0, an
+     * MSM per chunk (4.1 s/proof slower at 24 GiB, docs/PERFORMANCE.md). */
     int msm_carry;
     int msm_profile;
     size_t msm_affine, msm_affine_chunk;
