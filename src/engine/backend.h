@@ -100,11 +100,12 @@ struct cz_backend {
     pthread_mutex_t stage_lock; /* one ops->stage at a time (taken before run_lock, never inside) */
     pthread_mutex_t info_lock;  /* guards info, which status calls read without waiting */
     cz_backend_info info;
-    /* Units inside cz_backend_prove_start (not nested), and those of them
+    /* Units inside cz_backend_prove_start (not nested), those of them not
+     * past their staging yet (a, b, c on the CPU: seconds), and those
      * waiting for a pass over their key's points (engine/backend.c); under
-     * info_lock, changed with run_lock held where a waiter must see it:
-     * waiters wait on pass_cond with run_lock. */
-    unsigned in_flight, pass_waiting;
+     * info_lock, in_flight and pass_waiting changed with run_lock held where
+     * a waiter must see it: waiters wait on pass_cond with run_lock. */
+    unsigned in_flight, staging, pass_waiting;
     pthread_cond_t pass_cond;
 };
 
