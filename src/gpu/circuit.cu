@@ -378,9 +378,24 @@ static cz_status stage_copy(cz_gpu_uploader *up, void *dev, const void *host, si
     return CZ_OK;
 }
 
+/* stage_copy of a circuit being created, with a step boundary every
+ * UPLOAD_PIECE: a unit of a higher priority may run there, beside the
+ * copies in flight (the engine's hook around a key's hold; srs.c put). A
+ * 32 GiB PoRep matrix is ~2 GB, read from the circuit file's mapping: a
+ * WinningPoSt waited 1.85 s for one on an H100. Not for a streamed
+ * circuit's copies inside a unit, whose buffers a unit run there could
+ * share. */
+#define UPLOAD_PIECE ((size_t)256 << 20)
+
 static cz_status stage_upload(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                               uint64_t *ticket, cz_error *err) {
-    return stage_copy(up, dev, host, bytes, 0, ticket, err);
+    cz_status st = CZ_OK;
+    for (size_t off = 0; off < bytes && st == CZ_OK; off += UPLOAD_PIECE) {
+        const size_t len = bytes - off < UPLOAD_PIECE ? bytes - off : UPLOAD_PIECE;
+        st = stage_copy(up, (uint8_t *)dev + off, (const uint8_t *)host + off, len, 0, ticket, err);
+        if (st == CZ_OK && off + len < bytes) (void)cz_step_boundary();
+    }
+    return st;
 }
 
 static void stream_free(abc_stream *s);
@@ -665,9 +680,7 @@ extern "C" cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const cz_circui
             st = stage_upload(up, m->pieces, pl[i].pieces, (size_t)m->n_pieces * sizeof(uint2),
                               &ticket, err);
         if (st != CZ_OK) cz_error_prefix(err, "gpu circuit: upload of %s", matrix_name[i]);
-        /* a unit of a higher priority may run here, beside the copies in
-         * flight (the engine's hook around a key's hold; srs.c put) */
-        if (st == CZ_OK) (void)cz_step_boundary();
+        if (st == CZ_OK) (void)cz_step_boundary(); /* as in stage_upload */
     }
     if (st == CZ_OK) st = common_upload(up, gc, c, &ticket, err);
     if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
@@ -895,17 +908,17 @@ static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c
     const cz_circuit_matrix *h = &c->m[i];
     cz_status st = stage_copy(s->up, B->row_start, h->row_start + w->r0, ((size_t)w->rows + 1) * 4,
                               (uint32_t)w->e0, ticket, err);
-    if (st == CZ_OK) st = stage_upload(s->up, B->col, h->col + w->e0, w->nnz * 4, ticket, err);
+    if (st == CZ_OK) st = stage_copy(s->up, B->col, h->col + w->e0, w->nnz * 4, 0, ticket, err);
     if (st == CZ_OK)
-        st = stage_upload(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
-                          w->nnz * coef_bytes, ticket, err);
+        st = stage_copy(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
+                        w->nnz * coef_bytes, 0, ticket, err);
     if (st == CZ_OK)
-        st = stage_upload(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, ticket, err);
+        st = stage_copy(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, 0, ticket, err);
     if (st == CZ_OK)
-        st = stage_upload(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, ticket, err);
+        st = stage_copy(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, 0, ticket, err);
     if (st == CZ_OK)
-        st = stage_upload(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2), ticket,
-                          err);
+        st = stage_copy(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2), 0, ticket,
+                        err);
     return st;
 }
 

@@ -725,6 +725,7 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
             z = b.z;
             prof_step(&pr, "upload assignment");
         }
+        if (cancel_point(&st, "a, b, c", err)) goto done;
         for (int j = 0; j < 3; j++) {
             cz_fr *d = b.abc + j * m;
             if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;

@@ -154,7 +154,7 @@ static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, 
         st = cz_gpu_stage_bytes(s->up, (uint8_t *)*dev + off, (const uint8_t *)host + off, len,
                                 &ticket, err);
         if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
-        if (st == CZ_OK && off + len < bytes) (void)cz_step_boundary();
+        if (st == CZ_OK) (void)cz_step_boundary(); /* between vectors too */
     }
     if (st != CZ_OK) cz_error_prefix(err, "gpu srs: %s (%.1f MiB)", name, CZ_GPU_MIB(bytes));
     return st;
