@@ -54,7 +54,9 @@
 # CZ_GPU_MSM_CARRY=1, the H MSM as one carried sum: "24GiB+stream+carry")), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
-# workers per GPU, the units one pass over a streamed key can serve), CZ_REUSE_KEY=1 (skip step 1's setup when WORK already
+# workers per GPU, the units one pass over a streamed key can serve),
+# CZ_PARTITIONS_AHEAD=6 (the capped runs' --partitions-ahead: the run-ahead
+# bound, so more GPU workers need not hold more witnesses), CZ_REUSE_KEY=1 (skip step 1's setup when WORK already
 # holds the PoRep key: a call made while the machine is still warm).
 # The binaries must fit the device tool's 64 MiB: build them for the one
 # card (-DCZ_CUDA_ARCHS=90, or 80-virtual to run the PTX a 3090 / A100
@@ -132,6 +134,7 @@ backlog() {
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap//+/-}.json" \
                 ${CZ_GPU_WORKERS:+--gpu-workers "$CZ_GPU_WORKERS"} \
+                ${CZ_PARTITIONS_AHEAD:+--partitions-ahead "$CZ_PARTITIONS_AHEAD"} \
                 ${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"} || fail "bench-porep ($cap)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then

@@ -52,8 +52,7 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
 }
 
 cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
-                             const char *trace, uint32_t synthesis_workers, uint32_t gpu_workers,
-                             uint64_t memory_budget, cz_error *err) {
+                             const char *trace, const cz_cli_engine_tuning *tuning, cz_error *err) {
     *e = NULL;
     cz_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -65,9 +64,12 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
     cfg.progress = stdout; /* a line per proven partition */
     /* the engine chooses the contexts (every usable device, as the daemon's
      * do) and the workers left at 0 */
-    cfg.synthesis_workers = synthesis_workers;
-    cfg.prove_workers = gpu_workers;
-    cfg.memory_budget_bytes = memory_budget;
+    if (tuning) {
+        cfg.synthesis_workers = tuning->synthesis_workers;
+        cfg.prove_workers = tuning->gpu_workers;
+        cfg.partitions_ahead = tuning->partitions_ahead;
+        cfg.memory_budget_bytes = tuning->memory_budget;
+    }
     cz_status st = cz_engine_create(e, &cfg, err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "--backend %s", backend);
     cz_engine_status *s = malloc(sizeof *s);

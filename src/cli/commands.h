@@ -93,19 +93,26 @@ int cz_cli_backend_available(const char *cmd, const char *backend);
  * the reason. Free with cz_backend_destroy. */
 cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *err);
 
+/* What a benchmark may change in the CLI's engine; 0 keeps the default
+ * (the daemon's): synthesis_workers, the synthesis workers' count;
+ * gpu_workers, the prove workers per device; partitions_ahead, the
+ * run-ahead bound (units synthesized or in flight at once);
+ * memory_budget, the host memory budget (else physical memory less the
+ * safety margin). */
+typedef struct {
+    uint32_t synthesis_workers, gpu_workers, partitions_ahead;
+    uint64_t memory_budget;
+} cz_cli_engine_tuning;
+
 /* An engine as the CLI commands use it: one back-end context of the
  * --backend choice (printed; *cpu when it is the CPU), parameters from
  * param_dir, results kept 10 minutes, no same-circuit runs, a line on
  * stdout per proven partition, the timeline to trace when not NULL. With a
  * GPU every core synthesizes partitions for it and two prove workers take
- * them; on the CPU two synthesis workers and one prove worker;
- * synthesis_workers, when not 0, replaces the synthesis workers' count,
- * gpu_workers the prove workers per device; memory_budget, when not 0, the
- * host memory budget (else physical memory less the safety margin, as the
- * daemon's default). */
+ * them; on the CPU two synthesis workers and one prove worker; tuning
+ * (NULL: none) changes those. */
 cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const char *param_dir,
-                             const char *trace, uint32_t synthesis_workers, uint32_t gpu_workers,
-                             uint64_t memory_budget, cz_error *err);
+                             const char *trace, const cz_cli_engine_tuning *tuning, cz_error *err);
 
 /* Peak device memory in use (device 0, sampled every 20 ms) while it runs;
  * stop returns 0 when no sampler ran (no GPU), else 1 and the peak. */

@@ -259,7 +259,7 @@ cz_status cz_cli_engine_prove(cz_engine_result *out, const cz_engine_request *re
     memset(out, 0, sizeof *out);
     cz_engine *e = NULL;
     int cpu = 0;
-    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, 0, 0, 0, err);
+    cz_status st = cz_cli_engine_open(&e, &cpu, backend, param_dir, NULL, NULL, err);
     if (st != CZ_OK) return st;
     cz_engine_submit_info info;
     st = cz_engine_submit(e, req, &info, err);

@@ -23,7 +23,7 @@ static void usage(FILE *out) {
     fprintf(out, "usage: cuzk bench-porep --c1 FILE|--snap REQUEST --params DIR [--proofs N]\n"
                  "                        [--miner-id N] [--backend auto|cpu|cuda] [--trace FILE]\n"
                  "                        [--synthesis-workers N] [--gpu-workers N]\n"
-                 "                        [--memory-budget SIZE]\n"
+                 "                        [--partitions-ahead N] [--memory-budget SIZE]\n"
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
@@ -34,6 +34,9 @@ static void usage(FILE *out) {
                  "  --gpu-workers N: prove workers per GPU (the daemon's [gpus]\n"
                  "  gpu_workers_per_device; default 2): the units of one streamed key that\n"
                  "  share a pass over its points (CZ_GPU_PASS_UNITS) are at most these.\n"
+                 "  --partitions-ahead N: partitions synthesized or waiting for the prover at\n"
+                 "  once (the daemon's [pipeline] partitions_ahead; default: 2 per prove\n"
+                 "  worker + 2): more prove workers without more witnesses in host memory.\n"
                  "  --memory-budget SIZE: the host memory the engine may reserve (e.g. 100GiB;\n"
                  "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n");
 }
@@ -58,7 +61,8 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
 
 int cz_cmd_bench_porep(int argc, char **argv) {
     const char *c1_path = NULL, *snap_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0, synthesis_workers = 0, gpu_workers = 0, memory_budget = 0;
+    uint64_t proofs = 3, miner = 0, synthesis_workers = 0, gpu_workers = 0, ahead = 0;
+    cz_cli_engine_tuning tuning = {0};
     static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
                                          {"params", required_argument, NULL, 'p'},
                                          {"proofs", required_argument, NULL, 'n'},
@@ -67,6 +71,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                                          {"trace", required_argument, NULL, 't'},
                                          {"synthesis-workers", required_argument, NULL, 'w'},
                                          {"gpu-workers", required_argument, NULL, 'g'},
+                                         {"partitions-ahead", required_argument, NULL, 'a'},
                                          {"memory-budget", required_argument, NULL, 'M'},
                                          {"snap", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
@@ -107,9 +112,19 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                 return 2;
             }
             break;
+        case 'a':
+            if (!cz_cli_parse_u64(optarg, &ahead) || ahead < 1 || ahead > 256) {
+                fprintf(stderr,
+                        "cuzk bench-porep: --partitions-ahead: '%s' is not a count from 1 to "
+                        "256\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'M': {
             cz_error serr = {0};
-            if (cz_parse_size(&memory_budget, optarg, &serr) != CZ_OK || !memory_budget) {
+            if (cz_parse_size(&tuning.memory_budget, optarg, &serr) != CZ_OK ||
+                !tuning.memory_budget) {
                 fprintf(stderr, "cuzk bench-porep: --memory-budget: '%s' is not a size (%s)\n",
                         optarg, serr.message[0] ? serr.message : "zero");
                 return 2;
@@ -170,8 +185,10 @@ int cz_cmd_bench_porep(int argc, char **argv) {
 
     cz_engine *e = NULL;
     int cpu = 0;
-    if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, (uint32_t)synthesis_workers,
-                                 (uint32_t)gpu_workers, memory_budget, &err)) != CZ_OK) {
+    tuning.synthesis_workers = (uint32_t)synthesis_workers;
+    tuning.gpu_workers = (uint32_t)gpu_workers;
+    tuning.partitions_ahead = (uint32_t)ahead;
+    if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, &tuning, &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         cz_snap_request_free(&snap);
         free(c1);
@@ -183,7 +200,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
             cz_engine_get_status(e, bs);
             printf("  host memory budget      %.1f GiB%s\n",
                    (double)bs->memory_total_bytes / (1024.0 * 1024.0 * 1024.0),
-                   memory_budget ? " (--memory-budget)" : "");
+                   tuning.memory_budget ? " (--memory-budget)" : "");
             free(bs);
         }
     }

@@ -326,7 +326,7 @@ int cz_cmd_bench_post(int argc, char **argv) {
     }
     cz_engine *e = NULL;
     int cpu = 0;
-    if (st == CZ_OK) st = cz_cli_engine_open(&e, &cpu, backend, params, trace, 0, 0, 0, &err);
+    if (st == CZ_OK) st = cz_cli_engine_open(&e, &cpu, backend, params, trace, NULL, &err);
     cz_cli_device_sampler ds = {0};
     if (st == CZ_OK && !cpu) cz_cli_device_sampler_start(&ds);
     uint64_t t0 = cz_now_ns();
