@@ -274,9 +274,10 @@ typedef struct {
 
 /* What cuda_stage prepares for a unit before it takes the run lock, so
  * the work runs while the current unit's kernels do: its witness in a
- * device slot (a key with its circuit on the device), or its a, b, c
- * evaluated on the CPU (a key without: abc_host). */
-typedef enum { STAGED_SLOT = 1, STAGED_ABC } staged_kind;
+ * device slot (a key with its circuit on the device), else in host memory
+ * its a, b, c evaluated on the CPU (a key without: abc_host) and its
+ * witness packed (CZ_GPU_WITNESS_PACK). */
+typedef enum { STAGED_SLOT = 1, STAGED_HOST } staged_kind;
 
 /* A device buffer for one unit's witness (inputs then aux), filled by
  * cuda_stage: with two, the next unit's witness crosses PCIe while the
@@ -291,16 +292,20 @@ typedef struct {
     int doomed;              /* released while busy: unstage frees it */
 } witness_slot;
 
-/* A unit's a, b, c evaluated on the CPU by cuda_stage (host memory: 3 x
- * 4.2 GB for a 32 GiB PoRep partition), found by prove_on by the witness's
- * address, freed by unstage. */
-typedef struct staged_abc {
-    staged_kind kind; /* STAGED_ABC */
+/* What cuda_stage made of a unit in host memory, found by prove_on by the
+ * witness's address, freed by unstage: its a, b, c evaluated on the CPU (3
+ * x 4.2 GB for a 32 GiB PoRep partition, in the unit's reservation), its
+ * witness packed (~0.1 GB), or both. */
+typedef struct staged_host {
+    staged_kind kind; /* STAGED_HOST */
     const cz_witness *owner;
+    int has_abc;
     cz_prove_data view; /* a, b, c from host_evaluate */
     int locked;         /* a, b, c page-locked (CZ_GPU_LOCK_ABC) */
-    struct staged_abc *next;
-} staged_abc;
+    int packed;
+    cz_gpu_witness_pack pack;
+    struct staged_host *next;
+} staged_host;
 
 #define WITNESS_SLOTS 2
 #define STAGE_CHUNK   ((size_t)64 << 20) /* pinned staging of the stager's uploader */
@@ -348,7 +353,7 @@ typedef struct {
     uint64_t tick;
     pthread_mutex_t slot_lock;
     unsigned doomed_slots;
-    staged_abc *abc_staged;    /* under slot_lock */
+    staged_host *host_staged;  /* under slot_lock */
     cz_gpu_uploader *stage_up; /* used under the back-end's stage lock only */
     /* Under the run lock: device bytes the plans may use after device
      * out-of-memory errors (0 = no such cap; cuda_prove_start), and the
@@ -1006,21 +1011,27 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
                           cz_gpu_pass_set **set, const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st;
+    /* what staging made of the unit in host memory (the entry lives until
+     * unstage, after this call) */
+    const staged_host *sh = NULL;
+    pthread_mutex_lock(&c->slot_lock);
+    for (const staged_host *x = c->host_staged; x && !sh && !u->pd; x = x->next)
+        if (x->owner == u->witness) sh = x;
+    pthread_mutex_unlock(&c->slot_lock);
+    const cz_gpu_witness_pack *pack = sh && sh->packed ? &sh->pack : NULL;
     if (u->pd) {
-        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, u->pd, NULL, err);
+        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, u->pd, NULL, NULL, err);
     } else if (!r->gc) {
         /* the circuit did not fit beside the key (key_load): a, b, c of
          * the witness from the CPU (staged before the run, or now on all
          * cores), then up with the assignment */
         cz_prove_data view;
-        int staged = 0;
-        pthread_mutex_lock(&c->slot_lock);
-        for (staged_abc *sa = c->abc_staged; sa && !staged; sa = sa->next)
-            if (sa->owner == u->witness) view = sa->view, staged = 1;
-        pthread_mutex_unlock(&c->slot_lock);
-        if (!staged && (st = host_evaluate(&view, u, err)) != CZ_OK)
+        const int staged = sh && sh->has_abc;
+        if (staged)
+            view = sh->view;
+        else if ((st = host_evaluate(&view, u, err)) != CZ_OK)
             return cz_error_wrap(err, st, "%s", b->info.name);
-        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, &view, NULL, err);
+        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, &view, NULL, pack, err);
         if (!staged) host_evaluation_free(&view);
     } else {
         /* a, b, c on the device from the resident circuit: only the
@@ -1037,7 +1048,8 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
          * resident one) */
         st = cz_gpu_circuit_set_host(r->gc, u->circuit, err);
         if (st == CZ_OK)
-            st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, r->gc, &view, dev_z, err);
+            st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, r->gc, &view, dev_z,
+                                           dev_z ? NULL : pack, err);
         cz_error unused = {0};
         (void)cz_gpu_circuit_set_host(r->gc, NULL, &unused);
     }
@@ -1167,9 +1179,9 @@ static cz_status cuda_prove_start(cz_backend *b, cz_groth16_msm_results *out,
  * unit's run reads them where they are, without the staging copy: 12.9 GB
  * per 32 GiB PoRep partition, which crossed PCIe at ~11 GB/s through the
  * CPU's copy. Locking costs the stager's thread, not the device. */
-static void abc_lock(staged_abc *sa, size_t n) {
+static void abc_lock(staged_host *sh, size_t n) {
     if (!cz_gpu_settings_get()->lock_abc) return;
-    cz_fr *v[3] = {sa->view.a, sa->view.b, sa->view.c};
+    cz_fr *v[3] = {sh->view.a, sh->view.b, sh->view.c};
     cz_error err = {0};
     for (int i = 0; i < 3; i++)
         if (cz_gpu_host_lock(v[i], n * sizeof(cz_fr), &err) != CZ_OK) {
@@ -1178,31 +1190,36 @@ static void abc_lock(staged_abc *sa, size_t n) {
                    err.message);
             return;
         }
-    sa->locked = 1;
+    sh->locked = 1;
 }
 
-static void abc_unlock(staged_abc *sa) {
-    if (!sa->locked) return;
-    cz_gpu_host_unlock(sa->view.a);
-    cz_gpu_host_unlock(sa->view.b);
-    cz_gpu_host_unlock(sa->view.c);
-    sa->locked = 0;
+static void abc_unlock(staged_host *sh) {
+    if (!sh->locked) return;
+    cz_gpu_host_unlock(sh->view.a);
+    cz_gpu_host_unlock(sh->view.b);
+    cz_gpu_host_unlock(sh->view.c);
+    sh->locked = 0;
+}
+
+static void staged_host_free(staged_host *sh) {
+    abc_unlock(sh);
+    if (sh->has_abc) host_evaluation_free(&sh->view);
+    if (sh->packed) cz_gpu_witness_pack_free(&sh->pack);
+    free(sh);
 }
 
 static void cuda_unstage(cz_backend *b, void *staged) {
     cuda_ctx *c = b->impl;
-    if (*(const staged_kind *)staged == STAGED_ABC) {
-        staged_abc *sa = staged;
+    if (*(const staged_kind *)staged == STAGED_HOST) {
+        staged_host *sh = staged;
         pthread_mutex_lock(&c->slot_lock);
-        for (staged_abc **at = &c->abc_staged; *at; at = &(*at)->next)
-            if (*at == sa) {
-                *at = sa->next;
+        for (staged_host **at = &c->host_staged; *at; at = &(*at)->next)
+            if (*at == sh) {
+                *at = sh->next;
                 break;
             }
         pthread_mutex_unlock(&c->slot_lock);
-        abc_unlock(sa);
-        host_evaluation_free(&sa->view);
-        free(sa);
+        staged_host_free(sh);
         return;
     }
     witness_slot *ws = staged;
@@ -1216,26 +1233,35 @@ static void cuda_unstage(cz_backend *b, void *staged) {
     if (doomed && cz_gpu_set_device(c->device, &err) == CZ_OK) slot_free(ws);
 }
 
-/* a, b, c of the unit on the CPU, for a key whose circuit is not on the
- * device (abc_host); NULL when it fails (prove_on evaluates them then). */
-static void *stage_abc(cz_backend *b, const cz_backend_unit *u) {
+/* The unit in host memory before its run: with abc (a key whose circuit is
+ * not on the device: abc_host) its a, b, c on the CPU, and its witness
+ * packed when CZ_GPU_WITNESS_PACK allows and it packs small; NULL when
+ * neither was made (prove_on evaluates a, b, c and sends the witness raw
+ * then). */
+static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
     cuda_ctx *c = b->impl;
-    staged_abc *sa = calloc(1, sizeof *sa);
+    staged_host *sh = calloc(1, sizeof *sh);
+    if (!sh) return NULL;
     cz_error err = {0};
-    if (!sa || host_evaluate(&sa->view, u, &err) != CZ_OK) {
+    if (abc && host_evaluate(&sh->view, u, &err) != CZ_OK)
         cz_log(CZ_LOG_WARN, "%s: a, b, c of %s on the CPU before its run: %s", b->info.name,
-               u->job_id ? u->job_id : "a unit", sa ? err.message : "out of host memory");
-        free(sa);
+               u->job_id ? u->job_id : "a unit", err.message);
+    else if (abc)
+        sh->has_abc = 1, abc_lock(sh, (size_t)u->circuit->num_constraints);
+    if (cz_gpu_settings_get()->witness_pack)
+        sh->packed = cz_gpu_witness_pack_make(&sh->pack, u->witness->input, u->witness->num_inputs,
+                                              u->witness->aux, u->witness->num_aux);
+    if (!sh->has_abc && !sh->packed) {
+        free(sh);
         return NULL;
     }
-    abc_lock(sa, (size_t)u->circuit->num_constraints);
-    sa->kind = STAGED_ABC;
-    sa->owner = u->witness;
+    sh->kind = STAGED_HOST;
+    sh->owner = u->witness;
     pthread_mutex_lock(&c->slot_lock);
-    sa->next = c->abc_staged;
-    c->abc_staged = sa;
+    sh->next = c->host_staged;
+    c->host_staged = sh;
     pthread_mutex_unlock(&c->slot_lock);
-    return sa;
+    return sh;
 }
 
 /* The unit's witness into a free slot of its circuit, if there is one;
@@ -1265,8 +1291,7 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     /* the owner is set once the copy is done: prove_start never sees a
      * slot being filled */
     pthread_mutex_unlock(&c->slot_lock);
-    if (abc_host) return stage_abc(b, u);
-    if (!ws) return NULL;
+    if (abc_host || !ws) return stage_host(b, u, abc_host);
     cz_error err = {0};
     cz_status st = cz_gpu_set_device(c->device, &err);
     if (st == CZ_OK)

@@ -517,10 +517,46 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
  * after the pass (or instead of it, when its unit is given up). prove_start
  * is the head and a pass of its one set. */
 typedef struct cz_gpu_pass_set cz_gpu_pass_set;
+/* A witness packed for the trip to the device: most values of a PoRep
+ * witness are 0 or 1 (bits of SHA-256 and of the labels), so the host sends
+ * two bitmaps, a running count per 64 elements and the values that are
+ * neither: ~0.1 GB instead of 4.2 GB for a 32 GiB partition. Elements are
+ * the inputs then the aux; values in Montgomery form, as cz_fr holds them. */
+typedef struct {
+    size_t n;         /* elements */
+    size_t n_values;  /* elements neither 0 nor 1 */
+    uint64_t *bits;   /* 2 x words(n): the ones, then the others */
+    uint32_t *before; /* words(n): the others before each 64-element word */
+    cz_fr *values;    /* n_values, in element order */
+} cz_gpu_witness_pack;
+/* Packs ni inputs then na aux on every core (host memory only, no device
+ * needed); 0 (nothing allocated) when the packed form would not be under
+ * half the raw bytes (a WindowPoSt witness is ~99 % other values) or
+ * memory ran out: send it raw then. 1 when packed. */
+int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size_t ni,
+                             const cz_fr *aux, size_t na);
+void cz_gpu_witness_pack_free(cz_gpu_witness_pack *p);
+/* The device bytes of p's parts (the scratch cz_gpu_witness_unpack needs). */
+size_t cz_gpu_witness_pack_bytes(const cz_gpu_witness_pack *p);
+/* p up into scratch (scratch_bytes >= cz_gpu_witness_pack_bytes(p), device
+ * memory unused meanwhile) through up, then expanded to the p->n elements
+ * at dev_z; returns when dev_z holds them. */
+cz_status cz_gpu_witness_unpack(cz_fr *dev_z, void *scratch, size_t scratch_bytes,
+                                cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err);
+/* dev_z[i] for i < n from a packed witness's parts on the device: values[k]
+ * where bit i of other is set (k = before[i / 64] + the others below it in
+ * its word), one where bit i of ones is set, else 0. */
+cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_t *dev_ones,
+                                const uint64_t *dev_other, const uint32_t *dev_before,
+                                const cz_fr *dev_values, cz_error *err);
+/* zpack: NULL, or pd's assignment packed (cz_gpu_witness_pack_make), sent
+ * in that form where the head uploads the assignment (not read with
+ * dev_z). */
 cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
                                     cz_gpu_srs *srs, const cz_groth16_params *params,
                                     const cz_gpu_circuit *circuit, const cz_prove_data *pd,
-                                    const cz_fr *dev_z, cz_error *err);
+                                    const cz_fr *dev_z, const cz_gpu_witness_pack *zpack,
+                                    cz_error *err);
 cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
                               cz_gpu_pass_set *const *sets, cz_groth16_msm_results *const *outs,
                               size_t k, cz_error *err);

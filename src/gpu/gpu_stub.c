@@ -243,6 +243,12 @@ cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *de
     (void)dev_out, (void)dev_in, (void)dev_ones, (void)n;
     return NO_GPU(err);
 }
+cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_t *dev_ones,
+                                const uint64_t *dev_other, const uint32_t *dev_before,
+                                const cz_fr *dev_values, cz_error *err) {
+    (void)dev_z, (void)n, (void)dev_ones, (void)dev_other, (void)dev_before, (void)dev_values;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_uploader_create(cz_gpu_uploader **out, size_t chunk_bytes, cz_error *err) {
     (void)chunk_bytes;
     *out = NULL;

@@ -656,7 +656,8 @@ static cz_status abc_coset(cz_gpu_srs *srs, cz_fr *d, cz_error *err) {
 cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
                                     cz_gpu_srs *srs, const cz_groth16_params *params,
                                     const cz_gpu_circuit *circuit, const cz_prove_data *pd,
-                                    const cz_fr *dev_z, cz_error *err) {
+                                    const cz_fr *dev_z, const cz_gpu_witness_pack *zpack,
+                                    cz_error *err) {
     *set = NULL;
     if (!srs) return cz_error_set(err, CZ_E_INVALID_ARG, "gpu prove: no SRS (cz_gpu_srs_create)");
     if (srs->streaming && !params)
@@ -719,8 +720,12 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
                 cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
                 goto done;
             }
-            if ((st = cz_gpu_stage_witness(b.z, srs->up, pd->input_assignment, ni,
-                                           pd->aux_assignment, na, err)) != CZ_OK)
+            /* packed: a, b, c's buffers are the scratch (written next) */
+            if ((st = zpack && zpack->n == ni + na
+                          ? cz_gpu_witness_unpack(b.z, b.abc, nbuf * m * sizeof(cz_fr), srs->up,
+                                                  zpack, err)
+                          : cz_gpu_stage_witness(b.z, srs->up, pd->input_assignment, ni,
+                                                 pd->aux_assignment, na, err)) != CZ_OK)
                 goto done;
             z = b.z;
             prof_step(&pr, "upload assignment");
@@ -826,10 +831,17 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
             goto done;
         }
         if (!on_device) {
-            if ((st = cz_gpu_stage_bytes(srs->up, b.z, pd->input_assignment, ni * sizeof(cz_fr),
-                                         &ticket, err)) != CZ_OK ||
-                (st = cz_gpu_stage_bytes(srs->up, b.z + ni, pd->aux_assignment, na * sizeof(cz_fr),
-                                         &ticket, err)) != CZ_OK ||
+            /* packed: the compacted scalars' buffer is the scratch (written
+             * later) */
+            const size_t scal_bytes = (n_a > n_b ? n_a : n_b) * sizeof(cz_fr);
+            const int packed =
+                zpack && zpack->n == ni + na && cz_gpu_witness_pack_bytes(zpack) <= scal_bytes;
+            if ((packed && (st = cz_gpu_witness_unpack(b.z, b.scal, scal_bytes, srs->up, zpack,
+                                                       err)) != CZ_OK) ||
+                (!packed && (st = cz_gpu_stage_bytes(srs->up, b.z, pd->input_assignment,
+                                                     ni * sizeof(cz_fr), &ticket, err)) != CZ_OK) ||
+                (!packed && (st = cz_gpu_stage_bytes(srs->up, b.z + ni, pd->aux_assignment,
+                                                     na * sizeof(cz_fr), &ticket, err)) != CZ_OK) ||
                 (st = cz_gpu_stage_bytes(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket,
                                          err)) != CZ_OK ||
                 (st = cz_gpu_stage_bytes(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket,
@@ -907,7 +919,7 @@ cz_status cz_gpu_groth16_prove_start(cz_groth16_msm_results *out, cz_gpu_srs *sr
                                      const cz_groth16_params *params, const cz_gpu_circuit *circuit,
                                      const cz_prove_data *pd, const cz_fr *dev_z, cz_error *err) {
     cz_gpu_pass_set *set = NULL;
-    cz_status st = cz_gpu_groth16_prove_head(out, &set, srs, params, circuit, pd, dev_z, err);
+    cz_status st = cz_gpu_groth16_prove_head(out, &set, srs, params, circuit, pd, dev_z, NULL, err);
     if (st == CZ_OK && set) st = cz_gpu_groth16_pass(srs, params, &set, &out, 1, err);
     cz_gpu_pass_set_free(set);
     return st;

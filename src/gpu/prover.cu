@@ -6,6 +6,7 @@
  * every 32 / 96 / 192-byte element 16-byte aligned. */
 #include <cub/device/device_select.cuh>
 #include <new>
+#include <string.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include "gpu/common.cuh"
@@ -80,11 +81,11 @@ __global__ void k_gather(uint4 *out, const uint4 *in, const uint32_t *idx, uint3
 }
 
 template <unsigned W>
-static cz_status gather(void *out, const void *in, const uint32_t *idx, uint32_t base,
-                        size_t count, cz_error *err) {
+static cz_status gather(void *out, const void *in, const uint32_t *idx, uint32_t base, size_t count,
+                        cz_error *err) {
     if (count == 0) return CZ_OK;
-    k_gather<W><<<cz_gpu_blocks(count * W, 256), 256>>>((uint4 *)out, (const uint4 *)in, idx,
-                                                         base, count);
+    k_gather<W>
+        <<<cz_gpu_blocks(count * W, 256), 256>>>((uint4 *)out, (const uint4 *)in, idx, base, count);
     CZ_CUDA_LAUNCHED(err);
     CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
@@ -121,6 +122,41 @@ extern "C" cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const u
     if (n == 0) return CZ_OK;
     k_mask_fr<<<cz_gpu_blocks(2 * n, 256), 256>>>((uint4 *)dev_out, (const uint4 *)dev_in, dev_ones,
                                                   n);
+    CZ_CUDA_LAUNCHED(err);
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
+    return CZ_OK;
+}
+
+/* One thread per 16-byte half of an element of a packed witness
+ * (cz_gpu_expand_witness). */
+__global__ void k_expand_witness(uint4 *z, size_t n, const uint64_t *ones, const uint64_t *other,
+                                 const uint32_t *before, const uint4 *values, uint4 one_lo,
+                                 uint4 one_hi) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= 2 * n) return;
+    const size_t i = t / 2, w = i / 64;
+    const unsigned b = (unsigned)(i % 64), half = (unsigned)(t & 1);
+    const uint64_t o = other[w];
+    if (o >> b & 1) {
+        const size_t k = before[w] + (unsigned)__popcll(o & ((1ull << b) - 1));
+        z[t] = values[2 * k + half];
+    } else if (ones[w] >> b & 1) {
+        z[t] = half ? one_hi : one_lo;
+    } else {
+        z[t] = make_uint4(0, 0, 0, 0);
+    }
+}
+
+extern "C" cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_t *dev_ones,
+                                           const uint64_t *dev_other, const uint32_t *dev_before,
+                                           const cz_fr *dev_values, cz_error *err) {
+    if (n == 0) return CZ_OK;
+    uint4 one[2];
+    static_assert(sizeof one == sizeof(cz_fr), "an Fr element is two uint4");
+    memcpy(one, &cz_fr_one, sizeof one);
+    k_expand_witness<<<cz_gpu_blocks(2 * n, 256), 256>>>((uint4 *)dev_z, n, dev_ones, dev_other,
+                                                         dev_before, (const uint4 *)dev_values,
+                                                         one[0], one[1]);
     CZ_CUDA_LAUNCHED(err);
     CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
@@ -227,8 +263,8 @@ extern "C" cz_status cz_gpu_host_lock(void *p, size_t bytes, cz_error *err) {
     cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
     if (e != cudaSuccess) {
         cudaGetLastError(); /* not sticky: clear it for the next call */
-        return cz_error_set(err, CZ_E_CUDA, "gpu: page-locking %zu bytes of host memory: %s",
-                            bytes, cudaGetErrorString(e));
+        return cz_error_set(err, CZ_E_CUDA, "gpu: page-locking %zu bytes of host memory: %s", bytes,
+                            cudaGetErrorString(e));
     }
     return CZ_OK;
 }

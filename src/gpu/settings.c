@@ -67,6 +67,10 @@ static const knob knobs[] = {
     {"CZ_GPU_MSM_CARRY", FLAG, F(msm_carry), 0, 0, "1",
      "1: a streamed H MSM keeps its buckets across the chunks, one reduction at the end (0: an "
      "MSM per chunk)"},
+    {"CZ_GPU_WITNESS_PACK", FLAG, F(witness_pack), 0, 0, "0",
+     "1: a unit's witness is packed on the CPU before its run (bitmaps of its 0s and 1s and its "
+     "other values) and sent so, where it is not staged on the device (0: sent whole; the "
+     "default until measured on a device)"},
     {"CZ_GPU_MSM_PROFILE", SET, F(msm_profile), 0, 0, NULL, "log the MSM's step times"},
     {"CZ_GPU_MSM_AFFINE", CLAMP, F(msm_affine), 0, 1u << 31, NULL,
      "batch-affine accumulation for MSMs of at least this many points (0: never; an experiment)"},

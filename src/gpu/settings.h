@@ -73,6 +73,11 @@ typedef struct {
      * set of buckets across its chunks (a carried sum, groth16.c); 0, an
      * MSM per chunk (4.1 s/proof slower at 24 GiB, docs/PERFORMANCE.md). */
     int msm_carry;
+    /* CZ_GPU_WITNESS_PACK (default 0 until measured on a device): 1, the
+     * engine's CUDA context packs a unit's witness in its staging
+     * (cz_gpu_witness_pack_make: ~0.1 GB instead of 4.2 GB at 32 GiB PoRep)
+     * where it does not go into a device slot; 0, it is sent whole. */
+    int witness_pack;
     int msm_profile;
     size_t msm_affine, msm_affine_chunk;
     /* NTT (ntt.cu; meanings there): CZ_GPU_NTT_OLD, _PROFILE, _MTAB, _NN,

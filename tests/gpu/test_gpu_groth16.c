@@ -327,7 +327,8 @@ static void small_witness(cz_prove_data *pd, uint64_t n) {
 /* Units of one key share a pass: each unit's head on a chunked plan leaves
  * its L, A and B sums in a set (its witness mostly 0 and 1), one pass adds
  * all k sets' sums, and each unit's five sums are then the CPU's for its
- * own witness. A set whose unit is given up is freed without a pass. */
+ * own witness. A set whose unit is given up is freed without a pass. The
+ * odd units' witnesses go up packed (cz_gpu_witness_pack). */
 static void check_pass_units(uint64_t n, const char *stream_chunk, const char *keep, size_t k) {
     enum { MAX_UNITS = 4 };
     CHECK(k <= MAX_UNITS);
@@ -350,10 +351,16 @@ static void check_pass_units(uint64_t n, const char *stream_chunk, const char *k
         salt = j;
         small_witness(&pd[j], n);
         outs[j] = &gpu[j];
-        const cz_status st =
-            cz_gpu_groth16_prove_head(&gpu[j], &set[j], srs, &params, NULL, &pd[j], NULL, &err);
+        cz_gpu_witness_pack pack;
+        const int packed =
+            j % 2 && cz_gpu_witness_pack_make(&pack, pd[j].input_assignment, pd[j].num_inputs,
+                                              pd[j].aux_assignment, pd[j].num_aux);
+        CHECK(packed == (int)(j % 2));
+        const cz_status st = cz_gpu_groth16_prove_head(&gpu[j], &set[j], srs, &params, NULL, &pd[j],
+                                                       NULL, packed ? &pack : NULL, &err);
         if (st != CZ_OK) fprintf(stderr, "head %zu: %s\n", j, err.message);
         CHECK(st == CZ_OK && set[j] != NULL);
+        if (packed) cz_gpu_witness_pack_free(&pack);
     }
     cz_gpu_pass_set_free(set[k]); /* the unit given up */
     CHECK(cz_gpu_groth16_pass(srs, &params, set, outs, k, &err) == CZ_OK);

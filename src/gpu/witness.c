@@ -1,0 +1,154 @@
+/* A witness packed for the trip to the device (gpu.h, cz_gpu_witness_pack):
+ * two bitmaps (the ones, the other values), the others before each 64-bit
+ * word of the bitmaps, and the other values in element order. Made on the
+ * host over every core in two passes over blocks of PACK_BLOCK elements
+ * (count the others per block; then, from each block's running total, write
+ * its words and values), so the values land in order without a lock. The
+ * device expands it (cz_gpu_expand_witness) straight after the copy. Plain
+ * C: the packing needs no device and is tested without one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ff/fr.h"
+#include "gpu/gpu.h"
+#include "gpu/srs.h"
+#include "util/parallel.h"
+
+/* A multiple of 64, so a block owns whole bitmap words. */
+#define PACK_BLOCK ((size_t)1 << 16)
+
+static size_t words(size_t n) {
+    return (n + 63) / 64;
+}
+
+typedef struct {
+    const cz_fr *inputs, *aux;
+    size_t ni, n;
+    size_t *block_values; /* pass 1: others in each block; pass 2: others before it */
+    cz_gpu_witness_pack *p;
+} pack_ctx;
+
+static const cz_fr *element(const pack_ctx *x, size_t i) {
+    return i < x->ni ? &x->inputs[i] : &x->aux[i - x->ni];
+}
+
+static void count_blocks(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    pack_ctx *x = arg;
+    for (size_t blk = begin; blk < end; blk++) {
+        const size_t last = (blk + 1) * PACK_BLOCK < x->n ? (blk + 1) * PACK_BLOCK : x->n;
+        size_t others = 0;
+        for (size_t i = blk * PACK_BLOCK; i < last; i++) {
+            const cz_fr *v = element(x, i);
+            others += !cz_fr_is_zero(v) && !cz_fr_equal(v, &cz_fr_one);
+        }
+        x->block_values[blk] = others;
+    }
+}
+
+static void fill_blocks(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    pack_ctx *x = arg;
+    const size_t nw = words(x->n);
+    uint64_t *ones = x->p->bits, *other = x->p->bits + nw;
+    for (size_t blk = begin; blk < end; blk++) {
+        size_t k = x->block_values[blk];
+        const size_t first = blk * PACK_BLOCK;
+        const size_t last = first + PACK_BLOCK < x->n ? first + PACK_BLOCK : x->n;
+        for (size_t w = first / 64; w * 64 < last; w++) {
+            uint64_t o = 0, one = 0;
+            x->p->before[w] = (uint32_t)k;
+            const size_t top = (w + 1) * 64 < last ? (w + 1) * 64 : last;
+            for (size_t i = w * 64; i < top; i++) {
+                const cz_fr *v = element(x, i);
+                if (cz_fr_is_zero(v)) continue;
+                if (cz_fr_equal(v, &cz_fr_one)) {
+                    one |= (uint64_t)1 << (i % 64);
+                } else {
+                    o |= (uint64_t)1 << (i % 64);
+                    x->p->values[k++] = *v;
+                }
+            }
+            ones[w] = one, other[w] = o;
+        }
+    }
+}
+
+int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size_t ni,
+                             const cz_fr *aux, size_t na) {
+    memset(out, 0, sizeof *out);
+    const size_t n = ni + na, nw = words(n), blocks = (n + PACK_BLOCK - 1) / PACK_BLOCK;
+    /* the running counts are u32 */
+    if (!n || n > UINT32_MAX) return 0;
+    pack_ctx x = {inputs, aux, ni, n, calloc(blocks, sizeof(size_t)), out};
+    if (!x.block_values) return 0;
+    cz_parallel_for(blocks, 1, count_blocks, &x);
+    size_t total = 0;
+    for (size_t b = 0; b < blocks; b++) {
+        const size_t c = x.block_values[b];
+        x.block_values[b] = total;
+        total += c;
+    }
+    out->n = n;
+    out->n_values = total;
+    if (cz_gpu_witness_pack_bytes(out) >= n * sizeof(cz_fr) / 2) {
+        free(x.block_values);
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    out->bits = malloc(2 * nw * sizeof(uint64_t));
+    out->before = malloc(nw * sizeof(uint32_t));
+    out->values = malloc((total ? total : 1) * sizeof(cz_fr));
+    if (!out->bits || !out->before || !out->values) {
+        free(x.block_values);
+        cz_gpu_witness_pack_free(out);
+        return 0;
+    }
+    cz_parallel_for(blocks, 1, fill_blocks, &x);
+    free(x.block_values);
+    return 1;
+}
+
+void cz_gpu_witness_pack_free(cz_gpu_witness_pack *p) {
+    free(p->bits);
+    free(p->before);
+    free(p->values);
+    memset(p, 0, sizeof *p);
+}
+
+/* Device layout in the scratch: the two bitmaps, the running counts, then
+ * the values at a 256-byte boundary (the copies and the kernel's 16-byte
+ * loads stay aligned). */
+static size_t values_offset(size_t n) {
+    const size_t nw = words(n);
+    return (2 * nw * sizeof(uint64_t) + nw * sizeof(uint32_t) + 255) & ~(size_t)255;
+}
+
+size_t cz_gpu_witness_pack_bytes(const cz_gpu_witness_pack *p) {
+    return values_offset(p->n) + p->n_values * sizeof(cz_fr);
+}
+
+cz_status cz_gpu_witness_unpack(cz_fr *dev_z, void *scratch, size_t scratch_bytes,
+                                cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err) {
+    const size_t nw = words(p->n);
+    if (scratch_bytes < cz_gpu_witness_pack_bytes(p))
+        return cz_error_set(err, CZ_E_INTERNAL,
+                            "gpu: a packed witness needs %zu bytes of scratch, %zu given",
+                            cz_gpu_witness_pack_bytes(p), scratch_bytes);
+    uint8_t *d = scratch;
+    uint64_t *bits = (uint64_t *)d;
+    uint32_t *before = (uint32_t *)(d + 2 * nw * sizeof(uint64_t));
+    cz_fr *values = (cz_fr *)(d + values_offset(p->n));
+    uint64_t ticket = 0;
+    cz_status st = cz_gpu_stage_bytes(up, bits, p->bits, 2 * nw * sizeof(uint64_t), &ticket, err);
+    if (st == CZ_OK)
+        st = cz_gpu_stage_bytes(up, before, p->before, nw * sizeof(uint32_t), &ticket, err);
+    if (st == CZ_OK && p->n_values)
+        st = cz_gpu_stage_bytes(up, values, p->values, p->n_values * sizeof(cz_fr), &ticket, err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
+    if (st == CZ_OK) st = cz_gpu_expand_witness(dev_z, p->n, bits, bits + nw, before, values, err);
+    if (st != CZ_OK)
+        return cz_error_wrap(err, st, "gpu: packed witness (%zu elements, %zu values)", p->n,
+                             p->n_values);
+    return CZ_OK;
+}
