@@ -54,7 +54,7 @@ build() {
         pids+=($!)
     done
     local rc=0 p
-    for f in "$root"/src/{util,ff,ec,poly,r1cs,groth16}/*.c "$root"/src/gpu/groth16.c "$root"/src/gpu/settings.c "$root"/src/gpu/plan.c "$root"/src/gpu/srs.c \
+    for f in "$root"/src/{util,ff,ec,poly,r1cs,groth16}/*.c "$root"/src/gpu/groth16.c "$root"/src/gpu/settings.c "$root"/src/gpu/plan.c "$root"/src/gpu/srs.c "$root"/src/gpu/ntt_layout.c "$root"/src/gpu/witness.c \
         "$root"/tests/harness/harness.c; do
         o="$dir/obj/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
         [ "$f" = "$root/src/gpu/groth16.c" ] && o="$dir/obj/gpu_groth16_glue.o"
