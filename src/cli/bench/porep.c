@@ -41,6 +41,19 @@ static void usage(FILE *out) {
                  "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n");
 }
 
+/* *out = the count given to --name (1 to max); 0 after the message when
+ * it is not one. */
+static int count_arg(uint32_t *out, const char *name, const char *arg, uint64_t max) {
+    uint64_t v = 0;
+    if (!cz_cli_parse_u64(arg, &v) || v < 1 || v > max) {
+        fprintf(stderr, "cuzk bench-porep: --%s: '%s' is not a count from 1 to %llu\n", name, arg,
+                (unsigned long long)max);
+        return 0;
+    }
+    *out = (uint32_t)v;
+    return 1;
+}
+
 /* The request template under another id. */
 static cz_status submit_one(cz_engine *e, const char *id, const cz_engine_request *tmpl,
                             cz_error *err) {
@@ -61,7 +74,7 @@ static cz_status await_one(cz_engine *e, const char *id, double *total_s, cz_err
 
 int cz_cmd_bench_porep(int argc, char **argv) {
     const char *c1_path = NULL, *snap_path = NULL, *params = NULL, *backend = "auto", *trace = NULL;
-    uint64_t proofs = 3, miner = 0, synthesis_workers = 0, gpu_workers = 0, ahead = 0;
+    uint64_t proofs = 3, miner = 0;
     cz_cli_engine_tuning tuning = {0};
     static const struct option opts[] = {{"c1", required_argument, NULL, 'c'},
                                          {"params", required_argument, NULL, 'p'},
@@ -95,31 +108,13 @@ int cz_cmd_bench_porep(int argc, char **argv) {
             }
             break;
         case 'w':
-            if (!cz_cli_parse_u64(optarg, &synthesis_workers) || synthesis_workers < 1 ||
-                synthesis_workers > 256) {
-                fprintf(stderr,
-                        "cuzk bench-porep: --synthesis-workers: '%s' is not a count from 1 to "
-                        "256\n",
-                        optarg);
-                return 2;
-            }
+            if (!count_arg(&tuning.synthesis_workers, "synthesis-workers", optarg, 256)) return 2;
             break;
         case 'g':
-            if (!cz_cli_parse_u64(optarg, &gpu_workers) || gpu_workers < 1 || gpu_workers > 8) {
-                fprintf(stderr,
-                        "cuzk bench-porep: --gpu-workers: '%s' is not a count from 1 to 8\n",
-                        optarg);
-                return 2;
-            }
+            if (!count_arg(&tuning.gpu_workers, "gpu-workers", optarg, 8)) return 2;
             break;
         case 'a':
-            if (!cz_cli_parse_u64(optarg, &ahead) || ahead < 1 || ahead > 256) {
-                fprintf(stderr,
-                        "cuzk bench-porep: --partitions-ahead: '%s' is not a count from 1 to "
-                        "256\n",
-                        optarg);
-                return 2;
-            }
+            if (!count_arg(&tuning.partitions_ahead, "partitions-ahead", optarg, 256)) return 2;
             break;
         case 'M': {
             cz_error serr = {0};
@@ -185,9 +180,6 @@ int cz_cmd_bench_porep(int argc, char **argv) {
 
     cz_engine *e = NULL;
     int cpu = 0;
-    tuning.synthesis_workers = (uint32_t)synthesis_workers;
-    tuning.gpu_workers = (uint32_t)gpu_workers;
-    tuning.partitions_ahead = (uint32_t)ahead;
     if ((st = cz_cli_engine_open(&e, &cpu, backend, params, trace, &tuning, &err)) != CZ_OK) {
         fprintf(stderr, "cuzk bench-porep: %s\n", err.message);
         cz_snap_request_free(&snap);
