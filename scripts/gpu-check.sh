@@ -40,7 +40,9 @@ build() {
     local cflags="-std=c11 -O2 -march=x86-64-v3 -madx -D_GNU_SOURCE -DCZ_VERSION=\"gpu-check\" -DCZ_VECTOR_DIR=\"$root/tests/vectors\" -I$root/include -I$root/src -I$root/tests -I$root/tests/gpu"
     local nvver
     nvver=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
-    local nvflags="-arch=sm_90 -O3 -std=c++17 -I$root/include -I$root/src -Xptxas -v -DCZ_CUDA_CODE=\"sm_90 compute_90\" -DCZ_CUDA_NVCC=\"$nvver\" ${NVFLAGS_EXTRA:-}"
+    # an array: CZ_CUDA_CODE's value holds a space
+    local nvflags=(-arch=sm_90 -O3 -std=c++17 "-I$root/include" "-I$root/src" -Xptxas -v
+        "-DCZ_CUDA_CODE=\"sm_90 compute_90\"" "-DCZ_CUDA_NVCC=\"$nvver\"" ${NVFLAGS_EXTRA:-})
     local objs=() pids=() f o
     # incremental: a .cu is rebuilt when it or a src/gpu/*.cuh is newer than
     # its object (rm -rf DIR for a clean build)
@@ -50,7 +52,7 @@ build() {
         o="$dir/obj/$(basename "$f" .cu).cu.o"
         objs+=("$o")
         if [ -f "$o" ] && [ "$o" -nt "$f" ] && [ "$o" -nt "$newest_hdr" ]; then continue; fi
-        "$NVCC" $nvflags -c "$f" -o "$o" >"$o.log" 2>&1 &
+        "$NVCC" "${nvflags[@]}" -c "$f" -o "$o" >"$o.log" 2>&1 &
         pids+=($!)
     done
     local rc=0 p
@@ -69,9 +71,11 @@ build() {
     local libs="-L$(dirname "$NVCC")/../lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm"
     ar rcs "$dir/libgpucheck.a" "${objs[@]}"
     for t in "$root"/tests/gpu/test_*.c; do
-        # the PoRep tests need the filecoin layer (OpenSSL, yajl): run the
-        # CMake build's binaries instead (src/gpu/README.md)
-        case "$(basename "$t")" in test_gpu_porep.c | test_gpu_setup_porep.c) continue ;; esac
+        # the tests that need the filecoin layer (OpenSSL, yajl) or the
+        # engine: run the CMake build's binaries instead (src/gpu/README.md)
+        case "$(basename "$t")" in
+        test_gpu_porep.c | test_gpu_setup_porep.c | test_gpu_setup.c | test_gpu_backend.c) continue ;;
+        esac
         gcc $cflags "$t" "$dir/libgpucheck.a" $libs -o "$dir/$(basename "$t" .c)" || return 1
     done
     gcc $cflags -DCZ_BENCH_GPU_MAIN "$root/src/cli/bench/gpu.c" "$root/src/cli/bench/common.c" \

@@ -6,9 +6,6 @@
 
 #include <sys/stat.h>
 
-#include "filecoin/common/params_table.h"
-#include "filecoin/common/registry.h"
-#include "filecoin/porep/porep.h"
 #include "groth16/setup.h"
 #include "r1cs/backends.h"
 #include "util/parallel.h"
@@ -183,57 +180,10 @@ uint8_t *cz_test_read_file(const char *path, size_t *len) {
     return buf;
 }
 
-uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size) {
-    cz_cs *cs = cz_cs_compile_new();
-    cz_var x = cz_cs_alloc_input(cs, NULL);
-    cz_var y = cz_cs_alloc(cs, NULL);
-    cz_lc a, c;
-    cz_lc_init(&a);
-    cz_lc_init(&c);
-    cz_lc_add_var(&a, x);
-    cz_lc_add_var(&c, y);
-    cz_cs_enforce(cs, &a, &a, &c);
-    cz_lc_free(&a);
-    cz_lc_free(&c);
-    cz_circuit *r = NULL;
-    cz_error err = {0};
-    cz_groth16_params p;
-    memset(&p, 0, sizeof p);
-    uint8_t seed[32] = {7};
-    cz_fc_sector_info sector;
-    char pp[4096], vp[4096];
-    struct stat sb;
-    uint64_t size = 0;
-    if (cz_compile_finish(cs, &r, &err) == CZ_OK && cz_groth16_dev_setup(&p, r, seed, &err) == CZ_OK &&
-        cz_fc_sector_lookup(&sector, sector_size, &err) == CZ_OK &&
-        cz_porep_param_paths(pp, vp, sizeof pp, dir, &sector, &err) == CZ_OK &&
-        cz_groth16_params_write(&p, pp, &err) == CZ_OK && cz_groth16_vk_write(&p.vk, vp, &err) == CZ_OK &&
-        stat(pp, &sb) == 0) {
-        cz_test_mark_development(pp);
-        cz_test_mark_development(vp);
-        size = (uint64_t)sb.st_size;
-    } else {
-        fprintf(stderr, "tiny parameters in %s: %s\n", dir, err.message);
-        cz_test_failures++;
-    }
-    cz_cs_destroy(cs);
-    cz_groth16_params_free(&p);
-    cz_circuit_free(r);
-    return size;
-}
-
 void cz_test_write_file(const char *path, const uint8_t *buf, size_t len) {
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (!f) return;
     CHECK(fwrite(buf, 1, len, f) == len);
     CHECK(fclose(f) == 0);
-}
-
-void cz_test_mark_development(const char *path) {
-    cz_error err = {0};
-    if (cz_fc_param_mark_development(NULL, path, NULL, NULL, &err) != CZ_OK) {
-        fprintf(stderr, "cannot mark %s as a development key: %s\n", path, err.message);
-        cz_test_failures++;
-    }
 }
