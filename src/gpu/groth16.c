@@ -653,6 +653,19 @@ static cz_status abc_coset(cz_gpu_srs *srs, cz_fr *d, cz_error *err) {
     return st;
 }
 
+/* pd's assignment (inputs then aux) to dev_z through the SRS's uploader,
+ * returning when it is there: packed (zpack, expanded through scratch, device
+ * memory unused meanwhile) when it is pd's and fits, else whole. */
+static cz_status witness_up(cz_fr *dev_z, void *scratch, size_t scratch_bytes, cz_gpu_srs *srs,
+                            const cz_prove_data *pd, const cz_gpu_witness_pack *zpack,
+                            cz_error *err) {
+    const size_t ni = pd->num_inputs, na = pd->num_aux;
+    if (zpack && zpack->n == ni + na && cz_gpu_witness_pack_bytes(zpack) <= scratch_bytes)
+        return cz_gpu_witness_unpack(dev_z, scratch, scratch_bytes, srs->up, zpack, err);
+    return cz_gpu_stage_witness(dev_z, srs->up, pd->input_assignment, ni, pd->aux_assignment, na,
+                                err);
+}
+
 cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
                                     cz_gpu_srs *srs, const cz_groth16_params *params,
                                     const cz_gpu_circuit *circuit, const cz_prove_data *pd,
@@ -720,12 +733,9 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
                 cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
                 goto done;
             }
-            /* packed: a, b, c's buffers are the scratch (written next) */
-            if ((st = zpack && zpack->n == ni + na
-                          ? cz_gpu_witness_unpack(b.z, b.abc, nbuf * m * sizeof(cz_fr), srs->up,
-                                                  zpack, err)
-                          : cz_gpu_stage_witness(b.z, srs->up, pd->input_assignment, ni,
-                                                 pd->aux_assignment, na, err)) != CZ_OK)
+            /* a, b, c's buffers (written next) are a pack's scratch */
+            if ((st = witness_up(b.z, b.abc, nbuf * m * sizeof(cz_fr), srs, pd, zpack, err)) !=
+                CZ_OK)
                 goto done;
             z = b.z;
             prof_step(&pr, "upload assignment");
@@ -831,17 +841,10 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
             goto done;
         }
         if (!on_device) {
-            /* packed: the compacted scalars' buffer is the scratch (written
-             * later) */
-            const size_t scal_bytes = (n_a > n_b ? n_a : n_b) * sizeof(cz_fr);
-            const int packed =
-                zpack && zpack->n == ni + na && cz_gpu_witness_pack_bytes(zpack) <= scal_bytes;
-            if ((packed && (st = cz_gpu_witness_unpack(b.z, b.scal, scal_bytes, srs->up, zpack,
-                                                       err)) != CZ_OK) ||
-                (!packed && (st = cz_gpu_stage_bytes(srs->up, b.z, pd->input_assignment,
-                                                     ni * sizeof(cz_fr), &ticket, err)) != CZ_OK) ||
-                (!packed && (st = cz_gpu_stage_bytes(srs->up, b.z + ni, pd->aux_assignment,
-                                                     na * sizeof(cz_fr), &ticket, err)) != CZ_OK) ||
+            /* the compacted scalars' buffer (written later) is a pack's
+             * scratch */
+            if ((st = witness_up(b.z, b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr), srs, pd,
+                                 zpack, err)) != CZ_OK ||
                 (st = cz_gpu_stage_bytes(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket,
                                          err)) != CZ_OK ||
                 (st = cz_gpu_stage_bytes(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket,
