@@ -50,8 +50,10 @@
 # streamed 32 GiB proof takes about a minute, so few caps fit one call; a
 # cap written CAP+stream runs with CZ_GPU_ABC_STREAM=1 (the default: a, b, c
 # from the circuit streamed to the device), a plain CAP with
-# CZ_GPU_ABC_STREAM=0 (a, b, c on the CPU cores); +carry adds
-# CZ_GPU_MSM_CARRY=1, the H MSM as one carried sum: "24GiB+stream+carry")), CZ_BENCH_MEMORY=100GiB
+# CZ_GPU_ABC_STREAM=0 (a, b, c on the CPU cores); +nocarry sets
+# CZ_GPU_MSM_CARRY=0, the H MSM as one sum per chunk, instead of the default
+# carried sum; +pack sets CZ_GPU_WITNESS_PACK=1, the packed witness:
+# "24GiB+stream+pack")), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
@@ -124,13 +126,15 @@ backlog() {
         for cap in ${CZ_MEM_CAPS:-}; do
             # CAP+stream: a, b, c from the circuit streamed to the device
             # (CZ_GPU_ABC_STREAM=1) where they would be evaluated on the CPU;
-            # +carry: the H MSM as one carried sum (CZ_GPU_MSM_CARRY=1)
-            limit=${cap%%+*} abc=0 carry=0
+            # +nocarry: the H MSM as one sum per chunk (CZ_GPU_MSM_CARRY=0);
+            # +pack: the packed witness (CZ_GPU_WITNESS_PACK=1)
+            limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0}
             [[ "$cap" == *+stream* ]] && abc=1
-            [[ "$cap" == *+carry* ]] && carry=1
-            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry)"
+            [[ "$cap" == *+nocarry* ]] && carry=0
+            [[ "$cap" == *+pack* ]] && pack=1
+            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack)"
             timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
-                CZ_GPU_MSM_CARRY=$carry \
+                CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK=$pack \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap//+/-}.json" \
                 ${CZ_GPU_WORKERS:+--gpu-workers "$CZ_GPU_WORKERS"} \
