@@ -975,6 +975,9 @@ extern "C" cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const 
             if (st == CZ_OK)
                 st = check_device(gc, c, i, s->buf[0].m.col, s->buf[0].m.coef, w->nnz, w->e0,
                                   dev_fault, err);
+            /* a step boundary after each window (5.9 GB in all at 32 GiB
+             * PoRep): nothing else can use this circuit before it is made */
+            if (st == CZ_OK) (void)cz_step_boundary();
         }
     if (st != CZ_OK) goto fail;
     cz_gpu_free(dev_fault);
