@@ -156,6 +156,14 @@ uint64_t cz_backend_release(cz_backend *b, const char *circuit_id) {
     return freed;
 }
 
+void *cz_backend_prep(cz_backend *b, const cz_backend_unit *u) {
+    return b->ops->prep ? b->ops->prep(b, u) : NULL;
+}
+
+void cz_backend_prep_free(cz_backend *b, void *prep) {
+    if (prep && b->ops->prep_free) b->ops->prep_free(b, prep);
+}
+
 int cz_backend_host_abc(cz_backend *b, const char *circuit_id) {
     return b->ops->host_abc ? b->ops->host_abc(b, circuit_id ? circuit_id : "") : -1;
 }
@@ -1011,9 +1019,10 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
                           cz_gpu_pass_set **set, const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st;
-    /* what staging made of the unit in host memory (the entry lives until
-     * unstage, after this call) */
-    const staged_host *sh = NULL;
+    /* what was made of the unit in host memory: ahead (u->prep, the unit's
+     * own), or in its staging (the entry lives until unstage, after this
+     * call) */
+    const staged_host *sh = u->prep;
     pthread_mutex_lock(&c->slot_lock);
     for (const staged_host *x = c->host_staged; x && !sh && !u->pd; x = x->next)
         if (x->owner == u->witness) sh = x;
@@ -1238,8 +1247,7 @@ static void cuda_unstage(cz_backend *b, void *staged) {
  * packed when CZ_GPU_WITNESS_PACK allows and it packs small; NULL when
  * neither was made (prove_on evaluates a, b, c and sends the witness raw
  * then). */
-static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
-    cuda_ctx *c = b->impl;
+static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, int abc) {
     staged_host *sh = calloc(1, sizeof *sh);
     if (!sh) return NULL;
     cz_error err = {0};
@@ -1257,11 +1265,44 @@ static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
     }
     sh->kind = STAGED_HOST;
     sh->owner = u->witness;
+    return sh;
+}
+
+/* host_staging in the unit's staging, listed for prove_on. */
+static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
+    cuda_ctx *c = b->impl;
+    staged_host *sh = host_staging(b, u, abc);
+    if (!sh) return NULL;
     pthread_mutex_lock(&c->slot_lock);
     sh->next = c->host_staged;
     c->host_staged = sh;
     pthread_mutex_unlock(&c->slot_lock);
     return sh;
+}
+
+/* host_staging ahead (cz_backend_prep), where staging would do it: a key of
+ * the circuit that takes a, b, c from the host, or a pack for a key with no
+ * witness slot (a slot takes the witness whole, beside the kernels). */
+static void *cuda_prep(cz_backend *b, const cz_backend_unit *u) {
+    cuda_ctx *c = b->impl;
+    if (u->pd || !u->circuit || !u->witness) return NULL;
+    const char *id = u->circuit_id ? u->circuit_id : "";
+    int held = 0, abc_host = 0, slots = 0;
+    pthread_mutex_lock(&c->slot_lock);
+    for (uint32_t k = 0; k < c->n_res; k++)
+        if (!strcmp(c->res[k].circuit, id)) {
+            held = 1;
+            abc_host |= c->res[k].abc_host;
+            slots |= c->res[k].slot[0] != NULL;
+        }
+    pthread_mutex_unlock(&c->slot_lock);
+    if (!held || (!abc_host && (slots || !cz_gpu_settings_get()->witness_pack))) return NULL;
+    return host_staging(b, u, abc_host);
+}
+
+static void cuda_prep_free(cz_backend *b, void *prep) {
+    (void)b;
+    staged_host_free(prep);
 }
 
 /* The unit's witness into a free slot of its circuit, if there is one;
@@ -1291,7 +1332,7 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     /* the owner is set once the copy is done: prove_start never sees a
      * slot being filled */
     pthread_mutex_unlock(&c->slot_lock);
-    if (abc_host || !ws) return stage_host(b, u, abc_host);
+    if (abc_host || !ws) return u->prep ? NULL : stage_host(b, u, abc_host);
     cz_error err = {0};
     cz_status st = cz_gpu_set_device(c->device, &err);
     if (st == CZ_OK)
@@ -1334,6 +1375,8 @@ static const cz_backend_ops cuda_ops = {.kind = "cuda",
                                         .destroy = cuda_destroy,
                                         .stage = cuda_stage,
                                         .unstage = cuda_unstage,
+                                        .prep = cuda_prep,
+                                        .prep_free = cuda_prep_free,
                                         .host_abc = cuda_host_abc};
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,

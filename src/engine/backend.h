@@ -47,6 +47,10 @@ typedef struct {
      * context keeps a key last used for CRITICAL work beside the keys that
      * lower priorities bring (cuda_ensure). */
     int priority;
+    /* What cz_backend_prep made of the unit on this context ahead of its
+     * turn, or NULL (the engine never passes one context's token to
+     * another). */
+    void *prep;
 } cz_backend_unit;
 
 typedef cz_engine_backend_info cz_backend_info;
@@ -85,6 +89,14 @@ typedef struct {
      * token back after prove_start. */
     void *(*stage)(cz_backend *b, const cz_backend_unit *u);
     void (*unstage)(cz_backend *b, void *staged);
+    /* Optional: the host part of staging, done ahead by the thread that
+     * synthesized the unit, with no lock of the context held (the CUDA
+     * context: a, b, c on the CPU for a key whose circuit is not on the
+     * device, the packed witness); returns a token for u->prep, or NULL
+     * when there is nothing to do ahead. prep_free frees a token, used or
+     * not. */
+    void *(*prep)(cz_backend *b, const cz_backend_unit *u);
+    void (*prep_free)(cz_backend *b, void *prep);
     /* Optional: whether this context evaluates the a, b, c of circuit_id's
      * units in host memory: 1 when its key of circuit_id does (it streams
      * without its circuit on the device), 0 when its key is resident with
@@ -134,6 +146,10 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_b
  * units. */
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
+/* ops->prep (NULL when the context has none) and ops->prep_free (NULL is
+ * fine). */
+void *cz_backend_prep(cz_backend *b, const cz_backend_unit *u);
+void cz_backend_prep_free(cz_backend *b, void *prep);
 /* ops->hold under the context's lock; CZ_E_UNSUPPORTED when it has none.
  * wait 0: CZ_E_BUSY at once when the lock is taken (a unit, another key's
  * upload), instead of waiting for it. */

@@ -102,6 +102,7 @@ typedef struct {
     uint64_t reserved; /* budget bytes held by this unit */
     uint64_t t_ready;  /* cz_now_ns() when it entered the prove heap */
     int no_nest;       /* never run inside another unit (a nested run found no device memory) */
+    int prepped;       /* its data carries host work done ahead (counted in preps_ahead) */
 } cz_eng_item;
 
 /* A binary heap ordered by cz_eng_item_before, or a FIFO (finish queue). */
@@ -135,6 +136,7 @@ typedef struct {
 } cz_eng_slot;
 
 typedef struct cz_eng_deferred_line cz_eng_deferred_line;
+typedef struct cz_eng_dead_state cz_eng_dead_state;
 
 struct cz_engine {
     pthread_mutex_t lock;
@@ -181,6 +183,7 @@ struct cz_engine {
     uint64_t t_start;
 
     uint32_t n_synth, n_prove; /* n_synth synthesis workers, and one more: the critical lane */
+    uint32_t preps_ahead;      /* synthesized units with host work done ahead, not yet taken */
     pthread_t *synth_threads, *prove_threads, finish_thread, janitor_thread, loader_thread;
     uint32_t prove_busy;
 
@@ -196,15 +199,28 @@ struct cz_engine {
     cz_engine_step steps[CZ_ENGINE_MAX_STEPS];
     size_t n_steps;
     cz_eng_deferred_line *log_head, **log_tail; /* lines made under the lock */
+    cz_eng_dead_state *dead_states;             /* ended jobs' states, to free unlocked */
 };
 
 /* ---- events.c ---- */
 
+/* An item leaves the prove heap (taken by a prove worker, or dropped): it
+ * no longer counts as prepared ahead (workers.c: prep_ahead). */
+static inline void cz_eng_item_taken_locked(cz_engine *e, cz_eng_item *it) {
+    if (it->prepped) e->preps_ahead--;
+    it->prepped = 0;
+}
+
 /* Queues a log line made under e->lock; cz_eng_unlock writes it. */
 void cz_eng_defer_log_locked(cz_engine *e, cz_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Queues an ended job's state for cz_eng_unlock to free: a PoRep job's pool
+ * of witnesses is tens of GB, and returning it to the system under the
+ * lock stalled every worker for seconds. */
+void cz_eng_defer_free_state_locked(cz_engine *e, const cz_job_ops *ops, void *state);
 /* Unlocks e->lock (the one exception to the rule above: called with it,
- * returns without it), then writes the lines queued under it. */
+ * returns without it), then writes the lines and frees the job states
+ * queued under it. */
 void cz_eng_unlock(cz_engine *e);
 /* TIMELINE lines ([logging] timeline): "TIMELINE,ms since start,event,job,
  * detail". */

@@ -39,16 +39,41 @@ void cz_eng_defer_log_locked(cz_engine *e, cz_log_level level, const char *fmt, 
     e->log_tail = &l->next;
 }
 
+struct cz_eng_dead_state {
+    cz_eng_dead_state *next;
+    const cz_job_ops *ops;
+    void *state;
+};
+
+void cz_eng_defer_free_state_locked(cz_engine *e, const cz_job_ops *ops, void *state) {
+    if (!state || !ops->free_state) return;
+    cz_eng_dead_state *d = malloc(sizeof *d);
+    if (!d) { /* no room to defer it: freed here, slowly but not lost */
+        ops->free_state(state);
+        return;
+    }
+    *d = (cz_eng_dead_state){e->dead_states, ops, state};
+    e->dead_states = d;
+}
+
 void cz_eng_unlock(cz_engine *e) {
     cz_eng_deferred_line *l = e->log_head;
     e->log_head = NULL;
     e->log_tail = &e->log_head;
+    cz_eng_dead_state *d = e->dead_states;
+    e->dead_states = NULL;
     pthread_mutex_unlock(&e->lock);
     while (l) {
         cz_eng_deferred_line *next = l->next;
         cz_log(l->level, "%s", l->text);
         free(l);
         l = next;
+    }
+    while (d) {
+        cz_eng_dead_state *next = d->next;
+        d->ops->free_state(d->state);
+        free(d);
+        d = next;
     }
 }
 

@@ -82,6 +82,13 @@ struct cz_job_ops {
     cz_status (*synthesize)(void *state, uint32_t unit, void **synth, cz_error *err);
     cz_status (*prove_start)(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                              const cz_prove_context *where, void **pending, cz_error *err);
+    /* Optional: host work on a synthesized unit ahead of its turn, on the
+     * synthesizing thread, for the context expected to prove it
+     * (where->backend; cz_backend_prep): what that context would otherwise
+     * do in its staging, after the device's previous units. Returns 1 when
+     * synth now carries that work (prove_start or discard frees it). */
+    int (*prep)(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                const cz_prove_context *where);
     cz_status (*prove_finish)(void *state, uint32_t unit, void *pending, const cz_srs_handle *srs,
                               uint8_t *out, cz_error *err);
     /* stage 0: data is a synthesize result; 1: a prove_start result. */
@@ -151,6 +158,8 @@ cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
                                      void **pending, cz_error *err);
 cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err);
+int cz_job_witness_prep(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                        const cz_prove_context *where);
 void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage);
 
 #endif

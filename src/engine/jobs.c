@@ -92,10 +92,11 @@ void cz_eng_job_end_locked(cz_engine *e, cz_eng_job *j, cz_job_status st, cz_sta
         j->srs_held = 0;
     }
     if (j->admitted) cz_eng_reserve_update_locked(e, NULL); /* its room is free again */
-    /* The C1 copy and its parsed form can be ~100 MB: a finished job keeps
-     * only its result. No op of the job runs any more (all units are over,
-     * or none was created). */
-    if (j->state && j->ops->free_state) j->ops->free_state(j->state);
+    /* The C1 copy and its parsed form can be ~100 MB, the pooled witnesses
+     * tens of GB: a finished job keeps only its result, and its state is
+     * freed once the lock is dropped. No op of the job runs any more (all
+     * units are over, or none was created). */
+    cz_eng_defer_free_state_locked(e, j->ops, j->state);
     j->state = NULL;
     free(j->owned);
     j->owned = NULL;
@@ -342,7 +343,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_engine_request *req, cz_engine
         j->t_submit = cz_now_ns();
         /* The sequence number is part of the heap key: set before the push. */
         j->seq = e->next_seq++;
-        if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, CZ_ENG_PREPARE_UNIT, NULL, 0, 0, 0}))
+        if (!cz_eng_synth_push_locked(e, (cz_eng_item){.j = j, .unit = CZ_ENG_PREPARE_UNIT}))
             st = cz_error_set(err, CZ_E_NOMEM, "engine: out of memory");
     }
     if (st != CZ_OK || v != ID_NEW) {
@@ -553,6 +554,7 @@ void cz_eng_unit_end(cz_engine *e, cz_eng_job *j, uint64_t reserved, cz_status s
  * its discard op runs and the unit ends. */
 void cz_eng_drop_synthesized_locked(cz_engine *e, cz_eng_item it) {
     cz_eng_job *j = it.j;
+    cz_eng_item_taken_locked(e, &it);
     cz_eng_unlock(e);
     j->ops->discard(j->state, it.unit, it.data, 0);
     cz_eng_unit_end(e, j, it.reserved, CZ_OK, NULL);

@@ -104,7 +104,7 @@ static void prepare_finish(cz_engine *e, cz_eng_job *j, cz_status st, cz_error *
             cz_eng_reserve_update_locked(e, j);
         }
         for (uint32_t u = 0; u < j->plan.units; u++) {
-            if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, u, NULL, 0, 0, 0})) {
+            if (!cz_eng_synth_push_locked(e, (cz_eng_item){.j = j, .unit = u})) {
                 /* Units never queued are over now. */
                 j->failed = 1;
                 snprintf(j->error, sizeof j->error, "engine: out of memory queueing partitions");
@@ -183,7 +183,7 @@ void cz_eng_run_prepare(cz_engine *e, cz_eng_job *j) {
                 cz_eng_unlock(e);
             } else {
                 if (cz_eng_heap_push(&e->load,
-                                     (cz_eng_item){j, CZ_ENG_PREPARE_UNIT, NULL, 0, 0, 0})) {
+                                     (cz_eng_item){.j = j, .unit = CZ_ENG_PREPARE_UNIT})) {
                     j->refs++;
                     j->in_load_queue = 1;
                     pthread_cond_broadcast(&e->load_work);

@@ -97,6 +97,7 @@ const cz_job_ops cz_job_ops_snap = {
     .prepare = snap_prepare,
     .synthesize = cz_job_witness_synthesize,
     .prove_start = cz_job_witness_prove_start,
+    .prep = cz_job_witness_prep,
     .prove_finish = cz_job_msm_prove_finish,
     .discard = cz_job_witness_discard,
     .verify = snap_verify,

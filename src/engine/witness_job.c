@@ -81,26 +81,73 @@ void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t uni
     snprintf(plan->circuit_id, sizeof plan->circuit_id, "%s", circuit_id);
 }
 
+/* A synthesized unit: its witness, and what cz_job_witness_prep made of it
+ * ahead on a context (prep_on's token, or NULL). */
+typedef struct {
+    cz_witness *w;
+    cz_backend *prep_on;
+    void *prep;
+} witness_unit;
+
+static void unit_free(cz_witness_job *j, witness_unit *wu) {
+    if (wu->prep) cz_backend_prep_free(wu->prep_on, wu->prep);
+    witness_put(j, wu->w);
+    free(wu);
+}
+
 cz_status cz_job_witness_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
     cz_witness_job *j = state;
-    cz_witness *w = witness_take(j);
-    if (!w) return cz_error_set(err, CZ_E_NOMEM, "unit %u: out of memory for its witness", unit);
+    witness_unit *wu = calloc(1, sizeof *wu);
+    cz_witness *w = wu ? witness_take(j) : NULL;
+    if (!w) {
+        free(wu);
+        return cz_error_set(err, CZ_E_NOMEM, "unit %u: out of memory for its witness", unit);
+    }
     unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
     unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
     cz_status st = j->fill(state, unit, w, threads, err);
     atomic_fetch_sub(&synthesizing, 1);
     if (st != CZ_OK) {
         witness_put(j, w);
+        free(wu);
         return cz_error_wrap(err, st, "partition %u: synthesis", unit);
     }
-    *synth = w;
+    wu->w = w;
+    *synth = wu;
     return CZ_OK;
+}
+
+/* The unit as the back-end takes it, with the token prepared on where's
+ * context (none for another context). */
+static cz_backend_unit backend_unit(const witness_unit *wu, const cz_srs_handle *srs,
+                                    const cz_prove_context *where) {
+    return (cz_backend_unit){.job_id = where->job_id,
+                             .kind = where->kind,
+                             .circuit_id = where->circuit_id,
+                             .params = srs->params,
+                             .circuit = srs->circuit,
+                             .witness = wu->w,
+                             .params_file = srs->params_file,
+                             .priority = where->priority,
+                             .prep = wu->prep_on == where->backend ? wu->prep : NULL};
+}
+
+int cz_job_witness_prep(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                        const cz_prove_context *where) {
+    (void)state, (void)unit;
+    witness_unit *wu = synth;
+    if (!srs || !srs->circuit || wu->prep) return 0;
+    cz_backend_unit u = backend_unit(wu, srs, where);
+    wu->prep = cz_backend_prep(where->backend, &u);
+    if (wu->prep) wu->prep_on = where->backend;
+    return wu->prep != NULL;
 }
 
 cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
                                      const cz_srs_handle *srs, const cz_prove_context *where,
                                      void **pending, cz_error *err) {
-    cz_witness *w = synth;
+    witness_unit *wu = synth;
+    cz_witness *w = wu->w;
     cz_groth16_msm_results *msm = malloc(sizeof *msm);
     cz_status st = msm ? CZ_OK : cz_error_set(err, CZ_E_NOMEM, "out of memory");
     if (st == CZ_OK && !srs->circuit)
@@ -110,10 +157,11 @@ cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
         st = cz_error_set(
             err, CZ_E_INTERNAL, "witness of %u inputs and %u aux, the circuit has %u and %u",
             w->num_inputs, w->num_aux, srs->circuit->num_inputs, srs->circuit->num_aux);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params,    NULL,
-                         srs->circuit,  w,           srs->params_file,  where->priority};
-    if (st == CZ_OK) st = cz_backend_prove_start(where->backend, msm, &u, err);
-    witness_put(state, w);
+    if (st == CZ_OK) {
+        cz_backend_unit u = backend_unit(wu, srs, where);
+        st = cz_backend_prove_start(where->backend, msm, &u, err);
+    }
+    unit_free(state, wu);
     if (st != CZ_OK) {
         free(msm);
         return cz_error_wrap(err, st, "partition %u: prove", unit);
@@ -137,7 +185,7 @@ cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
 void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage) {
     (void)unit;
     if (stage == 0)
-        witness_put(state, data);
+        unit_free(state, data);
     else
         free(data);
 }

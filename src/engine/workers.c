@@ -73,6 +73,44 @@ static uint64_t unit_reservation(cz_engine *e, const cz_eng_job *j) {
     return host == 1 && bytes + abc <= total ? bytes + abc : bytes;
 }
 
+/* The host work a context would do in a unit's staging (job.h: prep; the
+ * CUDA context: a, b, c on the CPU for a key whose circuit is not on the
+ * device, the packed witness), done by the synthesis worker as soon as the
+ * unit is synthesized, on the first context that holds the unit's key. A
+ * prove worker stages only once it has a unit: two workers leaving a pass
+ * over a streamed key together then staged one after the other while the
+ * device waited (2.5 s per 32 GiB partition for a, b, c). At most n_prove
+ * units wait prepared, enough for every worker's next unit: a, b, c are
+ * 12.9 GB a unit, and the whole prove queue holding them would outgrow the
+ * host. 1 when synth carries such work. */
+static int prep_ahead(cz_engine *e, cz_eng_job *j, uint32_t unit, void *synth) {
+    if (!j->ops->prep) return 0;
+    cz_backend *in_service[CZ_ENGINE_MAX_BACKENDS];
+    uint32_t n = 0;
+    pthread_mutex_lock(&e->lock);
+    const int room = e->preps_ahead < e->n_prove;
+    if (room) e->preps_ahead++;
+    for (uint32_t i = 0; i < e->n_backends && room; i++)
+        if (!e->slots[i].out_of_service) in_service[n++] = e->slots[i].backend;
+    cz_eng_unlock(e);
+    if (!room) return 0;
+    cz_backend *b = NULL;
+    for (uint32_t i = 0; i < n && !b; i++)
+        if (cz_backend_host_abc(in_service[i], j->plan.circuit_id) >= 0) b = in_service[i];
+    const uint64_t t0 = cz_now_ns();
+    cz_prove_context pc = {b, j->id, j->kind, j->plan.circuit_id, j->priority};
+    const int made =
+        b && j->ops->prep(j->state, unit, synth, j->plan.circuit_id[0] ? &j->srs : NULL, &pc);
+    if (made) {
+        cz_eng_span(e, "prep ahead", j, (int32_t)unit, t0, cz_now_ns());
+        return 1;
+    }
+    pthread_mutex_lock(&e->lock);
+    e->preps_ahead--;
+    cz_eng_unlock(e);
+    return 0;
+}
+
 /* Synthesizes one unit and hands it to the prove heap; then, but on the
  * critical lane, waits while the backpressure holds. */
 static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
@@ -111,6 +149,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
         pthread_mutex_lock(&e->lock);
         j->synth_ns += dt;
         cz_eng_unlock(e);
+        if (st == CZ_OK) it.prepped = prep_ahead(e, j, it.unit, synth);
     }
     pthread_mutex_lock(&e->lock);
     e->synthesizing[prio]--; /* now in the prove heap (still ahead), or gone */
@@ -164,6 +203,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
         }
         dropped = 1;
     }
+    cz_eng_item_taken_locked(e, &it);
     cz_eng_unlock(e);
     if (synth) j->ops->discard(j->state, it.unit, synth, 0);
     cz_eng_unit_end(e, j, it.reserved, dropped ? CZ_OK : st, &uerr);
@@ -225,7 +265,7 @@ static int take_out_of_service_locked(cz_engine *e, cz_eng_slot *slot, cz_eng_jo
     for (uint32_t i = 0; i < e->n_backends; i++)
         if (&e->slots[i] != slot && !e->slots[i].out_of_service) others = 1;
     if (!others || j->cancel || j->failed) return 0;
-    if (!cz_eng_synth_push_locked(e, (cz_eng_item){j, it.unit, NULL, 0, 0, 0})) return 0;
+    if (!cz_eng_synth_push_locked(e, (cz_eng_item){.j = j, .unit = it.unit})) return 0;
     slot->out_of_service = 1;
     cz_eng_defer_log_locked(e, CZ_LOG_ERROR,
                             "engine: back-end %s taken out of service after a device error (%s); "
@@ -267,7 +307,7 @@ static void hook_forget_locked(cz_engine *e, cz_eng_slot *slot, const cz_eng_job
  * while its memory went back), 0 to fail it as usual. */
 static int unnest_locked(cz_engine *e, cz_eng_job *j, cz_eng_item it, const cz_error *uerr) {
     if (j->cancel || j->failed) return 0;
-    cz_eng_item again = {j, it.unit, NULL, 0, 0, 1};
+    cz_eng_item again = {.j = j, .unit = it.unit, .no_nest = 1};
     if (!cz_eng_synth_push_locked(e, again)) return 0;
     cz_eng_defer_log_locked(e, CZ_LOG_WARN,
                             "engine: partition %u of %.64s did not fit beside the unit it "
@@ -335,6 +375,7 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     /* the context's same-circuit run is the interrupted unit's: a unit
      * proven inside it neither ends nor extends it */
     if (!drop && !outer) cz_eng_note_circuit_locked(e, slot, j);
+    cz_eng_item_taken_locked(e, &it);
     e->prove_busy++;
     slot->busy_workers++;
     /* a unit with a preemption hook (below) is recorded on its context, so

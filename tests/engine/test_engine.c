@@ -197,6 +197,11 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
     return CZ_OK;
 }
 
+/* Host work prepared ahead (test_prep_ahead, below): tokens per unit. */
+static void *prep_token[64];
+static cz_backend *prep_ctx[64];
+static int preps_made, preps_freed, preps_used, preps_in_prover;
+
 /* Fake back-end contexts (test_two_contexts): a unit run on one of them is
  * counted per context name and waits a little, so that both get work. */
 static int fake_backend_units[2];
@@ -207,9 +212,10 @@ static int fake_backend_host_abc = -1; /* what every fake context answers to hos
 
 static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
                                     const cz_backend_unit *u, cz_error *err) {
-    (void)out, (void)u;
+    (void)out;
     int which = *(int *)b->impl;
     pthread_mutex_lock(&log_lock);
+    if (u->prep) preps_used++;
     int fail = fake_backend_fail == which + 1;
     if (fail) fake_backend_fail = 0;
     if (!fail) fake_backend_units[which]++;
@@ -238,6 +244,47 @@ static const cz_backend_ops fake_backend_ops = {.kind = "fake",
                                                 .prove_start = fake_backend_start,
                                                 .release = fake_backend_release,
                                                 .host_abc = fake_backend_host_abc_op};
+
+/* Host work prepared ahead (test_prep_ahead): a context with prep ops
+ * hands out tokens, the fake kind's prep keeps one per unit (one job at a
+ * time) and gives it to the context's prove_start (u->prep), and prove_start
+ * or discard frees it. */
+
+static void *fake_backend_prep(cz_backend *b, const cz_backend_unit *u) {
+    (void)b, (void)u;
+    int *t = malloc(sizeof *t);
+    *t = 7;
+    pthread_mutex_lock(&log_lock);
+    preps_made++;
+    pthread_mutex_unlock(&log_lock);
+    return t;
+}
+
+static void fake_backend_prep_free(cz_backend *b, void *prep) {
+    (void)b;
+    CHECK(*(int *)prep == 7);
+    free(prep);
+    pthread_mutex_lock(&log_lock);
+    preps_freed++;
+    pthread_mutex_unlock(&log_lock);
+}
+
+static const cz_backend_ops fake_prep_ops = {.kind = "fake",
+                                             .prove_start = fake_backend_start,
+                                             .release = fake_backend_release,
+                                             .host_abc = fake_backend_host_abc_op,
+                                             .prep = fake_backend_prep,
+                                             .prep_free = fake_backend_prep_free};
+
+/* The unit's token, taken out of the table (NULL: none); *ctx its context. */
+static void *prep_take(uint32_t unit, cz_backend **ctx) {
+    pthread_mutex_lock(&log_lock);
+    void *t = prep_token[unit % 64];
+    *ctx = prep_ctx[unit % 64];
+    prep_token[unit % 64] = NULL;
+    pthread_mutex_unlock(&log_lock);
+    return t;
+}
 
 /* A fake context that stages each unit before its run as a CUDA context
  * evaluating a, b, c on the CPU does: fake_stage_steps steps of 10 ms with
@@ -299,13 +346,19 @@ static cz_status fake_prove_start(void *state, uint32_t unit, void *synth, const
 
 static cz_status fake_prove_run(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
                                 const cz_prove_context *where, void **pending, cz_error *err) {
-    (void)srs, (void)err, (void)unit;
+    (void)srs, (void)err;
     fake_state *s = state;
     if (!strcmp(where->backend->ops->kind, "fake")) {
-        cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, NULL, NULL, NULL,
-                             NULL,          NULL,        where->priority};
+        cz_backend_unit u = {.job_id = where->job_id,
+                             .kind = where->kind,
+                             .circuit_id = where->circuit_id,
+                             .priority = where->priority};
+        cz_backend *prepped_on = NULL;
+        void *prep = prep_take(unit, &prepped_on);
+        if (prepped_on == where->backend) u.prep = prep;
         cz_groth16_msm_results msm;
         cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
+        cz_backend_prep_free(prepped_on, prep);
         if (st != CZ_OK) { /* prove_start consumes synth either way */
             free(synth);
             pthread_mutex_lock(&log_lock);
@@ -372,9 +425,12 @@ static cz_status fake_prove_finish(void *state, uint32_t unit, void *pending,
 }
 
 static void fake_discard(void *state, uint32_t unit, void *data, int stage) {
-    (void)state, (void)unit;
+    (void)state;
     free(data);
     if (stage == 0) {
+        cz_backend *prepped_on = NULL;
+        void *prep = prep_take(unit, &prepped_on);
+        cz_backend_prep_free(prepped_on, prep);
         pthread_mutex_lock(&log_lock);
         in_flight--;
         pthread_mutex_unlock(&log_lock);
@@ -396,8 +452,67 @@ static cz_status fake_verify(void *state, const uint8_t *proof, size_t len,
     return CZ_OK;
 }
 
+/* With free_probe set, fake_free checks that a job's state is freed with
+ * the engine unlocked (a PoRep job's pooled witnesses take seconds to
+ * return to the system): another thread must get the engine's lock while
+ * the free runs. */
+static cz_engine *free_probe;
+static int free_probe_runs, free_probe_blocked, free_probe_got_lock;
+static pthread_cond_t free_probe_cond = PTHREAD_COND_INITIALIZER;
+
+static void *status_caller(void *arg) {
+    cz_engine_status st;
+    cz_engine_get_status(arg, &st);
+    pthread_mutex_lock(&log_lock);
+    free_probe_got_lock = 1;
+    pthread_cond_broadcast(&free_probe_cond);
+    pthread_mutex_unlock(&log_lock);
+    return NULL;
+}
+
+/* The kind's prep: a token of where's context for the unit (job.h). */
+static int fake_prep(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
+                     const cz_prove_context *where) {
+    (void)state, (void)synth, (void)srs;
+    cz_backend_unit u = {.job_id = where->job_id,
+                         .kind = where->kind,
+                         .circuit_id = where->circuit_id,
+                         .priority = where->priority};
+    void *t = cz_backend_prep(where->backend, &u);
+    pthread_mutex_lock(&log_lock);
+    if (fake_depth) preps_in_prover++;
+    if (t) {
+        CHECK(prep_token[unit % 64] == NULL);
+        prep_token[unit % 64] = t;
+        prep_ctx[unit % 64] = where->backend;
+    }
+    pthread_mutex_unlock(&log_lock);
+    return t != NULL;
+}
+
 static void fake_free(void *state) {
     free(state);
+    if (!free_probe) return;
+    pthread_t t;
+    pthread_mutex_lock(&log_lock);
+    free_probe_got_lock = 0;
+    pthread_mutex_unlock(&log_lock);
+    CHECK(pthread_create(&t, NULL, status_caller, free_probe) == 0);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&log_lock);
+    while (!free_probe_got_lock &&
+           pthread_cond_timedwait(&free_probe_cond, &log_lock, &until) == 0) {
+    }
+    int got = free_probe_got_lock;
+    free_probe_runs++;
+    if (!got) free_probe_blocked++;
+    pthread_mutex_unlock(&log_lock);
+    if (got)
+        pthread_join(t, NULL);
+    else
+        pthread_detach(t); /* it ends once the lock is dropped */
 }
 
 static const cz_job_ops fake_ops = {
@@ -405,6 +520,7 @@ static const cz_job_ops fake_ops = {
     .prepare = fake_prepare,
     .synthesize = fake_synthesize,
     .prove_start = fake_prove_start,
+    .prep = fake_prep,
     .prove_finish = fake_prove_finish,
     .discard = fake_discard,
     .verify = fake_verify,
@@ -1030,6 +1146,28 @@ static void test_retention(void) {
     cz_engine_destroy(e);
 }
 
+static void test_state_freed_unlocked(void) {
+    cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    free_probe = e;
+    CHECK(submit(e, "freed", 0, "tag=F ms=1 units=2", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "freed", 20000, NULL) == CZ_JOB_COMPLETED);
+    int runs = 0; /* the state is freed just after the result is published */
+    for (int i = 0; i < 200 && !runs; i++) {
+        pthread_mutex_lock(&log_lock);
+        runs = free_probe_runs;
+        pthread_mutex_unlock(&log_lock);
+        if (!runs) sleep_ms(50);
+    }
+    pthread_mutex_lock(&log_lock);
+    CHECK(free_probe_runs == 1);
+    CHECK(free_probe_blocked == 0);
+    pthread_mutex_unlock(&log_lock);
+    free_probe = NULL;
+    cz_engine_destroy(e);
+}
+
 static void test_drain(void) {
     reset_logs();
     cz_engine *e = make_engine(1ull << 30, 1, 1, 60000);
@@ -1272,6 +1410,57 @@ static void test_host_abc_reserved(void) {
 /* Two back-end contexts (as two GPUs, or two contexts on one): the engine
  * runs prove workers on both, each unit on exactly one; status and metrics
  * report both; evict reaches both; destroy frees them. */
+/* A context that holds the job's key gets the host work of a synthesized
+ * unit ahead (job.h: prep), on the synthesis worker, for at most n_prove
+ * waiting units; the token reaches that context's prove_start and is freed
+ * once, proven or dropped. A context holding no key gets none. */
+static void prep_counts(int *made, int *freed, int *used, int *in_prover) {
+    pthread_mutex_lock(&log_lock);
+    *made = preps_made, *freed = preps_freed, *used = preps_used, *in_prover = preps_in_prover;
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void test_prep_ahead(void) {
+    fake_contexts_ops = &fake_prep_ops;
+    for (int round = 0; round < 3; round++) {
+        /* 0: proven; 1: cancelled while its first unit holds the prover;
+         * 2: the context holds no key */
+        reset_logs();
+        preps_made = preps_freed = preps_used = preps_in_prover = 0;
+        fake_backend_host_abc = round == 2 ? -1 : 1;
+        cz_engine *e = make_fake_contexts(1, 4);
+        cz_engine_submit_info info;
+        cz_error err = {0};
+        set_gate(0);
+        CHECK(submit(e, "prep", 0, "units=8 bytes=1000 ms=2 gate=2", &info, &err) == CZ_OK);
+        wait_gate_reached();
+        for (int i = 0; i < 2000 && synthesized() < 4; i++) sleep_ms(1);
+        CHECK(synthesized() >= 4);
+        int made, freed, used, in_prover;
+        prep_counts(&made, &freed, &used, &in_prover);
+        /* the held unit's own, then at most one waiting (one prove worker;
+         * none when the others were synthesized before it was taken) */
+        if (round < 2 && (made < 1 || made > 2))
+            printf("round %d: %d units prepared ahead\n", round, made);
+        CHECK(round == 2 ? made == 0 : made >= 1 && made <= 2);
+        int found = 0, was_running = 0;
+        if (round == 1) CHECK(cz_engine_cancel(e, "prep", &found, &was_running, &err) == CZ_OK);
+        set_gate(1);
+        CHECK(await_status(e, "prep", 20000, NULL) ==
+              (round == 1 ? CZ_JOB_CANCELLED : CZ_JOB_COMPLETED));
+        cz_engine_destroy(e);
+        prep_counts(&made, &freed, &used, &in_prover);
+        if (freed != made || in_prover)
+            printf("round %d: %d prepared, %d freed, %d used, %d in a prover\n", round, made, freed,
+                   used, in_prover);
+        CHECK(freed == made && in_prover == 0);
+        if (round == 0) CHECK(made >= 2 && used == made); /* each on its own context */
+        if (round == 1) CHECK(used >= 1 && used <= made); /* a waiting one was dropped */
+    }
+    fake_contexts_ops = &fake_backend_ops;
+    fake_backend_host_abc = -1;
+}
+
 static void test_two_contexts(void) {
     cz_engine *e = make_fake_contexts(2, 4);
     cz_error err = {0};
@@ -1651,6 +1840,7 @@ int main(void) {
     test_cancel_frees_queued();
     test_memory_budget();
     test_retention();
+    test_state_freed_unlocked();
     test_drain();
     test_runs_interleaved();
     test_runs_priority_preempts();
@@ -1668,5 +1858,6 @@ int main(void) {
     preempt_inside_backend(2);
     test_preempt_in_staging();
     test_host_abc_reserved();
+    test_prep_ahead();
     return cz_test_finish("engine/engine");
 }

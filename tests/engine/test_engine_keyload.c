@@ -242,8 +242,12 @@ static cz_status job_prove_start(void *state, uint32_t unit, void *synth, const 
                                  const cz_prove_context *where, void **pending, cz_error *err) {
     (void)state, (void)unit;
     CHECK(srs && srs->params && srs->params_file && srs->params_file->data);
-    cz_backend_unit u = {where->job_id, where->kind, where->circuit_id, srs->params,    NULL,
-                         NULL,          NULL,        srs->params_file,  where->priority};
+    cz_backend_unit u = {.job_id = where->job_id,
+                         .kind = where->kind,
+                         .circuit_id = where->circuit_id,
+                         .params = srs->params,
+                         .params_file = srs->params_file,
+                         .priority = where->priority};
     cz_groth16_msm_results msm;
     cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
     if (st != CZ_OK) {

@@ -112,6 +112,8 @@ typedef struct {
     cz_backend *b;
     const test_circuit *key;
     test_circuit *t;
+    int prep;     /* its host staging done ahead (cz_backend_prep) */
+    int prepared; /* a token came back */
     int same;
 } unit_thread;
 
@@ -132,9 +134,12 @@ static void *unit_run(void *arg) {
                          .witness = &x->t->w};
     cz_groth16_msm_results r;
     cz_error err = {0};
+    if (x->prep) u.prep = cz_backend_prep(x->b, &u);
+    x->prepared = u.prep != NULL;
     cz_gpu_set_step_hook(count_shared, NULL);
     const cz_status st = cz_backend_prove_start(x->b, &r, &u, &err);
     cz_gpu_set_step_hook(NULL, NULL);
+    cz_backend_prep_free(x->b, u.prep);
     if (st != CZ_OK) printf("%s: pass unit: %s\n", x->b->info.name, err.message);
     x->same = st == CZ_OK && cz_g1_equal(&r.h, &x->t->cpu.h) && cz_g1_equal(&r.l, &x->t->cpu.l) &&
               cz_g1_equal(&r.a, &x->t->cpu.a) && cz_g1_equal(&r.b_g1, &x->t->cpu.b_g1) &&
@@ -144,7 +149,9 @@ static void *unit_run(void *arg) {
 
 /* Units of one streamed key on three threads at once (CZ_GPU_PASS_UNITS 3):
  * each gets the CPU's sums for its own witness, and at least one pass over
- * the points served more than one of them. */
+ * the points served more than one of them. In the second round the units'
+ * witnesses are packed ahead (cz_backend_prep, CZ_GPU_WITNESS_PACK=1: the
+ * streamed key has no witness slot), as a synthesis worker does. */
 static void check_shared_passes(void) {
     enum { UNITS = 3 };
     const size_t n = 40, bits = 32 * 40;
@@ -162,12 +169,13 @@ static void check_shared_passes(void) {
             unit_thread x[UNITS];
             pthread_t th[UNITS];
             atomic_store(&shared_passes, 0);
+            gpu_knob("CZ_GPU_WITNESS_PACK", round ? "1" : NULL);
             for (int j = 0; j < UNITS; j++) {
-                x[j] = (unit_thread){b, &key, &t[j], 0};
+                x[j] = (unit_thread){b, &key, &t[j], round, 0, 0};
                 CHECK(pthread_create(&th[j], NULL, unit_run, &x[j]) == 0);
             }
             for (int j = 0; j < UNITS; j++) pthread_join(th[j], NULL);
-            for (int j = 0; j < UNITS; j++) CHECK(x[j].same);
+            for (int j = 0; j < UNITS; j++) CHECK(x[j].same && x[j].prepared == round);
             printf("round %d: %d passes for more than one unit\n", round,
                    atomic_load(&shared_passes));
             CHECK(atomic_load(&shared_passes) > 0);
@@ -177,6 +185,7 @@ static void check_shared_passes(void) {
         CHECK(bi.units == 2 * UNITS && bi.failures == 0 && bi.streaming);
         cz_backend_destroy(b);
     }
+    gpu_knob("CZ_GPU_WITNESS_PACK", NULL);
     gpu_knob("CZ_GPU_PASS_UNITS", NULL);
     gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
     for (int j = 0; j < UNITS; j++) {

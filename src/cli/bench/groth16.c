@@ -163,8 +163,11 @@ int cz_cmd_bench_groth16(int argc, char **argv) {
     cz_backend *be = NULL;
     if (cz_cli_backend_open(&be, backend, &err) != CZ_OK)
         return cz_cli_fail("bench-groth16: back-end", &err);
-    cz_backend_unit unit = {
-        "bench", CZ_PROOF_KIND_UNSPECIFIED, "bench-groth16", &params, &pd, NULL, NULL, NULL, 0};
+    cz_backend_unit unit = {.job_id = "bench",
+                            .kind = CZ_PROOF_KIND_UNSPECIFIED,
+                            .circuit_id = "bench-groth16",
+                            .params = &params,
+                            .pd = &pd};
     int gpu = strcmp(be->ops->kind, "cpu") != 0;
     double times[15];
     cz_groth16_proof proof;
