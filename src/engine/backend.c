@@ -1019,14 +1019,15 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
                           cz_gpu_pass_set **set, const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
     cz_status st;
-    /* what was made of the unit in host memory: ahead (u->prep, the unit's
-     * own), or in its staging (the entry lives until unstage, after this
-     * call) */
-    const staged_host *sh = u->prep;
+    /* what was made of the unit in host memory: in its staging (the entry
+     * lives until unstage, after this call), else ahead (u->prep, the
+     * unit's own) */
+    const staged_host *sh = NULL;
     pthread_mutex_lock(&c->slot_lock);
     for (const staged_host *x = c->host_staged; x && !sh && !u->pd; x = x->next)
         if (x->owner == u->witness) sh = x;
     pthread_mutex_unlock(&c->slot_lock);
+    if (!sh) sh = u->prep;
     const cz_gpu_witness_pack *pack = sh && sh->packed ? &sh->pack : NULL;
     if (u->pd) {
         st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, u->pd, NULL, NULL, err);
@@ -1332,7 +1333,11 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     /* the owner is set once the copy is done: prove_start never sees a
      * slot being filled */
     pthread_mutex_unlock(&c->slot_lock);
-    if (abc_host || !ws) return u->prep ? NULL : stage_host(b, u, abc_host);
+    /* what was done ahead is not done again, unless it lacks the a, b, c
+     * the key now needs (it was planned again meanwhile) */
+    const staged_host *ahead = u->prep;
+    if (abc_host || !ws)
+        return ahead && (ahead->has_abc || !abc_host) ? NULL : stage_host(b, u, abc_host);
     cz_error err = {0};
     cz_status st = cz_gpu_set_device(c->device, &err);
     if (st == CZ_OK)

@@ -1455,7 +1455,7 @@ static void test_prep_ahead(void) {
                    used, in_prover);
         CHECK(freed == made && in_prover == 0);
         if (round == 0) CHECK(made >= 2 && used == made); /* each on its own context */
-        if (round == 1) CHECK(used >= 1 && used <= made); /* a waiting one was dropped */
+        if (round == 1) CHECK(used <= made);              /* a waiting one may have been dropped */
     }
     fake_contexts_ops = &fake_backend_ops;
     fake_backend_host_abc = -1;
