@@ -157,6 +157,10 @@ cz_status cz_backend_hold(cz_backend *b, const char *circuit_id, const cz_groth1
                           const cz_groth16_params_file *file, const cz_circuit *circuit,
                           int priority, int wait, cz_error *err);
 uint64_t cz_backend_release(cz_backend *b, const char *circuit_id);
+/* 1 when nothing holds the context's run lock at this instant (no unit
+ * runs, no key is being held): units there are staging, waiting for a
+ * pass, or none. A probe (trylock), so callers may hold other locks. */
+int cz_backend_run_lock_free(cz_backend *b);
 /* ops->host_abc; -1 when it has none. */
 int cz_backend_host_abc(cz_backend *b, const char *circuit_id);
 void cz_backend_get_info(cz_backend *b, cz_backend_info *out);

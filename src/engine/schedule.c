@@ -249,8 +249,16 @@ static int nests_in(const cz_eng_slot *b, const cz_eng_item *it, const cz_eng_jo
 
 /* Whether a unit that b's workers prove with a preemption hook will take
  * it at its next step boundary: a free worker of b that took it instead
- * would only wait for the context (its run lock) until that unit ends. */
+ * would only wait for the context (its run lock) until that unit ends. Not
+ * a CRITICAL unit while the run lock is free (the hooked units are staging,
+ * or waiting for a pass): a staged witness upload (0.6 s at 32 GiB) has no
+ * boundary, and a free worker runs it at once (it skips a busy stage lock;
+ * a lower priority would wait for that lock and then race the staged
+ * unit). */
 static int left_to_hook(const cz_eng_slot *b, const cz_eng_item *it) {
+    if (b->n_hooked && it->j->priority >= CZ_PRIORITY_CRITICAL &&
+        cz_backend_run_lock_free(b->backend))
+        return 0;
     for (uint32_t k = 0; k < b->n_hooked; k++)
         if (nests_in(b, it, b->hooked[k])) return 1;
     return 0;

@@ -291,6 +291,7 @@ static void *prep_take(uint32_t unit, cz_backend **ctx) {
  * a step boundary after each (backend.c host_evaluate); fake_staging says
  * that one is under way. */
 static unsigned fake_stage_steps;
+static int fake_stage_quiet; /* no step boundary in the staging (a witness upload) */
 static int fake_staging;
 static int fake_stage_token;
 
@@ -301,7 +302,7 @@ static void *fake_backend_stage(cz_backend *b, const cz_backend_unit *u) {
     pthread_mutex_unlock(&log_lock);
     for (unsigned i = 0; i < fake_stage_steps; i++) {
         sleep_ms(10);
-        (void)cz_step_boundary();
+        if (!fake_stage_quiet) (void)cz_step_boundary();
     }
     pthread_mutex_lock(&log_lock);
     fake_staging = 0;
@@ -1793,6 +1794,43 @@ static void test_preempt_in_staging(void) {
  * answers CZ_E_BUSY, as a CUDA context does after a device out-of-memory
  * there) is not lost: it is synthesized again and proven in its turn,
  * after the interrupted unit, and never inside another unit again. */
+/* With two prove workers, a WinningPoSt that comes while the other worker's
+ * PoRep unit stages with no boundary (a witness upload) is run by the free
+ * worker at once, past the busy stage lock, not left to that unit's first
+ * boundary after its staging. */
+static int still_staging(void) {
+    pthread_mutex_lock(&log_lock);
+    const int s = fake_staging;
+    pthread_mutex_unlock(&log_lock);
+    return s;
+}
+
+static void test_critical_past_staging(void) {
+    reset_logs();
+    fake_contexts_ops = &fake_staging_ops;
+    fake_stage_steps = 300;
+    fake_stage_quiet = 1;
+    fake_prove_workers = 2;
+    cz_engine *e = make_fake_contexts(1, 2);
+    cz_error err = {0};
+    cz_engine_submit_info info;
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
+    for (int i = 0; i < 5000 && !still_staging(); i++) sleep_ms(1);
+    CHECK(still_staging());
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=1", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    const int during = still_staging(); /* the PoRep unit stages for 3 s */
+    if (!during) printf("critical past staging: the WinningPoSt waited for the staging\n");
+    CHECK(during);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(end_order, "WP"));
+    cz_engine_destroy(e);
+    fake_prove_workers = 1;
+    fake_stage_quiet = 0;
+    fake_stage_steps = 0;
+    fake_contexts_ops = &fake_backend_ops;
+}
+
 static void test_preempt_no_room(void) {
     cz_engine *e = engine_proving_steps();
     cz_engine_submit_info info;
@@ -1857,6 +1895,7 @@ int main(void) {
     preempt_inside_backend(1);
     preempt_inside_backend(2);
     test_preempt_in_staging();
+    test_critical_past_staging();
     test_host_abc_reserved();
     test_prep_ahead();
     return cz_test_finish("engine/engine");
