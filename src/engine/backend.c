@@ -81,11 +81,11 @@ cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
     /* A CRITICAL unit never waits for another unit's staging (a witness
      * upload of 0.6 s at 32 GiB, a, b, c on the CPU for seconds): it goes
      * unstaged then, its small witness up in its run. */
-    const int stage_lock =
+    const int stages_here =
         !nested && staging_on != b && b->ops->stage && b->ops->unstage &&
         (u->priority < CZ_PRIORITY_CRITICAL ? pthread_mutex_lock(&b->stage_lock)
                                             : pthread_mutex_trylock(&b->stage_lock)) == 0;
-    if (stage_lock) {
+    if (stages_here) {
         cz_backend *was_staging_on = staging_on;
         staging_on = b;
         staged = b->ops->stage(b, u);
@@ -1255,6 +1255,18 @@ static void cuda_unstage(cz_backend *b, void *staged) {
     if (doomed && cz_gpu_set_device(c->device, &err) == CZ_OK) slot_free(ws);
 }
 
+/* The first resident key of circuit id (slot_lock held): -1 when there is
+ * none, else whether it takes a, b, c from the host (abc_host); *slots
+ * (may be NULL): whether it has witness slots. */
+static int circuit_key_locked(const cuda_ctx *c, const char *id, int *slots) {
+    for (uint32_t k = 0; k < c->n_res; k++)
+        if (!strcmp(c->res[k].circuit, id)) {
+            if (slots) *slots = c->res[k].slot[0] != NULL;
+            return c->res[k].abc_host ? 1 : 0;
+        }
+    return -1;
+}
+
 /* The unit in host memory before its run: with abc (a key whose circuit is
  * not on the device: abc_host) its a, b, c on the CPU, and its witness
  * packed when CZ_GPU_WITNESS_PACK allows and it packs small; NULL when
@@ -1299,17 +1311,11 @@ static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
 static void *cuda_prep(cz_backend *b, const cz_backend_unit *u) {
     cuda_ctx *c = b->impl;
     if (u->pd || !u->circuit || !u->witness) return NULL;
-    const char *id = u->circuit_id ? u->circuit_id : "";
-    int held = 0, abc_host = 0, slots = 0;
+    int slots = 0;
     pthread_mutex_lock(&c->slot_lock);
-    for (uint32_t k = 0; k < c->n_res; k++)
-        if (!strcmp(c->res[k].circuit, id)) {
-            held = 1;
-            abc_host |= c->res[k].abc_host;
-            slots |= c->res[k].slot[0] != NULL;
-        }
+    const int abc_host = circuit_key_locked(c, u->circuit_id ? u->circuit_id : "", &slots);
     pthread_mutex_unlock(&c->slot_lock);
-    if (!held || (!abc_host && (slots || !cz_gpu_settings_get()->witness_pack))) return NULL;
+    if (abc_host < 0 || (!abc_host && (slots || !cz_gpu_settings_get()->witness_pack))) return NULL;
     return host_staging(b, u, abc_host);
 }
 
@@ -1377,10 +1383,8 @@ static void cuda_destroy(cz_backend *b) {
 /* res[] is read under slot_lock (its entries change under both locks). */
 static int cuda_host_abc(cz_backend *b, const char *circuit_id) {
     cuda_ctx *c = b->impl;
-    int r = -1;
     pthread_mutex_lock(&c->slot_lock);
-    for (uint32_t k = 0; k < c->n_res && r < 0; k++)
-        if (!strcmp(c->res[k].circuit, circuit_id)) r = c->res[k].abc_host ? 1 : 0;
+    const int r = circuit_key_locked(c, circuit_id, NULL);
     pthread_mutex_unlock(&c->slot_lock);
     return r;
 }

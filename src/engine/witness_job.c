@@ -90,7 +90,7 @@ typedef struct {
 } witness_unit;
 
 static void unit_free(cz_witness_job *j, witness_unit *wu) {
-    if (wu->prep) cz_backend_prep_free(wu->prep_on, wu->prep);
+    cz_backend_prep_free(wu->prep_on, wu->prep); /* no token: nothing */
     witness_put(j, wu->w);
     free(wu);
 }
