@@ -295,8 +295,8 @@ typedef struct {
 /* What cuda_stage prepares for a unit before it takes the run lock, so
  * the work runs while the current unit's kernels do: its witness in a
  * device slot (a key with its circuit on the device), else in host memory
- * its a, b, c evaluated on the CPU (a key without: abc_host) and its
- * witness packed (CZ_GPU_WITNESS_PACK). */
+ * its a, b, c evaluated on the CPU (a key without: ABC_HOST) and its
+ * witness packed (CZ_GPU_WITNESS_PACK, or a key of ABC_PACKED). */
 typedef enum { STAGED_SLOT = 1, STAGED_HOST } staged_kind;
 
 /* A device buffer for one unit's witness (inputs then aux), filled by
@@ -328,14 +328,27 @@ typedef struct staged_host {
 } staged_host;
 
 #define WITNESS_SLOTS 2
-#define STAGE_CHUNK   ((size_t)64 << 20) /* pinned staging of the stager's uploader */
+/* Entries per row window of a circuit streamed beside a lean plan (the
+ * default windows' two buffers take 1.3 GiB at 32 GiB PoRep, these ~0.4). */
+#define LEAN_WINDOW ((size_t)1 << 24)
+#define STAGE_CHUNK ((size_t)64 << 20) /* pinned staging of the stager's uploader */
+
+/* Where the units of a key get their a, b, c. */
+typedef enum {
+    ABC_DEVICE = 0, /* from its circuit on the device (resident or streamed) */
+    ABC_HOST,       /* on the CPU: no room for the circuit beside the key's plan */
+    ABC_PACKED,     /* a lean plan beside the streamed circuit: on the device from the
+                     * witness packed into the plan's pack room (cz_gpu_srs_pack_room),
+                     * on the CPU for a witness that does not pack that small */
+} abc_source;
 
 /* One resident key. Witness slots exist for circuits given with the key
  * (units with a, b, c from the host have none) when they fit beside it. */
 typedef struct {
     cz_gpu_srs *srs;
     cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
-    int abc_host;       /* no room for gc beside the key's plan: a, b, c on the CPU */
+    abc_source abc;
+    size_t pack_room; /* ABC_PACKED: cz_gpu_srs_pack_room */
     srs_key key;
     char circuit[32];
     size_t held;        /* device bytes: key, tables, circuit, slots */
@@ -504,6 +517,13 @@ static void note_residents(cz_backend *b) {
     cz_gpu_srs_plan_get(&plan, mru->srs);
     size_t at = (size_t)snprintf(line, sizeof line, "%s: ", mru->circuit);
     if (at < sizeof line) cz_gpu_plan_describe(line + at, sizeof line - at, &plan);
+    at = strlen(line);
+    const char *abc = mru->abc == ABC_HOST     ? "on the CPU"
+                      : mru->abc == ABC_PACKED ? "from the streamed circuit and the packed witness"
+                      : !mru->gc               ? NULL
+                      : cz_gpu_circuit_streamed(mru->gc) ? "from the streamed circuit"
+                                                         : "from the resident circuit";
+    if (abc && at < sizeof line) snprintf(line + at, sizeof line - at, "; a, b, c %s", abc);
     cz_backend_note_plan(b, cz_gpu_plan_name(plan.kind), line);
 }
 
@@ -680,7 +700,8 @@ static resident_key *key_find(cuda_ctx *c, const char *id, const srs_key *key, i
     for (uint32_t i = 0; i < c->n_res; i++) {
         resident_key *r = &c->res[i];
         if (!memcmp(key, &r->key, sizeof *key) && !strcmp(id, r->circuit) &&
-            (!circuit || r->gc || r->abc_host) && (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
+            (!circuit || r->gc || r->abc == ABC_HOST) &&
+            (host || !cz_gpu_srs_streaming(r->srs, NULL, 0)))
             return r;
     }
     return NULL;
@@ -780,12 +801,16 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     size_t gc_bytes = cz_gpu_circuit_bytes(gc);
     size_t budget = room > gc_bytes ? room - gc_bytes : 0;
     /* A key (with host points) that has no plan beside its circuit, or only
-     * the lean one (which takes a, b, c from the host: plan.h), goes
-     * without it: its units' a, b, c are then evaluated on the CPU
-     * (cuda_prove_start). So a 24 GiB card proves 32 GiB PoRep (20 GiB
-     * streaming plus 5.5 GiB of circuit do not fit) and a 16 GiB card (the
-     * lean plan) at all. */
-    int abc_host = 0;
+     * the lean one, goes without it resident. With CZ_GPU_ABC_STREAM (the
+     * default) the circuit is streamed to the device for each unit instead,
+     * when a plan fits beside its window buffers: a, b, c on the device
+     * from the witness, whole, or packed under a lean plan (ABC_PACKED:
+     * its H chain has no room for the witness whole). Else (or for a
+     * witness that does not pack small) its units' a, b, c are evaluated on
+     * the CPU (prove_on). So a 24 GiB card proves 32 GiB PoRep (20 GiB
+     * streaming plus 5.5 GiB of circuit do not fit), and a 16 GiB card (the
+     * lean plan) with the CPU free for synthesis. */
+    abc_source abc = ABC_DEVICE;
     if ((gc || skip) && host) {
         cz_gpu_plan beside;
         cz_error perr = {0};
@@ -796,20 +821,22 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
             gc = NULL;
             gc_bytes = 0;
             budget = room;
-            abc_host = 1;
-            /* CZ_GPU_ABC_STREAM: the circuit streamed per unit instead,
-             * when the key keeps a plan beside its window buffers that is
-             * not the lean one (which has no room for the witness that a,
-             * b, c are evaluated from) */
+            abc = ABC_HOST;
+            /* a key lean even without the circuit beside it gets short
+             * windows: their two buffers come off its chunks */
+            cz_gpu_plan whole;
+            const int lean_anyway =
+                cz_gpu_srs_plan(&whole, &shape, room, NULL, 0, &perr) != CZ_OK || whole.lean;
             cz_gpu_circuit *sgc = NULL;
             cz_error serr = {0};
             if (cz_gpu_settings_get()->abc_stream &&
-                cz_gpu_circuit_create_streamed(&sgc, circuit, 0, &serr) == CZ_OK) {
+                cz_gpu_circuit_create_streamed(&sgc, circuit, lean_anyway ? LEAN_WINDOW : 0,
+                                               &serr) == CZ_OK) {
                 const size_t sb = cz_gpu_circuit_bytes(sgc), sbudget = room > sb ? room - sb : 0;
                 if ((!room || sbudget) &&
-                    cz_gpu_srs_plan(&beside, &shape, sbudget, NULL, 0, &perr) == CZ_OK &&
-                    !beside.lean) {
-                    gc = sgc, gc_bytes = sb, budget = sbudget, abc_host = 0;
+                    cz_gpu_srs_plan(&beside, &shape, sbudget, NULL, 0, &perr) == CZ_OK) {
+                    gc = sgc, gc_bytes = sb, budget = sbudget;
+                    abc = beside.lean ? ABC_PACKED : ABC_DEVICE;
                 } else {
                     cz_gpu_circuit_destroy(sgc);
                 }
@@ -818,8 +845,11 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
                 cz_log(CZ_LOG_INFO,
                        "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory "
                        "plan on the device but the lean one: it is streamed to the device for "
-                       "each unit instead (%.0f MiB stay)",
-                       b->info.name, id, MIB(resident_bytes), MIB(gc_bytes));
+                       "each unit instead (%.0f MiB stay)%s",
+                       b->info.name, id, MIB(resident_bytes), MIB(gc_bytes),
+                       abc == ABC_PACKED ? "; the lean plan evaluates a, b, c from each unit's "
+                                           "witness packed"
+                                         : "");
             else
                 cz_log(CZ_LOG_INFO,
                        "%s: %s: the pre-compiled circuit (%.0f MiB) leaves the key no memory "
@@ -891,7 +921,8 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
      * streaming plan's proof buffers and chunk scratch */
     cz_gpu_plan got;
     cz_gpu_srs_plan_get(&got, srs);
-    r->srs = srs, r->gc = gc, r->key = *key, r->abc_host = abc_host;
+    r->srs = srs, r->gc = gc, r->key = *key, r->abc = abc;
+    r->pack_room = abc == ABC_PACKED ? cz_gpu_srs_pack_room(srs) : 0;
     r->work = got.need - got.held;
     snprintf(r->circuit, sizeof r->circuit, "%s", id);
     pthread_mutex_unlock(&c->slot_lock);
@@ -1041,11 +1072,24 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
     pthread_mutex_unlock(&c->slot_lock);
     if (!sh) sh = u->prep;
     const cz_gpu_witness_pack *pack = sh && sh->packed ? &sh->pack : NULL;
+    /* a lean plan's device a, b, c need the witness packed within its room:
+     * packed now when nothing was (the unit was staged before its key was
+     * loaded); a, b, c on the CPU when it does not pack that small */
+    cz_gpu_witness_pack own;
+    int own_packed = 0;
+    if (r->abc == ABC_PACKED && r->gc && !u->pd && !pack && !(sh && sh->has_abc)) {
+        own_packed = cz_gpu_witness_pack_make(&own, u->witness->input, u->witness->num_inputs,
+                                              u->witness->aux, u->witness->num_aux);
+        if (own_packed) pack = &own;
+    }
+    const int packed_abc =
+        r->abc == ABC_PACKED && pack && r->gc && cz_gpu_witness_pack_bytes(pack) <= r->pack_room;
     if (u->pd) {
         st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, u->pd, NULL, NULL, err);
-    } else if (!r->gc) {
-        /* the circuit did not fit beside the key (key_load): a, b, c of
-         * the witness from the CPU (staged before the run, or now on all
+    } else if (!r->gc || (r->abc == ABC_PACKED && !packed_abc)) {
+        /* the circuit did not fit beside the key (key_load), or the lean
+         * plan's unit has no pack that fits its room: a, b, c of the
+         * witness from the CPU (staged before the run, or now on all
          * cores), then up with the assignment */
         cz_prove_data view;
         const int staged = sh && sh->has_abc;
@@ -1056,8 +1100,9 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
         st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, &view, NULL, pack, err);
         if (!staged) host_evaluation_free(&view);
     } else {
-        /* a, b, c on the device from the resident circuit: only the
-         * witness crosses PCIe (staged already, or now). */
+        /* a, b, c on the device from the circuit there (resident or
+         * streamed), from the witness (staged already, or sent now), packed
+         * under a lean plan */
         const cz_fr *dev_z = NULL;
         pthread_mutex_lock(&c->slot_lock);
         for (int i = 0; i < WITNESS_SLOTS && !dev_z; i++)
@@ -1075,6 +1120,7 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
         cz_error unused = {0};
         (void)cz_gpu_circuit_set_host(r->gc, NULL, &unused);
     }
+    if (own_packed) cz_gpu_witness_pack_free(&own);
     if (st != CZ_OK) cz_error_prefix(err, "%s", b->info.name);
     return st;
 }
@@ -1255,35 +1301,56 @@ static void cuda_unstage(cz_backend *b, void *staged) {
     if (doomed && cz_gpu_set_device(c->device, &err) == CZ_OK) slot_free(ws);
 }
 
-/* The first resident key of circuit id (slot_lock held): -1 when there is
- * none, else whether it takes a, b, c from the host (abc_host); *slots
- * (may be NULL): whether it has witness slots. */
-static int circuit_key_locked(const cuda_ctx *c, const char *id, int *slots) {
+/* The first resident key of circuit id (slot_lock held): NULL when there
+ * is none. */
+static const resident_key *circuit_key_locked(const cuda_ctx *c, const char *id) {
     for (uint32_t k = 0; k < c->n_res; k++)
-        if (!strcmp(c->res[k].circuit, id)) {
-            if (slots) *slots = c->res[k].slot[0] != NULL;
-            return c->res[k].abc_host ? 1 : 0;
-        }
-    return -1;
+        if (!strcmp(c->res[k].circuit, id)) return &c->res[k];
+    return NULL;
 }
 
-/* The unit in host memory before its run: with abc (a key whose circuit is
- * not on the device: abc_host) its a, b, c on the CPU, and its witness
- * packed when CZ_GPU_WITNESS_PACK allows and it packs small; NULL when
- * neither was made (prove_on evaluates a, b, c and sends the witness raw
- * then). */
-static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, int abc) {
+/* What staging ahead or in the unit's staging makes of it in host memory
+ * for a key of circuit id: a, b, c on the CPU and a pack (CZ_GPU_WITNESS_PACK,
+ * or a pack always for ABC_PACKED: of at most pack_room bytes, else a, b,
+ * c after all). */
+typedef struct {
+    int abc, pack;
+    size_t pack_room; /* 0: any */
+} host_work;
+
+/* host_work for the first resident key of id (slot_lock held); -1 when
+ * there is none, 0 when the unit needs nothing in host memory, 1 when it
+ * does (*w). */
+static int host_work_locked(host_work *w, const cuda_ctx *c, const char *id) {
+    const resident_key *r = circuit_key_locked(c, id);
+    memset(w, 0, sizeof *w);
+    if (!r) return -1;
+    w->abc = r->abc == ABC_HOST;
+    w->pack = r->abc == ABC_PACKED || (!r->slot[0] && cz_gpu_settings_get()->witness_pack);
+    w->pack_room = r->abc == ABC_PACKED ? r->pack_room : 0;
+    return w->abc || w->pack;
+}
+
+/* The unit in host memory before its run, as w says: its witness packed
+ * (when it packs small, and within w->pack_room: else a, b, c after all)
+ * and its a, b, c on the CPU; NULL when neither was made (prove_on
+ * evaluates a, b, c and sends the witness raw then). */
+static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, const host_work *w) {
     staged_host *sh = calloc(1, sizeof *sh);
     if (!sh) return NULL;
+    int abc = w->abc;
+    if (w->pack) {
+        sh->packed = cz_gpu_witness_pack_make(&sh->pack, u->witness->input, u->witness->num_inputs,
+                                              u->witness->aux, u->witness->num_aux);
+        if (w->pack_room && (!sh->packed || cz_gpu_witness_pack_bytes(&sh->pack) > w->pack_room))
+            abc = 1;
+    }
     cz_error err = {0};
     if (abc && host_evaluate(&sh->view, u, &err) != CZ_OK)
         cz_log(CZ_LOG_WARN, "%s: a, b, c of %s on the CPU before its run: %s", b->info.name,
                u->job_id ? u->job_id : "a unit", err.message);
     else if (abc)
         sh->has_abc = 1, abc_lock(sh, (size_t)u->circuit->num_constraints);
-    if (cz_gpu_settings_get()->witness_pack)
-        sh->packed = cz_gpu_witness_pack_make(&sh->pack, u->witness->input, u->witness->num_inputs,
-                                              u->witness->aux, u->witness->num_aux);
     if (!sh->has_abc && !sh->packed) {
         free(sh);
         return NULL;
@@ -1293,10 +1360,23 @@ static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, int ab
     return sh;
 }
 
+/* Whether what was made ahead (may be NULL) serves a key that needs w:
+ * its a, b, c when the key takes them from the host, and for a key that
+ * evaluates them from the packed witness, a pack within its room (or a,
+ * b, c). A pack for the trip alone is optional. */
+static int ahead_serves(const staged_host *ahead, const host_work *w) {
+    if (!ahead) return 0;
+    if (w->abc) return ahead->has_abc;
+    if (w->pack_room)
+        return ahead->has_abc ||
+               (ahead->packed && cz_gpu_witness_pack_bytes(&ahead->pack) <= w->pack_room);
+    return 1;
+}
+
 /* host_staging in the unit's staging, listed for prove_on. */
-static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
+static void *stage_host(cz_backend *b, const cz_backend_unit *u, const host_work *w) {
     cuda_ctx *c = b->impl;
-    staged_host *sh = host_staging(b, u, abc);
+    staged_host *sh = host_staging(b, u, w);
     if (!sh) return NULL;
     pthread_mutex_lock(&c->slot_lock);
     sh->next = c->host_staged;
@@ -1305,18 +1385,18 @@ static void *stage_host(cz_backend *b, const cz_backend_unit *u, int abc) {
     return sh;
 }
 
-/* host_staging ahead (cz_backend_prep), where staging would do it: a key of
- * the circuit that takes a, b, c from the host, or a pack for a key with no
- * witness slot (a slot takes the witness whole, beside the kernels). */
+/* host_staging ahead (cz_backend_prep), where staging would do it
+ * (host_work_locked): a key of the circuit that takes a, b, c from the
+ * host, or a pack for a key with no witness slot (a slot takes the witness
+ * whole, beside the kernels) or one that evaluates a, b, c from it. */
 static void *cuda_prep(cz_backend *b, const cz_backend_unit *u) {
     cuda_ctx *c = b->impl;
     if (u->pd || !u->circuit || !u->witness) return NULL;
-    int slots = 0;
+    host_work w;
     pthread_mutex_lock(&c->slot_lock);
-    const int abc_host = circuit_key_locked(c, u->circuit_id ? u->circuit_id : "", &slots);
+    const int needs = host_work_locked(&w, c, u->circuit_id ? u->circuit_id : "");
     pthread_mutex_unlock(&c->slot_lock);
-    if (abc_host < 0 || (!abc_host && (slots || !cz_gpu_settings_get()->witness_pack))) return NULL;
-    return host_staging(b, u, abc_host);
+    return needs > 0 ? host_staging(b, u, &w) : NULL;
 }
 
 static void cuda_prep_free(cz_backend *b, void *prep) {
@@ -1336,11 +1416,10 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
         return NULL; /* prove_start says why */
     const char *id = u->circuit_id ? u->circuit_id : "";
     witness_slot *ws = NULL;
-    int abc_host = 0;
+    host_work w;
     pthread_mutex_lock(&c->slot_lock);
-    for (uint32_t k = 0; k < c->n_res; k++)
-        if (c->res[k].abc_host && !strcmp(c->res[k].circuit, id)) abc_host = 1;
-    for (uint32_t k = 0; k < c->n_res && !ws && !abc_host; k++)
+    const int needs = host_work_locked(&w, c, id);
+    for (uint32_t k = 0; k < c->n_res && !ws && !w.abc; k++)
         for (int i = 0; i < WITNESS_SLOTS && !ws; i++) {
             witness_slot *s = c->res[k].slot[i];
             if (s && !s->busy && s->elems == ni + na && !strcmp(s->circuit, id)) {
@@ -1351,11 +1430,9 @@ static void *cuda_stage(cz_backend *b, const cz_backend_unit *u) {
     /* the owner is set once the copy is done: prove_start never sees a
      * slot being filled */
     pthread_mutex_unlock(&c->slot_lock);
-    /* what was done ahead is not done again, unless it lacks the a, b, c
-     * the key now needs (it was planned again meanwhile) */
-    const staged_host *ahead = u->prep;
-    if (abc_host || !ws)
-        return ahead && (ahead->has_abc || !abc_host) ? NULL : stage_host(b, u, abc_host);
+    /* what was done ahead is not done again, unless it lacks what the key
+     * now needs (it was planned again meanwhile) */
+    if (w.abc || !ws) return needs > 0 && !ahead_serves(u->prep, &w) ? stage_host(b, u, &w) : NULL;
     cz_error err = {0};
     cz_status st = cz_gpu_set_device(c->device, &err);
     if (st == CZ_OK)
@@ -1384,9 +1461,11 @@ static void cuda_destroy(cz_backend *b) {
 static int cuda_host_abc(cz_backend *b, const char *circuit_id) {
     cuda_ctx *c = b->impl;
     pthread_mutex_lock(&c->slot_lock);
-    const int r = circuit_key_locked(c, circuit_id, NULL);
+    const resident_key *r = circuit_key_locked(c, circuit_id);
+    /* ABC_PACKED: a witness that does not pack small has them on the CPU */
+    const int host = !r ? -1 : r->abc != ABC_DEVICE;
     pthread_mutex_unlock(&c->slot_lock);
-    return r;
+    return host;
 }
 
 static const cz_backend_ops cuda_ops = {.kind = "cuda",

@@ -97,11 +97,12 @@ typedef struct {
      * not. */
     void *(*prep)(cz_backend *b, const cz_backend_unit *u);
     void (*prep_free)(cz_backend *b, void *prep);
-    /* Optional: whether this context evaluates the a, b, c of circuit_id's
-     * units in host memory: 1 when its key of circuit_id does (it streams
-     * without its circuit on the device), 0 when its key is resident with
-     * the circuit, -1 when it holds no key of circuit_id. Reads without the
-     * run lock (a unit may be in progress). */
+    /* Optional: whether this context may evaluate the a, b, c of
+     * circuit_id's units in host memory: 1 when its key of circuit_id does
+     * (it streams without its circuit on the device, or a lean plan's unit
+     * has a witness that does not pack small), 0 when the circuit on the
+     * device always does, -1 when it holds no key of circuit_id. Reads
+     * without the run lock (a unit may be in progress). */
     int (*host_abc)(cz_backend *b, const char *circuit_id);
 } cz_backend_ops;
 

@@ -143,12 +143,41 @@ static __device__ __forceinline__ void st_fr(fr_t *p, const fr_t &r) {
     q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
 }
 
+/* Where the kernels read z: whole (one 32-byte element per read), or packed
+ * (cz_gpu_packed_z: a word of each bitmap, and for the few values neither 0
+ * nor 1 their running count and the value). get returns 0 for a zero
+ * element, which then adds nothing. */
+struct z_whole {
+    const fr_t *z;
+    __device__ __forceinline__ bool get(fr_t &x, uint32_t i) const {
+        x = ld_fr(z + i);
+        return true;
+    }
+};
+struct z_packed {
+    const uint64_t *ones, *other;
+    const uint32_t *before;
+    const fr_t *values;
+    __device__ __forceinline__ bool get(fr_t &x, uint32_t i) const {
+        const uint32_t w = i / 64, b = i % 64;
+        const uint64_t o = __ldg(other + w);
+        if (o >> b & 1) {
+            x = ld_fr(values + __ldg(before + w) + (uint32_t)__popcll(o & ((1ull << b) - 1)));
+            return true;
+        }
+        if (!(__ldg(ones + w) >> b & 1)) return false;
+        x = fr_t::one();
+        return true;
+    }
+};
+
 /* acc += coeff(ci) * z[col] with 1 and -1 special-cased. */
-template <class I, bool SH>
-static __device__ __forceinline__ void add_entry(fr_t &acc, const fr_t *z, const uint32_t *col,
+template <class I, bool SH, class Z>
+static __device__ __forceinline__ void add_entry(fr_t &acc, const Z &z, const uint32_t *col,
                                                  const I *coef, uint32_t k, const fr_t *tab) {
+    fr_t x;
+    if (!z.get(x, __ldg(col + k))) return;
     const uint32_t ci = __ldg(coef + k);
-    fr_t x = ld_fr(z + __ldg(col + k));
     if (ci > CZ_CIRCUIT_COEF_MINUS_ONE) x = fr_t::mul(x, ld_coef<SH>(tab, ci));
     acc = ci == CZ_CIRCUIT_COEF_MINUS_ONE ? fr_t::sub(acc, x) : fr_t::add(acc, x);
 }
@@ -177,10 +206,10 @@ template <bool SH> static __device__ const fr_t *block_table(const fr_t *table, 
 }
 
 /* Short rows: one thread per row (grid-stride; rows < 2^31). */
-template <class I, bool SH>
+template <class I, bool SH, class Z>
 __global__ void __launch_bounds__(ABC_THREADS)
     k_short_rows(fr_t *out, const uint32_t *row_start, const uint32_t *col, const I *coef,
-                 uint32_t rows, uint32_t long_threshold, const fr_t *z, const fr_t *table,
+                 uint32_t rows, uint32_t long_threshold, const Z z, const fr_t *table,
                  uint32_t num_coeffs) {
     const fr_t *tab = block_table<SH>(table, num_coeffs);
     for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < rows;
@@ -188,24 +217,24 @@ __global__ void __launch_bounds__(ABC_THREADS)
         const uint32_t b = __ldg(row_start + j), e = __ldg(row_start + j + 1);
         if (e - b > long_threshold) continue; /* a long row: the warp kernels write it */
         fr_t acc = fr_t::zero();
-        for (uint32_t k = b; k < e; k++) add_entry<I, SH>(acc, z, col, coef, k, tab);
+        for (uint32_t k = b; k < e; k++) add_entry<I, SH, Z>(acc, z, col, coef, k, tab);
         st_fr(out + j, acc);
     }
 }
 
 /* Long rows, step 1: one warp per piece (grid-stride over warps; the loop
  * condition is the same for the whole warp, so warp_sum sees all lanes). */
-template <class I, bool SH>
+template <class I, bool SH, class Z>
 __global__ void __launch_bounds__(ABC_THREADS)
     k_pieces(fr_t *partial, const uint2 *pieces, uint32_t n_pieces, const uint32_t *col,
-             const I *coef, const fr_t *z, const fr_t *table, uint32_t num_coeffs) {
+             const I *coef, const Z z, const fr_t *table, uint32_t num_coeffs) {
     const fr_t *tab = block_table<SH>(table, num_coeffs);
     const uint32_t lane = threadIdx.x & 31, warps = gridDim.x * blockDim.x / 32;
     for (uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < n_pieces; w += warps) {
         const uint2 p = pieces[w];
         fr_t acc = fr_t::zero();
         for (uint32_t k = lane; k < p.y - p.x; k += 32) /* <= 256: no wrap-around near 2^32 */
-            add_entry<I, SH>(acc, z, col, coef, p.x + k, tab);
+            add_entry<I, SH, Z>(acc, z, col, coef, p.x + k, tab);
         acc = warp_sum(acc);
         if (lane == 0) st_fr(partial + w, acc);
     }
@@ -734,23 +763,23 @@ typedef struct {
     const uint2 *pieces;
 } rows_view;
 
-template <class I, bool SH>
-static cz_status eval_rows(fr_t *out, const cz_gpu_circuit *gc, const rows_view &v, const fr_t *z,
+template <class I, bool SH, class Z>
+static cz_status eval_rows(fr_t *out, const cz_gpu_circuit *gc, const rows_view &v, const Z &z,
                            cz_error *err) {
     const size_t shmem = SH ? (size_t)gc->num_coeffs * sizeof(fr_t) : 0;
     const I *coef = (const I *)v.coef;
     if (v.rows) {
-        const unsigned blocks = wave_blocks(k_short_rows<I, SH>, shmem, gc->sms, v.rows);
-        k_short_rows<I, SH><<<blocks, ABC_THREADS, shmem>>>(out, v.row_start, v.col, coef, v.rows,
-                                                            gc->long_threshold, z, gc->table,
-                                                            gc->num_coeffs);
+        const unsigned blocks = wave_blocks(k_short_rows<I, SH, Z>, shmem, gc->sms, v.rows);
+        k_short_rows<I, SH, Z><<<blocks, ABC_THREADS, shmem>>>(out, v.row_start, v.col, coef,
+                                                               v.rows, gc->long_threshold, z,
+                                                               gc->table, gc->num_coeffs);
         CZ_CUDA_LAUNCHED(err);
     }
     if (v.n_pieces) {
         const unsigned blocks =
-            wave_blocks(k_pieces<I, SH>, shmem, gc->sms, (size_t)v.n_pieces * 32);
-        k_pieces<I, SH><<<blocks, ABC_THREADS, shmem>>>(gc->partial, v.pieces, v.n_pieces, v.col,
-                                                        coef, z, gc->table, gc->num_coeffs);
+            wave_blocks(k_pieces<I, SH, Z>, shmem, gc->sms, (size_t)v.n_pieces * 32);
+        k_pieces<I, SH, Z><<<blocks, ABC_THREADS, shmem>>>(gc->partial, v.pieces, v.n_pieces, v.col,
+                                                           coef, z, gc->table, gc->num_coeffs);
         CZ_CUDA_LAUNCHED(err);
         const unsigned lblocks = wave_blocks(k_long_rows, 0, gc->sms, (size_t)v.n_long * 32);
         k_long_rows<<<lblocks, ABC_THREADS>>>(out, gc->partial, v.long_row, v.first, v.n_long);
@@ -759,23 +788,24 @@ static cz_status eval_rows(fr_t *out, const cz_gpu_circuit *gc, const rows_view 
     return CZ_OK;
 }
 
-static cz_status eval_view(fr_t *out, const cz_gpu_circuit *gc, const rows_view &v, const fr_t *z,
+template <class Z>
+static cz_status eval_view(fr_t *out, const cz_gpu_circuit *gc, const rows_view &v, const Z &z,
                            cz_error *err) {
     if (gc->coef_bytes == 2)
-        return gc->shared ? eval_rows<uint16_t, true>(out, gc, v, z, err)
-                          : eval_rows<uint16_t, false>(out, gc, v, z, err);
-    return gc->shared ? eval_rows<uint32_t, true>(out, gc, v, z, err)
-                      : eval_rows<uint32_t, false>(out, gc, v, z, err);
+        return gc->shared ? eval_rows<uint16_t, true, Z>(out, gc, v, z, err)
+                          : eval_rows<uint16_t, false, Z>(out, gc, v, z, err);
+    return gc->shared ? eval_rows<uint32_t, true, Z>(out, gc, v, z, err)
+                      : eval_rows<uint32_t, false, Z>(out, gc, v, z, err);
 }
 
-static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, const fr_t *z,
+template <class Z>
+static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, const Z &z,
                                cz_error *err);
 
-extern "C" cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c,
-                                         const cz_gpu_circuit *gc, const cz_fr *dev_z,
-                                         cz_error *err) {
+template <class Z>
+static cz_status eval_matrices(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const cz_gpu_circuit *gc,
+                               const Z &z, cz_error *err) {
     fr_t *const outs[3] = {(fr_t *)dev_a, (fr_t *)dev_b, (fr_t *)dev_c};
-    const fr_t *z = (const fr_t *)dev_z;
     if (gc->stream) {
         const cz_status st = eval_streamed(outs, gc, z, err);
         if (st != CZ_OK) return st;
@@ -791,6 +821,24 @@ extern "C" cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_
     }
     CZ_CUDA_TRY(err, cudaDeviceSynchronize());
     return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c,
+                                         const cz_gpu_circuit *gc, const cz_fr *dev_z,
+                                         cz_error *err) {
+    return eval_matrices(dev_a, dev_b, dev_c, gc, z_whole{(const fr_t *)dev_z}, err);
+}
+
+extern "C" cz_status cz_gpu_circuit_eval_packed(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c,
+                                                const cz_gpu_circuit *gc, const cz_gpu_packed_z *z,
+                                                cz_error *err) {
+    if (z->n != (size_t)gc->num_inputs + gc->num_aux)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu circuit: a packed witness of %zu elements for a circuit of %u "
+                            "inputs and %u aux",
+                            z->n, gc->num_inputs, gc->num_aux);
+    const z_packed zp = {z->ones, z->other, z->before, (const fr_t *)z->values};
+    return eval_matrices(dev_a, dev_b, dev_c, gc, zp, err);
 }
 
 extern "C" cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c,
@@ -1012,7 +1060,8 @@ extern "C" cz_status cz_gpu_circuit_set_host(cz_gpu_circuit *gc, const cz_circui
     return CZ_OK;
 }
 
-static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, const fr_t *z,
+template <class Z>
+static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, const Z &z,
                                cz_error *err) {
     abc_stream *s = gc->stream;
     const cz_circuit *c = s->host;

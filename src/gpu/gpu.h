@@ -266,6 +266,10 @@ size_t cz_gpu_srs_bytes(const cz_gpu_srs *srs);
 int cz_gpu_srs_streaming(const cz_gpu_srs *srs, char *why, size_t why_size);
 /* The SRS's memory plan (plan.h; zeros for NULL). */
 void cz_gpu_srs_plan_get(cz_gpu_plan *out, const cz_gpu_srs *srs);
+/* A lean plan's room for a packed witness (cz_gpu_witness_pack_bytes) from
+ * which a unit's a, b, c are evaluated on the device (a streamed circuit):
+ * one chunk buffer, idle during the H chain; 0 for another plan or NULL. */
+size_t cz_gpu_srs_pack_room(const cz_gpu_srs *srs);
 
 /* ---- the proving key from its .params file (keyload.cu, srs.c) ----
  * cz_gpu_srs_load makes an SRS resident straight from the mapped .params
@@ -472,6 +476,23 @@ void cz_gpu_circuit_get_matrix(cz_gpu_circuit_matrix *out, const cz_gpu_circuit 
  * long rows' scratch). */
 cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const cz_gpu_circuit *gc,
                               const cz_fr *dev_z, cz_error *err);
+/* A packed witness (cz_gpu_witness_pack, below) on the device, as
+ * cz_gpu_witness_pack_up leaves it: n elements, inputs then aux. */
+typedef struct {
+    size_t n;
+    const uint64_t *ones, *other; /* words(n) each */
+    const uint32_t *before;       /* words(n): the other values before each word */
+    const cz_fr *values;          /* the other values, in element order */
+} cz_gpu_packed_z;
+/* cz_gpu_circuit_eval reading z packed: a word of each bitmap per entry,
+ * and for the values neither 0 nor 1 their count and the value (a zero
+ * element adds nothing), so a 32 GiB PoRep partition's z takes ~0.1 GB of
+ * device memory instead of 4.2 GB. The results are cz_gpu_circuit_eval's,
+ * byte for byte. CZ_E_INVALID_ARG when z->n is not the circuit's inputs
+ * plus aux. */
+cz_status cz_gpu_circuit_eval_packed(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c,
+                                     const cz_gpu_circuit *gc, const cz_gpu_packed_z *z,
+                                     cz_error *err);
 /* The same from and to host arrays (tests): uploads input and aux, evaluates,
  * downloads a, b, c (num_constraints each; any may be NULL). */
 cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_circuit *gc,
@@ -538,9 +559,13 @@ int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size
 void cz_gpu_witness_pack_free(cz_gpu_witness_pack *p);
 /* The device bytes of p's parts (the scratch cz_gpu_witness_unpack needs). */
 size_t cz_gpu_witness_pack_bytes(const cz_gpu_witness_pack *p);
-/* p up into scratch (scratch_bytes >= cz_gpu_witness_pack_bytes(p), device
- * memory unused meanwhile) through up, then expanded to the p->n elements
- * at dev_z; returns when dev_z holds them. */
+/* p's parts up into scratch (scratch_bytes >= cz_gpu_witness_pack_bytes(p),
+ * device memory unused meanwhile) through up; *out points into scratch;
+ * returns when the copy is done. */
+cz_status cz_gpu_witness_pack_up(cz_gpu_packed_z *out, void *scratch, size_t scratch_bytes,
+                                 cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err);
+/* p up into scratch (cz_gpu_witness_pack_up), then expanded to the p->n
+ * elements at dev_z; returns when dev_z holds them. */
 cz_status cz_gpu_witness_unpack(cz_fr *dev_z, void *scratch, size_t scratch_bytes,
                                 cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err);
 /* dev_z[i] for i < n from a packed witness's parts on the device: values[k]

@@ -326,6 +326,12 @@ cz_status cz_gpu_circuit_eval(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const cz
     (void)dev_a, (void)dev_b, (void)dev_c, (void)gc, (void)dev_z;
     return NO_GPU(err);
 }
+cz_status cz_gpu_circuit_eval_packed(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c,
+                                     const cz_gpu_circuit *gc, const cz_gpu_packed_z *z,
+                                     cz_error *err) {
+    (void)dev_a, (void)dev_b, (void)dev_c, (void)gc, (void)z;
+    return NO_GPU(err);
+}
 cz_status cz_gpu_circuit_eval_host(cz_fr *a, cz_fr *b, cz_fr *c, const cz_gpu_circuit *gc,
                                    const cz_fr *input, const cz_fr *aux, cz_error *err) {
     (void)a, (void)b, (void)c, (void)gc, (void)input, (void)aux;

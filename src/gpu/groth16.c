@@ -666,6 +666,21 @@ static cz_status witness_up(cz_fr *dev_z, void *scratch, size_t scratch_bytes, c
                                 err);
 }
 
+/* pd's density bitmaps (a_aux, b_aux, b_input) to b->dens, returning when
+ * they are there. */
+static cz_status host_densities_up(cz_gpu_srs *srs, bufs *b, const cz_prove_data *pd, size_t wa,
+                                   size_t wi, cz_error *err) {
+    uint64_t ticket = 0;
+    cz_status st = cz_gpu_stage_bytes(srs->up, b->dens, pd->a_aux_density, wa * 8, &ticket, err);
+    if (st == CZ_OK)
+        st = cz_gpu_stage_bytes(srs->up, b->dens + wa, pd->b_aux_density, wa * 8, &ticket, err);
+    if (st == CZ_OK)
+        st = cz_gpu_stage_bytes(srs->up, b->dens + 2 * wa, pd->b_input_density, wi * 8, &ticket,
+                                err);
+    if (st == CZ_OK) st = cz_gpu_uploader_wait(srs->up, ticket, err);
+    return st;
+}
+
 cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
                                     cz_gpu_srs *srs, const cz_groth16_params *params,
                                     const cz_gpu_circuit *circuit, const cz_prove_data *pd,
@@ -697,15 +712,24 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
         if (st == CZ_OK && srs->streaming) st = cz_groth16_check_shapes(params, pd, err);
     }
     if (st != CZ_OK) return st;
-    /* the lean plan (plan.h) streams every vector and takes a, b, c from
-     * the host */
+    /* the lean plan (plan.h) streams every vector; its H chain has no room
+     * for the witness whole: a, b, c come from the host, or from the
+     * device circuit reading the witness packed, kept meanwhile in a chunk
+     * buffer (idle until the H MSM) */
     const int lean = srs->plan.lean;
     if (lean && !srs->streaming)
         return CZ_BROKEN(err, "gpu prove: a lean memory plan that keeps vectors");
-    if (lean && on_device)
+    if (lean && on_device &&
+        (dev_z || !zpack || zpack->n != pd->num_inputs + pd->num_aux ||
+         cz_gpu_witness_pack_bytes(zpack) > cz_gpu_srs_pack_room(srs)))
         return cz_error_set(err, CZ_E_INVALID_ARG,
-                            "gpu prove: the key's lean memory plan needs a, b, c from the host, "
-                            "not from a device circuit");
+                            "gpu prove: the key's lean memory plan evaluates a, b, c on the device "
+                            "only from the witness packed in at most %zu bytes (%s); else they "
+                            "come from the host",
+                            cz_gpu_srs_pack_room(srs),
+                            dev_z   ? "a device witness was given"
+                            : zpack ? "this one packs larger"
+                                    : "none was given");
     const size_t m = (size_t)1 << srs->log_m, n = pd->num_constraints;
     const size_t ni = pd->num_inputs, na = pd->num_aux;
     const size_t n_a = srs->shape.n_a, n_b = srs->shape.n_b_g1;
@@ -714,6 +738,7 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     bufs b = {0};
     cz_gpu_pass_set *ps = NULL; /* a chunked plan's L, A, B sums for a pass */
     const cz_fr *z = dev_z;     /* the assignment on the device: dev_z or b.z */
+    cz_gpu_packed_z pz;         /* a lean plan's packed assignment, in srs->chunk[0] */
     uint64_t ticket = 0;
     prof pr = {cz_gpu_settings_get()->prove_profile, cz_now_ns()};
 
@@ -724,7 +749,24 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
         cz_error_prefix(err, "gpu prove: a, b, c (%d x 2^%u elements)", nbuf, srs->log_m);
         goto done;
     }
-    if (on_device) {
+    if (on_device && lean) {
+        /* the packed witness into a chunk buffer; a and b from it (c once
+         * a' b' is formed) */
+        if ((st = cz_gpu_witness_pack_up(&pz, srs->chunk[0], cz_gpu_srs_pack_room(srs), srs->up,
+                                         zpack, err)) != CZ_OK)
+            goto done;
+        prof_step(&pr, "upload packed assignment");
+        if (cancel_point(&st, "a, b", err)) goto done;
+        for (int j = 0; j < 2 && st == CZ_OK; j++)
+            st = cz_gpu_zero(b.abc + j * m + n, (m - n) * sizeof(cz_fr), err);
+        if (st == CZ_OK) st = cz_gpu_circuit_eval_packed(b.abc, b.abc + m, NULL, circuit, &pz, err);
+        if (st != CZ_OK) {
+            cz_error_prefix(err, "gpu prove: a, b from the device circuit");
+            goto done;
+        }
+        dens = ci.dev_density;
+        prof_step(&pr, "a, b on the device");
+    } else if (on_device) {
         /* the witness goes up first, unless it is there (it stays for L, A,
          * B); a, b, c from it */
         if (!z) {
@@ -768,11 +810,19 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     }
     if (lean) {
         /* a' b' into a's buffer, then c where b was */
-        if ((st = cz_gpu_ntt_pointwise_mul(srs->dom, b.abc, b.abc + m, err)) != CZ_OK ||
-            (st = abc_upload(srs, b.abc + m, pd->c, n, m, &ticket, err)) != CZ_OK ||
-            (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK ||
-            (st = abc_coset(srs, b.abc + m, err)) != CZ_OK)
+        if ((st = cz_gpu_ntt_pointwise_mul(srs->dom, b.abc, b.abc + m, err)) != CZ_OK) goto done;
+        if (on_device) {
+            if ((st = cz_gpu_zero(b.abc + m + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK ||
+                (st = cz_gpu_circuit_eval_packed(NULL, NULL, b.abc + m, circuit, &pz, err)) !=
+                    CZ_OK) {
+                cz_error_prefix(err, "gpu prove: c from the device circuit");
+                goto done;
+            }
+        } else if ((st = abc_upload(srs, b.abc + m, pd->c, n, m, &ticket, err)) != CZ_OK ||
+                   (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK) {
             goto done;
+        }
+        if ((st = abc_coset(srs, b.abc + m, err)) != CZ_OK) goto done;
         st = cz_gpu_ntt_coset_quotient(srs->dom, b.abc, NULL, b.abc + m, err);
     } else {
         st = cz_gpu_ntt_coset_quotient(srs->dom, b.abc, b.abc + m, b.abc + 2 * m, err);
@@ -816,9 +866,10 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
         size_t tail_room = lean ? srs->chunk_points : nmax;
         if (srs->streaming && tail_room < cz_gpu_plan_pass_tail(nmax))
             tail_room = cz_gpu_plan_pass_tail(nmax);
-        if ((!on_device &&
-             ((st = cz_gpu_alloc_pooled((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK ||
-              (st = cz_gpu_alloc_pooled((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK)) ||
+        if ((!z &&
+             (st = cz_gpu_alloc_pooled((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) != CZ_OK) ||
+            (!on_device &&
+             (st = cz_gpu_alloc_pooled((void **)&b.dens, (2 * wa + wi) * 8, err)) != CZ_OK) ||
             (st = cz_gpu_alloc_pooled((void **)&b.idx, (ni + na) * sizeof(uint32_t), err)) !=
                 CZ_OK ||
             (st = cz_gpu_alloc_pooled((void **)&b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr),
@@ -840,21 +891,15 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
             st = cz_error_set(err, CZ_E_NOMEM, "gpu prove: out of host memory");
             goto done;
         }
-        if (!on_device) {
+        if (!z) {
             /* the compacted scalars' buffer (written later) is a pack's
-             * scratch */
+             * scratch; the densities are the device circuit's, or go up */
             if ((st = witness_up(b.z, b.scal, (n_a > n_b ? n_a : n_b) * sizeof(cz_fr), srs, pd,
                                  zpack, err)) != CZ_OK ||
-                (st = cz_gpu_stage_bytes(srs->up, b.dens, pd->a_aux_density, wa * 8, &ticket,
-                                         err)) != CZ_OK ||
-                (st = cz_gpu_stage_bytes(srs->up, b.dens + wa, pd->b_aux_density, wa * 8, &ticket,
-                                         err)) != CZ_OK ||
-                (st = cz_gpu_stage_bytes(srs->up, b.dens + 2 * wa, pd->b_input_density, wi * 8,
-                                         &ticket, err)) != CZ_OK ||
-                (st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK)
+                (!on_device && (st = host_densities_up(srs, &b, pd, wa, wi, err)) != CZ_OK))
                 goto done;
             z = b.z;
-            dens = b.dens;
+            if (!on_device) dens = b.dens;
             prof_step(&pr, "upload assignment");
         }
     }

@@ -333,7 +333,7 @@ void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *p) {
         snprintf(buf, size,
                  "%s%s: %s resident, %s streamed in chunks of 2^%u points (%.1f GB of points); "
                  "%.1f of %.1f GiB (resident would need %.1f)",
-                 cz_gpu_plan_name(p->kind), p->lean ? " (lean: a, b, c from the host)" : "", kept,
+                 cz_gpu_plan_name(p->kind), p->lean ? " (lean: two H-chain buffers)" : "", kept,
                  streamed, lc, (double)p->stream_bytes / 1e9, p->need / gib, p->budget / gib,
                  p->resident_need / gib);
 }

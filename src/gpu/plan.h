@@ -14,15 +14,17 @@
  *   streaming  none stays: every vector streams, in the largest chunk that
  *              fits (2^12 to 2^24 points);
  *   lean       streaming with one proof's working set cut from 16 to 8 GiB
- *              at 32 GiB (what a 16 GiB card needs): a, b, c come from the
- *              host one after another through two device buffers (a' b'
- *              formed before c is uploaded), the assignment goes up after
- *              the H MSM, and the tail scalars are gathered or masked per
- *              chunk instead of all at once. It needs a, b, c from the host
- *              (no device circuit, 12.5 GB more to upload per proof at
- *              32 GiB), so it is chosen only where the plain streaming
- *              plan's chunk would be below 2^22 points (or it would not
- *              fit at all) and the lean one's chunk is larger.
+ *              at 32 GiB (what a 16 GiB card needs): a, b, c go through two
+ *              device buffers one after another (a' b' formed before c is
+ *              made), the assignment goes up whole only after the H MSM,
+ *              and the tail scalars are gathered or masked per chunk
+ *              instead of all at once. a, b, c come from the host (12.5 GB
+ *              to upload per proof at 32 GiB), or from a streamed device
+ *              circuit reading the witness packed in a chunk buffer (idle
+ *              until the H MSM; cz_gpu_srs_pack_room). Chosen only where
+ *              the plain streaming plan's chunk would be below 2^22 points
+ *              (or it would not fit at all) and the lean one's chunk is
+ *              larger.
  * Below the lean plan with 2^12-point chunks nothing proves: the plan is
  * refused with that minimum in the message. */
 #ifndef CZ_GPU_PLAN_H
@@ -56,7 +58,7 @@ typedef struct {
     uint64_t stream_bytes; /* the streamed vectors' point bytes (a proof sends the points of
                             * its nonzero scalars: ~27 of 47 GB at 32 GiB PoRep) */
     unsigned log_m;        /* the key's domain: 2^log_m = n_h + 1 */
-    int lean;              /* streaming, lean (above): a, b, c must come from the host */
+    int lean;              /* streaming, lean (above): two H-chain buffers */
 } cz_gpu_plan;
 
 /* Plans forced whatever the budget, for tests and measurements: chunk

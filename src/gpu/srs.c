@@ -209,6 +209,10 @@ void cz_gpu_srs_plan_get(cz_gpu_plan *out, const cz_gpu_srs *srs) {
         memset(out, 0, sizeof *out);
 }
 
+size_t cz_gpu_srs_pack_room(const cz_gpu_srs *srs) {
+    return srs && srs->plan.lean && srs->chunk[0] ? srs->chunk_points * sizeof(cz_g2_affine) : 0;
+}
+
 cz_status cz_gpu_srs_create(cz_gpu_srs **out, const cz_groth16_params *p, cz_error *err) {
     return cz_gpu_srs_create_budget(out, p, 0, err);
 }

@@ -128,9 +128,10 @@ size_t cz_gpu_witness_pack_bytes(const cz_gpu_witness_pack *p) {
     return values_offset(p->n) + p->n_values * sizeof(cz_fr);
 }
 
-cz_status cz_gpu_witness_unpack(cz_fr *dev_z, void *scratch, size_t scratch_bytes,
-                                cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err) {
+cz_status cz_gpu_witness_pack_up(cz_gpu_packed_z *out, void *scratch, size_t scratch_bytes,
+                                 cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err) {
     const size_t nw = words(p->n);
+    memset(out, 0, sizeof *out);
     if (scratch_bytes < cz_gpu_witness_pack_bytes(p))
         return cz_error_set(err, CZ_E_INTERNAL,
                             "gpu: a packed witness needs %zu bytes of scratch, %zu given",
@@ -146,7 +147,19 @@ cz_status cz_gpu_witness_unpack(cz_fr *dev_z, void *scratch, size_t scratch_byte
     if (st == CZ_OK && p->n_values)
         st = cz_gpu_stage_bytes(up, values, p->values, p->n_values * sizeof(cz_fr), &ticket, err);
     if (st == CZ_OK) st = cz_gpu_uploader_wait(up, ticket, err);
-    if (st == CZ_OK) st = cz_gpu_expand_witness(dev_z, p->n, bits, bits + nw, before, values, err);
+    if (st != CZ_OK)
+        return cz_error_wrap(err, st, "gpu: packed witness (%zu elements, %zu values)", p->n,
+                             p->n_values);
+    *out = (cz_gpu_packed_z){p->n, bits, bits + nw, before, values};
+    return CZ_OK;
+}
+
+cz_status cz_gpu_witness_unpack(cz_fr *dev_z, void *scratch, size_t scratch_bytes,
+                                cz_gpu_uploader *up, const cz_gpu_witness_pack *p, cz_error *err) {
+    cz_gpu_packed_z z;
+    cz_status st = cz_gpu_witness_pack_up(&z, scratch, scratch_bytes, up, p, err);
+    if (st != CZ_OK) return st;
+    st = cz_gpu_expand_witness(dev_z, z.n, z.ones, z.other, z.before, z.values, err);
     if (st != CZ_OK)
         return cz_error_wrap(err, st, "gpu: packed witness (%zu elements, %zu values)", p->n,
                              p->n_values);

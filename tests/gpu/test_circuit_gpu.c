@@ -5,7 +5,8 @@
  * shared and in global memory, empty rows, rows at the short / long and
  * piece boundaries, long rows of thousands and of 100,000 entries, a case of
  * more than a million rows, outputs left out; the same circuits streamed
- * (in ~37 row windows and in one) give the same a, b, c. Bad circuits are refused with
+ * (in ~37 row windows and in one) give the same a, b, c, and so does a
+ * witness of mostly 0 and 1 read packed. Bad circuits are refused with
  * the fault named. Then the GPU prover through the circuit path (a, b, c
  * not in the prove data) against the CPU prover on the same circuit: the
  * same five sums and, with the same r, s, the same proof bytes.
@@ -167,17 +168,63 @@ static void cpu_eval(cz_fr *out, const cz_circuit *c, int i, const cz_fr *z) {
     }
 }
 
-static void random_witness(cz_fr *z, uint64_t vars) {
+/* Of every 100 elements about other_pct random, the rest 0 and 1 (a
+ * PoRep witness: ~2 % other values). */
+static void random_witness(cz_fr *z, uint64_t vars, unsigned other_pct) {
     for (uint64_t v = 0; v < vars; v++) {
-        uint64_t r = rnd(10);
-        if (r == 0)
-            z[v] = cz_fr_zero;
-        else if (r < 4)
-            z[v] = cz_fr_one;
-        else
+        uint64_t r = rnd(100);
+        if (r < other_pct)
             gpu_rand_fr(&z[v]);
+        else if (r % 2)
+            z[v] = cz_fr_zero;
+        else
+            z[v] = cz_fr_one;
     }
     z[0] = cz_fr_one;
+}
+
+/* a, b, c of gc (resident or streamed, its host circuit attached) from z
+ * packed (cz_gpu_witness_pack_up, cz_gpu_circuit_eval_packed) against
+ * cpu_eval's; and a pack of another length refused. */
+static void check_packed(const cz_gpu_circuit *gc, const cz_circuit *c, const cz_fr *z) {
+    const size_t ni = c->num_inputs, na = c->num_aux, rows = c->num_constraints;
+    cz_error err = {0};
+    cz_gpu_witness_pack pack;
+    CHECK(cz_gpu_witness_pack_make(&pack, z, ni, z + ni, na) == 1);
+    cz_gpu_uploader *up = NULL;
+    void *scratch = NULL;
+    cz_fr *dout[3] = {NULL, NULL, NULL};
+    CHECK(cz_gpu_uploader_create(&up, (size_t)1 << 20, &err) == CZ_OK);
+    CHECK(cz_gpu_alloc(&scratch, cz_gpu_witness_pack_bytes(&pack), &err) == CZ_OK);
+    for (int i = 0; i < 3; i++)
+        CHECK(cz_gpu_alloc((void **)&dout[i], (rows + 1) * sizeof(cz_fr), &err) == CZ_OK);
+    cz_gpu_packed_z pz;
+    CHECK(cz_gpu_witness_pack_up(&pz, scratch, cz_gpu_witness_pack_bytes(&pack), up, &pack, &err) ==
+          CZ_OK);
+    CHECK(pz.n == ni + na);
+    cz_status st = cz_gpu_circuit_eval_packed(dout[0], dout[1], dout[2], gc, &pz, &err);
+    if (st != CZ_OK) fprintf(stderr, "packed eval: %s\n", err.message);
+    CHECK(st == CZ_OK);
+    cz_fr *want = malloc((rows + 1) * sizeof *want), *got = malloc((rows + 1) * sizeof *got);
+    for (int i = 0; i < 3 && st == CZ_OK; i++) {
+        cpu_eval(want, c, i, z);
+        CHECK(cz_gpu_download(got, dout[i], rows * sizeof(cz_fr), &err) == CZ_OK);
+        uint64_t bad = 0;
+        for (uint64_t j = 0; j < rows; j++) bad += memcmp(&want[j], &got[j], sizeof(cz_fr)) != 0;
+        if (bad)
+            fprintf(stderr, "packed, matrix %d: %llu of %llu rows differ\n", i,
+                    (unsigned long long)bad, (unsigned long long)rows);
+        CHECK(bad == 0);
+    }
+    cz_gpu_packed_z shorter = pz;
+    shorter.n--;
+    CHECK(cz_gpu_circuit_eval_packed(dout[0], NULL, NULL, gc, &shorter, &err) == CZ_E_INVALID_ARG);
+    free(want);
+    free(got);
+    for (int i = 0; i < 3; i++) cz_gpu_free(dout[i]);
+    cz_gpu_free(scratch);
+    cz_gpu_uploader_destroy(up);
+    cz_gpu_witness_pack_free(&pack);
 }
 
 /* Creates the device circuit under the knobs (NULL: unset), evaluates all
@@ -188,8 +235,9 @@ static void check_eval(const shape *s, const char *long_knob, const char *shared
     random_circuit(&o, s);
     const cz_circuit *c = &o.c;
     const uint64_t vars = (uint64_t)c->num_inputs + c->num_aux, rows = c->num_constraints;
-    cz_fr *z = malloc(vars * sizeof *z);
-    random_witness(z, vars);
+    cz_fr *z = malloc(vars * sizeof *z), *zp = malloc(vars * sizeof *zp);
+    random_witness(z, vars, 60);
+    random_witness(zp, vars, 3); /* one that packs */
     if (long_knob) gpu_knob("CZ_GPU_ABC_LONG", long_knob);
     if (shared_knob) gpu_knob("CZ_GPU_ABC_SHARED", shared_knob);
     cz_error err = {0};
@@ -257,6 +305,7 @@ static void check_eval(const shape *s, const char *long_knob, const char *shared
         CHECK(cz_gpu_circuit_eval(dout, NULL, NULL, gc, dz, &err) == CZ_OK);
         CHECK(cz_gpu_download(back, dout, nb, &err) == CZ_OK);
         CHECK(memcmp(back, got[0], rows * sizeof(cz_fr)) == 0);
+        check_packed(gc, c, zp);
         cz_gpu_free(dz);
         cz_gpu_free(dout);
         free(pattern);
@@ -307,6 +356,7 @@ static void check_eval(const shape *s, const char *long_knob, const char *shared
             if (st != CZ_OK) fprintf(stderr, "streamed eval: %s\n", serr.message);
             CHECK(st == CZ_OK && memcmp(sgot, got[i], rows * sizeof(cz_fr)) == 0);
         }
+        if (rows) check_packed(sc, c, zp);
         /* less device memory than resident, unless one row holds so many
          * entries that its own window, twice (two buffers), outweighs the
          * three matrices (an empty circuit has nothing to save) */
@@ -319,6 +369,7 @@ static void check_eval(const shape *s, const char *long_knob, const char *shared
     for (int i = 0; i < 3; i++) free(got[i]);
     free(want);
     free(z);
+    free(zp);
     cz_gpu_circuit_destroy(gc);
     owned_free(&o);
 }

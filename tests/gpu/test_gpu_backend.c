@@ -10,7 +10,8 @@
  * used of four;
  * releasing one circuit leaves the others; a device out-of-memory in a
  * unit is proven again on a smaller plan; a lean plan (forced) proves
- * without its circuit on the device; units of one streamed key proven on
+ * with a, b, c from its streamed circuit and the packed witness, or from
+ * the CPU for a witness that does not pack; units of one streamed key proven on
  * several threads at once share passes over its points (CZ_GPU_PASS_UNITS)
  * and each gets its own sums. Units come both ways: witness
  * with the pre-compiled circuit (a, b, c on the device, witness slots) and
@@ -118,6 +119,15 @@ typedef struct {
 } unit_thread;
 
 static atomic_int shared_passes;
+
+/* A lean plan's units by where their a, b, c came from (the steps
+ * "a, b on the device" and "upload a, b"). */
+static int lean_device, lean_host;
+static void count_lean(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
+    (void)ctx, (void)t0, (void)t1;
+    lean_device += !strcmp(step, "a, b on the device");
+    lean_host += !strcmp(step, "upload a, b");
+}
 
 static void count_shared(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
     (void)ctx, (void)t0, (void)t1;
@@ -345,18 +355,31 @@ int main(void) {
     cz_backend_destroy(b);
 
     /* The lean plan (forced, as a 16 GiB card gets it for 32 GiB PoRep):
-     * the circuit does not stay beside the key, a, b, c of the witness are
-     * evaluated on the CPU, and the sums are the CPU's. */
+     * the circuit is streamed beside the key; a, b, c are evaluated on the
+     * device from a witness that packs small (mostly 0 and 1, as PoRep's),
+     * on the CPU from one that does not (and come from the host in a unit
+     * that brings them); the sums are the CPU's every time. */
     gpu_knob("CZ_GPU_STREAM_CHUNK", "256");
     gpu_knob("CZ_GPU_STREAM_LEAN", "1");
     CHECK(cz_backend_cuda_create(&b, 0, 0, "cuda:0/lean", &err) == CZ_OK);
     if (!b) return 1;
+    test_circuit sparse;
+    make_bits(&sparse, 200, 3000);
+    cz_gpu_set_step_hook(count_lean, NULL);
+    prove(b, "sparse", &sparse, 0);
+    CHECK(lean_device == 1 && lean_host == 0);
     prove(b, "large", &t[1], 0);
+    CHECK(lean_device == 1 && lean_host == 1);
     prove(b, "large", &t[1], 1);
+    CHECK(lean_device == 1 && lean_host == 2);
+    prove(b, "sparse", &sparse, 0);
+    CHECK(lean_device == 2 && lean_host == 2);
+    cz_gpu_set_step_hook(NULL, NULL);
     cz_backend_get_info(b, &bi);
     printf("lean: %s\n", bi.memory_plan);
-    CHECK(strstr(bi.memory_plan, "lean") != NULL && bi.failures == 0 && bi.units == 2);
+    CHECK(strstr(bi.memory_plan, "lean") != NULL && bi.failures == 0 && bi.units == 4);
     cz_backend_destroy(b);
+    drop(&sparse);
     gpu_knob("CZ_GPU_STREAM_LEAN", NULL);
     gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
 

@@ -25,6 +25,7 @@
  * short enough for a pass). salt changes the inputs, hence the witness,
  * not the circuit. bad: corrupts one value. */
 static unsigned sparse_bits;
+static int lean_packed; /* lean proofs with a, b, c from the packed witness */
 static uint64_t salt;
 static void synth(cz_cs *cs, uint64_t n, int bad) {
     int witness = cz_cs_has_witness(cs);
@@ -250,14 +251,33 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
             CHECK(boundaries >= 4);
         }
         if (gc && !bad) {
-            /* the lean plan takes a, b, c from the host only */
+            /* the lean plan takes a, b, c from the host, or from the device
+             * circuit with the witness packed (in a chunk buffer: refused
+             * without a pack) */
             cz_prove_data view = pd;
             view.a = view.b = view.c = NULL;
             cz_error lerr = {0};
-            cz_groth16_msm_results unused;
-            CHECK(cz_gpu_groth16_prove_start(&unused, srs, &params, gc, &view, NULL, &lerr) ==
+            cz_groth16_msm_results dev, *devp = &dev;
+            CHECK(cz_gpu_groth16_prove_start(&dev, srs, &params, gc, &view, NULL, &lerr) ==
                       CZ_E_INVALID_ARG &&
                   strstr(lerr.message, "lean") != NULL);
+            cz_gpu_witness_pack zp;
+            if (cz_gpu_witness_pack_make(&zp, pd.input_assignment, pd.num_inputs, pd.aux_assignment,
+                                         pd.num_aux)) {
+                cz_gpu_pass_set *set = NULL;
+                cz_status sl = cz_gpu_groth16_prove_head(&dev, &set, srs, &params, gc, &view, NULL,
+                                                         &zp, &lerr);
+                if (sl == CZ_OK && set)
+                    sl = cz_gpu_groth16_pass(srs, &params, &set, &devp, 1, &lerr);
+                cz_gpu_pass_set_free(set);
+                if (sl != CZ_OK) fprintf(stderr, "lean, packed: %s\n", lerr.message);
+                CHECK(sl == CZ_OK && sc == CZ_OK);
+                CHECK(cz_g1_equal(&cpu.h, &dev.h) && cz_g1_equal(&cpu.l, &dev.l) &&
+                      cz_g1_equal(&cpu.a, &dev.a) && cz_g1_equal(&cpu.b_g1, &dev.b_g1) &&
+                      cz_g2_equal(&cpu.b_g2, &dev.b_g2));
+                lean_packed++;
+                cz_gpu_witness_pack_free(&zp);
+            }
         }
         if (!bad) CHECK(wrong_steps == 0 && (mask_tail == SIZE_MAX || masked_steps > 0));
         /* a witness of short tails goes through a pass on a chunked plan */
@@ -487,6 +507,7 @@ int main(void) {
     sparse_bits = 20;
     check_plan(100, "64", NULL, SIZE_MAX, 0);
     check_plan(100, "64", NULL, SIZE_MAX, 1);
+    CHECK(lean_packed > 0);
     lock_host = 0;
     check_plan(100, "64", "h,b_g2", SIZE_MAX, 0);
     check_plan(100, "256", NULL, SIZE_MAX, 0);
