@@ -98,9 +98,42 @@ static void lock_points(cz_srs_manager *m, cz_srs_entry *e) {
         total += bytes;
     }
     e->host_locked = 1;
-    cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points page-locked in %.2f s (streamed copies "
-                        "read them directly)",
+    cz_log(CZ_LOG_INFO,
+           "srs: %s: %.1f GB of host points page-locked in %.2f s (streamed copies "
+           "read them directly)",
            e->id, (double)total / 1e9, (double)(cz_now_ns() - t0) / 1e9);
+}
+
+/* Page-locks the file mapping of e's circuit (loaded, m->lock not held;
+ * e marked loading) when a device streams e's key: such a device streams
+ * the circuit's matrices too, a window per copy for every unit, and from
+ * locked memory the copy engines read them without the CPU, which
+ * synthesis keeps busy. Refused: copied through the staging buffers. */
+static void lock_circuit(cz_srs_manager *m, cz_srs_entry *e) {
+    size_t bytes = 0;
+    const void *map = e->circuit ? cz_circuit_mapping(e->circuit, &bytes) : NULL;
+    if (!m->lock_host || !e->needs_host_points || !map || e->circuit_locked) return;
+    uint64_t t0 = cz_now_ns();
+    cz_error err = {0};
+    if (m->lock_host((void *)map, bytes, &err) != CZ_OK) {
+        cz_log(CZ_LOG_WARN,
+               "srs: %s: circuit not page-locked (%s): its streamed windows go through the "
+               "staging buffers",
+               e->id, err.message);
+        return;
+    }
+    e->circuit_locked = 1;
+    cz_log(CZ_LOG_INFO, "srs: %s: circuit (%.1f GB) page-locked in %.2f s", e->id,
+           (double)bytes / 1e9, (double)(cz_now_ns() - t0) / 1e9);
+}
+
+/* Frees e's circuit, unlocking its mapping first. */
+static void free_circuit(cz_srs_manager *m, cz_srs_entry *e) {
+    size_t bytes = 0;
+    if (e->circuit_locked) m->unlock_host((void *)cz_circuit_mapping(e->circuit, &bytes));
+    e->circuit_locked = 0;
+    cz_circuit_free(e->circuit);
+    e->circuit = NULL;
 }
 
 /* Frees e's decoded points, unlocking them first. */
@@ -132,8 +165,7 @@ static uint64_t entry_to_cold(cz_srs_manager *m, cz_srs_entry *e) {
     uint64_t freed = e->hot_bytes;
     free_points(m, e);
     cz_groth16_vk_free(&e->vk);
-    cz_circuit_free(e->circuit);
-    e->circuit = NULL;
+    free_circuit(m, e);
     cz_groth16_params_file_unmap(&e->file);
     e->hot_bytes = 0;
     e->points_on_device = 0;
@@ -451,6 +483,7 @@ static cz_status ensure_hot(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
         cz_budget_release(m->budget, e->hot_bytes);
         e->hot_bytes = 0;
     }
+    if (st == CZ_OK) lock_circuit(m, e);
     pthread_mutex_lock(&m->lock);
     e->loading = 0;
     if (st == CZ_OK) {

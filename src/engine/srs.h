@@ -49,6 +49,7 @@ typedef struct {
     int points_on_device;  /* hot with the points on the back-ends' devices only */
     int needs_host_points; /* a back-end declined the file load: decode on the host */
     int host_locked;       /* hot: params' point vectors page-locked (m->lock_host) */
+    int circuit_locked;    /* its circuit's file mapping page-locked (m->lock_host) */
     cz_groth16_vk vk;      /* hot: from the .vk file, used to self-verify */
     char circuit_path[PATH_MAX];
     cz_circuit *circuit;   /* hot, when a job asked for it: the pre-compiled circuit (mapped) */

@@ -41,6 +41,7 @@
 extern "C" {
 #include "r1cs/circuit.h"
 #include "gpu/settings.h"
+#include "gpu/srs.h"
 #include "util/cancel.h"
 #include "util/parallel.h"
 #include "util/size.h"
@@ -83,9 +84,11 @@ typedef struct {
     uint2 *pieces;
 } abc_window;
 
-/* A device copy of one window's arrays (m: its counts unused), row offsets
- * rebased to the window's first entry; two, so the next window goes up
- * while the kernels of the current one run (used: recorded after them). */
+/* A device copy of one window's arrays (m: its counts unused; the row
+ * offsets as the matrix has them, the kernels subtract the window's first
+ * entry), so that a page-locked host circuit goes up without the CPU; two,
+ * so the next window goes up while the kernels of the current one run
+ * (used: recorded after them). */
 typedef struct {
     gpu_matrix m;
     cudaEvent_t used;
@@ -208,13 +211,13 @@ template <bool SH> static __device__ const fr_t *block_table(const fr_t *table, 
 /* Short rows: one thread per row (grid-stride; rows < 2^31). */
 template <class I, bool SH, class Z>
 __global__ void __launch_bounds__(ABC_THREADS)
-    k_short_rows(fr_t *out, const uint32_t *row_start, const uint32_t *col, const I *coef,
-                 uint32_t rows, uint32_t long_threshold, const Z z, const fr_t *table,
-                 uint32_t num_coeffs) {
+    k_short_rows(fr_t *out, const uint32_t *row_start, uint32_t base, const uint32_t *col,
+                 const I *coef, uint32_t rows, uint32_t long_threshold, const Z z,
+                 const fr_t *table, uint32_t num_coeffs) {
     const fr_t *tab = block_table<SH>(table, num_coeffs);
     for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < rows;
          j += gridDim.x * blockDim.x) {
-        const uint32_t b = __ldg(row_start + j), e = __ldg(row_start + j + 1);
+        const uint32_t b = __ldg(row_start + j) - base, e = __ldg(row_start + j + 1) - base;
         if (e - b > long_threshold) continue; /* a long row: the warp kernels write it */
         fr_t acc = fr_t::zero();
         for (uint32_t k = b; k < e; k++) add_entry<I, SH, Z>(acc, z, col, coef, k, tab);
@@ -368,46 +371,16 @@ static void plan_free(plan *p) {
     memset(p, 0, sizeof *p);
 }
 
-/* A copy into the staging buffer; with base, of u32 words less base (row
- * offsets rebased to a window's first entry; chunks of 2^20 bytes keep the
- * ranges on word boundaries). */
-typedef struct {
-    uint8_t *dst;
-    const uint8_t *src;
-    uint32_t base;
-} copy_ctx;
-
-static void copy_range(void *vctx, size_t begin, size_t end, unsigned worker) {
-    (void)worker;
-    const copy_ctx *c = (const copy_ctx *)vctx;
-    if (!c->base) {
-        memcpy(c->dst + begin, c->src + begin, end - begin);
-        return;
-    }
-    uint32_t *d = (uint32_t *)(c->dst + begin);
-    const uint32_t *h = (const uint32_t *)(c->src + begin);
-    for (size_t k = 0; k < (end - begin) / 4; k++) d[k] = h[k] - c->base;
+/* host[0, bytes) -> dev through up (cz_gpu_stage_bytes: straight from
+ * page-locked host memory, else staged by the CPU); *ticket: the last
+ * copy's, kept when there is nothing to copy. */
+static cz_status send_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
+                            uint64_t *ticket, cz_error *err) {
+    if (!bytes) return CZ_OK;
+    return cz_gpu_stage_bytes(up, dev, host, bytes, ticket, err);
 }
 
-/* host[0, bytes) -> dev through the staging buffers (the CPU copies chunk
- * k + 1 while the DMA engine sends chunk k), u32 words less base when base
- * is not 0; *ticket: the last copy. */
-static cz_status stage_copy(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
-                            uint32_t base, uint64_t *ticket, cz_error *err) {
-    for (size_t off = 0; off < bytes; off += ABC_UPLOAD) {
-        const size_t len = bytes - off < ABC_UPLOAD ? bytes - off : ABC_UPLOAD;
-        void *stage = NULL;
-        cz_status st = cz_gpu_uploader_stage(up, &stage, err);
-        if (st != CZ_OK) return st;
-        copy_ctx c = {(uint8_t *)stage, (const uint8_t *)host + off, base};
-        cz_parallel_for(len, (size_t)1 << 20, copy_range, &c);
-        if ((st = cz_gpu_uploader_send(up, (uint8_t *)dev + off, len, ticket, err)) != CZ_OK)
-            return st;
-    }
-    return CZ_OK;
-}
-
-/* stage_copy of a circuit being created, with a step boundary every
+/* send_bytes of a circuit being created, with a step boundary every
  * UPLOAD_PIECE: a unit of a higher priority may run there, beside the
  * copies in flight (the engine's hook around a key's hold; srs.c put). A
  * 32 GiB PoRep matrix is ~2 GB, read from the circuit file's mapping: a
@@ -421,7 +394,7 @@ static cz_status stage_upload(cz_gpu_uploader *up, void *dev, const void *host, 
     cz_status st = CZ_OK;
     for (size_t off = 0; off < bytes && st == CZ_OK; off += UPLOAD_PIECE) {
         const size_t len = bytes - off < UPLOAD_PIECE ? bytes - off : UPLOAD_PIECE;
-        st = stage_copy(up, (uint8_t *)dev + off, (const uint8_t *)host + off, len, 0, ticket, err);
+        st = send_bytes(up, (uint8_t *)dev + off, (const uint8_t *)host + off, len, ticket, err);
         if (st == CZ_OK && off + len < bytes) (void)cz_step_boundary();
     }
     return st;
@@ -753,10 +726,13 @@ static unsigned wave_blocks(K kernel, size_t shmem, int sms, size_t threads_want
 }
 
 /* What the kernels read of one matrix, or of one window of a streamed
- * one: row offsets (rows + 1; a window's from 0), columns, coefficient
- * indices and the long rows (rows and entries counted the same way). */
+ * one: row offsets (rows + 1; a window's are the matrix's, less base, its
+ * first entry), columns, coefficient indices and the long rows (rows and
+ * entries counted from the window's first). */
 typedef struct {
-    const uint32_t *row_start, *col;
+    const uint32_t *row_start;
+    uint32_t base;
+    const uint32_t *col;
     const void *coef;
     uint32_t rows, n_long, n_pieces;
     const uint32_t *long_row, *first;
@@ -770,8 +746,8 @@ static cz_status eval_rows(fr_t *out, const cz_gpu_circuit *gc, const rows_view 
     const I *coef = (const I *)v.coef;
     if (v.rows) {
         const unsigned blocks = wave_blocks(k_short_rows<I, SH, Z>, shmem, gc->sms, v.rows);
-        k_short_rows<I, SH, Z><<<blocks, ABC_THREADS, shmem>>>(out, v.row_start, v.col, coef,
-                                                               v.rows, gc->long_threshold, z,
+        k_short_rows<I, SH, Z><<<blocks, ABC_THREADS, shmem>>>(out, v.row_start, v.base, v.col,
+                                                               coef, v.rows, gc->long_threshold, z,
                                                                gc->table, gc->num_coeffs);
         CZ_CUDA_LAUNCHED(err);
     }
@@ -813,8 +789,8 @@ static cz_status eval_matrices(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const c
         for (int i = 0; i < 3; i++) {
             if (!outs[i]) continue;
             const gpu_matrix *m = &gc->m[i];
-            const rows_view v = {m->row_start, m->col,      m->coef,  gc->rows, m->n_long,
-                                 m->n_pieces,  m->long_row, m->first, m->pieces};
+            const rows_view v = {m->row_start, 0,           m->col,      m->coef,  gc->rows,
+                                 m->n_long,    m->n_pieces, m->long_row, m->first, m->pieces};
             const cz_status st = eval_view(outs[i], gc, v, z, err);
             if (st != CZ_OK) return cz_error_wrap(err, st, "gpu circuit: %s", matrix_name[i]);
         }
@@ -954,18 +930,18 @@ static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c
                                const abc_window *w, uint32_t coef_bytes, uint64_t *ticket,
                                cz_error *err) {
     const cz_circuit_matrix *h = &c->m[i];
-    cz_status st = stage_copy(s->up, B->row_start, h->row_start + w->r0, ((size_t)w->rows + 1) * 4,
-                              (uint32_t)w->e0, ticket, err);
-    if (st == CZ_OK) st = stage_copy(s->up, B->col, h->col + w->e0, w->nnz * 4, 0, ticket, err);
+    cz_status st = send_bytes(s->up, B->row_start, h->row_start + w->r0, ((size_t)w->rows + 1) * 4,
+                              ticket, err);
+    if (st == CZ_OK) st = send_bytes(s->up, B->col, h->col + w->e0, w->nnz * 4, ticket, err);
     if (st == CZ_OK)
-        st = stage_copy(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
-                        w->nnz * coef_bytes, 0, ticket, err);
+        st = send_bytes(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
+                        w->nnz * coef_bytes, ticket, err);
     if (st == CZ_OK)
-        st = stage_copy(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, 0, ticket, err);
+        st = send_bytes(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, ticket, err);
     if (st == CZ_OK)
-        st = stage_copy(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, 0, ticket, err);
+        st = send_bytes(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, ticket, err);
     if (st == CZ_OK)
-        st = stage_copy(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2), 0, ticket,
+        st = send_bytes(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2), ticket,
                         err);
     return st;
 }
@@ -1082,8 +1058,9 @@ static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, co
             cz_status st = window_upload(s, &buf->m, c, i, w, gc->coef_bytes, &ticket, err);
             if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
             if (st == CZ_OK) {
-                const rows_view v = {B->row_start, B->col,      B->coef,  w->rows,  w->n_long,
-                                     w->n_pieces,  B->long_row, B->first, B->pieces};
+                const rows_view v = {B->row_start, (uint32_t)w->e0, B->col,      B->coef,
+                                     w->rows,      w->n_long,       w->n_pieces, B->long_row,
+                                     B->first,     B->pieces};
                 st = eval_view(outs[i] + w->r0, gc, v, z, err);
             }
             if (st != CZ_OK)

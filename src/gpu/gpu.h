@@ -227,6 +227,8 @@ cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, const void *h
 /* Page-locks (cudaHostRegister, for every device) bytes of ordinary host
  * memory at p, so that the copy engines read it directly: a streamed key's
  * host points then cross PCIe without a CPU copy into the staging buffers.
+ * Memory the process may not write (a read-only file mapping: a circuit
+ * file's) is registered read-only where the driver refuses it otherwise.
  * The owner of the memory locks it and unlocks it before freeing it.
  * CZ_E_CUDA naming the driver's error when the driver refuses (e.g. the
  * locked-memory limit), CZ_E_UNSUPPORTED without a GPU back-end; either

@@ -263,6 +263,10 @@ extern "C" cz_status cz_gpu_host_lock(void *p, size_t bytes, cz_error *err) {
     cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
     if (e != cudaSuccess) {
         cudaGetLastError(); /* not sticky: clear it for the next call */
+        /* read-only memory (a PROT_READ mapping) needs the flag saying so */
+        e = cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterReadOnly);
+        if (e == cudaSuccess) return CZ_OK;
+        cudaGetLastError();
         return cz_error_set(err, CZ_E_CUDA, "gpu: page-locking %zu bytes of host memory: %s", bytes,
                             cudaGetErrorString(e));
     }

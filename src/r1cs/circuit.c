@@ -46,6 +46,12 @@ void cz_circuit_free(cz_circuit *c) {
     free(c);
 }
 
+const void *cz_circuit_mapping(const cz_circuit *c, size_t *bytes) {
+    const cz_circuit_storage *s = c->storage;
+    *bytes = s && s->map ? (size_t)s->map_size : 0;
+    return *bytes ? s->map : NULL;
+}
+
 static uint64_t density_words(const cz_circuit *c) {
     return 2 * (uint64_t)cz_bitmap_words(c->num_aux) + cz_bitmap_words(c->num_inputs);
 }

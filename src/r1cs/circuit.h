@@ -107,6 +107,11 @@ cz_status cz_circuit_open(cz_circuit **out, const char *path, cz_circuit_check m
  * the densities (what a device copy holds at most). */
 uint64_t cz_circuit_bytes(const cz_circuit *c);
 
+/* The file mapping the matrices and densities of an opened circuit point
+ * into (read only), for whoever page-locks them; NULL and 0 for a circuit
+ * built in memory. */
+const void *cz_circuit_mapping(const cz_circuit *c, size_t *bytes);
+
 /* ---- evaluation ---- */
 
 /* a[j] = <A_j, z>, b[j], c[j] for every row j (any output may be NULL),

@@ -6,13 +6,15 @@
  * after free would leave pages locked or hit reused addresses); the fake
  * unlock reads the vector's first byte, so freeing first is a
  * use-after-free under ASan. A driver that refuses costs only speed: the
- * key loads, nothing stays locked and nothing is unlocked. */
+ * key loads, nothing stays locked and nothing is unlocked. With its
+ * circuit, the circuit's file mapping is locked too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine/srs.h"
+#include "r1cs/circuit.h"
 #include "harness/harness.h"
 
 #define MAX_LOCKED 16
@@ -21,7 +23,8 @@ static struct {
     void *p;
     size_t bytes;
 } locked[MAX_LOCKED];
-static size_t n_locked, locks, unlocks, fail_at; /* fail_at: the lock call that fails (1..), 0 none */
+static size_t n_locked, locks, unlocks,
+    fail_at; /* fail_at: the lock call that fails (1..), 0 none */
 static volatile uint8_t sink;
 
 static cz_status fake_lock(void *p, size_t bytes, cz_error *err) {
@@ -68,13 +71,14 @@ static void check_locked_as(const cz_groth16_params *p) {
     CHECK(n >= 4); /* the tiny circuit has h, l, a, b points */
 }
 
-static void acquire(cz_srs_manager *m, const char *id) {
+/* id hot, with its circuit when want_circuit. */
+static void acquire(cz_srs_manager *m, const char *id, int want_circuit) {
     cz_srs_handle h;
     uint64_t ms = 0;
     cz_error err = {0};
-    cz_status st = cz_srs_acquire(m, id, 0, &h, &ms, NULL, &err);
+    cz_status st = cz_srs_acquire(m, id, want_circuit, &h, &ms, NULL, &err);
     if (st != CZ_OK) fprintf(stderr, "acquire %s: %s\n", id, err.message);
-    CHECK(st == CZ_OK);
+    CHECK(st == CZ_OK && (!want_circuit || h.circuit != NULL));
 }
 
 int main(void) {
@@ -94,7 +98,7 @@ int main(void) {
     cz_srs_entry *e = NULL;
 
     /* hot with host points: every vector locked */
-    acquire(&m, id);
+    acquire(&m, id, 0);
     for (size_t i = 0; i < m.n; i++)
         if (!strcmp(m.entries[i].id, id)) e = &m.entries[i];
     CHECK(e != NULL && e->tier == CZ_SRS_HOT && e->needs_host_points && e->host_locked);
@@ -108,7 +112,7 @@ int main(void) {
     CHECK(n_locked == 0 && unlocks == vectors);
 
     /* hot again (it still streams): locked again; to cold: unlocked */
-    acquire(&m, id);
+    acquire(&m, id, 0);
     CHECK(e->host_locked);
     check_locked_as(&e->params);
     cz_srs_release(&m, id);
@@ -123,15 +127,32 @@ int main(void) {
      * the key still loads, pageable */
     fail_at = 2;
     locks = 0;
-    acquire(&m, id);
+    acquire(&m, id, 0);
     CHECK(e->tier == CZ_SRS_HOT && !e->host_locked);
     CHECK(n_locked == 0 && unlocks == 2 * vectors + 1);
     cz_srs_release(&m, id);
 
-    /* the end: a locked entry is unlocked before its points go */
+    /* with its circuit (a streamed key's units stream its matrices): the
+     * circuit's file mapping is locked too, and unlocked before it is
+     * unmapped (the fake unlock reads it) */
     fail_at = 0;
     CHECK(cz_srs_evict(&m, id, &was_loaded, &freed, &err) == CZ_OK);
-    acquire(&m, id);
+    const size_t unlocks_before = unlocks;
+    cz_test_write_tiny_circuit(e->circuit_path);
+    acquire(&m, id, 1);
+    size_t map_bytes = 0;
+    const void *map = e->circuit ? cz_circuit_mapping(e->circuit, &map_bytes) : NULL;
+    CHECK(e->host_locked && e->circuit_locked && map != NULL && n_locked == vectors + 1);
+    int map_found = 0;
+    for (size_t i = 0; i < n_locked; i++)
+        if (locked[i].p == map) map_found = 1, CHECK(locked[i].bytes == map_bytes);
+    CHECK(map_found);
+    cz_srs_release(&m, id);
+    CHECK(cz_srs_evict(&m, id, &was_loaded, &freed, &err) == CZ_OK);
+    CHECK(n_locked == 0 && unlocks == unlocks_before + vectors + 1 && !e->circuit_locked);
+
+    /* the end: a locked entry is unlocked before its points go */
+    acquire(&m, id, 0);
     CHECK(e->host_locked);
     cz_srs_release(&m, id);
     const size_t before = unlocks;

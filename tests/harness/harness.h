@@ -37,6 +37,8 @@ void cz_test_mark_development(const char *path);
  * for tests that need a loadable SRS but no real circuit; returns the
  * .params file's size (0 after recording a failure). */
 uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size);
+/* That key's circuit (a pre-compiled circuit file) at path. */
+void cz_test_write_tiny_circuit(const char *path);
 void cz_test_write_file(const char *path, const uint8_t *buf, size_t len);
 
 /* Decodes exactly len bytes from 2 * len hex digits (either case); returns 0

@@ -20,7 +20,8 @@ void cz_test_mark_development(const char *path) {
     }
 }
 
-uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size) {
+/* The tiny circuit: one input x, one aux y, x * x = y. */
+static cz_status tiny_circuit(cz_circuit **out, cz_error *err) {
     cz_cs *cs = cz_cs_compile_new();
     cz_var x = cz_cs_alloc_input(cs, NULL);
     cz_var y = cz_cs_alloc(cs, NULL);
@@ -32,6 +33,22 @@ uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size) {
     cz_cs_enforce(cs, &a, &a, &c);
     cz_lc_free(&a);
     cz_lc_free(&c);
+    const cz_status st = cz_compile_finish(cs, out, err);
+    cz_cs_destroy(cs);
+    return st;
+}
+
+void cz_test_write_tiny_circuit(const char *path) {
+    cz_circuit *r = NULL;
+    cz_error err = {0};
+    if (tiny_circuit(&r, &err) != CZ_OK || cz_circuit_write(r, path, &err) != CZ_OK) {
+        fprintf(stderr, "tiny circuit %s: %s\n", path, err.message);
+        cz_test_failures++;
+    }
+    cz_circuit_free(r);
+}
+
+uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size) {
     cz_circuit *r = NULL;
     cz_error err = {0};
     cz_groth16_params p;
@@ -41,8 +58,7 @@ uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size) {
     char pp[4096], vp[4096];
     struct stat sb;
     uint64_t size = 0;
-    if (cz_compile_finish(cs, &r, &err) == CZ_OK &&
-        cz_groth16_dev_setup(&p, r, seed, &err) == CZ_OK &&
+    if (tiny_circuit(&r, &err) == CZ_OK && cz_groth16_dev_setup(&p, r, seed, &err) == CZ_OK &&
         cz_fc_sector_lookup(&sector, sector_size, &err) == CZ_OK &&
         cz_porep_param_paths(pp, vp, sizeof pp, dir, &sector, &err) == CZ_OK &&
         cz_groth16_params_write(&p, pp, &err) == CZ_OK &&
@@ -54,7 +70,6 @@ uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size) {
         fprintf(stderr, "tiny parameters in %s: %s\n", dir, err.message);
         cz_test_failures++;
     }
-    cz_cs_destroy(cs);
     cz_groth16_params_free(&p);
     cz_circuit_free(r);
     return size;
