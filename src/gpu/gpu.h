@@ -578,7 +578,9 @@ cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_t *dev_ones
                                 const cz_fr *dev_values, cz_error *err);
 /* zpack: NULL, or pd's assignment packed (cz_gpu_witness_pack_make), sent
  * in that form where the head uploads the assignment (not read with
- * dev_z). */
+ * dev_z). Under a lean plan with the device circuit it is required: a, b,
+ * c are evaluated from it in place (cz_gpu_circuit_eval_packed), so it
+ * must fit cz_gpu_srs_pack_room (CZ_E_INVALID_ARG otherwise). */
 cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set **set,
                                     cz_gpu_srs *srs, const cz_groth16_params *params,
                                     const cz_gpu_circuit *circuit, const cz_prove_data *pd,
