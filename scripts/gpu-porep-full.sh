@@ -57,6 +57,8 @@
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
+# CZ_OTHER_CAPS="16GiB 24GiB" (step 6's WindowPoSt partition and step 7's
+# SnapDeals bench once more per cap, the device capped there),
 # CZ_PARTITIONS_AHEAD=6 (the capped runs' --partitions-ahead: the run-ahead
 # bound, so more GPU workers need not hold more witnesses), CZ_REUSE_KEY=1 (skip step 1's setup when WORK already
 # holds the PoRep key: a call made while the machine is still warm).
@@ -211,6 +213,12 @@ backlog() {
         timed "bench-post window" "$cz" bench-post --params "$wdir" --backend cuda \
             --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
             fail "bench-post window"
+        for cap in ${CZ_OTHER_CAPS:-}; do
+            step "bench-post: WindowPoSt $psize partition, device capped at $cap"
+            timed "bench-post window $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
+                --params "$wdir" --backend cuda --window "$work/window.json" --runs 3 \
+                --trace "$out/trace-window-$cap.json" || fail "bench-post window ($cap)"
+        done
         if [[ " $post " == *" winning "* ]]; then
             # the WinningPoSt key beside the WindowPoSt key
             for f in "$work"/p/*proof-of-spacetime*; do
@@ -233,6 +241,13 @@ backlog() {
         timed "bench snap" "$cz" bench-porep --snap "$work/snap.json" --params "$work/p" \
             --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-snap.json" ||
             fail "bench-porep --snap"
+        for cap in ${CZ_OTHER_CAPS:-}; do
+            step "bench-porep --snap ($size), device capped at $cap"
+            timed "bench snap $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-porep \
+                --snap "$work/snap.json" --params "$work/p" --proofs "${CZ_PROOFS:-3}" \
+                --backend cuda --trace "$out/trace-snap-$cap.json" ||
+                fail "bench-porep --snap ($cap)"
+        done
         step "prove --snap + verify --snap"
         timed "prove snap" "$cz" prove --snap "$work/snap.json" --params "$work/p" \
             --backend cuda --out "$work/snap.proof" || fail "prove --snap"
