@@ -57,6 +57,8 @@
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
+# CZ_SYNTH_NICE=10 (--synthesis-nice for the uncapped bench-porep and the
+# WinningPoSt backlogs; a cap written CAP+nice uses it, default 10),
 # CZ_OTHER_CAPS="16GiB 24GiB" (step 6's WindowPoSt partition and step 7's
 # SnapDeals bench once more per cap, the device capped there),
 # CZ_PARTITIONS_AHEAD=6 (the capped runs' --partitions-ahead: the run-ahead
@@ -87,13 +89,15 @@ backlog() {
     if [ "${CZ_SKIP_BACKLOG:-0}" != 1 ]; then
         step "bench-post: WinningPoSt $psize during a backlog of $what"
         timed "bench-post backlog$tag" "$cz" bench-post --params "$params" --backend cuda \
-            --winning "$work/win.json" --runs 1 "$@" --trace "$out/trace-backlog$tag.json" ||
+            --winning "$work/win.json" --runs 1 "$@" --trace "$out/trace-backlog$tag.json" \
+            ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"} ||
             fail "bench-post backlog$tag"
     fi
     for cap in ${CZ_BACKLOG_CAPS:-}; do
         step "bench-post: WinningPoSt $psize during a backlog of $what, device capped at $cap"
         timed "bench-post backlog$tag $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
             --params "$params" --backend cuda --winning "$work/win.json" --runs 1 "$@" \
+            ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"} \
             --trace "$out/trace-backlog$tag-$cap.json" || fail "bench-post backlog$tag ($cap)"
     done
 }
@@ -119,7 +123,8 @@ backlog() {
         for w in ${CZ_BENCH_WORKERS:-default}; do
             [ "$w" = none ] && continue
             step "bench-porep ($size, ${CZ_PROOFS:-3} together after one alone, synthesis workers $w)"
-            args=(${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"})
+            args=(${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"}
+                ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"})
             [ "$w" = default ] || args+=(--synthesis-workers "$w")
             timed bench-porep "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" \
                 --miner-id 1000 --proofs "${CZ_PROOFS:-3}" --backend cuda "${args[@]}" \
@@ -129,18 +134,22 @@ backlog() {
             # CAP+stream: a, b, c from the circuit streamed to the device
             # (CZ_GPU_ABC_STREAM=1) where they would be evaluated on the CPU;
             # +nocarry: the H MSM as one sum per chunk (CZ_GPU_MSM_CARRY=0);
-            # +pack: the packed witness (CZ_GPU_WITNESS_PACK=1)
-            limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0}
+            # +pack: the packed witness (CZ_GPU_WITNESS_PACK=1); +nice: the
+            # synthesis workers at nice ${CZ_SYNTH_NICE:-10} (--synthesis-nice)
+            limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0} nice=0
             [[ "$cap" == *+stream* ]] && abc=1
             [[ "$cap" == *+nocarry* ]] && carry=0
             [[ "$cap" == *+pack* ]] && pack=1
-            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack)"
+            [[ "$cap" == *+nice* ]] && nice=${CZ_SYNTH_NICE:-10}
+            nice_arg=$([ "$nice" = 0 ] || echo "$nice")
+            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice)"
             timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
                 CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK=$pack \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap//+/-}.json" \
                 ${CZ_GPU_WORKERS:+--gpu-workers "$CZ_GPU_WORKERS"} \
                 ${CZ_PARTITIONS_AHEAD:+--partitions-ahead "$CZ_PARTITIONS_AHEAD"} \
+                ${nice_arg:+--synthesis-nice "$nice_arg"} \
                 ${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"} || fail "bench-porep ($cap)"
         done
         if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then

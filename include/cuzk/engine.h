@@ -181,6 +181,11 @@ typedef struct {
      * synthesis_workers is; 0 = 2 per prove worker + 2, or prove_queue_depth +
      * the prove workers when that is more. */
     uint32_t partitions_ahead;
+    /* The synthesis workers' nice value (0 = as the process; at most 19):
+     * they then yield the cores to the prove workers' host work (copies
+     * feeding the device) and to the critical lane, which keeps the
+     * process's and alone takes CRITICAL units. */
+    uint32_t synthesis_nice;
     const char *param_cache; /* directory of .params / .vk (copied) */
     uint64_t result_retention_ms;
     uint64_t srs_eviction_min_idle_ms; /* an unused hot SRS may be evicted after this */

@@ -68,6 +68,7 @@ cz_status cz_cli_engine_open(cz_engine **e, int *cpu, const char *backend, const
         cfg.synthesis_workers = tuning->synthesis_workers;
         cfg.prove_workers = tuning->gpu_workers;
         cfg.partitions_ahead = tuning->partitions_ahead;
+        cfg.synthesis_nice = tuning->synthesis_nice;
         cfg.memory_budget_bytes = tuning->memory_budget;
     }
     cz_status st = cz_engine_create(e, &cfg, err);

@@ -97,10 +97,10 @@ cz_status cz_cli_backend_open(cz_backend **out, const char *backend, cz_error *e
  * (the daemon's): synthesis_workers, the synthesis workers' count;
  * gpu_workers, the prove workers per device; partitions_ahead, the
  * run-ahead bound (units synthesized or in flight at once);
- * memory_budget, the host memory budget (else physical memory less the
- * safety margin). */
+ * synthesis_nice, the synthesis workers' nice value; memory_budget, the
+ * host memory budget (else physical memory less the safety margin). */
 typedef struct {
-    uint32_t synthesis_workers, gpu_workers, partitions_ahead;
+    uint32_t synthesis_workers, gpu_workers, partitions_ahead, synthesis_nice;
     uint64_t memory_budget;
 } cz_cli_engine_tuning;
 

@@ -403,6 +403,15 @@ static const key_row keys[] = {
             "what bounds host memory (a 32 GiB partition's witness is 4 GiB); 0 = auto\n"
             "(2 per prove worker + 2, or max_gpu_queue_depth + the prove workers when\n"
             "that is more). CRITICAL jobs and preparations are not held back."},
+    {.section = "pipeline",
+     .key = "synthesis_nice",
+     .type = K_U32,
+     F(synthesis_nice),
+     .max = 19,
+     .def = "0",
+     .doc = "The synthesis workers' nice value (0-19; 0 = the daemon's own): they then\n"
+            "yield the cores to the prove workers' copies that feed the GPU and to the\n"
+            "critical lane (WinningPoSt), which alone takes CRITICAL work then."},
     DEPRECATED("pipeline", "synthesis_lookahead"),
     DEPRECATED("pipeline", "synthesis_concurrency"),
     DEPRECATED("pipeline", "slot_size"),

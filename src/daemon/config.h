@@ -51,6 +51,7 @@ typedef struct {
         max_parallel_synthesis;   /* synthesis workers; 0 = auto (all cores with a GPU, else 2) */
     uint32_t max_gpu_queue_depth; /* synthesized partitions waiting; 0 = prove workers */
     uint32_t partitions_ahead;    /* synthesized or being synthesized ahead; 0 = auto */
+    uint32_t synthesis_nice;      /* the synthesis workers' nice value; 0 = none */
     /* [srs] */
     char param_cache[PATH_MAX];
     char preload[CZ_CONFIG_MAX_LIST][32];

@@ -781,6 +781,7 @@ cz_status cz_daemon_start(cz_daemon **out, const cz_daemon_config *cfg,
     }
     ec.prove_queue_depth = cfg->max_gpu_queue_depth;
     ec.partitions_ahead = cfg->partitions_ahead;
+    ec.synthesis_nice = cfg->synthesis_nice;
     ec.max_batch_size = cfg->max_batch_size;
     ec.max_batch_wait_ms = cfg->max_batch_wait_ms;
     ec.param_cache = cfg->param_cache;

@@ -107,6 +107,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->partitions_ahead = cfg->partitions_ahead ? cfg->partitions_ahead : 2 * e->n_prove + 2;
     if (!cfg->partitions_ahead && e->prove_queue_depth + e->n_prove > e->partitions_ahead)
         e->partitions_ahead = e->prove_queue_depth + e->n_prove;
+    e->synthesis_nice = cfg->synthesis_nice < 19 ? (int)cfg->synthesis_nice : 19;
     e->max_batch = cfg->max_batch_size ? cfg->max_batch_size : 1;
     e->max_batch_wait_ns = cfg->max_batch_wait_ms > UINT64_MAX / 1000000ull
                                ? UINT64_MAX
@@ -169,13 +170,15 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         return cz_error_set(err, CZ_E_NOMEM, "engine: cannot start worker threads: %s",
                             strerror(rc));
     }
+    char nice[40] = "";
+    if (e->synthesis_nice) snprintf(nice, sizeof nice, " at nice +%d", e->synthesis_nice);
     cz_log(CZ_LOG_INFO,
-           "engine: budget %.2f GiB, %u synthesis worker(s) (+ 1 for CRITICAL jobs), %u prove "
+           "engine: budget %.2f GiB, %u synthesis worker(s)%s (+ 1 for CRITICAL jobs), %u prove "
            "worker(s) on %u back-end "
            "context(s), prove queue %u, partitions ahead %u, same-circuit runs up to %u (max "
            "wait %" PRIu64 " ms)",
-           (double)total / (1u << 30), e->n_synth, e->n_prove, e->n_backends, e->prove_queue_depth,
-           e->partitions_ahead, e->max_batch, cfg->max_batch_wait_ms);
+           (double)total / (1u << 30), e->n_synth, nice, e->n_prove, e->n_backends,
+           e->prove_queue_depth, e->partitions_ahead, e->max_batch, cfg->max_batch_wait_ms);
     for (uint32_t i = 0; i < e->n_backends; i++) {
         const cz_backend_info *bi = &e->slots[i].backend->info;
         char budget[96] = "";

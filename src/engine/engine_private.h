@@ -160,6 +160,7 @@ struct cz_engine {
      * synthesized per priority (taken from the synth heap, not yet in the
      * prove heap or dropped); schedule.c's cz_eng_synth_ready_locked. */
     uint32_t partitions_ahead;
+    int synthesis_nice; /* cz_engine_config's, at most 19 */
     uint32_t synthesizing[CZ_PRIORITY_CRITICAL + 1];
 
     /* Same-circuit runs (prove_pick): per back-end context, the circuit of

@@ -320,11 +320,14 @@ int cz_eng_synth_push_locked(cz_engine *e, cz_eng_item it) {
 /* The critical lane: one synthesis worker beyond synthesis_workers that
  * takes only CRITICAL items (a WinningPoSt by default), so that such a job
  * never waits for a partition in synthesis to end (tens of seconds at
- * 32 GiB); the other workers take them too, first, when they are free. */
+ * 32 GiB); the other workers take them too, first, when they are free,
+ * unless they run niced (synthesis_nice): then the lane alone does, at the
+ * process's priority. */
 int cz_eng_synth_ready_locked(const cz_engine *e, int critical_lane) {
     if (e->synth.n == 0) return 0;
     const cz_eng_item *top = &e->synth.v[0];
     if (critical_lane) return top->j->priority >= CZ_PRIORITY_CRITICAL;
+    if (e->synthesis_nice > 0 && top->j->priority >= CZ_PRIORITY_CRITICAL) return 0;
     return !cz_eng_ahead_full_locked(e, top);
 }
 

@@ -5,13 +5,17 @@
  * flag), the finalizer (prove_finish, then a job's self-verification once
  * its last unit is over), and the janitor (prunes ended jobs past their
  * retention). How a unit and a job end is jobs.c's. */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/engine_private.h"
 #include "gpu/gpu.h"
@@ -241,6 +245,19 @@ void *cz_eng_synthesis_worker(void *arg) {
         char name[32];
         snprintf(name, sizeof name, critical_lane ? "synthesis (critical)" : "synthesis %u", k);
         cz_trace_name_lane(&e->trace, cz_eng_lane(), name);
+    }
+    /* a nice value is the thread's on Linux, and the threads its loops
+     * start inherit it; raising it needs no privilege (and cannot be undone
+     * without one: such a worker leaves CRITICAL units to the lane) */
+    if (!critical_lane && e->synthesis_nice > 0) {
+        const id_t tid = (id_t)syscall(SYS_gettid);
+        errno = 0;
+        const int now = getpriority(PRIO_PROCESS, tid);
+        if ((now != -1 || errno == 0) &&
+            setpriority(PRIO_PROCESS, tid,
+                        now + e->synthesis_nice > 19 ? 19 : now + e->synthesis_nice) != 0)
+            cz_log(CZ_LOG_WARN, "engine: synthesis worker %u: nice %d refused: %s", k,
+                   e->synthesis_nice, strerror(errno));
     }
     pthread_mutex_lock(&e->lock);
     for (;;) {

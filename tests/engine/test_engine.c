@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +41,7 @@ static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static int gate_open = 1;
 static int gate_waiting = 0;
 static char synth_order[256]; /* tag of each unit synthesis, in order */
+static int synth_nice[256];   /* the synthesizing thread's nice value, in the same order */
 static size_t n_synth;
 static char done_order[64];   /* tag of each job when verify ran */
 static char prove_order[256]; /* tag of each unit at prove_start, in order */
@@ -180,8 +183,10 @@ static cz_status fake_prepare(void **statep, cz_job_plan *plan, const cz_engine_
 
 static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_error *err) {
     fake_state *s = state;
+    const int nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
     pthread_mutex_lock(&log_lock);
-    if (n_synth < sizeof synth_order - 1) synth_order[n_synth++] = s->tag;
+    if (n_synth < sizeof synth_order - 1)
+        synth_nice[n_synth] = nice, synth_order[n_synth++] = s->tag;
     if (++in_flight > max_in_flight) max_in_flight = in_flight;
     pthread_mutex_unlock(&log_lock);
     sleep_ms(s->ms);
@@ -541,6 +546,7 @@ static const cz_job_ops admit_ops = {
 };
 
 static uint32_t cfg_partitions_ahead; /* cz_engine_config.partitions_ahead of make_engine_cfg */
+static uint32_t cfg_synthesis_nice;   /* cz_engine_config.synthesis_nice of make_engine_cfg */
 
 static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prove,
                                   uint64_t retention_ms, unsigned depth, unsigned max_batch,
@@ -549,6 +555,7 @@ static cz_engine *make_engine_cfg(uint64_t budget, unsigned synth, unsigned prov
     memset(&cfg, 0, sizeof cfg);
     cfg.prove_queue_depth = depth;
     cfg.partitions_ahead = cfg_partitions_ahead;
+    cfg.synthesis_nice = cfg_synthesis_nice;
     cfg.max_batch_size = max_batch;
     cfg.max_batch_wait_ms = max_batch_wait_ms;
     cfg.memory_budget_bytes = budget;
@@ -1587,6 +1594,36 @@ static void test_winning_while_synthesis_busy(void) {
     cz_engine_destroy(e);
 }
 
+/* synthesis_nice: the synthesis workers' units run at the process's nice
+ * value plus it, the critical lane's (the WinningPoSt, which the niced
+ * workers leave to it though they are free) at the process's. */
+static void test_synthesis_nice(void) {
+    const int base = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (base > 13) {
+        printf("synthesis nice: skipped (this process already runs at nice %d)\n", base);
+        return;
+    }
+    reset_logs();
+    cfg_synthesis_nice = 6;
+    cz_engine *e = make_engine_cfg(1ull << 30, 2, 1, 60000, 0, 1, 0);
+    cfg_synthesis_nice = 0;
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    CHECK(submit_kind(e, "porep", CZ_PROOF_POREP, 0, "tag=P units=2 ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "porep", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=5", &info, &err) == CZ_OK);
+    CHECK(await_status(e, "winning", 20000, NULL) == CZ_JOB_COMPLETED);
+    CHECK(!strcmp(synth_order, "PPW"));
+    for (size_t i = 0; i < n_synth; i++) {
+        const int want = synth_order[i] == 'W' ? base : base + 6;
+        if (synth_nice[i] != want)
+            printf("unit %zu (%c) synthesized at nice %d, expected %d\n", i, synth_order[i],
+                   synth_nice[i], want);
+        CHECK(synth_nice[i] == want);
+    }
+    cz_engine_destroy(e);
+}
+
 static int two_synthesized(cz_engine *e) {
     (void)e;
     return synthesized() == 2;
@@ -1887,6 +1924,7 @@ int main(void) {
     test_two_contexts();
     test_post_jumps_porep_backlog();
     test_winning_while_synthesis_busy();
+    test_synthesis_nice();
     test_critical_memory_first();
     test_partitions_ahead();
     test_preempt_at_boundary();

@@ -24,6 +24,7 @@ static void usage(FILE *out) {
                  "                        [--miner-id N] [--backend auto|cpu|cuda] [--trace FILE]\n"
                  "                        [--synthesis-workers N] [--gpu-workers N]\n"
                  "                        [--partitions-ahead N] [--memory-budget SIZE]\n"
+                 "                        [--synthesis-nice N]\n"
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
@@ -38,7 +39,9 @@ static void usage(FILE *out) {
                  "  once (the daemon's [pipeline] partitions_ahead; default: 2 per prove\n"
                  "  worker + 2): more prove workers without more witnesses in host memory.\n"
                  "  --memory-budget SIZE: the host memory the engine may reserve (e.g. 100GiB;\n"
-                 "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n");
+                 "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n"
+                 "  --synthesis-nice N: the synthesis workers' nice value, 1 to 19 (the\n"
+                 "  daemon's [pipeline] synthesis_nice; default none).\n");
 }
 
 /* *out = the count given to --name (1 to max); 0 after the message when
@@ -86,6 +89,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                                          {"gpu-workers", required_argument, NULL, 'g'},
                                          {"partitions-ahead", required_argument, NULL, 'a'},
                                          {"memory-budget", required_argument, NULL, 'M'},
+                                         {"synthesis-nice", required_argument, NULL, 'N'},
                                          {"snap", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -115,6 +119,9 @@ int cz_cmd_bench_porep(int argc, char **argv) {
             break;
         case 'a':
             if (!count_arg(&tuning.partitions_ahead, "partitions-ahead", optarg, 256)) return 2;
+            break;
+        case 'N':
+            if (!count_arg(&tuning.synthesis_nice, "synthesis-nice", optarg, 19)) return 2;
             break;
         case 'M': {
             cz_error serr = {0};

@@ -30,7 +30,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: cuzk bench-post --params DIR [--winning FILE] [--window FILE] [--runs N]\n"
             "                       [--backlog-c1 FILE | --backlog-snap FILE | --backlog-window]\n"
-            "                       [--backlog N] [--miner-id N]\n"
+            "                       [--backlog N] [--miner-id N] [--synthesis-nice N]\n"
             "                       [--backend auto|cpu|cuda] [--trace FILE]\n"
             "  --winning FILE   a WinningPoSt request (`cuzk gen post --kind winning`): latency\n"
             "                   of the first proof (cold) and, key resident, the median of N\n"
@@ -46,6 +46,8 @@ static void usage(FILE *out) {
             "                   (`cuzk gen snap`) as the backlog\n"
             "  --backlog-window the same with N partitions of the --window request as the\n"
             "                   backlog (no WindowPoSt benchmark of its own then)\n"
+            "  --synthesis-nice N  the synthesis workers' nice value, 1 to 19 (the daemon's\n"
+            "                   [pipeline] synthesis_nice; default none)\n"
             "  --trace FILE     the timeline of every unit as Chrome trace-event JSON\n");
 }
 
@@ -223,6 +225,7 @@ int cz_cmd_bench_post(int argc, char **argv) {
     const char *params = NULL, *winning_path = NULL, *window_path = NULL, *c1_path = NULL;
     const char *snap_path = NULL, *backend = "auto", *trace = NULL;
     unsigned runs = 5, backlog = 2;
+    cz_cli_engine_tuning tuning = {0};
     int backlog_window = 0;
     uint64_t miner = 0;
     static const struct option opts[] = {{"params", required_argument, NULL, 'p'},
@@ -236,6 +239,7 @@ int cz_cmd_bench_post(int argc, char **argv) {
                                          {"miner-id", required_argument, NULL, 'm'},
                                          {"backend", required_argument, NULL, 'b'},
                                          {"trace", required_argument, NULL, 't'},
+                                         {"synthesis-nice", required_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     optind = 1;
@@ -255,6 +259,17 @@ int cz_cmd_bench_post(int argc, char **argv) {
         case 'N':
             if (!parse_count("backlog", optarg, &backlog)) return 2;
             break;
+        case 'S': {
+            uint64_t v = 0;
+            if (!cz_cli_parse_u64(optarg, &v) || v < 1 || v > 19) {
+                fprintf(stderr,
+                        "cuzk bench-post: --synthesis-nice: '%s' is not a count from 1 to 19\n",
+                        optarg);
+                return 2;
+            }
+            tuning.synthesis_nice = (uint32_t)v;
+            break;
+        }
         case 'm':
             if (!cz_cli_parse_u64(optarg, &miner)) {
                 fprintf(stderr, "cuzk bench-post: --miner-id: '%s' is not a number\n", optarg);
@@ -326,7 +341,7 @@ int cz_cmd_bench_post(int argc, char **argv) {
     }
     cz_engine *e = NULL;
     int cpu = 0;
-    if (st == CZ_OK) st = cz_cli_engine_open(&e, &cpu, backend, params, trace, NULL, &err);
+    if (st == CZ_OK) st = cz_cli_engine_open(&e, &cpu, backend, params, trace, &tuning, &err);
     cz_cli_device_sampler ds = {0};
     if (st == CZ_OK && !cpu) cz_cli_device_sampler_start(&ds);
     uint64_t t0 = cz_now_ns();
