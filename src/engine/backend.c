@@ -342,13 +342,18 @@ typedef enum {
                      * on the CPU for a witness that does not pack that small */
 } abc_source;
 
+/* Whether a pack (may be NULL) fits room bytes (a lean plan's
+ * cz_gpu_srs_pack_room): the device's a, b, c can then be read from it. */
+static int pack_fits(const cz_gpu_witness_pack *p, size_t room) {
+    return p && cz_gpu_witness_pack_bytes(p) <= room;
+}
+
 /* One resident key. Witness slots exist for circuits given with the key
  * (units with a, b, c from the host have none) when they fit beside it. */
 typedef struct {
     cz_gpu_srs *srs;
     cz_gpu_circuit *gc; /* the pre-compiled circuit of the same circuit id, when given */
     abc_source abc;
-    size_t pack_room; /* ABC_PACKED: cz_gpu_srs_pack_room */
     srs_key key;
     char circuit[32];
     size_t held;        /* device bytes: key, tables, circuit, slots */
@@ -922,7 +927,6 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
     cz_gpu_plan got;
     cz_gpu_srs_plan_get(&got, srs);
     r->srs = srs, r->gc = gc, r->key = *key, r->abc = abc;
-    r->pack_room = abc == ABC_PACKED ? cz_gpu_srs_pack_room(srs) : 0;
     r->work = got.need - got.held;
     snprintf(r->circuit, sizeof r->circuit, "%s", id);
     pthread_mutex_unlock(&c->slot_lock);
@@ -1077,13 +1081,12 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
      * loaded); a, b, c on the CPU when it does not pack that small */
     cz_gpu_witness_pack own;
     int own_packed = 0;
-    if (r->abc == ABC_PACKED && r->gc && !u->pd && !pack && !(sh && sh->has_abc)) {
+    if (r->abc == ABC_PACKED && !u->pd && !pack && !(sh && sh->has_abc)) {
         own_packed = cz_gpu_witness_pack_make(&own, u->witness->input, u->witness->num_inputs,
                                               u->witness->aux, u->witness->num_aux);
         if (own_packed) pack = &own;
     }
-    const int packed_abc =
-        r->abc == ABC_PACKED && pack && r->gc && cz_gpu_witness_pack_bytes(pack) <= r->pack_room;
+    const int packed_abc = r->abc == ABC_PACKED && pack_fits(pack, cz_gpu_srs_pack_room(r->srs));
     if (u->pd) {
         st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, u->pd, NULL, NULL, err);
     } else if (!r->gc || (r->abc == ABC_PACKED && !packed_abc)) {
@@ -1327,7 +1330,7 @@ static int host_work_locked(host_work *w, const cuda_ctx *c, const char *id) {
     if (!r) return -1;
     w->abc = r->abc == ABC_HOST;
     w->pack = r->abc == ABC_PACKED || (!r->slot[0] && cz_gpu_settings_get()->witness_pack);
-    w->pack_room = r->abc == ABC_PACKED ? r->pack_room : 0;
+    w->pack_room = r->abc == ABC_PACKED ? cz_gpu_srs_pack_room(r->srs) : 0;
     return w->abc || w->pack;
 }
 
@@ -1342,8 +1345,7 @@ static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, const 
     if (w->pack) {
         sh->packed = cz_gpu_witness_pack_make(&sh->pack, u->witness->input, u->witness->num_inputs,
                                               u->witness->aux, u->witness->num_aux);
-        if (w->pack_room && (!sh->packed || cz_gpu_witness_pack_bytes(&sh->pack) > w->pack_room))
-            abc = 1;
+        if (w->pack_room && !pack_fits(sh->packed ? &sh->pack : NULL, w->pack_room)) abc = 1;
     }
     cz_error err = {0};
     if (abc && host_evaluate(&sh->view, u, &err) != CZ_OK)
@@ -1368,8 +1370,7 @@ static int ahead_serves(const staged_host *ahead, const host_work *w) {
     if (!ahead) return 0;
     if (w->abc) return ahead->has_abc;
     if (w->pack_room)
-        return ahead->has_abc ||
-               (ahead->packed && cz_gpu_witness_pack_bytes(&ahead->pack) <= w->pack_room);
+        return ahead->has_abc || pack_fits(ahead->packed ? &ahead->pack : NULL, w->pack_room);
     return 1;
 }
 

@@ -371,16 +371,7 @@ static void plan_free(plan *p) {
     memset(p, 0, sizeof *p);
 }
 
-/* host[0, bytes) -> dev through up (cz_gpu_stage_bytes: straight from
- * page-locked host memory, else staged by the CPU); *ticket: the last
- * copy's, kept when there is nothing to copy. */
-static cz_status send_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
-                            uint64_t *ticket, cz_error *err) {
-    if (!bytes) return CZ_OK;
-    return cz_gpu_stage_bytes(up, dev, host, bytes, ticket, err);
-}
-
-/* send_bytes of a circuit being created, with a step boundary every
+/* cz_gpu_stage_bytes of a circuit being created, with a step boundary every
  * UPLOAD_PIECE: a unit of a higher priority may run there, beside the
  * copies in flight (the engine's hook around a key's hold; srs.c put). A
  * 32 GiB PoRep matrix is ~2 GB, read from the circuit file's mapping: a
@@ -394,7 +385,8 @@ static cz_status stage_upload(cz_gpu_uploader *up, void *dev, const void *host, 
     cz_status st = CZ_OK;
     for (size_t off = 0; off < bytes && st == CZ_OK; off += UPLOAD_PIECE) {
         const size_t len = bytes - off < UPLOAD_PIECE ? bytes - off : UPLOAD_PIECE;
-        st = send_bytes(up, (uint8_t *)dev + off, (const uint8_t *)host + off, len, ticket, err);
+        st = cz_gpu_stage_bytes(up, (uint8_t *)dev + off, (const uint8_t *)host + off, len, ticket,
+                                err);
         if (st == CZ_OK && off + len < bytes) (void)cz_step_boundary();
     }
     return st;
@@ -930,19 +922,22 @@ static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c
                                const abc_window *w, uint32_t coef_bytes, uint64_t *ticket,
                                cz_error *err) {
     const cz_circuit_matrix *h = &c->m[i];
-    cz_status st = send_bytes(s->up, B->row_start, h->row_start + w->r0, ((size_t)w->rows + 1) * 4,
-                              ticket, err);
-    if (st == CZ_OK) st = send_bytes(s->up, B->col, h->col + w->e0, w->nnz * 4, ticket, err);
+    cz_status st = cz_gpu_stage_bytes(s->up, B->row_start, h->row_start + w->r0,
+                                      ((size_t)w->rows + 1) * 4, ticket, err);
     if (st == CZ_OK)
-        st = send_bytes(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
-                        w->nnz * coef_bytes, ticket, err);
+        st = cz_gpu_stage_bytes(s->up, B->col, h->col + w->e0, w->nnz * 4, ticket, err);
     if (st == CZ_OK)
-        st = send_bytes(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, ticket, err);
+        st = cz_gpu_stage_bytes(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
+                                w->nnz * coef_bytes, ticket, err);
     if (st == CZ_OK)
-        st = send_bytes(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, ticket, err);
+        st =
+            cz_gpu_stage_bytes(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, ticket, err);
     if (st == CZ_OK)
-        st = send_bytes(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2), ticket,
-                        err);
+        st =
+            cz_gpu_stage_bytes(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, ticket, err);
+    if (st == CZ_OK)
+        st = cz_gpu_stage_bytes(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2),
+                                ticket, err);
     return st;
 }
 

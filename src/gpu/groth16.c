@@ -749,27 +749,16 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
         cz_error_prefix(err, "gpu prove: a, b, c (%d x 2^%u elements)", nbuf, srs->log_m);
         goto done;
     }
-    if (on_device && lean) {
-        /* the packed witness into a chunk buffer; a and b from it (c once
-         * a' b' is formed) */
-        if ((st = cz_gpu_witness_pack_up(&pz, srs->chunk[0], cz_gpu_srs_pack_room(srs), srs->up,
-                                         zpack, err)) != CZ_OK)
-            goto done;
-        prof_step(&pr, "upload packed assignment");
-        if (cancel_point(&st, "a, b", err)) goto done;
-        for (int j = 0; j < 2 && st == CZ_OK; j++)
-            st = cz_gpu_zero(b.abc + j * m + n, (m - n) * sizeof(cz_fr), err);
-        if (st == CZ_OK) st = cz_gpu_circuit_eval_packed(b.abc, b.abc + m, NULL, circuit, &pz, err);
-        if (st != CZ_OK) {
-            cz_error_prefix(err, "gpu prove: a, b from the device circuit");
-            goto done;
-        }
-        dens = ci.dev_density;
-        prof_step(&pr, "a, b on the device");
-    } else if (on_device) {
+    if (on_device) {
         /* the witness goes up first, unless it is there (it stays for L, A,
-         * B); a, b, c from it */
-        if (!z) {
+         * B); a, b, c from it. A lean plan's goes packed into a chunk
+         * buffer, read in place: a and b now, c once a' b' is formed. */
+        if (lean) {
+            if ((st = cz_gpu_witness_pack_up(&pz, srs->chunk[0], cz_gpu_srs_pack_room(srs), srs->up,
+                                             zpack, err)) != CZ_OK)
+                goto done;
+            prof_step(&pr, "upload packed assignment");
+        } else if (!z) {
             if ((st = cz_gpu_alloc_pooled((void **)&b.z, (ni + na) * sizeof(cz_fr), err)) !=
                 CZ_OK) {
                 cz_error_prefix(err, "gpu prove: the witness (%zu elements)", ni + na);
@@ -782,18 +771,18 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
             z = b.z;
             prof_step(&pr, "upload assignment");
         }
-        if (cancel_point(&st, "a, b, c", err)) goto done;
-        for (int j = 0; j < 3; j++) {
-            cz_fr *d = b.abc + j * m;
-            if ((st = cz_gpu_zero(d + n, (m - n) * sizeof(cz_fr), err)) != CZ_OK) goto done;
-        }
-        st = cz_gpu_circuit_eval(b.abc, b.abc + m, b.abc + 2 * m, circuit, z, err);
+        if (cancel_point(&st, lean ? "a, b" : "a, b, c", err)) goto done;
+        for (int j = 0; j < nbuf && st == CZ_OK; j++)
+            st = cz_gpu_zero(b.abc + j * m + n, (m - n) * sizeof(cz_fr), err);
+        if (st == CZ_OK)
+            st = lean ? cz_gpu_circuit_eval_packed(b.abc, b.abc + m, NULL, circuit, &pz, err)
+                      : cz_gpu_circuit_eval(b.abc, b.abc + m, b.abc + 2 * m, circuit, z, err);
         if (st != CZ_OK) {
-            cz_error_prefix(err, "gpu prove: a, b, c from the device circuit");
+            cz_error_prefix(err, "gpu prove: a, b%s from the device circuit", lean ? "" : ", c");
             goto done;
         }
         dens = ci.dev_density;
-        prof_step(&pr, "a, b, c on the device");
+        prof_step(&pr, lean ? "a, b on the device" : "a, b, c on the device");
     } else {
         const cz_fr *src[3] = {pd->a, pd->b, pd->c};
         for (int j = 0; j < nbuf; j++)

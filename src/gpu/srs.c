@@ -81,13 +81,14 @@ cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_
     return cz_gpu_uploader_send(up, dev, count * src->size, ticket, err);
 }
 
-/* Copies bytes of host memory to dev through the staging buffers; returns
- * the ticket of the last piece (the caller waits for it). */
+/* Copies bytes of host memory to dev through the staging buffers; *ticket
+ * becomes the last piece's (the caller waits for it), and stays as it was
+ * when there is nothing to copy, so a caller queuing several copies waits
+ * for the last one queued. */
 cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                              uint64_t *ticket, cz_error *err) {
     const size_t chunk = cz_gpu_uploader_chunk(up);
     cz_gpu_host_points src = {host, 1};
-    *ticket = 0;
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t len = bytes - off < chunk ? bytes - off : chunk;
         cz_status st = cz_gpu_stage_points(up, (uint8_t *)dev + off, &src, off, len, ticket, err);

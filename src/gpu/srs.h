@@ -42,8 +42,9 @@ typedef struct {
  * from where they are instead, any count. */
 cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_points *src,
                               size_t k0, size_t count, uint64_t *ticket, cz_error *err);
-/* Copies bytes of host memory to dev through the staging buffers; *ticket
- * is the last piece's (the caller waits for it). */
+/* Copies bytes of host memory to dev through the staging buffers (straight
+ * from page-locked memory); *ticket is the last piece's (the caller waits
+ * for it), unchanged when bytes is 0. */
 cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                              uint64_t *ticket, cz_error *err);
 /* inputs then aux to dev_z, returning when the copy is done. */

@@ -121,6 +121,13 @@ static inline void gpu_edge_fp(cz_fp *r, unsigned i) {
 GPU_RAND_POINTS(g1, cz_fp)
 GPU_RAND_POINTS(g2, cz_fp2)
 
+/* Whether two sets of the prover's five sums are the same group elements. */
+static inline int gpu_test_sums_equal(const cz_groth16_msm_results *x,
+                                      const cz_groth16_msm_results *y) {
+    return cz_g1_equal(&x->h, &y->h) && cz_g1_equal(&x->l, &y->l) && cz_g1_equal(&x->a, &y->a) &&
+           cz_g1_equal(&x->b_g1, &y->b_g1) && cz_g2_equal(&x->b_g2, &y->b_g2);
+}
+
 /* A small circuit for prover tests, n + n / 4 + 1 constraints:
  * v_0 = x^2, v_{j+1} = v_j (x + j) + v_{j-1}, w_j = v_j only in C every 4th
  * step: A and B hold inputs and aux, some aux are in neither. */

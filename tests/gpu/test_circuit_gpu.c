@@ -603,11 +603,6 @@ static void prove_data(cz_prove_data *pd, uint64_t n, int bad) {
     cz_cs_destroy(pcs);
 }
 
-static int sums_equal(const cz_groth16_msm_results *x, const cz_groth16_msm_results *y) {
-    return cz_g1_equal(&x->h, &y->h) && cz_g1_equal(&x->l, &y->l) && cz_g1_equal(&x->a, &y->a) &&
-           cz_g1_equal(&x->b_g1, &y->b_g1) && cz_g2_equal(&x->b_g2, &y->b_g2);
-}
-
 static void check_prove(uint64_t n, const char *stream_chunk) {
     cz_error err = {0};
     cz_cs *rec = cz_cs_record_new();
@@ -668,7 +663,7 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
         } else {
             if (sg != CZ_OK) fprintf(stderr, "n=%llu: %s\n", (unsigned long long)n, err.message);
             CHECK(sc == CZ_OK && sg == CZ_OK);
-            CHECK(sums_equal(&cpu, &gpu));
+            CHECK(gpu_test_sums_equal(&cpu, &gpu));
             cz_fr r, s;
             gpu_rand_fr(&r);
             gpu_rand_fr(&s);
@@ -683,7 +678,7 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
             /* today's path with the circuit given: a, b, c from pd */
             cz_groth16_msm_results again;
             CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &pd, NULL, &err) == CZ_OK);
-            CHECK(sums_equal(&cpu, &again));
+            CHECK(gpu_test_sums_equal(&cpu, &again));
             /* the circuit streamed in windows of 50 entries: the same sums */
             {
                 cz_gpu_circuit *sgc = NULL;
@@ -694,7 +689,7 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
                 st = sgc ? cz_gpu_groth16_prove_start(&again, srs, &params, sgc, &wd, NULL, &err)
                          : CZ_E_INTERNAL;
                 if (st != CZ_OK) fprintf(stderr, "streamed circuit: %s\n", err.message);
-                CHECK(st == CZ_OK && sums_equal(&cpu, &again));
+                CHECK(st == CZ_OK && gpu_test_sums_equal(&cpu, &again));
                 cz_gpu_circuit_destroy(sgc);
             }
             /* the witness staged on the device first (another uploader, as a
@@ -712,7 +707,7 @@ static void check_prove(uint64_t n, const char *stream_chunk) {
                 bare.input_assignment = bare.aux_assignment = NULL;
                 CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &bare, dev_z, &err) ==
                       CZ_OK);
-                CHECK(sums_equal(&cpu, &again));
+                CHECK(gpu_test_sums_equal(&cpu, &again));
                 /* with a, b, c from pd a device witness is refused */
                 CHECK(cz_gpu_groth16_prove_start(&again, srs, &params, gc, &pd, dev_z, &err) ==
                       CZ_E_INVALID_ARG);
