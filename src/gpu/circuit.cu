@@ -75,20 +75,24 @@ typedef struct {
 /* A streamed circuit (cz_gpu_circuit_create_streamed): each matrix in row
  * windows of at most a window's entries, planned at creation. Window: rows
  * [r0, r0 + rows), entries [e0, e0 + nnz); its long rows with rows counted
- * from r0 and pieces' entries from e0 (host arrays). */
+ * from r0 and pieces' entries from e0, made on the host (freed once up)
+ * and kept on the device in the matrix's long-row arrays (gpu_matrix, all
+ * windows' one after the other) from long_at, first_at and piece_at. */
 typedef struct {
     uint32_t r0, rows;
     uint64_t e0, nnz;
     uint32_t n_long, n_pieces;
     uint32_t *long_row, *first;
     uint2 *pieces;
+    uint64_t long_at, first_at, piece_at;
 } abc_window;
 
-/* A device copy of one window's arrays (m: its counts unused; the row
- * offsets as the matrix has them, the kernels subtract the window's first
- * entry), so that a page-locked host circuit goes up without the CPU; two,
- * so the next window goes up while the kernels of the current one run
- * (used: recorded after them). */
+/* A device copy of one window's row offsets, columns and coefficient
+ * indices (m: its other fields unused; the row offsets as the matrix has
+ * them, the kernels subtract the window's first entry), so that a
+ * page-locked host circuit goes up without the CPU; two, so the next
+ * window goes up while the kernels of the current one run (used: recorded
+ * after them). */
 typedef struct {
     gpu_matrix m;
     cudaEvent_t used;
@@ -601,11 +605,13 @@ static cz_status common_upload(cz_gpu_uploader *up, cz_gpu_circuit *gc, const cz
 }
 
 /* m's six arrays of sz bytes each (row offsets, columns, indices, long
- * rows, their first pieces, pieces), counted into *bytes. */
+ * rows, their first pieces, pieces; one of 0 bytes stays NULL), counted
+ * into *bytes. */
 static cz_status matrix_alloc(gpu_matrix *m, const size_t sz[6], size_t *bytes, cz_error *err) {
     void **slot[] = {(void **)&m->row_start, (void **)&m->col,   &m->coef,
                      (void **)&m->long_row,  (void **)&m->first, (void **)&m->pieces};
     for (int k = 0; k < 6; k++) {
+        if (!sz[k]) continue;
         const cz_status st = cz_gpu_alloc(slot[k], sz[k], err);
         if (st != CZ_OK) return st;
         *bytes += sz[k];
@@ -787,7 +793,9 @@ static cz_status eval_matrices(cz_fr *dev_a, cz_fr *dev_b, cz_fr *dev_c, const c
             if (st != CZ_OK) return cz_error_wrap(err, st, "gpu circuit: %s", matrix_name[i]);
         }
     }
-    CZ_CUDA_TRY(err, cudaDeviceSynchronize());
+    /* this thread's stream: its kernels waited for their copies on the
+     * device; the whole device would also wait for other threads' work */
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(0));
     return CZ_OK;
 }
 
@@ -929,16 +937,38 @@ static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c
     if (st == CZ_OK)
         st = cz_gpu_stage_bytes(s->up, B->coef, (const uint8_t *)h->coef + w->e0 * coef_bytes,
                                 w->nnz * coef_bytes, ticket, err);
-    if (st == CZ_OK)
-        st =
-            cz_gpu_stage_bytes(s->up, B->long_row, w->long_row, (size_t)w->n_long * 4, ticket, err);
-    if (st == CZ_OK)
-        st =
-            cz_gpu_stage_bytes(s->up, B->first, w->first, ((size_t)w->n_long + 1) * 4, ticket, err);
-    if (st == CZ_OK)
-        st = cz_gpu_stage_bytes(s->up, B->pieces, w->pieces, (size_t)w->n_pieces * sizeof(uint2),
-                                ticket, err);
     return st;
+}
+
+/* The long rows of every window of matrix i up, each at its offsets in the
+ * matrix's arrays, then their host copies freed (copies queued; *ticket:
+ * the last). */
+static cz_status long_rows_upload(abc_stream *s, gpu_matrix *m, int i, uint64_t *ticket,
+                                  cz_error *err) {
+    cz_status st = CZ_OK;
+    for (size_t k = 0; k < s->nw[i] && st == CZ_OK; k++) {
+        const abc_window *w = &s->w[i][k];
+        st = cz_gpu_stage_bytes(s->up, m->long_row + w->long_at, w->long_row, (size_t)w->n_long * 4,
+                                ticket, err);
+        if (st == CZ_OK)
+            st = cz_gpu_stage_bytes(s->up, m->first + w->first_at, w->first,
+                                    ((size_t)w->n_long + 1) * 4, ticket, err);
+        if (st == CZ_OK)
+            st = cz_gpu_stage_bytes(s->up, m->pieces + w->piece_at, w->pieces,
+                                    (size_t)w->n_pieces * sizeof(uint2), ticket, err);
+    }
+    return st;
+}
+
+/* The host copies of matrix i's long rows, once they are up. */
+static void long_rows_free_host(abc_stream *s, int i) {
+    for (size_t k = 0; k < s->nw[i]; k++) {
+        abc_window *w = &s->w[i][k];
+        free(w->long_row);
+        free(w->first);
+        free(w->pieces);
+        w->long_row = w->first = NULL, w->pieces = NULL;
+    }
 }
 
 extern "C" cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const cz_circuit *c,
@@ -958,24 +988,37 @@ extern "C" cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const 
     unsigned long long *dev_fault = NULL;
     uint64_t ticket = 0;
     if ((st = circuit_fields(gc, c, err)) != CZ_OK) goto fail;
+    size_t lsz[3][6];
     for (int i = 0; i < 3; i++) {
         if ((st = plan_windows(s, i, c, cap, gc->long_threshold, err)) != CZ_OK) goto fail;
-        gc->m[i].nnz = c->m[i].nnz;
+        gpu_matrix *m = &gc->m[i];
+        m->nnz = c->m[i].nnz;
         for (size_t k = 0; k < s->nw[i]; k++) {
-            gc->m[i].n_long += s->w[i][k].n_long;
-            gc->m[i].n_pieces += s->w[i][k].n_pieces;
+            abc_window *w = &s->w[i][k];
+            w->long_at = m->n_long, w->first_at = m->n_long + k, w->piece_at = m->n_pieces;
+            m->n_long += w->n_long;
+            m->n_pieces += w->n_pieces;
         }
+        /* the long rows of every window stay: only their three arrays */
+        const size_t l[] = {0,
+                            0,
+                            0,
+                            (size_t)m->n_long * 4,
+                            ((size_t)m->n_long + s->nw[i]) * 4,
+                            (size_t)m->n_pieces * sizeof(uint2)};
+        memcpy(lsz[i], l, sizeof l);
     }
     {
         size_t sz[4];
         const size_t common = common_bytes(c, s->max_pieces, sz);
-        const size_t wsz[] = {((size_t)s->max_rows + 1) * 4, s->max_nnz * 4,
-                              s->max_nnz * c->coef_bytes,    (size_t)s->max_long * 4,
-                              ((size_t)s->max_long + 1) * 4, (size_t)s->max_pieces * sizeof(uint2)};
+        const size_t wsz[] = {
+            ((size_t)s->max_rows + 1) * 4, s->max_nnz * 4, s->max_nnz * c->coef_bytes, 0, 0, 0};
         size_t need = common;
-        for (size_t k = 0; k < 6; k++) need += 2 * wsz[k];
+        for (size_t k = 0; k < 6; k++) need += 2 * wsz[k] + lsz[0][k] + lsz[1][k] + lsz[2][k];
         if ((st = device_room(need, gc, err)) != CZ_OK) goto fail;
         if ((st = common_alloc(gc, sz, &dev_fault, err)) != CZ_OK) goto fail;
+        for (int i = 0; i < 3; i++)
+            if ((st = matrix_alloc(&gc->m[i], lsz[i], &gc->bytes, err)) != CZ_OK) goto fail;
         for (int b = 0; b < 2; b++) {
             if ((st = matrix_alloc(&s->buf[b].m, wsz, &gc->bytes, err)) != CZ_OK) goto fail;
             CZ_CUDA_GOTO(err, st, fail,
@@ -984,7 +1027,9 @@ extern "C" cz_status cz_gpu_circuit_create_streamed(cz_gpu_circuit **out, const 
     }
     if ((st = cz_gpu_uploader_create(&s->up, ABC_UPLOAD, err)) != CZ_OK) goto fail;
     st = common_upload(s->up, gc, c, &ticket, err);
+    for (int i = 0; i < 3 && st == CZ_OK; i++) st = long_rows_upload(s, &gc->m[i], i, &ticket, err);
     if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+    for (int i = 0; i < 3 && st == CZ_OK; i++) long_rows_free_host(s, i);
     /* every entry checked once, as the resident circuit's are */
     for (int i = 0; i < 3 && st == CZ_OK; i++)
         for (size_t k = 0; k < s->nw[i] && st == CZ_OK; k++) {
@@ -1040,22 +1085,33 @@ static cz_status eval_streamed(fr_t *const outs[3], const cz_gpu_circuit *gc, co
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "gpu circuit: a streamed circuit needs its host circuit "
                             "(cz_gpu_circuit_set_host)");
+    /* Only queued here: a window's copies wait on the device for the kernels
+     * that read its buffer last (two windows ago), its kernels for its
+     * copies. From a page-locked circuit nothing blocks this thread (the
+     * staging buffers of an unlocked one do). */
     unsigned k = 0;
     for (int i = 0; i < 3; i++) {
         if (!outs[i]) continue;
+        const gpu_matrix *m = &gc->m[i];
         for (size_t n = 0; n < s->nw[i]; n++, k ^= 1) {
             const abc_window *w = &s->w[i][n];
             abc_window_buf *buf = &s->buf[k];
             const gpu_matrix *B = &buf->m;
-            /* the kernels that read this buffer last (two windows ago) are done */
-            CZ_CUDA_TRY(err, cudaEventSynchronize(buf->used));
             uint64_t ticket = 0;
-            cz_status st = window_upload(s, &buf->m, c, i, w, gc->coef_bytes, &ticket, err);
-            if (st == CZ_OK) st = cz_gpu_uploader_wait(s->up, ticket, err);
+            cz_status st = cz_gpu_uploader_after(s->up, buf->used, err);
+            if (st == CZ_OK) st = window_upload(s, &buf->m, c, i, w, gc->coef_bytes, &ticket, err);
+            if (st == CZ_OK) st = cz_gpu_uploader_queue_wait(s->up, ticket, err);
             if (st == CZ_OK) {
-                const rows_view v = {B->row_start, (uint32_t)w->e0, B->col,      B->coef,
-                                     w->rows,      w->n_long,       w->n_pieces, B->long_row,
-                                     B->first,     B->pieces};
+                const rows_view v = {B->row_start,
+                                     (uint32_t)w->e0,
+                                     B->col,
+                                     B->coef,
+                                     w->rows,
+                                     w->n_long,
+                                     w->n_pieces,
+                                     m->long_row + w->long_at,
+                                     m->first + w->first_at,
+                                     m->pieces + w->piece_at};
                 st = eval_view(outs[i] + w->r0, gc, v, z, err);
             }
             if (st != CZ_OK)

@@ -25,6 +25,20 @@ extern "C" cz_status cz_gpu_cuda_status(cudaError_t e);
         }                                                                                          \
     } while (0)
 
+/* Device-side waits on a cz_gpu_uploader (prover.cu), so that a loop of
+ * copies and kernels is only queued by the host, never waited for there:
+ * a host thread beside busy synthesis threads wakes late after every wait
+ * (a streamed circuit's windows took up to ten times their median).
+ *   after:      copies queued from now on wait for ev (recorded on any
+ *               stream; one never recorded is complete);
+ *   queue_wait: the kernels the calling thread queues from now on (its
+ *               default stream) wait for the copy with that ticket (0:
+ *               none). */
+extern "C" cz_status cz_gpu_uploader_after(struct cz_gpu_uploader *u, cudaEvent_t ev,
+                                           cz_error *err);
+extern "C" cz_status cz_gpu_uploader_queue_wait(struct cz_gpu_uploader *u, uint64_t ticket,
+                                                cz_error *err);
+
 /* After a kernel launch: reports a bad configuration at once. */
 #define CZ_CUDA_LAUNCHED(err) CZ_CUDA_TRY(err, cudaPeekAtLastError())
 

@@ -256,6 +256,19 @@ extern "C" cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, c
     return CZ_OK;
 }
 
+extern "C" cz_status cz_gpu_uploader_after(cz_gpu_uploader *u, cudaEvent_t ev, cz_error *err) {
+    CZ_CUDA_TRY(err, cudaStreamWaitEvent(u->stream, ev, 0));
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_uploader_queue_wait(cz_gpu_uploader *u, uint64_t ticket,
+                                                cz_error *err) {
+    int i = (int)(ticket & 1);
+    /* the event's last record is this copy or a later one of its parity */
+    if (ticket && u->ticket[i] >= ticket) CZ_CUDA_TRY(err, cudaStreamWaitEvent(0, u->done[i], 0));
+    return CZ_OK;
+}
+
 /* ---- page-locked host memory ---- */
 
 extern "C" cz_status cz_gpu_host_lock(void *p, size_t bytes, cz_error *err) {
