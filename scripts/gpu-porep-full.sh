@@ -53,7 +53,8 @@
 # CZ_GPU_ABC_STREAM=0 (a, b, c on the CPU cores); +nocarry sets
 # CZ_GPU_MSM_CARRY=0, the H MSM as one sum per chunk, instead of the default
 # carried sum; +pack sets CZ_GPU_WITNESS_PACK=1, the packed witness:
-# "24GiB+stream+pack")), CZ_BENCH_MEMORY=100GiB
+# "24GiB+stream+pack"; +wN runs N prove workers, the units one pass can
+# serve: "16GiB+stream+w4")), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
@@ -108,6 +109,15 @@ backlog() {
     if [ "${CZ_SKIP_POREP:-0}" != 1 ]; then
         # a warm machine may still hold another kind's key: the disk holds one
         rm -f "$work"/p/*empty-sector-update* "$work"/p/*proof-of-spacetime*
+        # a call cut off mid-setup leaves its process on the device and its
+        # temporary (25 GB and more) on the disk, where the next setup then
+        # finds no room
+        if pgrep -x cuzk >/dev/null; then
+            echo "killing the cuzk processes an earlier call left: $(pgrep -x cuzk | tr '\n' ' ')"
+            pkill -9 -x cuzk
+            sleep 2
+        fi
+        rm -f "$work"/p/*.tmp-*
         if [ "${CZ_REUSE_KEY:-0}" = 1 ] && ls "$work"/p/*stacked-proof-of-replication*.params \
             >/dev/null 2>&1; then
             step "setup $size: the key a warm machine kept (CZ_REUSE_KEY=1)"
@@ -137,17 +147,19 @@ backlog() {
             # +pack: the packed witness (CZ_GPU_WITNESS_PACK=1); +nice: the
             # synthesis workers at nice ${CZ_SYNTH_NICE:-10} (--synthesis-nice)
             limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0} nice=0
+            workers=${CZ_GPU_WORKERS:-}
+            [[ "$cap" =~ \+w([0-9]+) ]] && workers=${BASH_REMATCH[1]}
             [[ "$cap" == *+stream* ]] && abc=1
             [[ "$cap" == *+nocarry* ]] && carry=0
             [[ "$cap" == *+pack* ]] && pack=1
             [[ "$cap" == *+nice* ]] && nice=${CZ_SYNTH_NICE:-10}
             nice_arg=$([ "$nice" = 0 ] || echo "$nice")
-            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice)"
+            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice, GPU workers ${workers:-default})"
             timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
                 CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK=$pack \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap//+/-}.json" \
-                ${CZ_GPU_WORKERS:+--gpu-workers "$CZ_GPU_WORKERS"} \
+                ${workers:+--gpu-workers "$workers"} \
                 ${CZ_PARTITIONS_AHEAD:+--partitions-ahead "$CZ_PARTITIONS_AHEAD"} \
                 ${nice_arg:+--synthesis-nice "$nice_arg"} \
                 ${CZ_BENCH_MEMORY:+--memory-budget "$CZ_BENCH_MEMORY"} || fail "bench-porep ($cap)"
