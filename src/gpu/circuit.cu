@@ -940,9 +940,8 @@ static cz_status window_upload(abc_stream *s, gpu_matrix *B, const cz_circuit *c
     return st;
 }
 
-/* The long rows of every window of matrix i up, each at its offsets in the
- * matrix's arrays, then their host copies freed (copies queued; *ticket:
- * the last). */
+/* The long rows of every window of matrix i up, each at its offsets in
+ * m's arrays (copies queued; *ticket: the last). */
 static cz_status long_rows_upload(abc_stream *s, gpu_matrix *m, int i, uint64_t *ticket,
                                   cz_error *err) {
     cz_status st = CZ_OK;
