@@ -274,11 +274,12 @@ typedef struct {
     uint32_t pending, in_progress; /* jobs waiting / with partitions started */
 } cz_engine_queue_info;
 
-/* One step of the GPU prover ("H MSM", "B tail MSM", ...), over all units. */
+/* One step of the GPU prover ("H MSM", "B tail MSM", ...), over all units:
+ * its calls, their total, the median call (within 1/16) and the longest. */
 #define CZ_ENGINE_MAX_STEPS 24
 typedef struct {
     char name[40];
-    uint64_t count, total_ns;
+    uint64_t count, total_ns, median_ns, max_ns;
 } cz_engine_step;
 
 typedef struct {

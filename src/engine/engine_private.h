@@ -50,6 +50,7 @@
 #include "engine/job.h"
 #include "engine/srs.h"
 #include "engine/trace.h"
+#include "util/hist.h"
 #include "util/log.h"
 
 #define CZ_ENG_PREPARE_UNIT      UINT32_MAX
@@ -197,7 +198,10 @@ struct cz_engine {
     FILE *progress;
     atomic_uint synth_lanes; /* synthesis workers that took a lane */
     pthread_mutex_t steps_lock;
-    cz_engine_step steps[CZ_ENGINE_MAX_STEPS];
+    struct {
+        char name[40];
+        cz_hist calls; /* each call's duration, ns */
+    } steps[CZ_ENGINE_MAX_STEPS];
     size_t n_steps;
     cz_eng_deferred_line *log_head, **log_tail; /* lines made under the lock */
     cz_eng_dead_state *dead_states;             /* ended jobs' states, to free unlocked */

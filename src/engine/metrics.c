@@ -53,7 +53,13 @@ void cz_engine_get_status(cz_engine *e, cz_engine_status *out) {
     for (size_t i = 0; i < out->n_srs; i++) out->development_keys += out->srs[i].development != 0;
     pthread_mutex_lock(&e->steps_lock);
     out->n_steps = e->n_steps;
-    memcpy(out->steps, e->steps, e->n_steps * sizeof e->steps[0]);
+    for (size_t i = 0; i < e->n_steps; i++) {
+        const cz_hist *h = &e->steps[i].calls;
+        cz_engine_step *o = &out->steps[i];
+        memcpy(o->name, e->steps[i].name, sizeof o->name);
+        o->count = h->count, o->total_ns = h->total, o->max_ns = h->max;
+        o->median_ns = cz_hist_median(h);
+    }
     pthread_mutex_unlock(&e->steps_lock);
 }
 
@@ -192,6 +198,16 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
     for (size_t i = 0; i < s.n_steps; i++)
         sb_printf(&b, "cuzk_gpu_step_seconds_total{step=\"%s\"} %.3f\n", s.steps[i].name,
                   (double)s.steps[i].total_ns / 1e9);
+    sb_printf(&b, "# HELP cuzk_gpu_step_median_seconds The median call of each step of the GPU "
+                  "prover (within 1/16), all units.\n# TYPE cuzk_gpu_step_median_seconds gauge\n");
+    for (size_t i = 0; i < s.n_steps; i++)
+        sb_printf(&b, "cuzk_gpu_step_median_seconds{step=\"%s\"} %.6f\n", s.steps[i].name,
+                  (double)s.steps[i].median_ns / 1e9);
+    sb_printf(&b, "# HELP cuzk_gpu_step_max_seconds The longest call of each step of the GPU "
+                  "prover.\n# TYPE cuzk_gpu_step_max_seconds gauge\n");
+    for (size_t i = 0; i < s.n_steps; i++)
+        sb_printf(&b, "cuzk_gpu_step_max_seconds{step=\"%s\"} %.6f\n", s.steps[i].name,
+                  (double)s.steps[i].max_ns / 1e9);
     sb_printf(&b,
               "# HELP cuzk_gpu_circuit_switches_total Prove units whose circuit differed from "
               "the previous unit's (a GPU re-uploads its parameters).\n"

@@ -46,10 +46,7 @@ static void gpu_step(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
         snprintf(e->steps[i].name, sizeof e->steps[i].name, "%.*s", (int)len, step);
         e->n_steps++;
     }
-    if (i < e->n_steps) {
-        e->steps[i].count++;
-        e->steps[i].total_ns += t1 - t0;
-    }
+    if (i < e->n_steps) cz_hist_add(&e->steps[i].calls, t1 - t0);
     pthread_mutex_unlock(&e->steps_lock);
 }
 

@@ -28,7 +28,8 @@ static void usage(FILE *out) {
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
-                 "  back-end busy fraction, GPU steps per partition, peak host and device memory.\n"
+                 "  back-end busy fraction, GPU steps per partition (and the median and longest\n"
+                 "  call of each), peak host and device memory.\n"
                  "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n"
@@ -243,9 +244,11 @@ int cz_cmd_bench_porep(int argc, char **argv) {
                (unsigned long long)(units1 - units0));
         uint64_t all_units = units1 ? units1 : 1;
         for (size_t i = 0; i < s->n_steps; i++)
-            printf("  GPU step %-26s %8.1f ms per partition (%llu calls)\n", s->steps[i].name,
-                   (double)s->steps[i].total_ns / 1e6 / (double)all_units,
-                   (unsigned long long)s->steps[i].count);
+            printf("  GPU step %-26s %8.1f ms per partition (%llu calls: median %.1f, longest "
+                   "%.1f ms)\n",
+                   s->steps[i].name, (double)s->steps[i].total_ns / 1e6 / (double)all_units,
+                   (unsigned long long)s->steps[i].count, (double)s->steps[i].median_ns / 1e6,
+                   (double)s->steps[i].max_ns / 1e6);
         printf("  total                   %8.2f s  (%llu proofs, %u partitions each)\n",
                cz_cli_seconds_since(t0), (unsigned long long)proofs + 1, partitions);
     }
