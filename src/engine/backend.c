@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/srs.h"
 #include "gpu/gpu.h"
 #include "gpu/settings.h"
 #include "util/cancel.h"
@@ -399,6 +400,9 @@ typedef struct {
     size_t cap;
     unsigned depth;
     pass_entry *pass; /* under the run lock */
+    /* cz_backend_cuda_own_host_points: the SRS manager whose host copies of
+     * the vectors this device keeps are freed (NULL: none) */
+    cz_srs_manager *host_points;
 } cuda_ctx;
 
 static int has_host_points(const cz_groth16_params *p) {
@@ -912,6 +916,9 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
                           "the key %s; streaming it needs its points in host memory", why);
     cz_gpu_key_report rep;
     memset(&rep, 0, sizeof rep);
+    /* a new plan may keep less than the last: every host vector back first */
+    if (st == CZ_OK && host && c->host_points)
+        st = cz_srs_restore_host_vectors(c->host_points, id, err);
     if (st == CZ_OK)
         st = host ? cz_gpu_srs_create_budget(&srs, params, budget, err)
                   : cz_gpu_srs_load(&srs, file, budget, NULL, &rep, err);
@@ -978,6 +985,17 @@ static uint32_t eviction_pick(const cuda_ctx *c, int priority) {
  * do not (eviction_pick: a key kept for CRITICAL work last); *out is its
  * entry. priority: the unit's or the hold's (backend.h), recorded on the
  * key. With no host points a key that would stream is CZ_E_UNSUPPORTED. */
+/* The host copies of the vectors r's plan keeps on the device, freed when
+ * this context is the only back-end (nothing else reads them; the manager
+ * ignores H, and an entry that holds none). */
+static void drop_kept_host_points(const cuda_ctx *c, const resident_key *r, const char *id,
+                                  const cz_groth16_params *params) {
+    if (!c->host_points || !has_host_points(params) || !r->srs) return;
+    cz_gpu_plan pl;
+    cz_gpu_srs_plan_get(&pl, r->srs);
+    (void)cz_srs_drop_host_vectors(c->host_points, id, pl.keep);
+}
+
 static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
                              const cz_groth16_params *params, const cz_groth16_params_file *file,
                              const cz_circuit *circuit, int priority, cz_error *err) {
@@ -994,6 +1012,7 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
             r->last_used = ++c->tick;
             note_residents(b);
         }
+        drop_kept_host_points(c, r, id, params); /* the entry may have been loaded again */
         *out = r;
         return CZ_OK;
     }
@@ -1041,6 +1060,7 @@ static cz_status cuda_ensure(cz_backend *b, resident_key **out, const char *id,
     if (st == CZ_OK) {
         r->last_used = ++c->tick;
         r->priority = priority;
+        drop_kept_host_points(c, r, id, params);
         *out = r;
     }
     note_residents(b);
@@ -1479,6 +1499,10 @@ static const cz_backend_ops cuda_ops = {.kind = "cuda",
                                         .prep = cuda_prep,
                                         .prep_free = cuda_prep_free,
                                         .host_abc = cuda_host_abc};
+
+void cz_backend_cuda_own_host_points(cz_backend *b, cz_srs_manager *m) {
+    if (b && b->ops == &cuda_ops) ((cuda_ctx *)b->impl)->host_points = m;
+}
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
                                  const char *name, cz_error *err) {

@@ -141,6 +141,12 @@ cz_status cz_backend_cpu_create(cz_backend **out, cz_error *err);
  * with the device's problem (no driver, no such device) at once. */
 cz_status cz_backend_cuda_create(cz_backend **out, int device, uint64_t budget_bytes,
                                  const char *name, cz_error *err);
+/* For a CUDA context that is the engine's only back-end (before any unit):
+ * once it holds a key from m's host points, the host copies of the vectors
+ * its device keeps are freed (cz_srs_drop_host_vectors), and decoded again
+ * before it plans that key anew. Nothing for another kind of context. */
+struct cz_srs_manager;
+void cz_backend_cuda_own_host_points(cz_backend *b, struct cz_srs_manager *m);
 
 /* Stages the unit (ops->stage, under the stage lock), then runs it under
  * the context's lock, counting busy time (the run, not the staging) and

@@ -95,6 +95,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
      * engines read them without the CPU's staging copy */
     if (all_resident && cz_gpu_settings_get()->srs_lock_host)
         cz_srs_set_host_locking(&e->srs, cz_gpu_host_lock, cz_gpu_host_unlock);
+    /* one device, nothing else: the host copies of what it keeps are freed
+     * (44 GB of a 32 GiB PoRep key on an 80 GB card) */
+    if (all_resident && e->n_backends == 1)
+        cz_backend_cuda_own_host_points(e->slots[0].backend, &e->srs);
     uint32_t per = e->host_evaluation   ? 1
                    : cfg->prove_workers ? cfg->prove_workers
                                         : CZ_ENG_DEVICE_PROVE_WORKERS;

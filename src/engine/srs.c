@@ -147,6 +147,47 @@ static void free_points(cz_srs_manager *m, cz_srs_entry *e) {
         e->host_locked = 0;
     }
     cz_groth16_params_free(&e->params);
+    e->dropped = 0;
+}
+
+/* The hot entry of id with host points that a referenced holder may change
+ * (m->lock held), else NULL. */
+static cz_srs_entry *host_points_entry(cz_srs_manager *m, const char *id) {
+    for (size_t i = 0; i < m->n; i++) {
+        cz_srs_entry *e = &m->entries[i];
+        if (strcmp(e->id, id) == 0)
+            return e->tier == CZ_SRS_HOT && e->refs && !e->loading && !e->points_on_device ? e
+                                                                                           : NULL;
+    }
+    return NULL;
+}
+
+uint64_t cz_srs_drop_host_vectors(cz_srs_manager *m, const char *id, unsigned mask) {
+    void *gone[CZ_GROTH16_VECTORS] = {0};
+    uint64_t freed = 0;
+    int locked = 0;
+    pthread_mutex_lock(&m->lock);
+    cz_srs_entry *e = host_points_entry(m, id);
+    mask &= ~(1u << CZ_GROTH16_H);
+    for (int v = 0; e && v < CZ_GROTH16_VECTORS; v++) {
+        size_t bytes = 0;
+        if (!(mask >> v & 1) || !cz_groth16_params_points(&e->params, v, &bytes)) continue;
+        /* out of the entry under the lock; unlocked and freed after it */
+        gone[v] = cz_groth16_params_take_vector(&e->params, v);
+        freed += bytes;
+        locked = e->host_locked;
+        e->dropped |= 1u << v;
+    }
+    pthread_mutex_unlock(&m->lock);
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        if (!gone[v]) continue;
+        if (locked) m->unlock_host(gone[v]);
+        free(gone[v]);
+    }
+    if (freed)
+        cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points freed (the device keeps them)", id,
+               (double)freed / 1e9);
+    return freed;
 }
 
 /* Host bytes of a hot entry whose points are on the devices: the vk of the
@@ -158,6 +199,51 @@ static uint64_t device_hot_bytes(uint64_t n_ic) {
 /* Whether e's next load will keep its points on the devices. */
 static int goes_to_device(const cz_srs_manager *m, const cz_srs_entry *e) {
     return m->device_load && !e->needs_host_points;
+}
+
+cz_status cz_srs_restore_host_vectors(cz_srs_manager *m, const char *id, cz_error *err) {
+    pthread_mutex_lock(&m->lock);
+    cz_srs_entry *e = host_points_entry(m, id);
+    const unsigned want = e ? e->dropped : 0;
+    if (want) e->loading = 1; /* no other load, drop or eviction meanwhile */
+    pthread_mutex_unlock(&m->lock);
+    if (!want) return CZ_OK;
+    uint64_t bytes = 0;
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        size_t b = 0;
+        (void)cz_groth16_params_points(&e->params, v, &b);
+        if (want >> v & 1) bytes += b;
+    }
+    cz_status st = CZ_OK;
+    /* decoded as at the load, and locked as the others are (all or none) */
+    for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK; v++)
+        if (want >> v & 1)
+            st = cz_groth16_params_file_decode_vector(&e->params, &e->file, v, CZ_GROTH16_UNCHECKED,
+                                                      err);
+    for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK && e->host_locked; v++) {
+        size_t b = 0;
+        void *p = cz_groth16_params_points(&e->params, v, &b);
+        cz_error lerr = {0};
+        if (!(want >> v & 1) || !p || m->lock_host(p, b, &lerr) == CZ_OK) continue;
+        for (int k = 0; k < CZ_GROTH16_VECTORS; k++)
+            if (k != v && (p = cz_groth16_params_points(&e->params, k, &b)) &&
+                (k < v || !(want >> k & 1)))
+                m->unlock_host(p);
+        e->host_locked = 0;
+        cz_log(CZ_LOG_WARN, "srs: %s: host points no longer page-locked (%s)", id, lerr.message);
+    }
+    if (st != CZ_OK) /* as it was: the vectors of this call freed again */
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+            if (want >> v & 1) free(cz_groth16_params_take_vector(&e->params, v));
+    pthread_mutex_lock(&m->lock);
+    if (st == CZ_OK) e->dropped = 0;
+    e->loading = 0;
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s: host points again", id);
+    cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points decoded again (a new memory plan)", id,
+           (double)bytes / 1e9);
+    return CZ_OK;
 }
 
 /* Drops everything above cold; the caller holds no reference. */

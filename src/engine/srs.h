@@ -49,6 +49,8 @@ typedef struct {
     int points_on_device;  /* hot with the points on the back-ends' devices only */
     int needs_host_points; /* a back-end declined the file load: decode on the host */
     int host_locked;       /* hot: params' point vectors page-locked (m->lock_host) */
+    unsigned dropped;      /* hot: vectors (1 << cz_groth16_vector) whose host copy was freed
+                              (cz_srs_drop_host_vectors) */
     int circuit_locked;    /* its circuit's file mapping page-locked (m->lock_host) */
     cz_groth16_vk vk;      /* hot: from the .vk file, used to self-verify */
     char circuit_path[PATH_MAX];
@@ -77,7 +79,7 @@ typedef cz_status (*cz_srs_device_load_fn)(void *ctx, const char *id,
 typedef cz_status (*cz_srs_lock_host_fn)(void *p, size_t bytes, cz_error *err);
 typedef void (*cz_srs_unlock_host_fn)(void *p);
 
-typedef struct {
+typedef struct cz_srs_manager {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     cz_srs_entry entries[CZ_SRS_MAX_ENTRIES];
@@ -101,6 +103,20 @@ void cz_srs_set_device_loader(cz_srs_manager *m, cz_srs_device_load_fn fn, void 
 void cz_srs_set_host_locking(cz_srs_manager *m, cz_srs_lock_host_fn lock,
                              cz_srs_unlock_host_fn unlock);
 void cz_srs_destroy(cz_srs_manager *m);
+
+/* The host copies of a hot entry's vectors in mask, freed (unlocked first):
+ * the caller, the only back-end, keeps those vectors on its device and
+ * streams the others. H stays (a CUDA context identifies a key by its
+ * first point); an entry without host points, or one loading, is left as
+ * it is. The caller holds a reference. The budget keeps the entry's bytes:
+ * bringing them back (below) must not wait for memory that units hold,
+ * while its caller holds the device. Returns the bytes freed. */
+uint64_t cz_srs_drop_host_vectors(cz_srs_manager *m, const char *id, unsigned mask);
+/* The dropped vectors of a hot entry decoded again from its mapped file
+ * (and locked, as the others are), before a back-end that needs every host
+ * point (a new memory plan for the key) reads them; the caller holds a
+ * reference. CZ_OK at once when nothing was dropped. */
+cz_status cz_srs_restore_host_vectors(cz_srs_manager *m, const char *id, cz_error *err);
 
 /* The circuit id of a PoRep sector size ("porep-2k"); NULL when none. */
 const char *cz_srs_porep_circuit_id(uint64_t sector_size);

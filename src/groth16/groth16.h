@@ -121,8 +121,7 @@ const char *cz_groth16_vector_name(cz_groth16_vector v);
 size_t cz_groth16_vector_point_bytes(cz_groth16_vector v);
 /* The decoded points of vector v of params (NULL when it has none) and,
  * in *bytes, their size; for code that treats the five alike. */
-void *cz_groth16_params_points(const cz_groth16_params *params, cz_groth16_vector v,
-                               size_t *bytes);
+void *cz_groth16_params_points(const cz_groth16_params *params, cz_groth16_vector v, size_t *bytes);
 
 typedef struct {
     uint64_t file_bytes;
@@ -177,6 +176,15 @@ void cz_groth16_params_file_unmap(cz_groth16_params_file *f); /* harmless when n
  * start with the path. */
 cz_status cz_groth16_params_file_decode(cz_groth16_params *out, const cz_groth16_params_file *f,
                                         cz_groth16_check check, cz_error *err);
+/* One vector of p, decoded from f (p decoded from f before, vector v
+ * dropped since), in the same way; CZ_OK at once when p holds it. */
+cz_status cz_groth16_params_file_decode_vector(cz_groth16_params *p,
+                                               const cz_groth16_params_file *f, cz_groth16_vector v,
+                                               cz_groth16_check check, cz_error *err);
+/* Vector v's points, taken out of p (the caller frees them; NULL when p
+ * has none); its count stays, and cz_groth16_params_file_decode_vector
+ * brings them back: for a holder that needs only the others. */
+void *cz_groth16_params_take_vector(cz_groth16_params *p, cz_groth16_vector v);
 
 /* The counts a .params file's length words give before its A and B
  * vectors: the vk's ic (inputs), h (m - 1) and l (aux), the sizes of the

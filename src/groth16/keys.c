@@ -458,6 +458,48 @@ cz_status cz_groth16_params_file_decode(cz_groth16_params *out, const cz_groth16
     return st;
 }
 
+/* Where p keeps vector v's points. */
+static void **vector_slot(cz_groth16_params *p, cz_groth16_vector v) {
+    void **slot[CZ_GROTH16_VECTORS] = {(void **)&p->h, (void **)&p->l, (void **)&p->a,
+                                       (void **)&p->b_g1, (void **)&p->b_g2};
+    return slot[v];
+}
+
+cz_status cz_groth16_params_file_decode_vector(cz_groth16_params *p,
+                                               const cz_groth16_params_file *f, cz_groth16_vector v,
+                                               cz_groth16_check check, cz_error *err) {
+    if ((unsigned)v >= CZ_GROTH16_VECTORS)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "params: no vector %d", (int)v);
+    void **slot = vector_slot(p, v);
+    size_t bytes = 0;
+    (void)cz_groth16_params_points(p, v, &bytes);
+    if (*slot || !bytes) return CZ_OK;
+    const cz_groth16_params_layout *L = &f->layout;
+    const size_t want = bytes / cz_groth16_vector_point_bytes(v);
+    if (!f->data || L->count[v] != want || L->offset[v] < 4 || L->offset[v] > f->len)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "%s: params: %s: the file's %llu points are not the %zu of the key "
+                            "they are decoded for",
+                            f->path, cz_groth16_vector_name(v), (unsigned long long)L->count[v],
+                            want);
+    const size_t at = (size_t)L->offset[v] - 4; /* its length word */
+    reader r = {f->data + at, f->len - at, "params", "", decode_flags(check), 1};
+    void *points = NULL;
+    size_t n = 0;
+    cz_status st =
+        read_vector(&r, &points, &n, v == CZ_GROTH16_B_G2, cz_groth16_vector_name(v), err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", f->path);
+    *slot = points;
+    return CZ_OK;
+}
+
+void *cz_groth16_params_take_vector(cz_groth16_params *p, cz_groth16_vector v) {
+    if ((unsigned)v >= CZ_GROTH16_VECTORS) return NULL;
+    void **slot = vector_slot(p, v), *points = *slot;
+    *slot = NULL;
+    return points;
+}
+
 cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path, cz_error *err) {
     memset(f, 0, sizeof *f);
     if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path)

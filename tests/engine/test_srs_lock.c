@@ -101,6 +101,46 @@ static void acquire(cz_srs_manager *m, const char *id, int want_circuit) {
     CHECK(st == CZ_OK && (!want_circuit || h.circuit != NULL));
 }
 
+/* The only device keeps every vector but H on it (a resident plan from host
+ * points; cz_srs_drop_host_vectors): their host copies go, unlocked first,
+ * and come back from the file as they were (cz_srs_restore_host_vectors),
+ * locked again; without a reference nothing changes. e hot, referenced. */
+static void check_drop_restore(cz_srs_manager *m, cz_srs_entry *e, const char *id) {
+    void *saved[CZ_GROTH16_VECTORS] = {0};
+    size_t bytes[CZ_GROTH16_VECTORS] = {0}, dropped_bytes = 0, dropped = 0;
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        const void *p = cz_groth16_params_points(&e->params, v, &bytes[v]);
+        CHECK(p != NULL || bytes[v] == 0);
+        if (!p) continue;
+        saved[v] = malloc(bytes[v]);
+        if (saved[v]) memcpy(saved[v], p, bytes[v]);
+        if (v != CZ_GROTH16_H) dropped_bytes += bytes[v], dropped++;
+    }
+    const void *h = e->params.h;
+    const size_t locked_before = n_locked, unlocks_before = unlocks;
+    CHECK(dropped >= 3 && e->dropped == 0);
+    CHECK(cz_srs_drop_host_vectors(m, id, ~0u) == dropped_bytes);
+    CHECK(e->params.h == h && !e->params.l && !e->params.a && !e->params.b_g2);
+    CHECK(e->params.n_l && e->params.n_a && e->params.n_b_g2); /* the counts stay */
+    CHECK(n_locked == locked_before - dropped && unlocks == unlocks_before + dropped);
+    CHECK(e->dropped && !(e->dropped & 1u << CZ_GROTH16_H));
+    CHECK(cz_srs_drop_host_vectors(m, id, ~0u) == 0); /* nothing left to drop */
+    cz_error err = {0};
+    CHECK(cz_srs_restore_host_vectors(m, id, &err) == CZ_OK);
+    CHECK(e->dropped == 0 && n_locked == locked_before);
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        size_t b = 0;
+        const void *p = cz_groth16_params_points(&e->params, v, &b);
+        CHECK(b == bytes[v] && (!saved[v] || (p && memcmp(p, saved[v], b) == 0)));
+        free(saved[v]);
+    }
+    check_locked_as(&e->params);
+    CHECK(cz_srs_restore_host_vectors(m, id, &err) == CZ_OK); /* nothing to do */
+    /* dropped again: an eviction unlocks only what is left */
+    CHECK(cz_srs_drop_host_vectors(m, id, 1u << CZ_GROTH16_L) == bytes[CZ_GROTH16_L]);
+    CHECK(!e->params.l && e->params.a && n_locked == locked_before - 1);
+}
+
 int main(void) {
     cz_test_init("engine/test_srs_lock");
     char dir[] = "/tmp/cz-srs-lock-XXXXXX";
@@ -125,6 +165,7 @@ int main(void) {
     check_locked_as(&e->params);
     const size_t vectors = n_locked;
     cz_srs_release(&m, id);
+    CHECK(cz_srs_drop_host_vectors(&m, id, ~0u) == 0); /* no reference: left as it is */
 
     /* memory pressure demotes it to warm: unlocked, then freed */
     CHECK(cz_srs_evict_idle(&m, UINT64_MAX) > 0);
@@ -172,13 +213,15 @@ int main(void) {
     CHECK(cz_srs_evict(&m, id, &was_loaded, &freed, &err) == CZ_OK);
     CHECK(n_locked == 0 && unlocks == unlocks_before + vectors + 1 && !e->circuit_locked);
 
-    /* the end: a locked entry is unlocked before its points go */
+    /* the end: a locked entry is unlocked before its points go, but for
+     * the vector dropped in check_drop_restore */
     acquire(&m, id, 0);
     CHECK(e->host_locked);
+    check_drop_restore(&m, e, id);
     cz_srs_release(&m, id);
     const size_t before = unlocks;
     cz_srs_destroy(&m);
-    CHECK(n_locked == 0 && unlocks == before + vectors);
+    CHECK(n_locked == 0 && unlocks == before + vectors - 1);
     cz_budget_destroy(&budget);
 
     char cmd[128];
