@@ -73,6 +73,36 @@ void cz_srs_set_host_locking(cz_srs_manager *m, cz_srs_lock_host_fn lock,
     m->unlock_host = unlock;
 }
 
+/* Unlocks e's vectors in mask that it holds. */
+static void unlock_vectors(cz_srs_manager *m, cz_srs_entry *e, unsigned mask) {
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t bytes;
+        void *v = cz_groth16_params_points(&e->params, k, &bytes);
+        if (v && (mask >> k & 1)) m->unlock_host(v);
+    }
+}
+
+/* Page-locks e's vectors in mask that it holds, all or none (unlocking
+ * needs to know which are locked): on a refusal those locked here are
+ * unlocked again and the driver's words are in *err. *bytes: the total. */
+static int lock_vectors(cz_srs_manager *m, cz_srs_entry *e, unsigned mask, size_t *bytes,
+                        cz_error *err) {
+    *bytes = 0;
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t b = 0;
+        void *v = cz_groth16_params_points(&e->params, k, &b);
+        if (!v || !(mask >> k & 1)) continue;
+        if (m->lock_host(v, b, err) != CZ_OK) {
+            unlock_vectors(m, e, mask & ((1u << k) - 1));
+            return 0;
+        }
+        *bytes += b;
+    }
+    return 1;
+}
+
+#define ALL_VECTORS ((1u << CZ_GROTH16_VECTORS) - 1)
+
 /* Page-locks e's decoded points (m->lock not held; e marked loading) when
  * a device streams them; a vector the driver refuses stays pageable (its
  * copies go through the staging buffers: slower, not wrong). */
@@ -81,21 +111,12 @@ static void lock_points(cz_srs_manager *m, cz_srs_entry *e) {
     uint64_t t0 = cz_now_ns();
     cz_error err = {0};
     size_t total = 0;
-    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
-        size_t bytes = 0;
-        void *v = cz_groth16_params_points(&e->params, k, &bytes);
-        if (!v) continue;
-        if (m->lock_host(v, bytes, &err) != CZ_OK) {
-            /* all or none: unlocking needs to know which are locked */
-            while (k-- > 0)
-                if ((v = cz_groth16_params_points(&e->params, k, &bytes))) m->unlock_host(v);
-            cz_log(CZ_LOG_WARN,
-                   "srs: %s: host points not page-locked (%s): streamed copies go through the "
-                   "staging buffers",
-                   e->id, err.message);
-            return;
-        }
-        total += bytes;
+    if (!lock_vectors(m, e, ALL_VECTORS, &total, &err)) {
+        cz_log(CZ_LOG_WARN,
+               "srs: %s: host points not page-locked (%s): streamed copies go through the "
+               "staging buffers",
+               e->id, err.message);
+        return;
     }
     e->host_locked = 1;
     cz_log(CZ_LOG_INFO,
@@ -138,14 +159,8 @@ static void free_circuit(cz_srs_manager *m, cz_srs_entry *e) {
 
 /* Frees e's decoded points, unlocking them first. */
 static void free_points(cz_srs_manager *m, cz_srs_entry *e) {
-    if (e->host_locked) {
-        for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
-            size_t bytes;
-            void *v = cz_groth16_params_points(&e->params, k, &bytes);
-            if (v) m->unlock_host(v);
-        }
-        e->host_locked = 0;
-    }
+    if (e->host_locked) unlock_vectors(m, e, ALL_VECTORS);
+    e->host_locked = 0;
     cz_groth16_params_free(&e->params);
     e->dropped = 0;
 }
@@ -220,15 +235,10 @@ cz_status cz_srs_restore_host_vectors(cz_srs_manager *m, const char *id, cz_erro
         if (want >> v & 1)
             st = cz_groth16_params_file_decode_vector(&e->params, &e->file, v, CZ_GROTH16_UNCHECKED,
                                                       err);
-    for (int v = 0; v < CZ_GROTH16_VECTORS && st == CZ_OK && e->host_locked; v++) {
-        size_t b = 0;
-        void *p = cz_groth16_params_points(&e->params, v, &b);
-        cz_error lerr = {0};
-        if (!(want >> v & 1) || !p || m->lock_host(p, b, &lerr) == CZ_OK) continue;
-        for (int k = 0; k < CZ_GROTH16_VECTORS; k++)
-            if (k != v && (p = cz_groth16_params_points(&e->params, k, &b)) &&
-                (k < v || !(want >> k & 1)))
-                m->unlock_host(p);
+    size_t locked = 0;
+    cz_error lerr = {0};
+    if (st == CZ_OK && e->host_locked && !lock_vectors(m, e, want, &locked, &lerr)) {
+        unlock_vectors(m, e, ~want & ALL_VECTORS);
         e->host_locked = 0;
         cz_log(CZ_LOG_WARN, "srs: %s: host points no longer page-locked (%s)", id, lerr.message);
     }

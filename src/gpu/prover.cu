@@ -247,12 +247,18 @@ extern "C" cz_status cz_gpu_uploader_send_host(cz_gpu_uploader *u, void *dev, co
     return queue_copy(u, dev, host, bytes, ticket, err);
 }
 
+/* The event to wait for copy ticket, NULL when there is nothing to wait
+ * for. A newer copy of the same parity ends after this one (one stream, in
+ * order): its record covers this one. A staged copy had waited for the
+ * older one already; one sent from locked host memory had not. */
+static cudaEvent_t ticket_event(const cz_gpu_uploader *u, uint64_t ticket) {
+    const int i = (int)(ticket & 1);
+    return ticket && u->ticket[i] >= ticket ? u->done[i] : NULL;
+}
+
 extern "C" cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err) {
-    int i = (int)(ticket & 1);
-    /* A newer copy of the same parity ends after this one (one stream, in
-     * order): waiting for it covers this one. A staged copy had waited for
-     * the older one already; one sent from locked host memory had not. */
-    if (ticket && u->ticket[i] >= ticket) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
+    cudaEvent_t ev = ticket_event(u, ticket);
+    if (ev) CZ_CUDA_TRY(err, cudaEventSynchronize(ev));
     return CZ_OK;
 }
 
@@ -263,9 +269,8 @@ extern "C" cz_status cz_gpu_uploader_after(cz_gpu_uploader *u, cudaEvent_t ev, c
 
 extern "C" cz_status cz_gpu_uploader_queue_wait(cz_gpu_uploader *u, uint64_t ticket,
                                                 cz_error *err) {
-    int i = (int)(ticket & 1);
-    /* the event's last record is this copy or a later one of its parity */
-    if (ticket && u->ticket[i] >= ticket) CZ_CUDA_TRY(err, cudaStreamWaitEvent(0, u->done[i], 0));
+    cudaEvent_t ev = ticket_event(u, ticket);
+    if (ev) CZ_CUDA_TRY(err, cudaStreamWaitEvent(0, ev, 0));
     return CZ_OK;
 }
 
