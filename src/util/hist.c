@@ -10,7 +10,7 @@ static unsigned bucket_of(uint64_t v) {
 }
 
 void cz_hist_add(cz_hist *h, uint64_t value) {
-    h->count++;
+    if (!h->count++ || value < h->min) h->min = value;
     h->total += value;
     if (value > h->max) h->max = value;
     h->bucket[bucket_of(value)]++;
@@ -25,5 +25,6 @@ uint64_t cz_hist_median(const cz_hist *h) {
     if (b < 16) return b;
     const unsigned e = b / 8, s = b % 8;
     const uint64_t lo = (uint64_t)(8 + s) << (e - 3), width = (uint64_t)1 << (e - 3);
-    return lo + width / 2;
+    const uint64_t mid = lo + width / 2;
+    return mid < h->min ? h->min : mid > h->max ? h->max : mid;
 }

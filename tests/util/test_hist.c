@@ -1,6 +1,7 @@
 /* util/hist: the median of random samples (uniform, log-uniform, skewed
  * with outliers) against the exact median of the sorted samples, within
- * the bucket's 1/16; count, total and maximum exact; small values exact. */
+ * the bucket's 1/16 and never outside the samples' range; count, total,
+ * minimum and maximum exact; small values exact. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -14,15 +15,17 @@ static int cmp_u64(const void *a, const void *b) {
 
 static void check_against_sorted(uint64_t *v, size_t n) {
     cz_hist h = {0};
-    uint64_t total = 0, max = 0;
+    uint64_t total = 0, min = UINT64_MAX, max = 0;
     for (size_t i = 0; i < n; i++) {
         cz_hist_add(&h, v[i]);
         total += v[i];
+        if (v[i] < min) min = v[i];
         if (v[i] > max) max = v[i];
     }
     qsort(v, n, sizeof *v, cmp_u64);
     const uint64_t exact = v[(n + 1) / 2 - 1], got = cz_hist_median(&h);
-    CHECK(h.count == n && h.total == total && h.max == max);
+    CHECK(h.count == n && h.total == total && h.min == min && h.max == max);
+    CHECK(got >= min && got <= max);
     const uint64_t diff = got > exact ? got - exact : exact - got;
     CHECK(diff * 16 <= exact || (exact < 16 && diff == 0));
     if (diff * 16 > exact)
@@ -38,6 +41,13 @@ int main(void) {
     for (uint64_t v = 0; v < 16; v++) {
         cz_hist h = {0};
         cz_hist_add(&h, v);
+        CHECK(cz_hist_median(&h) == v);
+    }
+    /* one sample, or all alike, in the lower half of its bucket: the
+     * bucket's middle would be above every sample */
+    for (uint64_t v = 1000; v < 1100; v += 7) {
+        cz_hist h = {0};
+        for (int k = 0; k < 3; k++) cz_hist_add(&h, v);
         CHECK(cz_hist_median(&h) == v);
     }
     enum { N = 2001 };
