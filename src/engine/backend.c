@@ -236,8 +236,8 @@ static void host_evaluation_free(cz_prove_data *view) {
 static cz_status cpu_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err) {
     (void)b;
-    if (u->params->n_h && !u->params->h) /* the engine decodes on the host for a CPU context */
-        return CZ_BROKEN(err, "cpu: the parameters have no host points");
+    if (u->params->n_h && (!u->params->h || u->params->encoded)) /* decoded for a CPU context */
+        return CZ_BROKEN(err, "cpu: the parameters have no decoded host points");
     if (u->pd) return cz_groth16_prove_start(out, u->params, u->pd, err);
     if (cz_cancel_requested()) /* a, b, c are a pass over the whole circuit */
         return cz_error_set(err, CZ_E_CANCELLED, "prove: cancelled before a, b, c");
@@ -418,7 +418,15 @@ static cz_status srs_key_of(srs_key *k, const cz_groth16_params *p, const cz_gro
         k->n_ic = p->vk.n_ic, k->n_h = p->n_h, k->n_l = p->n_l, k->n_a = p->n_a;
         k->n_b_g1 = p->n_b_g1, k->n_b_g2 = p->n_b_g2;
         k->delta_g1 = p->vk.delta_g1;
-        if (p->n_h) k->h0 = p->h[0];
+        if (p->n_h && !p->encoded) k->h0 = p->h[0];
+        /* a file view's h[0] as the file has it, decoded as below */
+        cz_error e;
+        cz_status st = p->n_h && p->encoded
+                           ? cz_g1_affine_from_uncompressed(
+                                 &k->h0, (const uint8_t *)p->h,
+                                 CZ_DECODE_SKIP_CURVE | CZ_DECODE_REJECT_INFINITY, &e)
+                           : CZ_OK;
+        if (st != CZ_OK) return cz_error_set(err, st, "params: h[0]: %s", e.message);
         return CZ_OK;
     }
     if (!f || !f->data)

@@ -180,9 +180,10 @@ static cz_srs_entry *host_points_entry(cz_srs_manager *m, const char *id) {
 uint64_t cz_srs_drop_host_vectors(cz_srs_manager *m, const char *id, unsigned mask) {
     void *gone[CZ_GROTH16_VECTORS] = {0};
     uint64_t freed = 0;
-    int locked = 0;
+    int locked = 0, encoded = 0;
     pthread_mutex_lock(&m->lock);
     cz_srs_entry *e = host_points_entry(m, id);
+    if (e) encoded = e->params.encoded;
     mask &= ~(1u << CZ_GROTH16_H);
     for (int v = 0; e && v < CZ_GROTH16_VECTORS; v++) {
         size_t bytes = 0;
@@ -197,11 +198,12 @@ uint64_t cz_srs_drop_host_vectors(cz_srs_manager *m, const char *id, unsigned ma
     for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
         if (!gone[v]) continue;
         if (locked) m->unlock_host(gone[v]);
-        free(gone[v]);
+        if (!encoded) free(gone[v]); /* a view's are the mapping's */
     }
     if (freed)
-        cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points freed (the device keeps them)", id,
-               (double)freed / 1e9);
+        cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points %s (the device keeps them)", id,
+               (double)freed / 1e9,
+               encoded ? "let go (unlocked: the page cache may drop them)" : "freed");
     return freed;
 }
 
@@ -242,17 +244,19 @@ cz_status cz_srs_restore_host_vectors(cz_srs_manager *m, const char *id, cz_erro
         e->host_locked = 0;
         cz_log(CZ_LOG_WARN, "srs: %s: host points no longer page-locked (%s)", id, lerr.message);
     }
-    if (st != CZ_OK) /* as it was: the vectors of this call freed again */
-        for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
-            if (want >> v & 1) free(cz_groth16_params_take_vector(&e->params, v));
+    if (st != CZ_OK) /* as it was: the vectors of this call freed (a view's: let go) again */
+        for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+            void *gone = want >> v & 1 ? cz_groth16_params_take_vector(&e->params, v) : NULL;
+            if (!e->params.encoded) free(gone);
+        }
     pthread_mutex_lock(&m->lock);
     if (st == CZ_OK) e->dropped = 0;
     e->loading = 0;
     pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);
     if (st != CZ_OK) return cz_error_wrap(err, st, "srs %s: host points again", id);
-    cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points decoded again (a new memory plan)", id,
-           (double)bytes / 1e9);
+    cz_log(CZ_LOG_INFO, "srs: %s: %.1f GB of host points %s again (a new memory plan)", id,
+           (double)bytes / 1e9, e->params.encoded ? "taken from the mapping" : "decoded");
     return CZ_OK;
 }
 
@@ -531,7 +535,7 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
             e->load_ms = (cz_now_ns() - t0) / 1000000;
             return CZ_OK;
         }
-        cz_log(CZ_LOG_INFO, "srs: %s: %s; decoding the points on the host", e->id,
+        cz_log(CZ_LOG_INFO, "srs: %s: %s; streaming them from the mapped file", e->id,
                err ? err->message : "a back-end needs host points");
         pthread_mutex_lock(&m->lock);
         e->needs_host_points = 1;
@@ -544,8 +548,13 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
         cz_budget_acquire(m->budget, e->file.len, what, 1, cz_srs_evict_idle, m, abort_flag, err);
     if (st != CZ_OK) return st;
     /* Points are checked on the curve; a wrong subgroup would only give
-     * proofs that fail the self-verification, which is always done. */
-    st = cz_groth16_params_file_decode(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err);
+     * proofs that fail the self-verification, which is always done. For a
+     * device that streams them, the points stay in the mapping as the file
+     * has them (a view, no copy): the device converts and checks each as it
+     * arrives, so the host holds one copy of the key, the page cache's. */
+    st = e->needs_host_points
+             ? cz_groth16_params_file_view(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err)
+             : cz_groth16_params_file_decode(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err);
     if (st == CZ_OK) st = cz_groth16_vk_read(&e->vk, e->vk_path, CZ_GROTH16_CHECKED, err);
     if (st != CZ_OK) {
         cz_groth16_params_free(&e->params);

@@ -313,6 +313,15 @@ cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t n, int g2,
                                  unsigned tag, cz_error *err);
 cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, uint64_t *index,
                                 unsigned *reason, cz_error *err);
+/* n points at dev in the file encoding converted in place on the calling
+ * thread's stream, as convert does (the curve equation checked when
+ * check_curve), and waited for: *bad = the lowest failing point (n when
+ * none) and *reason its CZ_GPU_KEY_FAULT_*. For points that reach the
+ * device as the file has them other than through cz_gpu_srs_load: a
+ * streamed chunk, or a kept vector, of a key whose host points are a view
+ * of its mapped file (groth16.h: cz_groth16_params_file_view). */
+cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, int check_curve, uint64_t *bad,
+                                  unsigned *reason, cz_error *err);
 
 /* How cz_gpu_srs_load checks the points. */
 typedef enum {

@@ -167,7 +167,8 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const scalars 
 typedef cz_status (*chunk_fn)(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err);
 
 /* Streaming SRS: fn for each chunk of c of the n host points of src
- * (c src->size bytes at most the chunk buffers' chunk_points G2 points),
+ * (c src->size bytes at most the chunk buffers' chunk_points G2 points;
+ * a file view's converted on the device as each chunk arrives),
  * through the two device chunk buffers (chunk k + 1 is staged, or sent
  * straight from page-locked memory, while fn's kernels run on chunk k;
  * chunks start at multiples of 64 points). */
@@ -196,6 +197,9 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
             if (!threaded) send_job_run(&job);
         }
         st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err);
+        if (st == CZ_OK)
+            st = cz_gpu_srs_convert(s, s->chunk[k & 1], k0, cnt, src->size == sizeof(cz_g2_affine),
+                                    err);
         if (st == CZ_OK) st = fn(ctx, s->chunk[k & 1], k0, cnt, err);
         if (threaded) pthread_join(helper, NULL);
         if (st == CZ_OK && job.st != CZ_OK) {
@@ -691,6 +695,11 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     if (srs->streaming && !params)
         return cz_error_set(err, CZ_E_INVALID_ARG,
                             "gpu prove: the SRS streams its points: the host params are needed");
+    if (srs->streaming && params->encoded != srs->encoded)
+        return cz_error_set(err, CZ_E_INVALID_ARG,
+                            "gpu prove: the SRS streams %s points, the unit's host params are %s",
+                            srs->encoded ? "a file view's" : "decoded",
+                            params->encoded ? "a file view" : "decoded");
     /* a, b, c from the device circuit when pd has none */
     const int on_device = !pd->a && !pd->b && !pd->c;
     cz_gpu_circuit_info ci;

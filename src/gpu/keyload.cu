@@ -237,3 +237,34 @@ extern "C" cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsign
     }
     return CZ_OK;
 }
+
+extern "C" cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, int check_curve,
+                                             uint64_t *bad, unsigned *reason, cz_error *err) {
+    *bad = n, *reason = 0;
+    if (n == 0) return CZ_OK;
+    if (n >= ((size_t)1 << 56))
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu points from the file: %zu points", n);
+    unsigned long long *fault = NULL, word = ~0ull;
+    cz_status st = cz_gpu_alloc_pooled((void **)&fault, sizeof *fault, err);
+    if (st != CZ_OK) return st;
+    const unsigned threads = 128;
+    CZ_CUDA_GOTO(err, st, done, cudaMemsetAsync(fault, 0xff, sizeof *fault, cudaStreamPerThread));
+    if (g2)
+        k_key_convert<4><<<cz_gpu_blocks(n, threads), threads, 0, cudaStreamPerThread>>>(
+            (uint4 *)dev, n, check_curve, 0, fault);
+    else
+        k_key_convert<2><<<cz_gpu_blocks(n, threads), threads, 0, cudaStreamPerThread>>>(
+            (uint4 *)dev, n, check_curve, 0, fault);
+    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
+    CZ_CUDA_GOTO(
+        err, st, done,
+        cudaMemcpyAsync(&word, fault, sizeof word, cudaMemcpyDeviceToHost, cudaStreamPerThread));
+    CZ_CUDA_GOTO(err, st, done, cudaStreamSynchronize(cudaStreamPerThread));
+    if (word != ~0ull) {
+        *bad = (word >> 4) & ((1ull << 56) - 1);
+        *reason = (unsigned)(word & 15);
+    }
+done:
+    cz_gpu_free_pooled(fault);
+    return st;
+}

@@ -161,6 +161,22 @@ static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, 
     return st;
 }
 
+static const char *fault_reason(unsigned reason);
+
+cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
+                             cz_error *err) {
+    if (!s->encoded || !n) return CZ_OK;
+    uint64_t bad = n;
+    unsigned reason = 0;
+    cz_status st = cz_gpu_points_from_file(dev, n, g2, 1, &bad, &reason, err);
+    if (st == CZ_OK && bad < n)
+        st = cz_error_set(err, CZ_E_PARSE,
+                          "the key's point %llu of the file (%s) is refused: %s: the .params "
+                          "file is damaged",
+                          (unsigned long long)(k0 + bad), g2 ? "G2" : "G1", fault_reason(reason));
+    return st;
+}
+
 static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
     memset(shape, 0, sizeof *shape);
     shape->vk.n_ic = p->vk.n_ic;
@@ -237,6 +253,7 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
     s->bytes = pl.held;
     s->streaming = pl.kind != CZ_GPU_PLAN_RESIDENT;
     s->chunk_points = pl.chunk_points;
+    s->encoded = p->encoded;
     {
         char plan[256];
         cz_gpu_plan_describe(plan, sizeof plan, &pl);
@@ -266,9 +283,14 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
         for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
             size_t bytes = 0;
             const void *host = cz_groth16_params_points(p, v, &bytes);
-            if ((pl.keep >> v & 1) &&
-                (st = put(s, dev[v], host, bytes, cz_groth16_vector_name(v), err)) != CZ_OK)
+            if (!(pl.keep >> v & 1)) continue;
+            if ((st = put(s, dev[v], host, bytes, cz_groth16_vector_name(v), err)) != CZ_OK)
                 goto fail;
+            if ((st = cz_gpu_srs_convert(s, *dev[v], 0, bytes / cz_groth16_vector_point_bytes(v),
+                                         v == CZ_GROTH16_B_G2, err)) != CZ_OK) {
+                cz_error_prefix(err, "gpu srs: %s", cz_groth16_vector_name(v));
+                goto fail;
+            }
         }
     }
     *out = s;

@@ -28,6 +28,10 @@ struct cz_gpu_srs {
     void *chunk[2];
     size_t bytes;
     char why[512];
+    /* made from a view of the mapped .params file (groth16.h: encoded): its
+     * kept vectors were converted on the device, its streamed chunks are
+     * as each arrives (cz_gpu_srs_convert) */
+    int encoded;
 };
 
 /* A host vector of points (or bytes: size 1). */
@@ -47,6 +51,12 @@ cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_
  * for it), unchanged when bytes is 0. */
 cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                              uint64_t *ticket, cz_error *err);
+/* Points k0 .. k0 + n of a vector of an encoded srs, at dev as the file
+ * has them (a kept vector's upload, or a streamed chunk), converted in
+ * place and checked on the curve (cz_gpu_points_from_file); CZ_OK at once
+ * for a decoded srs. A point that fails is CZ_E_PARSE naming its index. */
+cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
+                             cz_error *err);
 /* inputs then aux to dev_z, returning when the copy is done. */
 cz_status cz_gpu_stage_witness(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
                                const cz_fr *aux, size_t na, cz_error *err);

@@ -49,6 +49,11 @@ typedef struct {
     size_t n_h, n_l, n_a, n_b_g1, n_b_g2;
     cz_g1_affine *h, *l, *a, *b_g1; /* malloc'ed, NULL when the count is 0 */
     cz_g2_affine *b_g2;
+    /* 1: a view of a mapped .params file (cz_groth16_params_file_view): the
+     * five arrays point at the file's encoded points (uncompressed,
+     * big-endian, the same sizes), are not owned, and only a reader that
+     * converts them itself (the GPU prover's streamed copies) may use them */
+    int encoded;
 } cz_groth16_params;
 
 typedef struct {
@@ -178,12 +183,21 @@ cz_status cz_groth16_params_file_decode(cz_groth16_params *out, const cz_groth16
                                         cz_groth16_check check, cz_error *err);
 /* One vector of p, decoded from f (p decoded from f before, vector v
  * dropped since), in the same way; CZ_OK at once when p holds it. */
+/* p as a view of the mapped file f (encoded = 1): the vk decoded with
+ * check, the counts, and each vector pointing at its points in the
+ * mapping, nothing decoded or copied (f must stay mapped while p is used;
+ * cz_groth16_params_free frees only the vk). The points are not checked
+ * here: their reader converts and checks them. On failure *p is zeroed. */
+cz_status cz_groth16_params_file_view(cz_groth16_params *p, const cz_groth16_params_file *f,
+                                      cz_groth16_check check, cz_error *err);
 cz_status cz_groth16_params_file_decode_vector(cz_groth16_params *p,
                                                const cz_groth16_params_file *f, cz_groth16_vector v,
                                                cz_groth16_check check, cz_error *err);
-/* Vector v's points, taken out of p (the caller frees them; NULL when p
- * has none); its count stays, and cz_groth16_params_file_decode_vector
- * brings them back: for a holder that needs only the others. */
+/* Vector v's points, taken out of p (the caller frees them, unless p is
+ * encoded: then they are the mapping's; NULL when p has none); its count
+ * stays, and cz_groth16_params_file_decode_vector brings them back (an
+ * encoded p: points at them again): for a holder that needs only the
+ * others. */
 void *cz_groth16_params_take_vector(cz_groth16_params *p, cz_groth16_vector v);
 
 /* The counts a .params file's length words give before its A and B

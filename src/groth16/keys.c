@@ -22,11 +22,13 @@ void cz_groth16_vk_free(cz_groth16_vk *vk) {
 void cz_groth16_params_free(cz_groth16_params *params) {
     if (!params) return;
     cz_groth16_vk_free(&params->vk);
-    free(params->h);
-    free(params->l);
-    free(params->a);
-    free(params->b_g1);
-    free(params->b_g2);
+    if (!params->encoded) { /* a view's arrays are the mapping's */
+        free(params->h);
+        free(params->l);
+        free(params->a);
+        free(params->b_g1);
+        free(params->b_g2);
+    }
     memset(params, 0, sizeof *params);
 }
 
@@ -262,7 +264,9 @@ static cz_status map_file(mapping *m, const char *path, cz_error *err) {
         return cz_error_set(err, CZ_E_IO, "%s: not a regular file", path);
     }
     if (sb.st_size > 0) {
-        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        /* shared: read only either way, and a shared file mapping can be
+         * page-locked as it is (a private one would be copied page by page) */
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED) {
             cz_error_set(err, CZ_E_IO, "%s: cannot map: %s", path, strerror(errno));
             close(fd);
@@ -482,6 +486,10 @@ cz_status cz_groth16_params_file_decode_vector(cz_groth16_params *p,
                             "they are decoded for",
                             f->path, cz_groth16_vector_name(v), (unsigned long long)L->count[v],
                             want);
+    if (p->encoded) {
+        *slot = (void *)(f->data + L->offset[v]);
+        return CZ_OK;
+    }
     const size_t at = (size_t)L->offset[v] - 4; /* its length word */
     reader r = {f->data + at, f->len - at, "params", "", decode_flags(check), 1};
     void *points = NULL;
@@ -490,6 +498,20 @@ cz_status cz_groth16_params_file_decode_vector(cz_groth16_params *p,
         read_vector(&r, &points, &n, v == CZ_GROTH16_B_G2, cz_groth16_vector_name(v), err);
     if (st != CZ_OK) return cz_error_wrap(err, st, "%s", f->path);
     *slot = points;
+    return CZ_OK;
+}
+
+cz_status cz_groth16_params_file_view(cz_groth16_params *p, const cz_groth16_params_file *f,
+                                      cz_groth16_check check, cz_error *err) {
+    if (!f->data) {
+        memset(p, 0, sizeof *p);
+        return cz_error_set(err, CZ_E_INVALID_ARG, "%s: params: not mapped", f->path);
+    }
+    cz_status st = cz_groth16_params_decode_header(p, NULL, f->data, f->len, check, err);
+    if (st != CZ_OK) return cz_error_wrap(err, st, "%s", f->path);
+    p->encoded = 1;
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++)
+        if (f->layout.count[v]) *vector_slot(p, v) = (void *)(f->data + f->layout.offset[v]);
     return CZ_OK;
 }
 
@@ -515,7 +537,9 @@ cz_status cz_groth16_params_file_map(cz_groth16_params_file *f, const char *path
     else if (!S_ISREG(sb.st_mode))
         st = cz_error_set(err, CZ_E_IO, "%s: not a regular file", path);
     if (st == CZ_OK && sb.st_size > 0) {
-        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        /* shared: read only either way, and a shared file mapping can be
+         * page-locked as it is (a private one would be copied page by page) */
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED) {
             st = cz_error_set(err, CZ_E_IO, "%s: cannot map: %s", path, strerror(errno));
         } else {

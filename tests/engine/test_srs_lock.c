@@ -67,7 +67,8 @@ static int mapping_shared(const void *p) {
     return shared;
 }
 
-/* A device that cannot hold any key resident: the entry decodes host points. */
+/* A device that cannot hold any key resident: the entry holds host points
+ * (a view of its mapped file). */
 static cz_status declining_loader(void *ctx, const char *id, const cz_groth16_params_file *file,
                                   const cz_circuit *circuit, cz_error *err) {
     (void)ctx, (void)file, (void)circuit;
@@ -162,6 +163,11 @@ int main(void) {
     for (size_t i = 0; i < m.n; i++)
         if (!strcmp(m.entries[i].id, id)) e = &m.entries[i];
     CHECK(e != NULL && e->tier == CZ_SRS_HOT && e->needs_host_points && e->host_locked);
+    /* a view of the mapping (the device converts what it streams): the
+     * locked ranges are the file's points, in a shared mapping */
+    CHECK(e->params.encoded && e->params.l &&
+          (const uint8_t *)e->params.l == e->file.data + e->file.layout.offset[CZ_GROTH16_L]);
+    CHECK(mapping_shared(e->file.data) != 0);
     check_locked_as(&e->params);
     const size_t vectors = n_locked;
     cz_srs_release(&m, id);

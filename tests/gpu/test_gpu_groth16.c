@@ -10,6 +10,7 @@
  * chunks, and a cancel there stops the unit and leaves the SRS usable. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "gpu_test_util.h"
 #include "groth16/groth16.h"
@@ -146,6 +147,49 @@ static void unlock_params(cz_groth16_params *p) {
     CHECK(!cz_gpu_host_locked(p->h, sizeof *p->h));
 }
 
+/* Set: check_plan's GPU side takes a view of the key's .params file
+ * (groth16.h: cz_groth16_params_file_view), as the engine's streamed keys
+ * do: its points as the file has them, converted on the device (kept
+ * vectors at the upload, streamed chunks as each arrives); with lock_host,
+ * the mapping's vectors page-locked. The CPU proves from the decoded key. */
+static int from_file;
+
+/* p written to a file, mapped into *f (the file then unlinked: the
+ * mapping keeps it) and *view a view of it; damage: that byte of the file
+ * XORed with 1 first (SIZE_MAX: none). */
+static void file_view_of(const cz_groth16_params *p, cz_groth16_params_file *f,
+                         cz_groth16_params *view, size_t damage) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cz-gpu-groth16-%d.params", (int)getpid());
+    cz_error err = {0};
+    CHECK(cz_groth16_params_write(p, path, &err) == CZ_OK);
+    if (damage != SIZE_MAX) {
+        FILE *fp = fopen(path, "r+b");
+        CHECK(fp != NULL);
+        if (fp) {
+            CHECK(fseek(fp, (long)damage, SEEK_SET) == 0);
+            const int c = fgetc(fp);
+            CHECK(fseek(fp, (long)damage, SEEK_SET) == 0 && fputc(c ^ 1, fp) != EOF);
+            fclose(fp);
+        }
+    }
+    CHECK(cz_groth16_params_file_map(f, path, &err) == CZ_OK);
+    unlink(path);
+    CHECK(cz_groth16_params_file_view(view, f, CZ_GROTH16_CHECKED, &err) == CZ_OK);
+}
+
+/* A view's vectors (in the mapping) page-locked, or unlocked. */
+static void lock_view(const cz_groth16_params *view, int lock) {
+    for (int k = 0; k < CZ_GROTH16_VECTORS; k++) {
+        size_t bytes = 0;
+        void *v = cz_groth16_params_points(view, k, &bytes);
+        cz_error err = {0};
+        if (v && lock)
+            CHECK(cz_gpu_host_lock(v, bytes, &err) == CZ_OK && cz_gpu_host_locked(v, bytes));
+        if (v && !lock) cz_gpu_host_unlock(v);
+    }
+}
+
 /* stream_chunk: NULL for a resident SRS, else the points per chunk of a
  * streaming one (CZ_GPU_STREAM_CHUNK), keep (NULL or CZ_GPU_STREAM_KEEP's
  * vector names: a partial plan) the vectors that stay on the device; tails
@@ -165,7 +209,18 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     cz_test_rand_bytes(seed, sizeof seed);
     cz_groth16_params params;
     CHECK(circ && cz_groth16_dev_setup(&params, circ, seed, &err) == CZ_OK);
-    if (lock_host) lock_params(&params);
+    /* gp: what the GPU side proves from (the decoded key, or its file view) */
+    cz_groth16_params fview, *gp = &params;
+    cz_groth16_params_file pf;
+    memset(&pf, 0, sizeof pf);
+    if (from_file) {
+        file_view_of(&params, &pf, &fview, SIZE_MAX);
+        gp = &fview;
+    }
+    if (lock_host && from_file)
+        lock_view(gp, 1);
+    else if (lock_host)
+        lock_params(&params);
     cz_gpu_circuit *gc = NULL;
     if (lean) CHECK(cz_gpu_circuit_create(&gc, circ, &err) == CZ_OK);
     cz_circuit_free(circ);
@@ -173,7 +228,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     if (stream_chunk) gpu_knob("CZ_GPU_STREAM_CHUNK", stream_chunk);
     if (keep) gpu_knob("CZ_GPU_STREAM_KEEP", keep);
     if (lean) gpu_knob("CZ_GPU_STREAM_LEAN", "1");
-    cz_status sc0 = cz_gpu_srs_create(&srs, &params, &err);
+    cz_status sc0 = cz_gpu_srs_create(&srs, gp, &err);
     gpu_knob("CZ_GPU_STREAM_LEAN", NULL);
     gpu_knob("CZ_GPU_STREAM_KEEP", NULL);
     gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
@@ -210,7 +265,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         atomic_store(&cancel_flag, 0);
         cz_cancel_set_flag(&cancel_flag);
         cz_boundary_set_hook(count_boundary, NULL);
-        const cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &cerr);
+        const cz_status st = cz_gpu_groth16_prove_start(&gpu, srs, gp, NULL, &pd, NULL, &cerr);
         cz_boundary_set_hook(NULL, NULL);
         cz_cancel_set_flag(NULL);
         const int h_kept = plan.keep >> CZ_GROTH16_H & 1;
@@ -235,7 +290,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_gpu_set_step_hook(count_masked, plan.chunk_points ? &plan : NULL);
         boundaries = 0, cancel_at = 0;
         cz_boundary_set_hook(count_boundary, NULL);
-        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, &params, NULL, &pd, NULL, &err);
+        cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, gp, NULL, &pd, NULL, &err);
         cz_boundary_set_hook(NULL, NULL);
         cz_gpu_set_step_hook(NULL, NULL);
         /* the four steps' boundaries (H, L, A, B MSMs), and in a chunked
@@ -258,17 +313,16 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
             view.a = view.b = view.c = NULL;
             cz_error lerr = {0};
             cz_groth16_msm_results dev, *devp = &dev;
-            CHECK(cz_gpu_groth16_prove_start(&dev, srs, &params, gc, &view, NULL, &lerr) ==
+            CHECK(cz_gpu_groth16_prove_start(&dev, srs, gp, gc, &view, NULL, &lerr) ==
                       CZ_E_INVALID_ARG &&
                   strstr(lerr.message, "lean") != NULL);
             cz_gpu_witness_pack zp;
             if (cz_gpu_witness_pack_make(&zp, pd.input_assignment, pd.num_inputs, pd.aux_assignment,
                                          pd.num_aux)) {
                 cz_gpu_pass_set *set = NULL;
-                cz_status sl = cz_gpu_groth16_prove_head(&dev, &set, srs, &params, gc, &view, NULL,
-                                                         &zp, &lerr);
-                if (sl == CZ_OK && set)
-                    sl = cz_gpu_groth16_pass(srs, &params, &set, &devp, 1, &lerr);
+                cz_status sl =
+                    cz_gpu_groth16_prove_head(&dev, &set, srs, gp, gc, &view, NULL, &zp, &lerr);
+                if (sl == CZ_OK && set) sl = cz_gpu_groth16_pass(srs, gp, &set, &devp, 1, &lerr);
                 cz_gpu_pass_set_free(set);
                 if (sl != CZ_OK) fprintf(stderr, "lean, packed: %s\n", lerr.message);
                 CHECK(sl == CZ_OK && sc == CZ_OK);
@@ -312,7 +366,14 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     }
     cz_gpu_srs_destroy(srs);
     cz_gpu_circuit_destroy(gc);
-    if (lock_host) unlock_params(&params);
+    if (lock_host && from_file)
+        lock_view(gp, 0);
+    else if (lock_host)
+        unlock_params(&params);
+    if (from_file) {
+        cz_groth16_params_free(&fview);
+        cz_groth16_params_file_unmap(&pf);
+    }
     cz_groth16_params_free(&params);
 }
 
@@ -402,6 +463,44 @@ static void check_pass_units(uint64_t n, const char *stream_chunk, const char *k
 }
 
 /* A proving key for another circuit is refused by shape, not misused. */
+/* A file view with a point off the curve: h[70] (past the first chunk of
+ * 64) refused by the streamed H sum, and by a partial plan's upload of a
+ * kept h, with its index; the decoded key (the CPU's) is not involved. */
+static void check_damaged_file(void) {
+    cz_error err = {0};
+    cz_groth16_params params, view;
+    small_key(&params, 100, 3);
+    CHECK(params.n_h > 70);
+    cz_groth16_params_file f;
+    file_view_of(&params, &f, &view, SIZE_MAX);
+    const size_t at = (size_t)f.layout.offset[CZ_GROTH16_H] + 70 * CZ_G1_UNCOMPRESSED_BYTES + 95;
+    cz_groth16_params_free(&view);
+    cz_groth16_params_file_unmap(&f);
+    file_view_of(&params, &f, &view, at); /* the last byte of y: off the curve */
+    cz_prove_data pd;
+    small_witness(&pd, 100);
+    for (int kept = 0; kept < 2; kept++) {
+        cz_gpu_srs *srs = NULL;
+        gpu_knob("CZ_GPU_STREAM_CHUNK", "64");
+        if (kept) gpu_knob("CZ_GPU_STREAM_KEEP", "h");
+        cz_status st = cz_gpu_srs_create(&srs, &view, &err);
+        gpu_knob("CZ_GPU_STREAM_KEEP", NULL);
+        gpu_knob("CZ_GPU_STREAM_CHUNK", NULL);
+        if (st == CZ_OK) {
+            cz_groth16_msm_results res;
+            st = cz_gpu_groth16_prove_start(&res, srs, &view, NULL, &pd, NULL, &err);
+        }
+        printf("damaged h[70]%s: %s\n", kept ? " (kept)" : "", err.message);
+        CHECK(st == CZ_E_PARSE && (kept ? srs == NULL : srs != NULL));
+        CHECK(strstr(err.message, "point 70 ") && strstr(err.message, "not on the curve"));
+        cz_gpu_srs_destroy(srs);
+    }
+    cz_prove_data_free(&pd);
+    cz_groth16_params_free(&view);
+    cz_groth16_params_file_unmap(&f);
+    cz_groth16_params_free(&params);
+}
+
 static void check_shape_mismatch(void) {
     cz_error err = {0};
     cz_groth16_params params;
@@ -515,5 +614,17 @@ int main(void) {
     check_pass_units(100, "64", NULL, 3);
     check_pass_units(100, "128", "l,a", 2);
     check_pass_units(60, "64", NULL, 4);
+    /* the engine's streamed keys: a view of the .params file, converted on
+     * the device; streamed, partial, lean, page-locked or not */
+    from_file = 1;
+    check_plan(big, "256", NULL, SIZE_MAX, 0);
+    check_plan(big, "256", "h,b_g2", 64, 0);
+    check_plan(big, "1024", NULL, SIZE_MAX, 1);
+    lock_host = 1;
+    check_plan(big, "1024", NULL, SIZE_MAX, 0);
+    check_plan(big, "256", "l,a,b_g1", SIZE_MAX, 0);
+    lock_host = 0;
+    from_file = 0;
+    check_damaged_file();
     return cz_test_finish("gpu/test_gpu_groth16");
 }

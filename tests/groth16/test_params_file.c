@@ -6,9 +6,10 @@
  *   - every refusal says what cz_groth16_params_decode says: each
  *     truncation, trailing bytes, absurd lengths (layout), each kind of
  *     damaged point in each vector (the point's verdict, exact message);
- *   - the mapping: layout, modification time, refusals with the path; its
- *     decode equals the buffer decode and leaves the file's pages out of
- *     this process's memory;
+ *   - the mapping (shared): layout, modification time, refusals with the
+ *     path; its decode equals the buffer decode and leaves the file's pages
+ *     out of this process's memory; its view points at the file's points,
+ *     which decode to the decoder's, and owns none of them;
  *   - the digest against its definition evaluated here with XXH64 (itself
  *     checked against libxxhash in tests/r1cs), one changed byte changes it;
  *   - the record: round trip, another size or time is "unknown", malformed
@@ -341,6 +342,80 @@ static void test_file_decode(const char *dir) {
     unlink(path);
 }
 
+/* Whether the mapping that holds addr is shared (/proc/self/maps; -1: no
+ * /proc to tell). */
+static int mapping_shared(const void *addr) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[512];
+    int shared = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo = 0, hi = 0;
+        char perms[8] = {0};
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (uintptr_t)addr >= lo &&
+            (uintptr_t)addr < hi)
+            shared = perms[3] == 's';
+    }
+    fclose(f);
+    return shared;
+}
+
+/* cz_groth16_params_file_view: the decoder's vk and counts, each vector
+ * pointing at its points in the (shared) mapping, whose bytes decode to
+ * the decoder's points; free, take and decode_vector leave the mapping
+ * alone (take gives its address, decode_vector points at it again). */
+static void test_file_view(const char *dir) {
+    cz_groth16_params p;
+    cz_test_random_params(&p, 3, 7, 5, 4, 3);
+    char path[512];
+    snprintf(path, sizeof path, "%s/view.params", dir);
+    size_t len = 0;
+    uint8_t *bytes = encode(&p, path, &len);
+    cz_groth16_params_file f;
+    cz_error err = {0};
+    CHECK(cz_groth16_params_file_map(&f, path, &err) == CZ_OK);
+    CHECK(mapping_shared(f.data) != 0);
+    cz_groth16_params view, want;
+    CHECK(cz_groth16_params_file_view(&view, &f, CZ_GROTH16_CHECKED, &err) == CZ_OK);
+    CHECK(cz_groth16_params_decode(&want, bytes, len, CZ_GROTH16_CHECKED, &err) == CZ_OK);
+    CHECK(view.encoded == 1 && !want.encoded);
+    CHECK(view.vk.n_ic == want.vk.n_ic &&
+          !memcmp(view.vk.ic, want.vk.ic, want.vk.n_ic * sizeof *want.vk.ic));
+    CHECK(!memcmp(&view.vk.delta_g2, &want.vk.delta_g2, sizeof want.vk.delta_g2));
+    for (int v = 0; v < CZ_GROTH16_VECTORS; v++) {
+        const size_t n = host_count(&want, v);
+        CHECK(host_count(&view, v) == n && n > 0);
+        const uint8_t *at = host_vector(&view, v);
+        CHECK(at == f.data + f.layout.offset[v]);
+        for (size_t i = 0; i < n && at; i++) {
+            if (v == CZ_GROTH16_B_G2) {
+                cz_g2_affine q;
+                CHECK(cz_g2_affine_from_uncompressed(&q, at + i * G2B, 0, &err) == CZ_OK);
+                CHECK(!memcmp(&q, &want.b_g2[i], sizeof q));
+            } else {
+                cz_g1_affine q;
+                const cz_g1_affine *w = host_vector(&want, v);
+                CHECK(cz_g1_affine_from_uncompressed(&q, at + i * G1B, 0, &err) == CZ_OK);
+                CHECK(!memcmp(&q, &w[i], sizeof q));
+            }
+        }
+    }
+    /* taken: the mapping's address, nothing to free; back: the same */
+    void *l = cz_groth16_params_take_vector(&view, CZ_GROTH16_L);
+    CHECK(l == f.data + f.layout.offset[CZ_GROTH16_L] && view.l == NULL && view.n_l == want.n_l);
+    CHECK(cz_groth16_params_file_decode_vector(&view, &f, CZ_GROTH16_L, CZ_GROTH16_CHECKED, &err) ==
+          CZ_OK);
+    CHECK((void *)view.l == l);
+    cz_groth16_params_free(&view);
+    CHECK(view.h == NULL && !view.encoded);
+    CHECK(!memcmp(f.data, bytes, len)); /* the mapping is untouched */
+    cz_groth16_params_file_unmap(&f);
+    cz_groth16_params_free(&want);
+    cz_groth16_params_free(&p);
+    free(bytes);
+    unlink(path);
+}
+
 /* The digest as digest.h defines it, from XXH64 alone. */
 static uint64_t digest_by_definition(const uint8_t *data, size_t len) {
     const size_t B = (size_t)1 << 20, n = (len + B - 1) / B;
@@ -438,6 +513,7 @@ int main(void) {
     test_messages(dir);
     test_file_map(dir);
     test_file_decode(dir);
+    test_file_view(dir);
     test_digest();
     test_record(dir);
     rmdir(dir);
