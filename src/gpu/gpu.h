@@ -313,15 +313,21 @@ cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t n, int g2,
                                  unsigned tag, cz_error *err);
 cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, uint64_t *index,
                                 unsigned *reason, cz_error *err);
-/* n points at dev in the file encoding converted in place on the calling
- * thread's stream, as convert does (the curve equation checked when
- * check_curve), and waited for: *bad = the lowest failing point (n when
- * none) and *reason its CZ_GPU_KEY_FAULT_*. For points that reach the
- * device as the file has them other than through cz_gpu_srs_load: a
- * streamed chunk, or a kept vector, of a key whose host points are a view
- * of its mapped file (groth16.h: cz_groth16_params_file_view). */
-cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, int check_curve, uint64_t *bad,
-                                  unsigned *reason, cz_error *err);
+/* n points at dev in the file encoding, points first .. first + n - 1 of
+ * their vector, converted in place as convert does with the curve
+ * equation checked, queued on the calling thread's stream (no wait); a
+ * failing point's index and reason go to the device word *fault
+ * (atomicMin; all ones while none failed). cz_gpu_points_fault waits for
+ * the stream and reads it: *bad = the lowest failing index (UINT64_MAX:
+ * none) and *reason its CZ_GPU_KEY_FAULT_*, the word reset when set. For
+ * points that reach the device as the file has them other than through
+ * cz_gpu_srs_load: a streamed chunk, or a kept vector, of a key whose host
+ * points are a view of its mapped file (groth16.h:
+ * cz_groth16_params_file_view). */
+cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first,
+                                  unsigned long long *fault, cz_error *err);
+cz_status cz_gpu_points_fault(unsigned long long *fault, uint64_t *bad, unsigned *reason,
+                              cz_error *err);
 
 /* How cz_gpu_srs_load checks the points. */
 typedef enum {

@@ -211,6 +211,13 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
          * one chunk of a streamed sum, not the whole sum */
         if (st == CZ_OK && k0 + cnt < n) cancel_point(&st, "the next streamed chunk", err);
     }
+    /* a refused point of the chunks converted (the word reset either way) */
+    cz_error cerr = {0};
+    const cz_status cst = cz_gpu_srs_convert_check(s, src->size == sizeof(cz_g2_affine), &cerr);
+    if (st == CZ_OK && cst != CZ_OK) {
+        st = cst;
+        if (err) *err = cerr;
+    }
     if (st != CZ_OK) cz_error_prefix(err, "streamed chunks of %zu points", c);
     return st;
 }

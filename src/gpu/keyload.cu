@@ -41,7 +41,7 @@ __device__ __forceinline__ unsigned long long fault_word(unsigned tag, size_t in
 
 /* C coordinates per point: 2 (G1) or 4 (G2). One thread per point. */
 template <int C>
-__global__ void k_key_convert(uint4 *points, size_t n, int check_curve, unsigned tag,
+__global__ void k_key_convert(uint4 *points, size_t n, size_t first, int check_curve, unsigned tag,
                               unsigned long long *fault) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -91,7 +91,7 @@ __global__ void k_key_convert(uint4 *points, size_t n, int check_curve, unsigned
     }
     if (reason) {
         /* the bytes stay as they were; the load fails */
-        atomicMin(fault, fault_word(tag, i, reason));
+        atomicMin(fault, fault_word(tag, first + i, reason));
         return;
     }
     /* the device layout: G1 x, y; G2 x.c0, x.c1, y.c0, y.c1 */
@@ -213,10 +213,10 @@ extern "C" cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t
     const unsigned threads = 128;
     if (g2)
         k_key_convert<4><<<cz_gpu_blocks(n, threads), threads, 0, k->convert>>>(
-            (uint4 *)dev, n, check_curve, tag, k->fault);
+            (uint4 *)dev, n, 0, check_curve, tag, k->fault);
     else
         k_key_convert<2><<<cz_gpu_blocks(n, threads), threads, 0, k->convert>>>(
-            (uint4 *)dev, n, check_curve, tag, k->fault);
+            (uint4 *)dev, n, 0, check_curve, tag, k->fault);
     CZ_CUDA_LAUNCHED(err);
     return CZ_OK;
 }
@@ -238,33 +238,32 @@ extern "C" cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsign
     return CZ_OK;
 }
 
-extern "C" cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, int check_curve,
-                                             uint64_t *bad, unsigned *reason, cz_error *err) {
-    *bad = n, *reason = 0;
+extern "C" cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first,
+                                             unsigned long long *fault, cz_error *err) {
     if (n == 0) return CZ_OK;
-    if (n >= ((size_t)1 << 56))
+    if (first + n >= ((size_t)1 << 56))
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu points from the file: %zu points", n);
-    unsigned long long *fault = NULL, word = ~0ull;
-    cz_status st = cz_gpu_alloc_pooled((void **)&fault, sizeof *fault, err);
-    if (st != CZ_OK) return st;
     const unsigned threads = 128;
-    CZ_CUDA_GOTO(err, st, done, cudaMemsetAsync(fault, 0xff, sizeof *fault, cudaStreamPerThread));
     if (g2)
         k_key_convert<4><<<cz_gpu_blocks(n, threads), threads, 0, cudaStreamPerThread>>>(
-            (uint4 *)dev, n, check_curve, 0, fault);
+            (uint4 *)dev, n, first, 1, 0, fault);
     else
         k_key_convert<2><<<cz_gpu_blocks(n, threads), threads, 0, cudaStreamPerThread>>>(
-            (uint4 *)dev, n, check_curve, 0, fault);
-    CZ_CUDA_GOTO(err, st, done, cudaGetLastError());
-    CZ_CUDA_GOTO(
-        err, st, done,
-        cudaMemcpyAsync(&word, fault, sizeof word, cudaMemcpyDeviceToHost, cudaStreamPerThread));
-    CZ_CUDA_GOTO(err, st, done, cudaStreamSynchronize(cudaStreamPerThread));
-    if (word != ~0ull) {
-        *bad = (word >> 4) & ((1ull << 56) - 1);
-        *reason = (unsigned)(word & 15);
-    }
-done:
-    cz_gpu_free_pooled(fault);
-    return st;
+            (uint4 *)dev, n, first, 1, 0, fault);
+    CZ_CUDA_LAUNCHED(err);
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_points_fault(unsigned long long *fault, uint64_t *bad, unsigned *reason,
+                                         cz_error *err) {
+    unsigned long long word = ~0ull;
+    *bad = UINT64_MAX, *reason = 0;
+    CZ_CUDA_TRY(err, cudaMemcpyAsync(&word, fault, sizeof word, cudaMemcpyDeviceToHost,
+                                     cudaStreamPerThread));
+    CZ_CUDA_TRY(err, cudaStreamSynchronize(cudaStreamPerThread));
+    if (word == ~0ull) return CZ_OK;
+    *bad = (word >> 4) & ((1ull << 56) - 1);
+    *reason = (unsigned)(word & 15);
+    CZ_CUDA_TRY(err, cudaMemsetAsync(fault, 0xff, sizeof *fault, cudaStreamPerThread));
+    return CZ_OK;
 }

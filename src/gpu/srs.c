@@ -36,6 +36,7 @@ void cz_gpu_srs_destroy(cz_gpu_srs *srs) {
     cz_gpu_free(srs->b_g2);
     cz_gpu_free(srs->chunk[0]);
     cz_gpu_free(srs->chunk[1]);
+    cz_gpu_free(srs->fault);
     free(srs);
 }
 
@@ -166,14 +167,19 @@ static const char *fault_reason(unsigned reason);
 cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
                              cz_error *err) {
     if (!s->encoded || !n) return CZ_OK;
-    uint64_t bad = n;
+    return cz_gpu_points_from_file(dev, n, g2, k0, s->fault, err);
+}
+
+cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err) {
+    if (!s->encoded) return CZ_OK;
+    uint64_t bad = UINT64_MAX;
     unsigned reason = 0;
-    cz_status st = cz_gpu_points_from_file(dev, n, g2, 1, &bad, &reason, err);
-    if (st == CZ_OK && bad < n)
+    cz_status st = cz_gpu_points_fault(s->fault, &bad, &reason, err);
+    if (st == CZ_OK && bad != UINT64_MAX)
         st = cz_error_set(err, CZ_E_PARSE,
                           "the key's point %llu of the file (%s) is refused: %s: the .params "
                           "file is damaged",
-                          (unsigned long long)(k0 + bad), g2 ? "G2" : "G1", fault_reason(reason));
+                          (unsigned long long)bad, g2 ? "G2" : "G1", fault_reason(reason));
     return st;
 }
 
@@ -269,6 +275,12 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
         cz_error_prefix(err, "gpu srs: NTT domain 2^%u", s->log_m);
         goto fail;
     }
+    if (s->encoded) {
+        const unsigned long long none = ~0ull;
+        if ((st = cz_gpu_alloc((void **)&s->fault, sizeof none, err)) != CZ_OK ||
+            (st = cz_gpu_upload(s->fault, &none, sizeof none, err)) != CZ_OK)
+            goto fail;
+    }
     if (s->streaming) {
         for (int i = 0; i < 2; i++)
             if ((st = cz_gpu_alloc(&s->chunk[i], s->chunk_points * g2, err)) != CZ_OK) {
@@ -286,8 +298,11 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
             if (!(pl.keep >> v & 1)) continue;
             if ((st = put(s, dev[v], host, bytes, cz_groth16_vector_name(v), err)) != CZ_OK)
                 goto fail;
-            if ((st = cz_gpu_srs_convert(s, *dev[v], 0, bytes / cz_groth16_vector_point_bytes(v),
-                                         v == CZ_GROTH16_B_G2, err)) != CZ_OK) {
+            const int g2v = v == CZ_GROTH16_B_G2;
+            st = cz_gpu_srs_convert(s, *dev[v], 0, bytes / cz_groth16_vector_point_bytes(v), g2v,
+                                    err);
+            if (st == CZ_OK) st = cz_gpu_srs_convert_check(s, g2v, err);
+            if (st != CZ_OK) {
                 cz_error_prefix(err, "gpu srs: %s", cz_groth16_vector_name(v));
                 goto fail;
             }

@@ -32,6 +32,7 @@ struct cz_gpu_srs {
      * kept vectors were converted on the device, its streamed chunks are
      * as each arrives (cz_gpu_srs_convert) */
     int encoded;
+    unsigned long long *fault; /* encoded: the device word of a refused point */
 };
 
 /* A host vector of points (or bytes: size 1). */
@@ -53,10 +54,13 @@ cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, s
                              uint64_t *ticket, cz_error *err);
 /* Points k0 .. k0 + n of a vector of an encoded srs, at dev as the file
  * has them (a kept vector's upload, or a streamed chunk), converted in
- * place and checked on the curve (cz_gpu_points_from_file); CZ_OK at once
- * for a decoded srs. A point that fails is CZ_E_PARSE naming its index. */
+ * place and checked on the curve, queued on the calling thread's stream
+ * (cz_gpu_points_from_file); CZ_OK at once for a decoded srs. After the
+ * vector's last piece, cz_gpu_srs_convert_check waits and says whether a
+ * point failed: CZ_E_PARSE naming the lowest index. */
 cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
                              cz_error *err);
+cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err);
 /* inputs then aux to dev_z, returning when the copy is done. */
 cz_status cz_gpu_stage_witness(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
                                const cz_fr *aux, size_t na, cz_error *err);
