@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/engine_private.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 static const char *kind_metric_label(cz_proof_kind kind) {
@@ -214,6 +215,12 @@ cz_status cz_engine_metrics(cz_engine *e, char **text, cz_error *err) {
               "# TYPE cuzk_gpu_circuit_switches_total counter\n"
               "cuzk_gpu_circuit_switches_total %" PRIu64 "\n",
               s.gpu_circuit_switches);
+    sb_printf(&b,
+              "# HELP cuzk_gpu_host_to_device_bytes_total Bytes copied from host memory to the "
+              "GPUs (streamed key chunks, witnesses, circuit windows, a, b, c, key loads).\n"
+              "# TYPE cuzk_gpu_host_to_device_bytes_total counter\n"
+              "cuzk_gpu_host_to_device_bytes_total %" PRIu64 "\n",
+              cz_gpu_h2d_bytes());
     sb_printf(&b,
               "# HELP cuzk_preemptions_total Units proven inside a lower-priority unit at one of "
               "its step boundaries (a WinningPoSt during a PoRep partition).\n"

@@ -13,6 +13,11 @@
  * CZ_E_CUDA (gpu_core.cu). */
 extern "C" cz_status cz_gpu_cuda_status(cudaError_t e);
 
+/* Counts bytes of a host-to-device copy in cz_gpu_h2d_bytes (gpu_core.cu):
+ * every bulk path calls it (the uploader, cz_gpu_upload, the key load; a
+ * fault word or a small table copied directly is left out). */
+void cz_gpu_note_h2d(size_t bytes);
+
 /* Evaluates a CUDA call; on failure records "file:line: call: error" in err
  * and returns its status (cz_gpu_cuda_status) from the enclosing function. */
 #define CZ_CUDA_TRY(err, call)                                                                     \

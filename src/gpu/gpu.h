@@ -175,6 +175,11 @@ void cz_gpu_pool_trim(void);
 /* Device out-of-memory errors (cudaErrorMemoryAllocation, CZ_E_NOMEM) the
  * calling thread has seen: what tells a device shortfall from a host one. */
 uint64_t cz_gpu_oom_count(void);
+/* Bytes this process has queued from host to device memory since it
+ * started (all devices, every thread): the key's streamed chunks and its
+ * load, witnesses, circuit windows, a, b, c from the CPU. What crosses
+ * PCIe, to set against the time it took; 0 without CUDA. */
+uint64_t cz_gpu_h2d_bytes(void);
 /* Tests: the next n device allocations (cz_gpu_alloc, cz_gpu_alloc_pooled)
  * fail as out of memory. */
 void cz_gpu_inject_oom(unsigned n);

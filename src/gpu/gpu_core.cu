@@ -135,6 +135,17 @@ extern "C" uint64_t cz_gpu_oom_count(void) {
     return oom_count;
 }
 
+/* Bytes queued from host to device by this process (cz_gpu_h2d_bytes). */
+static unsigned long long h2d_bytes;
+
+void cz_gpu_note_h2d(size_t bytes) {
+    __atomic_add_fetch(&h2d_bytes, (unsigned long long)bytes, __ATOMIC_RELAXED);
+}
+
+extern "C" uint64_t cz_gpu_h2d_bytes(void) {
+    return __atomic_load_n(&h2d_bytes, __ATOMIC_RELAXED);
+}
+
 extern "C" void cz_gpu_inject_oom(unsigned n) {
     __atomic_store_n(&oom_injected, n, __ATOMIC_RELAXED);
 }
@@ -179,6 +190,7 @@ extern "C" void cz_gpu_free_pooled(void *dev) {
 
 extern "C" cz_status cz_gpu_upload(void *dev, const void *host, size_t bytes, cz_error *err) {
     if (bytes) CZ_CUDA_TRY(err, cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice));
+    cz_gpu_note_h2d(bytes);
     return CZ_OK;
 }
 

@@ -206,6 +206,9 @@ void cz_gpu_pool_trim(void) {}
 uint64_t cz_gpu_oom_count(void) {
     return 0;
 }
+uint64_t cz_gpu_h2d_bytes(void) {
+    return 0;
+}
 void cz_gpu_inject_oom(unsigned n) {
     (void)n;
 }

@@ -190,6 +190,7 @@ extern "C" cz_status cz_gpu_keyload_copy(cz_gpu_keyload *k, void *dev, size_t of
     if (bytes)
         CZ_CUDA_TRY(err, cudaMemcpyAsync(dev, k->host[k->staged] + offset, bytes,
                                          cudaMemcpyHostToDevice, k->copy));
+    cz_gpu_note_h2d(bytes);
     return CZ_OK;
 }
 

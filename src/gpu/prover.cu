@@ -227,6 +227,7 @@ static cz_status queue_copy(cz_gpu_uploader *u, void *dev, const void *host, siz
     int i = (int)(u->next & 1);
     if (bytes)
         CZ_CUDA_TRY(err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, u->stream));
+    cz_gpu_note_h2d(bytes);
     CZ_CUDA_TRY(err, cudaEventRecord(u->done[i], u->stream));
     u->ticket[i] = u->next;
     if (ticket) *ticket = u->next;

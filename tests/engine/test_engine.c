@@ -27,6 +27,7 @@
 #include "engine/budget.h"
 #include "engine/backend.h"
 #include "engine/job.h"
+#include "gpu/gpu.h"
 #include "harness/harness.h"
 #include "util/cancel.h"
 
@@ -1271,6 +1272,8 @@ static uint64_t run_order(unsigned max_batch, uint64_t wait_ms, const run_job *j
         CHECK(await_status(e, id, 20000, NULL) == CZ_JOB_COMPLETED);
     }
     uint64_t switches = metric(e, "cuzk_gpu_circuit_switches_total");
+    /* the fake kind copies nothing to a GPU: the counter is there, at the GPU layer's count */
+    CHECK(metric(e, "cuzk_gpu_host_to_device_bytes_total") == cz_gpu_h2d_bytes());
     cz_engine_status s;
     cz_engine_get_status(e, &s);
     CHECK(s.gpu_circuit_switches == switches);

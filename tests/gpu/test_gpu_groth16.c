@@ -290,7 +290,14 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_gpu_set_step_hook(count_masked, plan.chunk_points ? &plan : NULL);
         boundaries = 0, cancel_at = 0;
         cz_boundary_set_hook(count_boundary, NULL);
+        const uint64_t h2d0 = cz_gpu_h2d_bytes();
         cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, gp, NULL, &pd, NULL, &err);
+        /* what crossed to the device: a streamed H at least (the H MSM
+         * reads every point), and the witness in any plan */
+        const uint64_t h2d = cz_gpu_h2d_bytes() - h2d0;
+        if (!bad && stream_chunk && !(plan.keep >> CZ_GROTH16_H & 1))
+            CHECK(h2d >= params.n_h * sizeof(cz_g1_affine));
+        if (!bad) CHECK(h2d >= pd.num_aux * sizeof(cz_fr) / 64);
         cz_boundary_set_hook(NULL, NULL);
         cz_gpu_set_step_hook(NULL, NULL);
         /* the four steps' boundaries (H, L, A, B MSMs), and in a chunked

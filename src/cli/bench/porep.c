@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "filecoin/porep/c1_envelope.h"
 #include "filecoin/snap/snap.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 #include "util/size.h"
 
@@ -29,7 +30,8 @@ static void usage(FILE *out) {
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
                  "  back-end busy fraction, GPU steps per partition (and the median and longest\n"
-                 "  call of each), peak host and device memory.\n"
+                 "  call of each), host-to-device bytes per partition, peak host and device\n"
+                 "  memory.\n"
                  "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n"
@@ -214,6 +216,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     if (st == CZ_OK)
         printf("  latency, first proof    %8.2f s  (cold: SRS load, key upload)\n", cold);
     uint64_t units0 = 0, busy0 = cz_cli_engine_busy_ns(e, &units0);
+    const uint64_t h2d0 = cz_gpu_h2d_bytes();
     uint64_t t1 = cz_now_ns();
     char ids[64][32];
     for (uint64_t i = 0; i < proofs && st == CZ_OK; i++) {
@@ -228,6 +231,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
     }
     double wall = cz_cli_seconds_since(t1);
     uint64_t units1 = 0, busy1 = cz_cli_engine_busy_ns(e, &units1);
+    const uint64_t h2d = cz_gpu_h2d_bytes() - h2d0;
     cz_engine_status *s = malloc(sizeof *s);
     if (st == CZ_OK && s) {
         cz_engine_get_status(e, s);
@@ -242,6 +246,15 @@ int cz_cmd_bench_porep(int argc, char **argv) {
         printf("  back-end busy           %8.1f %%  (%llu units)\n",
                100.0 * (double)(busy1 - busy0) / ((double)wall * 1e9 * s->n_backends),
                (unsigned long long)(units1 - units0));
+        /* what crossed PCIe per partition: against the back-end's busy time
+         * (a floor on the rate the link achieved), and the time alone a
+         * PCIe gen 4 x16 link (~25 GB/s) would need for it */
+        if (h2d && units1 > units0) {
+            const double per = (double)h2d / (double)(units1 - units0);
+            printf("  host to device          %8.2f GB per partition  (%.1f GB/s over the busy "
+                   "time; a PCIe gen 4 link, ~25 GB/s, needs %.2f s for it)\n",
+                   per / 1e9, (double)h2d / ((double)(busy1 - busy0) / s->n_backends), per / 25e9);
+        }
         uint64_t all_units = units1 ? units1 : 1;
         for (size_t i = 0; i < s->n_steps; i++)
             printf("  GPU step %-26s %8.1f ms per partition (%llu calls: median %.1f, longest "
