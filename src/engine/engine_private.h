@@ -104,6 +104,7 @@ typedef struct {
     uint64_t t_ready;  /* cz_now_ns() when it entered the prove heap */
     int no_nest;       /* never run inside another unit (a nested run found no device memory) */
     int prepped;       /* its data carries host work done ahead (counted in preps_ahead) */
+    int prep_retried;  /* taken out of the prove heap once for host work ahead (workers.c) */
 } cz_eng_item;
 
 /* A binary heap ordered by cz_eng_item_before, or a FIFO (finish queue). */

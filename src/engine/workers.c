@@ -112,6 +112,47 @@ static int prep_ahead(cz_engine *e, cz_eng_job *j, uint32_t unit, void *synth) {
     return 0;
 }
 
+/* A synthesis worker held by the prove queue's backpressure (e->lock held,
+ * counted in prove_blocked) does the host work ahead for a unit already
+ * queued that has none: units synthesized while every prepared place was
+ * taken wait without it, and a prove worker would do it when it takes
+ * the unit, while the device waits (a 32 GiB PoRep witness packed: ~0.5 s
+ * after every pass over a streamed key at 24 GiB). The unit leaves the
+ * heap meanwhile (no prove worker takes it half made), counted as
+ * synthesizing so the run-ahead bound holds, and the worker as not
+ * blocked, so the backpressure bound is what it was; CRITICAL units are
+ * never held back. Each unit is tried once here. 1 when it did one (e->lock
+ * held again). */
+static int prep_queued_locked(cz_engine *e) {
+    if (e->preps_ahead >= e->n_prove) return 0;
+    size_t pick = SIZE_MAX;
+    for (size_t i = 0; i < e->prove.n; i++) {
+        const cz_eng_item *x = &e->prove.v[i];
+        if (x->prepped || x->prep_retried || !x->j->ops->prep || x->j->cancel || x->j->failed ||
+            x->j->priority >= CZ_PRIORITY_CRITICAL)
+            continue;
+        if (pick == SIZE_MAX || cz_eng_item_before(x, &e->prove.v[pick])) pick = i;
+    }
+    if (pick == SIZE_MAX) return 0;
+    cz_eng_item it = cz_eng_heap_take(&e->prove, pick);
+    const int prio = it.j->priority;
+    it.prep_retried = 1;
+    e->synthesizing[prio]++;
+    e->prove_blocked--;
+    cz_eng_unlock(e);
+    it.prepped = prep_ahead(e, it.j, it.unit, it.data);
+    pthread_mutex_lock(&e->lock);
+    e->prove_blocked++;
+    e->synthesizing[prio]--;
+    /* back where it was: the heap just had room for it */
+    (void)cz_eng_heap_push(&e->prove, it);
+    if (e->n_backends > 1)
+        pthread_cond_broadcast(&e->prove_work);
+    else
+        pthread_cond_signal(&e->prove_work);
+    return 1;
+}
+
 /* Synthesizes one unit and hands it to the prove heap; then, but on the
  * critical lane, waits while the backpressure holds. */
 static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
@@ -193,8 +234,13 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
                             e->prove_blocked++;
                             continue;
                         }
+                        if (prep_queued_locked(e)) continue;
                         pthread_cond_wait(&e->prove_room, &e->lock);
                     }
+                    /* let go: one more queued unit prepared first, if any
+                     * waits without (the last blocked worker would
+                     * otherwise leave the rest to the prover) */
+                    if (!e->stop) (void)prep_queued_locked(e);
                     e->prove_blocked--;
                 }
                 cz_eng_unlock(e);

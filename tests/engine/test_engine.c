@@ -1350,6 +1350,7 @@ static void test_runs_off_plain_order(void) {
  * each, the fake kind in the PoRep slot and the admitting one in the
  * WinningPoSt slot; their unit counts reset. */
 static uint32_t fake_prove_workers = 1; /* prove workers per context of make_fake_contexts */
+static uint32_t fake_partitions_ahead, fake_queue_depth; /* its run-ahead and queue (0: default) */
 
 static const cz_backend_ops *fake_contexts_ops = &fake_backend_ops;
 
@@ -1360,6 +1361,8 @@ static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
     cfg.memory_budget_bytes = 1 << 30;
     cfg.synthesis_workers = synthesis_workers;
     cfg.prove_workers = fake_prove_workers;
+    cfg.partitions_ahead = fake_partitions_ahead;
+    cfg.prove_queue_depth = fake_queue_depth;
     cfg.result_retention_ms = 60000;
     cfg.param_cache = ".";
     cfg.ops[CZ_PROOF_POREP] = &fake_ops;
@@ -1443,7 +1446,7 @@ static void test_prep_ahead(void) {
         cz_engine_submit_info info;
         cz_error err = {0};
         set_gate(0);
-        CHECK(submit(e, "prep", 0, "units=8 bytes=1000 ms=2 gate=2", &info, &err) == CZ_OK);
+        CHECK(submit(e, "prep", 0, "units=12 bytes=1000 ms=2 gate=2", &info, &err) == CZ_OK);
         wait_gate_reached();
         for (int i = 0; i < 2000 && synthesized() < 4; i++) sleep_ms(1);
         CHECK(synthesized() >= 4);
@@ -1468,6 +1471,40 @@ static void test_prep_ahead(void) {
         if (round == 0) CHECK(made >= 2 && used == made); /* each on its own context */
         if (round == 1) CHECK(used <= made);              /* a waiting one may have been dropped */
     }
+    fake_contexts_ops = &fake_backend_ops;
+    fake_backend_host_abc = -1;
+}
+
+/* Units synthesized while every prepared place is taken (the prover held,
+ * a deep run-ahead, a queue of one) wait without host work; the workers
+ * that backpressure holds do it for them as places free, so the prover
+ * finds most of the 12 units prepared (8 to 11; without: 2 or 3, the
+ * first ones). */
+static void test_prep_queued(void) {
+    fake_contexts_ops = &fake_prep_ops;
+    fake_backend_host_abc = 1;
+    fake_partitions_ahead = 8, fake_queue_depth = 1;
+    reset_logs();
+    preps_made = preps_freed = preps_used = preps_in_prover = 0;
+    cz_engine *e = make_fake_contexts(1, 4);
+    cz_engine_submit_info info;
+    cz_error err = {0};
+    set_gate(0);
+    CHECK(submit(e, "queued", 0, "units=12 bytes=1000 ms=2 gate=2", &info, &err) == CZ_OK);
+    wait_gate_reached();
+    /* the held unit, one queued, four more held by backpressure */
+    for (int i = 0; i < 5000 && synthesized() < 6; i++) sleep_ms(1);
+    CHECK(synthesized() >= 6);
+    int made, freed, used, in_prover;
+    prep_counts(&made, &freed, &used, &in_prover);
+    CHECK(made <= 2); /* the held unit's and one waiting: no place for more */
+    set_gate(1);
+    CHECK(await_status(e, "queued", 20000, NULL) == CZ_JOB_COMPLETED);
+    cz_engine_destroy(e);
+    prep_counts(&made, &freed, &used, &in_prover);
+    printf("queued units: %d prepared ahead, %d used\n", made, used);
+    CHECK(used >= 7 && used == made && freed == made && in_prover == 0);
+    fake_partitions_ahead = fake_queue_depth = 0;
     fake_contexts_ops = &fake_backend_ops;
     fake_backend_host_abc = -1;
 }
@@ -1939,5 +1976,6 @@ int main(void) {
     test_critical_past_staging();
     test_host_abc_reserved();
     test_prep_ahead();
+    test_prep_queued();
     return cz_test_finish("engine/engine");
 }
