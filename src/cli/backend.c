@@ -126,3 +126,16 @@ uint64_t cz_cli_engine_busy_ns(cz_engine *e, uint64_t *units) {
     free(s);
     return sum;
 }
+
+void cz_cli_print_h2d(cz_engine *e, uint64_t bytes, uint64_t units, uint64_t busy_ns) {
+    if (!bytes || !units || !busy_ns) return; /* nothing crossed: no GPU */
+    cz_engine_status *s = malloc(sizeof *s);
+    if (!s) return;
+    cz_engine_get_status(e, s);
+    const double per = (double)bytes / (double)units;
+    const double busy_per_context = (double)busy_ns / (s->n_backends ? s->n_backends : 1);
+    free(s);
+    printf("  host to device          %8.2f GB per partition  (%.1f GB/s over the busy time; a "
+           "PCIe gen 4 link, ~25 GB/s, needs %.2f s for it)\n",
+           per / 1e9, (double)bytes / busy_per_context, per / 25e9);
+}

@@ -127,6 +127,11 @@ int cz_cli_device_sampler_stop(cz_cli_device_sampler *d, uint64_t *peak);
 
 /* Busy time and units of all the engine's back-end contexts so far. */
 uint64_t cz_cli_engine_busy_ns(cz_engine *e, uint64_t *units);
+/* "host to device: X GB per partition": bytes (cz_gpu_h2d_bytes's growth)
+ * over units, with the rate over busy_ns (cz_cli_engine_busy_ns's growth,
+ * per context) and the time a PCIe gen 4 link (~25 GB/s) would need for
+ * them; nothing when no bytes crossed (the CPU back-end). */
+void cz_cli_print_h2d(cz_engine *e, uint64_t bytes, uint64_t units, uint64_t busy_ns);
 
 /* Shared by the PoRep, PoSt and SnapDeals forms of setup / prove / verify
  * (proof_common.c). */

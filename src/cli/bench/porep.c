@@ -246,15 +246,7 @@ int cz_cmd_bench_porep(int argc, char **argv) {
         printf("  back-end busy           %8.1f %%  (%llu units)\n",
                100.0 * (double)(busy1 - busy0) / ((double)wall * 1e9 * s->n_backends),
                (unsigned long long)(units1 - units0));
-        /* what crossed PCIe per partition: against the back-end's busy time
-         * (a floor on the rate the link achieved), and the time alone a
-         * PCIe gen 4 x16 link (~25 GB/s) would need for it */
-        if (h2d && units1 > units0) {
-            const double per = (double)h2d / (double)(units1 - units0);
-            printf("  host to device          %8.2f GB per partition  (%.1f GB/s over the busy "
-                   "time; a PCIe gen 4 link, ~25 GB/s, needs %.2f s for it)\n",
-                   per / 1e9, (double)h2d / ((double)(busy1 - busy0) / s->n_backends), per / 25e9);
-        }
+        cz_cli_print_h2d(e, h2d, units1 - units0, busy1 - busy0);
         uint64_t all_units = units1 ? units1 : 1;
         for (size_t i = 0; i < s->n_steps; i++)
             printf("  GPU step %-26s %8.1f ms per partition (%llu calls: median %.1f, longest "

@@ -22,6 +22,7 @@
 #include "cli/bench/bench.h"
 #include "cli/commands.h"
 #include "filecoin/porep/c1.h"
+#include "gpu/gpu.h"
 #include "util/parallel.h"
 
 #define MAX_RUNS 64
@@ -37,7 +38,7 @@ static void usage(FILE *out) {
             "                   proofs one after the other (--runs, default 5)\n"
             "  --window FILE    a WindowPoSt partition request (`cuzk gen post --kind window`):\n"
             "                   one alone (cold), then N submitted together: steady-state\n"
-            "                   seconds per partition\n"
+            "                   seconds per partition, host-to-device bytes per partition\n"
             "  --backlog-c1 FILE  with --winning: N PoRep proofs of this C1 output (--backlog,\n"
             "                   default 2; --miner-id as for bench-porep) queued, then one\n"
             "                   WinningPoSt once a PoRep partition is being proven: its latency\n"
@@ -114,6 +115,8 @@ static cz_status bench_window(cz_engine *e, const cz_post_request *req, unsigned
     cz_engine_result_free(&r);
     char ids[MAX_RUNS][32];
     cz_engine_request er;
+    uint64_t units0 = 0, units1 = 0;
+    const uint64_t busy0 = cz_cli_engine_busy_ns(e, &units0), h2d0 = cz_gpu_h2d_bytes();
     uint64_t t0 = cz_now_ns();
     for (unsigned i = 0; i < runs && st == CZ_OK; i++) {
         snprintf(ids[i], sizeof ids[i], "window-%u", i);
@@ -135,6 +138,8 @@ static cz_status bench_window(cz_engine *e, const cz_post_request *req, unsigned
                (last - first) / (runs - 1), runs, last - first);
     printf("  WindowPoSt, batch wall  %8.3f s  (%.3f s/partition, %u together)\n", last,
            last / runs, runs);
+    const uint64_t busy1 = cz_cli_engine_busy_ns(e, &units1);
+    cz_cli_print_h2d(e, cz_gpu_h2d_bytes() - h2d0, units1 - units0, busy1 - busy0);
     return CZ_OK;
 }
 
