@@ -419,14 +419,13 @@ static cz_status srs_key_of(srs_key *k, const cz_groth16_params *p, const cz_gro
         k->n_b_g1 = p->n_b_g1, k->n_b_g2 = p->n_b_g2;
         k->delta_g1 = p->vk.delta_g1;
         if (p->n_h && !p->encoded) k->h0 = p->h[0];
-        /* a file view's h[0] as the file has it, decoded as below */
         cz_error e;
-        cz_status st = p->n_h && p->encoded
-                           ? cz_g1_affine_from_uncompressed(
-                                 &k->h0, (const uint8_t *)p->h,
-                                 CZ_DECODE_SKIP_CURVE | CZ_DECODE_REJECT_INFINITY, &e)
-                           : CZ_OK;
-        if (st != CZ_OK) return cz_error_set(err, st, "params: h[0]: %s", e.message);
+        /* a file view's h[0] as the file has it, decoded as below */
+        if (p->n_h && p->encoded &&
+            cz_g1_affine_from_uncompressed(&k->h0, (const uint8_t *)p->h,
+                                           CZ_DECODE_SKIP_CURVE | CZ_DECODE_REJECT_INFINITY,
+                                           &e) != CZ_OK)
+            return cz_error_set(err, e.status, "params: h[0]: %s", e.message);
         return CZ_OK;
     }
     if (!f || !f->data)

@@ -162,27 +162,6 @@ static cz_status put(cz_gpu_srs *s, void **dev, const void *host, size_t bytes, 
     return st;
 }
 
-static const char *fault_reason(unsigned reason);
-
-cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
-                             cz_error *err) {
-    if (!s->encoded || !n) return CZ_OK;
-    return cz_gpu_points_from_file(dev, n, g2, k0, s->fault, err);
-}
-
-cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err) {
-    if (!s->encoded) return CZ_OK;
-    uint64_t bad = UINT64_MAX;
-    unsigned reason = 0;
-    cz_status st = cz_gpu_points_fault(s->fault, &bad, &reason, err);
-    if (st == CZ_OK && bad != UINT64_MAX)
-        st = cz_error_set(err, CZ_E_PARSE,
-                          "the key's point %llu of the file (%s) is refused: %s: the .params "
-                          "file is damaged",
-                          (unsigned long long)bad, g2 ? "G2" : "G1", fault_reason(reason));
-    return st;
-}
-
 static void shape_of(cz_groth16_params *shape, const cz_groth16_params *p) {
     memset(shape, 0, sizeof *shape);
     shape->vk.n_ic = p->vk.n_ic;
@@ -376,6 +355,25 @@ static const char *fault_reason(unsigned reason) {
     case CZ_GPU_KEY_FAULT_CURVE: return "not on the curve";
     default: return "unknown";
     }
+}
+
+cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
+                             cz_error *err) {
+    if (!s->encoded || !n) return CZ_OK;
+    return cz_gpu_points_from_file(dev, n, g2, k0, s->fault, err);
+}
+
+cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err) {
+    if (!s->encoded) return CZ_OK;
+    uint64_t bad = UINT64_MAX;
+    unsigned reason = 0;
+    cz_status st = cz_gpu_points_fault(s->fault, &bad, &reason, err);
+    if (st == CZ_OK && bad != UINT64_MAX)
+        st = cz_error_set(err, CZ_E_PARSE,
+                          "the key's point %llu of the file (%s) is refused: %s: the .params "
+                          "file is damaged",
+                          (unsigned long long)bad, g2 ? "G2" : "G1", fault_reason(reason));
+    return st;
 }
 
 static size_t keyload_chunk(size_t asked) {

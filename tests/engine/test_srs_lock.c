@@ -47,26 +47,6 @@ static void fake_unlock(void *p) {
     unlocks++;
 }
 
-/* 1 when the mapping holding p is shared, 0 when private, -1 when
- * /proc/self/maps cannot tell. Locking a private file mapping makes the
- * kernel copy every page (a 32 GiB PoRep's 5.9 GB circuit: no answer
- * beside its synthesis on an H100 host), a shared one pins the page cache. */
-static int mapping_shared(const void *p) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return -1;
-    char line[512];
-    int shared = -1;
-    while (shared < 0 && fgets(line, sizeof line, f)) {
-        unsigned long lo = 0, hi = 0;
-        char perms[8] = {0};
-        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (unsigned long)p >= lo &&
-            (unsigned long)p < hi)
-            shared = perms[3] == 's';
-    }
-    fclose(f);
-    return shared;
-}
-
 /* A device that cannot hold any key resident: the entry holds host points
  * (a view of its mapped file). */
 static cz_status declining_loader(void *ctx, const char *id, const cz_groth16_params_file *file,
@@ -167,7 +147,7 @@ int main(void) {
      * locked ranges are the file's points, in a shared mapping */
     CHECK(e->params.encoded && e->params.l &&
           (const uint8_t *)e->params.l == e->file.data + e->file.layout.offset[CZ_GROTH16_L]);
-    CHECK(mapping_shared(e->file.data) != 0);
+    CHECK(cz_test_mapping_shared(e->file.data) != 0);
     check_locked_as(&e->params);
     const size_t vectors = n_locked;
     cz_srs_release(&m, id);
@@ -214,7 +194,7 @@ int main(void) {
     for (size_t i = 0; i < n_locked; i++)
         if (locked[i].p == map) map_found = 1, CHECK(locked[i].bytes == map_bytes);
     CHECK(map_found);
-    CHECK(mapping_shared(map) != 0); /* shared, or no /proc to tell */
+    CHECK(cz_test_mapping_shared(map) != 0); /* shared, or no /proc to tell */
     cz_srs_release(&m, id);
     CHECK(cz_srs_evict(&m, id, &was_loaded, &freed, &err) == CZ_OK);
     CHECK(n_locked == 0 && unlocks == unlocks_before + vectors + 1 && !e->circuit_locked);

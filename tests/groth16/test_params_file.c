@@ -342,24 +342,6 @@ static void test_file_decode(const char *dir) {
     unlink(path);
 }
 
-/* Whether the mapping that holds addr is shared (/proc/self/maps; -1: no
- * /proc to tell). */
-static int mapping_shared(const void *addr) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return -1;
-    char line[512];
-    int shared = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo = 0, hi = 0;
-        char perms[8] = {0};
-        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (uintptr_t)addr >= lo &&
-            (uintptr_t)addr < hi)
-            shared = perms[3] == 's';
-    }
-    fclose(f);
-    return shared;
-}
-
 /* cz_groth16_params_file_view: the decoder's vk and counts, each vector
  * pointing at its points in the (shared) mapping, whose bytes decode to
  * the decoder's points; free, take and decode_vector leave the mapping
@@ -374,7 +356,7 @@ static void test_file_view(const char *dir) {
     cz_groth16_params_file f;
     cz_error err = {0};
     CHECK(cz_groth16_params_file_map(&f, path, &err) == CZ_OK);
-    CHECK(mapping_shared(f.data) != 0);
+    CHECK(cz_test_mapping_shared(f.data) != 0);
     cz_groth16_params view, want;
     CHECK(cz_groth16_params_file_view(&view, &f, CZ_GROTH16_CHECKED, &err) == CZ_OK);
     CHECK(cz_groth16_params_decode(&want, bytes, len, CZ_GROTH16_CHECKED, &err) == CZ_OK);

@@ -187,3 +187,19 @@ void cz_test_write_file(const char *path, const uint8_t *buf, size_t len) {
     CHECK(fwrite(buf, 1, len, f) == len);
     CHECK(fclose(f) == 0);
 }
+
+int cz_test_mapping_shared(const void *p) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[512];
+    int shared = -1;
+    while (shared < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo = 0, hi = 0;
+        char perms[8] = {0};
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (unsigned long)p >= lo &&
+            (unsigned long)p < hi)
+            shared = perms[3] == 's';
+    }
+    fclose(f);
+    return shared;
+}
