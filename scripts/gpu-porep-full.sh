@@ -54,7 +54,8 @@
 # CZ_GPU_MSM_CARRY=0, the H MSM as one sum per chunk, instead of the default
 # carried sum; +pack sets CZ_GPU_WITNESS_PACK=1, the packed witness:
 # "24GiB+stream+pack"; +wN runs N prove workers, the units one pass can
-# serve: "16GiB+stream+w4")), CZ_BENCH_MEMORY=100GiB
+# serve: "16GiB+stream+w4"; +leanN forces the lean plan with chunks of 2^N
+# points, CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=2^N: "24GiB+stream+lean24")), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
@@ -145,18 +146,21 @@ backlog() {
             # (CZ_GPU_ABC_STREAM=1) where they would be evaluated on the CPU;
             # +nocarry: the H MSM as one sum per chunk (CZ_GPU_MSM_CARRY=0);
             # +pack: the packed witness (CZ_GPU_WITNESS_PACK=1); +nice: the
-            # synthesis workers at nice ${CZ_SYNTH_NICE:-10} (--synthesis-nice)
+            # synthesis workers at nice ${CZ_SYNTH_NICE:-10} (--synthesis-nice);
+            # +leanN: the lean plan forced, in chunks of 2^N points
             limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0} nice=0
-            workers=${CZ_GPU_WORKERS:-}
+            workers=${CZ_GPU_WORKERS:-} force=()
             [[ "$cap" =~ \+w([0-9]+) ]] && workers=${BASH_REMATCH[1]}
+            [[ "$cap" =~ \+lean([0-9]+) ]] &&
+                force=(CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=$((1 << BASH_REMATCH[1])))
             [[ "$cap" == *+stream* ]] && abc=1
             [[ "$cap" == *+nocarry* ]] && carry=0
             [[ "$cap" == *+pack* ]] && pack=1
             [[ "$cap" == *+nice* ]] && nice=${CZ_SYNTH_NICE:-10}
             nice_arg=$([ "$nice" = 0 ] || echo "$nice")
-            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice, GPU workers ${workers:-default})"
+            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice, GPU workers ${workers:-default}${force[*]:+, ${force[*]}})"
             timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
-                CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK=$pack \
+                CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK=$pack "${force[@]}" \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap//+/-}.json" \
                 ${workers:+--gpu-workers "$workers"} \
