@@ -15,8 +15,8 @@
 #      CZ_POST_SIZE (default SIZE): the WinningPoSt key made on the GPU beside
 #      the PoRep key, `cuzk bench-post` of WinningPoSt latency (cold, key
 #      resident) and of one WinningPoSt submitted during a backlog of 2 PoRep
-#      proofs of step 2's C1 (CZ_SKIP_BACKLOG=1 skips it), again per cap of
-#      CZ_BACKLOG_CAPS="24GiB ..." (the device capped there); then the PoRep key removed (the disk holds one
+#      proofs of step 2's C1 (CZ_SKIP_BACKLOG=1 skips it), both again per cap
+#      of CZ_BACKLOG_CAPS="12GiB 24GiB" (the device capped there); then the PoRep key removed (the disk holds one
 #      large key), the WindowPoSt key made and `cuzk bench-post` of a
 #      WindowPoSt partition of CZ_WINDOW_SECTORS sectors (default 2349, a
 #      full 32 GiB partition), and (with "winning" too) one WinningPoSt
@@ -207,6 +207,12 @@ backlog() {
         step "bench-post: WinningPoSt $psize"
         timed "bench-post winning" "$cz" bench-post --params "$work/p" --backend cuda \
             --winning "$work/win.json" --runs 5 || fail "bench-post winning"
+        for cap in ${CZ_BACKLOG_CAPS:-}; do
+            step "bench-post: WinningPoSt $psize, device capped at $cap"
+            timed "bench-post winning $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
+                --params "$work/p" --backend cuda --winning "$work/win.json" --runs 5 ||
+                fail "bench-post winning ($cap)"
+        done
         [ -f "$work/c1.json" ] && backlog "2 PoRep $size proofs" "" "$work/p" \
             --backlog-c1 "$work/c1.json" --backlog 2 --miner-id 1000
     fi
