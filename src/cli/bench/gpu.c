@@ -220,6 +220,84 @@ static int bench_msm(const gb_opts *o, int g2, const unsigned *lgs, int nlg, con
     return 0;
 }
 
+/* The carried G1 sum (gpu.h cz_gpu_msm_sum) over 2^lg device points in
+ * pieces, as a streamed key's H MSM runs, beside the whole MSM: what the
+ * pieces cost (each piece's sort, and one bucket update per bucket and
+ * piece) for each piece size and window, without the link. */
+static int bench_carry(const gb_opts *o, unsigned lg, const void *dbase) {
+    static const struct {
+        unsigned piece_lg, c;
+    } v[] = {{22, 22}, {23, 21}, {23, 22}, {24, 21}, {24, 22}, {25, 22}};
+    cz_error err = {0};
+    const size_t n = (size_t)1 << lg;
+    cz_g1_affine *pts = NULL;
+    cz_fr *sc = NULL;
+    void *buckets = NULL;
+    size_t bucket_bytes = 0;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        const size_t b = cz_gpu_plan_msm_sum_bytes(v[i].c);
+        bucket_bytes = b > bucket_bytes ? b : bucket_bytes;
+    }
+    int rc = 1;
+    if (cz_gpu_alloc((void **)&pts, n * sizeof *pts, &err) != CZ_OK ||
+        cz_gpu_alloc((void **)&sc, n * sizeof *sc, &err) != CZ_OK ||
+        cz_gpu_alloc(&buckets, bucket_bytes, &err) != CZ_OK ||
+        cz_gpu_fill_g1(pts, n, dbase, NBASE, &err) != CZ_OK ||
+        cz_gpu_fill_random_fr(sc, n, 2, &err) != CZ_OK) {
+        rc = cz_cli_fail("bench gpu: carried msm set-up", &err);
+        goto done;
+    }
+    cz_g1 whole, r;
+    double t[64];
+    for (int k = -1; k < o->runs; k++) {
+        uint64_t t0 = cz_now_ns();
+        if (cz_gpu_g1_msm(&whole, pts, sc, n, &err) != CZ_OK) {
+            rc = cz_cli_fail("bench gpu: msm", &err);
+            goto done;
+        }
+        if (k >= 0) t[k] = (double)(cz_now_ns() - t0) / 1e6;
+    }
+    const double ms_whole = cz_bench_median(t, (size_t)o->runs);
+    printf("carried msm G1 2^%-2u whole (c=%2u) %9.2f ms\n", lg, cz_gpu_msm_window_bits(n, 0),
+           ms_whole);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        const size_t piece = (size_t)1 << v[i].piece_lg;
+        if (piece >= n) continue;
+        for (int k = -1; k < o->runs; k++) {
+            cz_gpu_msm_sum sum;
+            uint64_t t0 = cz_now_ns();
+            cz_status st = cz_gpu_g1_msm_sum_begin(&sum, buckets, v[i].c, &err);
+            for (size_t at = 0; at < n && st == CZ_OK; at += piece) {
+                const size_t len = n - at < piece ? n - at : piece;
+                st = cz_gpu_g1_msm_sum_add(&sum, pts + at, sc + at, len, &err);
+            }
+            if (st == CZ_OK) st = cz_gpu_g1_msm_sum_end(&r, &sum, &err);
+            if (st != CZ_OK) {
+                rc = cz_cli_fail("bench gpu: carried msm", &err);
+                goto done;
+            }
+            if (k >= 0) t[k] = (double)(cz_now_ns() - t0) / 1e6;
+        }
+        if (!cz_g1_equal(&r, &whole)) {
+            fprintf(stderr,
+                    "bench gpu: the carried sum in pieces of 2^%u (c=%u) differs from "
+                    "the whole MSM\n",
+                    v[i].piece_lg, v[i].c);
+            goto done;
+        }
+        const double ms = cz_bench_median(t, (size_t)o->runs);
+        printf("carried msm G1 2^%-2u pieces 2^%u (c=%2u) %9.2f ms  (x%.2f the whole)\n", lg,
+               v[i].piece_lg, v[i].c, ms, ms / ms_whole);
+        fflush(stdout);
+    }
+    rc = 0;
+done:
+    cz_gpu_free(pts);
+    cz_gpu_free(sc);
+    cz_gpu_free(buckets);
+    return rc;
+}
+
 static int bench_batch(const gb_opts *o, unsigned lg, const void *dbase) {
     cz_error err = {0};
     size_t n = (size_t)1 << lg;
@@ -619,7 +697,8 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     static const char usage[] =
-        "usage: cuzk bench gpu [--quick] [--runs N] [--only field|ntt|msm|g2|batch|abc|keyload]\n"
+        "usage: cuzk bench gpu [--quick] [--runs N] [--only "
+        "field|ntt|msm|g2|batch|abc|keyload|carry]\n"
         "                      [--log N | --circuit FILE] [--params FILE [--synthetic N]\n"
         "                      [--key-check MODE] [--cold] [--host] [--chunk-mib N]]\n"
         "  Benchmarks the CUDA kernels (field, NTT, G1/G2 MSM, batch addition, a/b/c from a\n"
@@ -637,7 +716,10 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         "  checked or trusted; --cold: drop FILE from the page cache before each run; --host:\n"
         "  also the host decode + upload for comparison; --chunk-mib N: staging buffers;\n"
         "  --synthetic N: first write a synthetic key of 32 GiB PoRep's proportions and domain\n"
-        "  2^N (10..27; 27 is 47.4 GB) to FILE.\n";
+        "  2^N (10..27; 27 is 47.4 GB) to FILE.\n"
+        "  carry (only with --only): the carried G1 MSM of 2^27 points (2^22 --quick) summed\n"
+        "  in pieces of 2^22 to 2^25 at windows 21 and 22, as a streamed key's H MSM, against\n"
+        "  the whole MSM (device points: no link).\n";
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qr:o:l:h", longopts, NULL)) != -1) {
@@ -695,10 +777,10 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         } else if (c == 'o') {
             if (strcmp(optarg, "field") && strcmp(optarg, "ntt") && strcmp(optarg, "msm") &&
                 strcmp(optarg, "g2") && strcmp(optarg, "batch") && strcmp(optarg, "abc") &&
-                strcmp(optarg, "keyload")) {
+                strcmp(optarg, "keyload") && strcmp(optarg, "carry")) {
                 fprintf(stderr,
-                        "cuzk bench gpu: --only: expected field, ntt, msm, g2, batch, abc or "
-                        "keyload, got '%s'\n",
+                        "cuzk bench gpu: --only: expected field, ntt, msm, g2, batch, abc, "
+                        "keyload or carry, got '%s'\n",
                         optarg);
                 return 2;
             }
@@ -749,7 +831,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         if (!o.quick) rc |= bench_ntt(&o, 27);
     }
     void *d1 = NULL, *d2 = NULL;
-    if (want(&o, "msm") || want(&o, "batch")) {
+    if (want(&o, "msm") || want(&o, "batch") || want(&o, "carry")) {
         cz_g1_affine *b1 = malloc(NBASE * sizeof *b1);
         host_bases_g1(b1, NBASE);
         if (cz_gpu_alloc(&d1, NBASE * sizeof *b1, &err) != CZ_OK ||
@@ -772,6 +854,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         rc |= bench_msm(&o, 1, o.quick ? g2quick : g2full, o.quick ? 1 : 2, d2);
     }
     if (want(&o, "batch")) rc |= bench_batch(&o, o.quick ? 22 : 27, d1);
+    if (o.only && !strcmp(o.only, "carry")) rc |= bench_carry(&o, o.quick ? 22 : 27, d1);
     if (want(&o, "abc"))
         rc |= o.circuit ? bench_abc_file(&o)
                         : bench_abc(&o, o.abc_log ? o.abc_log
