@@ -19,6 +19,12 @@
 #define CHUNK_MIN         ((size_t)1 << 12)
 #define CHUNK_MAX         ((size_t)1 << 24)
 #define PARTIAL_CHUNK_MIN ((size_t)1 << 22)
+/* The plain plan's largest chunk a lean plan with larger chunks replaces:
+ * at 2^22 points the lean plan's 2^24 won (a 24 GiB device, 32 GiB PoRep:
+ * 19.45 against 21.55 s/proof, docs/PERFORMANCE.md; the H MSM's pieces and
+ * the passes' chunks cost less than the lean H chain's second buffer);
+ * from 2^23 on the plain plan keeps its a, b, c beside a resident circuit. */
+#define LEAN_CHOICE_MAX ((size_t)1 << 22)
 
 /* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
  * points on (one window fewer at 2^26..2^27 for twice the buckets, which
@@ -222,8 +228,9 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
         return CZ_OK;
     }
     /* the largest chunk that fits (or the forced one), then the vectors
-     * that fit beside it; lean where the plain plan's chunk would be below
-     * 2^22 points (it keeps no vector then) and the lean one's is larger */
+     * that fit beside it; lean where the plain plan's chunk would be at
+     * most LEAN_CHOICE_MAX and the lean one's is larger (keeping no
+     * vector: the chunk sets every streamed MSM's speed) */
     const size_t c = forced_chunk ? forced_chunk : largest_chunk(p, tables, budget, 0);
     out->kind = CZ_GPU_PLAN_STREAMING;
     out->chunk_points = c;
@@ -246,10 +253,11 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             }
         }
     }
-    if (!forced_chunk && c < PARTIAL_CHUNK_MIN) {
+    if (!forced_chunk && c <= LEAN_CHOICE_MAX) {
         const size_t lc = largest_chunk(p, tables, budget, 1);
         if (lc > c) {
             out->lean = 1;
+            out->keep = 0;
             out->chunk_points = lc;
             out->need = streaming_need(p, tables, lc, 1);
         }

@@ -22,9 +22,9 @@
  *              to upload per proof at 32 GiB), or from a streamed device
  *              circuit reading the witness packed in a chunk buffer (idle
  *              until the H MSM; cz_gpu_srs_pack_room). Chosen only where
- *              the plain streaming plan's chunk would be below 2^22 points
- *              (or it would not fit at all) and the lean one's chunk is
- *              larger.
+ *              the plain streaming plan's chunk would be 2^22 points or
+ *              less (or it would not fit at all) and the lean one's chunk
+ *              is larger (a 24 GiB device: 2^24 against 2^22).
  * Below the lean plan with 2^12-point chunks nothing proves: the plan is
  * refused with that minimum in the message. */
 #ifndef CZ_GPU_PLAN_H
