@@ -209,7 +209,9 @@ cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *de
 /* Host-to-device copies through two pinned staging buffers of chunk_bytes
  * each, on a copy stream of their own, so they overlap with kernels (which
  * run on the default stream) and with the CPU filling the other buffer:
- *   stage: a free staging buffer (waits for the copy that last used it);
+ *   stage: a free staging buffer (waits for the copy that last used it;
+ *          pinned when first staged, so an uploader that only sends from
+ *          page-locked memory never pins one);
  *   send:  queue its first `bytes` (<= chunk) to dev, returning a ticket;
  *   wait:  block until the copy with that ticket is done.
  * Use: stage, fill, send; later wait(ticket) before a kernel reads dev.
