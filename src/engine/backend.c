@@ -839,22 +839,28 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
             budget = room;
             abc = ABC_HOST;
             /* a key lean even without the circuit beside it gets short
-             * windows: their two buffers come off its chunks */
+             * windows: their two buffers come off its chunks; so does one
+             * the default windows leave lean (made again: a 24 GB card's
+             * 2^24 chunks instead of 2^23) */
             cz_gpu_plan whole;
             const int lean_anyway =
                 cz_gpu_srs_plan(&whole, &shape, room, NULL, 0, &perr) != CZ_OK || whole.lean;
             cz_gpu_circuit *sgc = NULL;
             cz_error serr = {0};
-            if (cz_gpu_settings_get()->abc_stream &&
-                cz_gpu_circuit_create_streamed(&sgc, circuit, lean_anyway ? LEAN_WINDOW : 0,
-                                               &serr) == CZ_OK) {
+            for (int shorter = 0; shorter < 2 && !gc; shorter++) {
+                const size_t window = lean_anyway || shorter ? LEAN_WINDOW : 0;
+                if (!cz_gpu_settings_get()->abc_stream || (shorter && lean_anyway) ||
+                    cz_gpu_circuit_create_streamed(&sgc, circuit, window, &serr) != CZ_OK)
+                    break;
                 const size_t sb = cz_gpu_circuit_bytes(sgc), sbudget = room > sb ? room - sb : 0;
                 if ((!room || sbudget) &&
-                    cz_gpu_srs_plan(&beside, &shape, sbudget, NULL, 0, &perr) == CZ_OK) {
+                    cz_gpu_srs_plan(&beside, &shape, sbudget, NULL, 0, &perr) == CZ_OK &&
+                    (window || !beside.lean)) {
                     gc = sgc, gc_bytes = sb, budget = sbudget;
                     abc = beside.lean ? ABC_PACKED : ABC_DEVICE;
                 } else {
                     cz_gpu_circuit_destroy(sgc);
+                    sgc = NULL;
                 }
             }
             if (gc)
