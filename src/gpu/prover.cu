@@ -223,7 +223,9 @@ extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_e
         if (e != cudaSuccess) {
             u->host[i] = NULL;
             cudaGetLastError(); /* not sticky: clear it for the next call */
-            return cz_error_set(err, CZ_E_CUDA,
+            /* host memory: not a device fault (no re-plan, the context
+             * stays in service) */
+            return cz_error_set(err, CZ_E_NOMEM,
                                 "gpu uploader: a pinned staging buffer of %zu bytes: %s", u->chunk,
                                 cudaGetErrorString(e));
         }

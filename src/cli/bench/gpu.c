@@ -717,7 +717,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         "  also the host decode + upload for comparison; --chunk-mib N: staging buffers;\n"
         "  --synthetic N: first write a synthetic key of 32 GiB PoRep's proportions and domain\n"
         "  2^N (10..27; 27 is 47.4 GB) to FILE.\n"
-        "  carry (only with --only): the carried G1 MSM of 2^27 points (2^22 --quick) summed\n"
+        "  carry (only with --only): the carried G1 MSM of 2^27 points (2^24 --quick) summed\n"
         "  in pieces of 2^22 to 2^25 at windows 21 and 22, as a streamed key's H MSM, against\n"
         "  the whole MSM (device points: no link).\n";
     int c;
@@ -854,7 +854,7 @@ int cz_cmd_bench_gpu(int argc, char **argv) {
         rc |= bench_msm(&o, 1, o.quick ? g2quick : g2full, o.quick ? 1 : 2, d2);
     }
     if (want(&o, "batch")) rc |= bench_batch(&o, o.quick ? 22 : 27, d1);
-    if (o.only && !strcmp(o.only, "carry")) rc |= bench_carry(&o, o.quick ? 22 : 27, d1);
+    if (o.only && !strcmp(o.only, "carry")) rc |= bench_carry(&o, o.quick ? 24 : 27, d1);
     if (want(&o, "abc"))
         rc |= o.circuit ? bench_abc_file(&o)
                         : bench_abc(&o, o.abc_log ? o.abc_log
