@@ -61,7 +61,8 @@ cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, s
 cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
                              cz_error *err);
 cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err);
-/* inputs then aux to dev_z, returning when the copy is done. */
+/* inputs then aux to dev_z, returning when the copy is done; a step
+ * boundary (util/cancel.h) between pieces of 2^23 aux elements. */
 cz_status cz_gpu_stage_witness(cz_fr *dev_z, cz_gpu_uploader *up, const cz_fr *inputs, size_t ni,
                                const cz_fr *aux, size_t na, cz_error *err);
 
