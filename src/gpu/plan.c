@@ -23,7 +23,8 @@
  * at 2^22 points the lean plan's 2^24 won (a 24 GiB device, 32 GiB PoRep:
  * 19.45 against 21.55 s/proof, docs/PERFORMANCE.md; the H MSM's pieces and
  * the passes' chunks cost less than the lean H chain's second buffer);
- * from 2^23 on the plain plan keeps its a, b, c beside a resident circuit. */
+ * from 2^23 on the plain plan stays (a 32 GB card's beside its resident
+ * circuit: 19.6 s/proof), where the lean one would double the chunk once. */
 #define LEAN_CHOICE_MAX ((size_t)1 << 22)
 
 /* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
