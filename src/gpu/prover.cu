@@ -170,8 +170,9 @@ extern "C" cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_
  * t & 1; filling it again first waits for copy t - 2. A buffer is
  * allocated when first staged: copies straight from page-locked memory
  * (send_host: a streamed key's locked points) never need one, and pinning
- * a streamed key's two chunk-sized buffers (6.4 GB at 2^24 G2 points) takes
- * seconds' share of a key's upload with no step boundary. */
+ * a streamed key's two chunk-sized buffers (6.4 GB at 2^24 G2 points) is
+ * host work of the order of a second inside its key's upload, with no step
+ * boundary. */
 struct cz_gpu_uploader {
     size_t chunk;
     void *host[2];
