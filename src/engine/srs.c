@@ -551,7 +551,8 @@ static cz_status load_entry(cz_srs_manager *m, cz_srs_entry *e, int want_circuit
      * proofs that fail the self-verification, which is always done. For a
      * device that streams them, the points stay in the mapping as the file
      * has them (a view, no copy): the device converts and checks each as it
-     * arrives, so the host holds one copy of the key, the page cache's. */
+     * arrives (the curve on a vector's first pass: gpu/srs.h), so the host
+     * holds one copy of the key, the page cache's. */
     st = e->needs_host_points
              ? cz_groth16_params_file_view(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err)
              : cz_groth16_params_file_decode(&e->params, &e->file, CZ_GROTH16_UNCHECKED, err);

@@ -321,8 +321,9 @@ cz_status cz_gpu_keyload_convert(cz_gpu_keyload *k, void *dev, size_t n, int g2,
 cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, uint64_t *index,
                                 unsigned *reason, cz_error *err);
 /* n points at dev in the file encoding, points first .. first + n - 1 of
- * their vector, converted in place as convert does with the curve
- * equation checked, queued on the calling thread's stream (no wait); a
+ * their vector, converted in place as convert does (the curve equation
+ * checked when check_curve), queued on the calling thread's stream (no
+ * wait); a
  * failing point's index and reason go to the device word *fault
  * (atomicMin; all ones while none failed). cz_gpu_points_fault waits for
  * the stream and reads it: *bad = the lowest failing index (UINT64_MAX:
@@ -331,7 +332,7 @@ cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, ui
  * cz_gpu_srs_load: a streamed chunk, or a kept vector, of a key whose host
  * points are a view of its mapped file (groth16.h:
  * cz_groth16_params_file_view). */
-cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first,
+cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first, int check_curve,
                                   unsigned long long *fault, cz_error *err);
 cz_status cz_gpu_points_fault(unsigned long long *fault, uint64_t *bad, unsigned *reason,
                               cz_error *err);

@@ -373,9 +373,9 @@ cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsigned *tag, ui
     *fault = 0, *tag = 0, *index = 0, *reason = 0;
     return NO_GPU(err);
 }
-cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first,
+cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first, int check_curve,
                                   unsigned long long *fault, cz_error *err) {
-    (void)dev, (void)n, (void)g2, (void)first, (void)fault;
+    (void)dev, (void)n, (void)g2, (void)first, (void)check_curve, (void)fault;
     return NO_GPU(err);
 }
 cz_status cz_gpu_points_fault(unsigned long long *fault, uint64_t *bad, unsigned *reason,

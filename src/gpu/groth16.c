@@ -166,6 +166,21 @@ static cz_status chunk_sum(cz_g1 *o1, cz_g2 *o2, const void *pts, const scalars 
  * points k0 .. k0 + cnt of the vector. */
 typedef cz_status (*chunk_fn)(void *ctx, const void *pts, size_t k0, size_t cnt, cz_error *err);
 
+/* The slot of srs->curve_checked holding host vector (base, n), or the
+ * first free one (base NULL), -1 when neither is left; *found says which. */
+static int curve_checked_slot(const cz_gpu_srs *s, const void *base, size_t n, int *found) {
+    int free_slot = -1;
+    for (int i = 0; i < CZ_GROTH16_VECTORS; i++) {
+        if (s->curve_checked[i].base == base && s->curve_checked[i].n == n) {
+            *found = 1;
+            return i;
+        }
+        if (!s->curve_checked[i].base && free_slot < 0) free_slot = i;
+    }
+    *found = 0;
+    return free_slot;
+}
+
 /* Streaming SRS: fn for each chunk of c of the n host points of src
  * (c src->size bytes at most the chunk buffers' chunk_points G2 points;
  * a file view's converted on the device as each chunk arrives),
@@ -177,6 +192,10 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
     if (n == 0) return CZ_OK;
+    /* a file view's vector: its first whole pass checks the curve equation,
+     * later ones only the encoding (srs.h, curve_checked) */
+    int checked = 0;
+    const int slot = s->encoded ? curve_checked_slot(s, src->base, n, &checked) : -1;
     st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
         const size_t k0 = k * c, cnt = n - k0 < c ? n - k0 : c;
@@ -199,7 +218,7 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
         st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err);
         if (st == CZ_OK)
             st = cz_gpu_srs_convert(s, s->chunk[k & 1], k0, cnt, src->size == sizeof(cz_g2_affine),
-                                    err);
+                                    !checked, err);
         if (st == CZ_OK) st = fn(ctx, s->chunk[k & 1], k0, cnt, err);
         if (threaded) pthread_join(helper, NULL);
         if (st == CZ_OK && job.st != CZ_OK) {
@@ -217,6 +236,10 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
     if (st == CZ_OK && cst != CZ_OK) {
         st = cst;
         if (err) *err = cerr;
+    }
+    if (st == CZ_OK && !checked && slot >= 0) { /* every chunk converted and found on the curve */
+        s->curve_checked[slot].base = src->base;
+        s->curve_checked[slot].n = n;
     }
     if (st != CZ_OK) cz_error_prefix(err, "streamed chunks of %zu points", c);
     return st;

@@ -240,17 +240,18 @@ extern "C" cz_status cz_gpu_keyload_finish(cz_gpu_keyload *k, int *fault, unsign
 }
 
 extern "C" cz_status cz_gpu_points_from_file(void *dev, size_t n, int g2, size_t first,
-                                             unsigned long long *fault, cz_error *err) {
+                                             int check_curve, unsigned long long *fault,
+                                             cz_error *err) {
     if (n == 0) return CZ_OK;
     if (first + n >= ((size_t)1 << 56))
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu points from the file: %zu points", n);
     const unsigned threads = 128;
     if (g2)
         k_key_convert<4><<<cz_gpu_blocks(n, threads), threads, 0, cudaStreamPerThread>>>(
-            (uint4 *)dev, n, first, 1, 0, fault);
+            (uint4 *)dev, n, first, check_curve, 0, fault);
     else
         k_key_convert<2><<<cz_gpu_blocks(n, threads), threads, 0, cudaStreamPerThread>>>(
-            (uint4 *)dev, n, first, 1, 0, fault);
+            (uint4 *)dev, n, first, check_curve, 0, fault);
     CZ_CUDA_LAUNCHED(err);
     return CZ_OK;
 }

@@ -291,7 +291,7 @@ cz_status cz_gpu_srs_create_budget(cz_gpu_srs **out, const cz_groth16_params *p,
             if ((st = put(s, dev[v], host, bytes, cz_groth16_vector_name(v), err)) != CZ_OK)
                 goto fail;
             const int g2v = v == CZ_GROTH16_B_G2;
-            st = cz_gpu_srs_convert(s, *dev[v], 0, bytes / cz_groth16_vector_point_bytes(v), g2v,
+            st = cz_gpu_srs_convert(s, *dev[v], 0, bytes / cz_groth16_vector_point_bytes(v), g2v, 1,
                                     err);
             if (st == CZ_OK) st = cz_gpu_srs_convert_check(s, g2v, err);
             if (st != CZ_OK) {
@@ -371,9 +371,9 @@ static const char *fault_reason(unsigned reason) {
 }
 
 cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
-                             cz_error *err) {
+                             int check_curve, cz_error *err) {
     if (!s->encoded || !n) return CZ_OK;
-    return cz_gpu_points_from_file(dev, n, g2, k0, s->fault, err);
+    return cz_gpu_points_from_file(dev, n, g2, k0, check_curve, s->fault, err);
 }
 
 cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err) {

@@ -33,6 +33,14 @@ struct cz_gpu_srs {
      * as each arrives (cz_gpu_srs_convert) */
     int encoded;
     unsigned long long *fault; /* encoded: the device word of a refused point */
+    /* encoded: the streamed host vectors (base, points) one whole pass
+     * found on the curve; later passes convert them without the curve
+     * equation (a point changed since, the file rewritten in place, makes
+     * a proof that fails its self-verification instead of a named point) */
+    struct {
+        const void *base;
+        size_t n;
+    } curve_checked[CZ_GROTH16_VECTORS];
 };
 
 /* A host vector of points (or bytes: size 1). */
@@ -54,12 +62,13 @@ cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, s
                              uint64_t *ticket, cz_error *err);
 /* Points k0 .. k0 + n of a vector of an encoded srs, at dev as the file
  * has them (a kept vector's upload, or a streamed chunk), converted in
- * place and checked on the curve, queued on the calling thread's stream
- * (cz_gpu_points_from_file); CZ_OK at once for a decoded srs. After the
- * vector's last piece, cz_gpu_srs_convert_check waits and says whether a
- * point failed: CZ_E_PARSE naming the lowest index. */
+ * place and checked (the curve equation when check_curve), queued on the
+ * calling thread's stream (cz_gpu_points_from_file); CZ_OK at once for a
+ * decoded srs. After the vector's last piece, cz_gpu_srs_convert_check
+ * waits and says whether a point failed: CZ_E_PARSE naming the lowest
+ * index. */
 cz_status cz_gpu_srs_convert(const cz_gpu_srs *s, void *dev, size_t k0, size_t n, int g2,
-                             cz_error *err);
+                             int check_curve, cz_error *err);
 cz_status cz_gpu_srs_convert_check(const cz_gpu_srs *s, int g2, cz_error *err);
 /* inputs then aux to dev_z, returning when the copy is done; a step
  * boundary (util/cancel.h) between pieces of 2^23 aux elements. */
