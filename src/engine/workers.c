@@ -112,6 +112,16 @@ static int prep_ahead(cz_engine *e, cz_eng_job *j, uint32_t unit, void *synth) {
     return 0;
 }
 
+/* A unit went into the prove heap (e->lock held): a prove worker is woken;
+ * with several contexts all of them, since the one that holds its key may
+ * not be the one a signal would wake (prove_pick's affinity). */
+static void prove_wake_locked(cz_engine *e) {
+    if (e->n_backends > 1)
+        pthread_cond_broadcast(&e->prove_work);
+    else
+        pthread_cond_signal(&e->prove_work);
+}
+
 /* A synthesis worker held by the prove queue's backpressure (e->lock held,
  * counted in prove_blocked) does the host work ahead for a unit already
  * queued that has none: units synthesized while every prepared place was
@@ -146,10 +156,7 @@ static int prep_queued_locked(cz_engine *e) {
     e->synthesizing[prio]--;
     /* back where it was: the heap just had room for it */
     (void)cz_eng_heap_push(&e->prove, it);
-    if (e->n_backends > 1)
-        pthread_cond_broadcast(&e->prove_work);
-    else
-        pthread_cond_signal(&e->prove_work);
+    prove_wake_locked(e);
     return 1;
 }
 
@@ -202,12 +209,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
             it.t_ready = cz_now_ns();
             if (cz_eng_heap_push(&e->prove, it)) {
                 cz_eng_timeline_locked(e, "GPU_QUEUE", j, "%u", it.unit);
-                /* several contexts: the one that holds its key may not
-                 * be the one a signal would wake (prove_pick's affinity) */
-                if (e->n_backends > 1)
-                    pthread_cond_broadcast(&e->prove_work);
-                else
-                    pthread_cond_signal(&e->prove_work);
+                prove_wake_locked(e);
                 /* The item (and its job reference) moved on: j is not
                  * touched again. Backpressure (schedule.c): this worker
                  * synthesizes nothing more until a unit goes, but items of
