@@ -154,9 +154,20 @@ static int prep_queued_locked(cz_engine *e) {
     pthread_mutex_lock(&e->lock);
     e->prove_blocked++;
     e->synthesizing[prio]--;
-    /* back where it was: the heap just had room for it */
-    (void)cz_eng_heap_push(&e->prove, it);
-    prove_wake_locked(e);
+    /* back into the heap; other workers pushed meanwhile, so that may need
+     * memory: without it the unit fails as a synthesized one finding no
+     * place does (run_synthesis), never lost */
+    if (cz_eng_heap_push(&e->prove, it)) {
+        prove_wake_locked(e);
+        return 1;
+    }
+    cz_eng_item_taken_locked(e, &it);
+    cz_eng_unlock(e);
+    cz_error uerr = {0};
+    const cz_status st = cz_error_set(&uerr, CZ_E_NOMEM, "engine: out of memory");
+    it.j->ops->discard(it.j->state, it.unit, it.data, 0);
+    cz_eng_unit_end(e, it.j, it.reserved, st, &uerr);
+    pthread_mutex_lock(&e->lock);
     return 1;
 }
 
