@@ -847,11 +847,10 @@ static cz_status key_load(cz_backend *b, resident_key **out, const char *id, con
                 cz_gpu_srs_plan(&whole, &shape, room, NULL, 0, &perr) != CZ_OK || whole.lean;
             cz_gpu_circuit *sgc = NULL;
             cz_error serr = {0};
-            for (int shorter = 0; shorter < 2 && !gc; shorter++) {
+            const int tries = cz_gpu_settings_get()->abc_stream ? (lean_anyway ? 1 : 2) : 0;
+            for (int shorter = 0; shorter < tries && !gc; shorter++) {
                 const size_t window = lean_anyway || shorter ? LEAN_WINDOW : 0;
-                if (!cz_gpu_settings_get()->abc_stream || (shorter && lean_anyway) ||
-                    cz_gpu_circuit_create_streamed(&sgc, circuit, window, &serr) != CZ_OK)
-                    break;
+                if (cz_gpu_circuit_create_streamed(&sgc, circuit, window, &serr) != CZ_OK) break;
                 const size_t sb = cz_gpu_circuit_bytes(sgc), sbudget = room > sb ? room - sb : 0;
                 if ((!room || sbudget) &&
                     cz_gpu_srs_plan(&beside, &shape, sbudget, NULL, 0, &perr) == CZ_OK &&
