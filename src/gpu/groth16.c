@@ -784,7 +784,10 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     /* ---- H chain: a, b, c zero-padded to m on the device (a lean plan:
      * a and b, then c where b was) ---- */
     const int nbuf = lean ? 2 : 3;
-    if ((st = cz_gpu_alloc_pooled((void **)&b.abc, nbuf * m * sizeof(cz_fr), err)) != CZ_OK) {
+    /* a lean plan's buckets for the H MSM may reach past the second buffer */
+    const size_t sum_room = lean ? srs->plan.sum_room : 0;
+    if ((st = cz_gpu_alloc_pooled((void **)&b.abc, nbuf * m * sizeof(cz_fr) + sum_room, err)) !=
+        CZ_OK) {
         cz_error_prefix(err, "gpu prove: a, b, c (%d x 2^%u elements)", nbuf, srs->log_m);
         goto done;
     }
@@ -871,9 +874,10 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     prof_step(&pr, "H chain (7 NTT + quotient)");
     if (cancel_point(&st, "the H MSM", err)) goto done;
     if (srs->streaming) {
-        /* the buckets where b and c were (or c, lean) */
+        /* the buckets where b and c were (or c, lean, and the plan's room
+         * after it) */
         st = chunked_msm_g1(srs, &out->h, srs->h, params->h, m - 1, b.abc, b.abc + m,
-                            (nbuf - 1) * m * sizeof(cz_fr), err);
+                            (nbuf - 1) * m * sizeof(cz_fr) + sum_room, err);
     } else {
         st = cz_gpu_g1_msm(&out->h, srs->h, b.abc, m - 1, err);
     }

@@ -62,6 +62,13 @@ size_t cz_gpu_plan_msm_scratch(size_t n, int g2) {
     return b + b / 32 + ((size_t)64 << 20);
 }
 
+size_t cz_gpu_plan_lean_sum_room(const cz_groth16_params *p, size_t chunk) {
+    const size_t buffer = (p->n_h + 1) * sizeof(cz_fr);
+    const unsigned c = cz_gpu_plan_msm_sum_window(p->n_h, chunk, SIZE_MAX);
+    const size_t b = c ? cz_gpu_plan_msm_sum_bytes(c) : 0;
+    return b > buffer ? b - buffer : 0;
+}
+
 size_t cz_gpu_plan_msm_sum_bytes(unsigned c) {
     return (size_t)((255 + c - 1) / c) * ((size_t)1 << (c - 1)) * 192;
 }
@@ -263,6 +270,19 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             out->need = streaming_need(p, tables, lc, 1);
         }
     }
+    if (out->lean && out->chunk_points && cz_gpu_settings_get()->msm_carry) {
+        /* the carried H MSM's widest buckets, where the budget has them:
+         * they sit beside the H chain's buffers, which a lean proof's peak
+         * may exceed already (its passes) */
+        const size_t room = cz_gpu_plan_lean_sum_room(p, out->chunk_points);
+        const size_t h = 2 * (p->n_h + 1) * sizeof(cz_fr) + room;
+        const size_t proof = cz_gpu_plan_proof_bytes(p, 1, out->chunk_points);
+        const size_t more = h > proof ? h - proof : 0;
+        if (room && out->need + more <= budget) {
+            out->sum_room = room;
+            out->need += more;
+        }
+    }
     if (!out->chunk_points) { /* below the minimum: the figures of the smallest plan */
         out->chunk_points = CHUNK_MIN;
         out->lean = 1;
@@ -338,11 +358,18 @@ void cz_gpu_plan_describe(char *buf, size_t size, const cz_gpu_plan *p) {
                  "whole vector's scratch does not fit); %.1f of %.1f GiB (resident would need "
                  "%.1f)",
                  lc, p->need / gib, p->budget / gib, p->resident_need / gib);
-    else
+    else {
+        char lean[80] = "";
+        if (p->lean && p->sum_room)
+            snprintf(lean, sizeof lean,
+                     " (lean: two H-chain buffers, %.1f GB more for H's buckets)",
+                     (double)p->sum_room / 1e9);
+        else if (p->lean)
+            snprintf(lean, sizeof lean, " (lean: two H-chain buffers)");
         snprintf(buf, size,
                  "%s%s: %s resident, %s streamed in chunks of 2^%u points (%.1f GB of points); "
                  "%.1f of %.1f GiB (resident would need %.1f)",
-                 cz_gpu_plan_name(p->kind), p->lean ? " (lean: two H-chain buffers)" : "", kept,
-                 streamed, lc, (double)p->stream_bytes / 1e9, p->need / gib, p->budget / gib,
-                 p->resident_need / gib);
+                 cz_gpu_plan_name(p->kind), lean, kept, streamed, lc, (double)p->stream_bytes / 1e9,
+                 p->need / gib, p->budget / gib, p->resident_need / gib);
+    }
 }

@@ -24,7 +24,10 @@
  *              until the H MSM; cz_gpu_srs_pack_room). Chosen only where
  *              the plain streaming plan's chunk would be 2^22 points or
  *              less (or it would not fit at all) and the lean one's chunk
- *              is larger (a 24 GiB device: 2^24 against 2^22).
+ *              is larger (a 24 GiB device: 2^24 against 2^22). Its carried
+ *              H MSM gets room for 12 windows' buckets beside the second
+ *              H-chain buffer where the budget has it (sum_room: free at
+ *              32 GiB PoRep, whose peak is the splits'), else 13.
  * Below the lean plan with 2^12-point chunks nothing proves: the plan is
  * refused with that minimum in the message. */
 #ifndef CZ_GPU_PLAN_H
@@ -59,6 +62,9 @@ typedef struct {
                             * its nonzero scalars: ~27 of 47 GB at 32 GiB PoRep) */
     unsigned log_m;        /* the key's domain: 2^log_m = n_h + 1 */
     int lean;              /* streaming, lean (above): two H-chain buffers */
+    size_t sum_room;       /* lean: device bytes beside the two H-chain buffers for the
+                            * carried H MSM's buckets (cz_gpu_plan_lean_sum_room), planned
+                            * where the budget has them; 0: the second buffer alone */
 } cz_gpu_plan;
 
 /* Plans forced whatever the budget, for tests and measurements: chunk
@@ -122,6 +128,12 @@ size_t cz_gpu_plan_msm_scratch(size_t n, int g2);
  * fits. */
 size_t cz_gpu_plan_msm_sum_bytes(unsigned c);
 unsigned cz_gpu_plan_msm_sum_window(size_t n, size_t piece, size_t room);
+/* A lean plan's H MSM sums its chunks (chunk points each) into one set of
+ * buckets in the H chain's second buffer, m scalars' bytes (4 GiB at 2^27:
+ * 13 windows of c = 20). The bytes beside it that give the sum its fewest
+ * windows (12, c = 22: 4.8 GB in all, 0.5 GB more); 0 when the buffer
+ * holds them, or the chunk's scratch limits the window anyway. */
+size_t cz_gpu_plan_lean_sum_room(const cz_groth16_params *shape, size_t chunk);
 size_t cz_gpu_plan_proof_bytes(const cz_groth16_params *shape, int chunked, size_t lean_chunk);
 
 /* A chunked plan's unit leaves its L, A or B sum for a pass (gpu.h,

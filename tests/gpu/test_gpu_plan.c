@@ -249,6 +249,50 @@ static void test_lean(void) {
     CHECK(!pl.lean && pl.chunk_points == ((size_t)1 << 23));
 }
 
+/* A lean plan's carried H MSM: its buckets in the H chain's second buffer
+ * (2^27 scalars, 4 GiB: c = 20, 13 windows), or, with 0.5 GB beside it,
+ * 12 windows of c = 22 (4.8 GB) from that buffer on: planned where the
+ * budget has them. */
+static void test_lean_sum_room(void) {
+    cz_groth16_params shape;
+    porep32g(&shape);
+    cz_error err = {0};
+    const size_t m = (size_t)1 << 27, c24 = (size_t)1 << 24;
+    const size_t room = cz_gpu_plan_lean_sum_room(&shape, c24);
+    CHECK(room == cz_gpu_plan_msm_sum_bytes(22) - m * sizeof(cz_fr));
+    CHECK(cz_gpu_plan_msm_sum_window(m - 1, c24, m * sizeof(cz_fr)) == 20);
+    CHECK(cz_gpu_plan_msm_sum_window(m - 1, c24, m * sizeof(cz_fr) + room) == 22);
+    CHECK(cz_gpu_plan_msm_sum_window(m - 1, c24, m * sizeof(cz_fr) + room - 1) == 20);
+    /* in chunks of 2^20 the chunk's scratch holds no wider reduction than
+     * the buffer's buckets: nothing beside it */
+    CHECK(cz_gpu_plan_lean_sum_room(&shape, (size_t)1 << 20) == 0);
+    /* 32 GiB PoRep: a lean proof's peak is its splits' buffers, above the
+     * H chain's two buffers with the room, so the room costs no budget */
+    const cz_gpu_plan_force lean24 = {c24, 0, 1};
+    cz_gpu_plan pl, tight;
+    CHECK(2 * m * sizeof(cz_fr) + room <= cz_gpu_plan_proof_bytes(&shape, 1, c24));
+    CHECK(cz_gpu_plan_make(&pl, &shape, 24 * GIB, &lean24, &err) == CZ_OK);
+    CHECK(pl.lean && pl.sum_room == room && pl.need <= 24 * GIB);
+    CHECK(cz_gpu_plan_make(&tight, &shape, pl.need, &lean24, &err) == CZ_OK);
+    CHECK(tight.sum_room == room && tight.need == pl.need);
+    char line[320];
+    cz_gpu_plan_describe(line, sizeof line, &pl);
+    CHECK(strstr(line, "H's buckets") != NULL);
+    printf("24 GiB, lean in 2^24: %s\n", line);
+    /* a key whose H chain is its peak (few L, A, B points): the room only
+     * where the budget has it beside the plan */
+    shape.n_l = shape.n_a = shape.n_b_g1 = shape.n_b_g2 = (size_t)1 << 20;
+    CHECK(2 * m * sizeof(cz_fr) > cz_gpu_plan_proof_bytes(&shape, 1, c24) - room);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 24 * GIB, &lean24, &err) == CZ_OK && pl.sum_room == room);
+    const size_t more = 2 * m * sizeof(cz_fr) + room - cz_gpu_plan_proof_bytes(&shape, 1, c24);
+    CHECK(cz_gpu_plan_make(&tight, &shape, pl.need - 1, &lean24, &err) == CZ_OK);
+    CHECK(tight.lean && tight.sum_room == 0 && tight.need == pl.need - more);
+    /* the plain plan never has them */
+    porep32g(&shape);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 24 * GIB, NULL, &err) == CZ_OK);
+    CHECK(!pl.lean && pl.sum_room == 0);
+}
+
 /* A partial plan keeps vectors in the order H, B_G2, L, A, B_G1, skipping
  * one that does not fit for a later one that does. */
 static void test_partial_order(void) {
@@ -370,6 +414,7 @@ int main(void) {
     test_sizes();
     test_minimum();
     test_lean();
+    test_lean_sum_room();
     test_partial_order();
     test_small();
     test_shrink();
