@@ -206,13 +206,17 @@ cz_status cz_gpu_gather_g2(cz_g2_affine *dev_out, const cz_g2_affine *dev_in,
 cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *dev_ones, size_t n,
                          cz_error *err);
 
-/* Host-to-device copies through two pinned staging buffers of chunk_bytes
- * each, on a copy stream of their own, so they overlap with kernels (which
- * run on the default stream) and with the CPU filling the other buffer:
- *   stage: a free staging buffer (waits for the copy that last used it;
- *          pinned when first staged, so an uploader that only sends from
- *          page-locked memory never pins one);
- *   send:  queue its first `bytes` (<= chunk) to dev, returning a ticket;
+/* Host-to-device copies through two pinned staging buffers of at most
+ * chunk_bytes each, on a copy stream of their own, so they overlap with
+ * kernels (which run on the default stream) and with the CPU filling the
+ * other buffer:
+ *   stage: a free staging buffer of at least `bytes` (<= chunk; waits for
+ *          the copy that last used it; pinned when first staged, and again
+ *          larger when a larger piece comes, so an uploader that only sends
+ *          from page-locked memory never pins one, and one that stages
+ *          small pieces pins small buffers);
+ *   send:  queue its first `bytes` (<= what was staged for) to dev,
+ *          returning a ticket;
  *   wait:  block until the copy with that ticket is done.
  * Use: stage, fill, send; later wait(ticket) before a kernel reads dev.
  * Destroying waits for queued copies. */
@@ -220,7 +224,7 @@ typedef struct cz_gpu_uploader cz_gpu_uploader;
 cz_status cz_gpu_uploader_create(cz_gpu_uploader **out, size_t chunk_bytes, cz_error *err);
 void cz_gpu_uploader_destroy(cz_gpu_uploader *u); /* NULL is fine */
 size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u);
-cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err);
+cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, size_t bytes, cz_error *err);
 cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes, uint64_t *ticket,
                                cz_error *err);
 cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err);

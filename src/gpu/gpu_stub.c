@@ -264,8 +264,8 @@ size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u) {
     (void)u;
     return 0;
 }
-cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err) {
-    (void)u;
+cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, size_t bytes, cz_error *err) {
+    (void)u, (void)bytes;
     *host = NULL;
     return NO_GPU(err);
 }

@@ -168,14 +168,19 @@ extern "C" cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_
  * beside kernels on the default stream (a non-blocking stream does not
  * synchronize with the legacy default stream). Copy number t uses buffer
  * t & 1; filling it again first waits for copy t - 2. A buffer is
- * allocated when first staged: copies straight from page-locked memory
- * (send_host: a streamed key's locked points) never need one, and pinning
- * a streamed key's two chunk-sized buffers (6.4 GB at 2^24 G2 points) is
- * host work of the order of a second inside its key's upload, with no step
- * boundary. */
+ * pinned when first staged, as large as what is staged in it (a power of
+ * two, at most the chunk), and grows when a larger piece comes: copies
+ * straight from page-locked memory (send_host: a streamed key's locked
+ * points) never need one, and bytes staged in pieces (cz_gpu_stage_bytes:
+ * witnesses, a, b, c, circuit windows) need 256 MiB, where a streamed key's
+ * two chunk-sized buffers are 6.4 GB at 2^24 G2 points: host work of a
+ * second or more, during which this process's page faults and allocations
+ * wait (a WinningPoSt's synthesis took 2.96 s behind the first witness
+ * upload of a WindowPoSt backlog that pinned them, docs/PERFORMANCE.md). */
 struct cz_gpu_uploader {
     size_t chunk;
     void *host[2];
+    size_t size[2]; /* bytes pinned at host[i] */
     cudaEvent_t done[2];
     uint64_t ticket[2]; /* last copy queued from each buffer (0: none yet) */
     uint64_t next;      /* ticket of the next copy, from 1 */
@@ -216,20 +221,31 @@ extern "C" size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u) {
     return u->chunk;
 }
 
-extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, cz_error *err) {
+extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, size_t bytes,
+                                           cz_error *err) {
+    if (bytes > u->chunk)
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: %zu bytes > chunk of %zu", bytes,
+                            u->chunk);
     int i = (int)(u->next & 1);
     if (u->ticket[i]) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
-    if (!u->host[i]) {
-        const cudaError_t e = cudaHostAlloc(&u->host[i], u->chunk, cudaHostAllocDefault);
+    if (u->size[i] < bytes || !u->host[i]) {
+        size_t size = (size_t)1 << 20;
+        while (size < bytes) size <<= 1;
+        if (size > u->chunk) size = u->chunk;
+        if (u->host[i]) cudaFreeHost(u->host[i]);
+        u->host[i] = NULL;
+        u->size[i] = 0;
+        const cudaError_t e = cudaHostAlloc(&u->host[i], size, cudaHostAllocDefault);
         if (e != cudaSuccess) {
             u->host[i] = NULL;
             cudaGetLastError(); /* not sticky: clear it for the next call */
             /* host memory: not a device fault (no re-plan, the context
              * stays in service) */
             return cz_error_set(err, CZ_E_NOMEM,
-                                "gpu uploader: a pinned staging buffer of %zu bytes: %s", u->chunk,
+                                "gpu uploader: a pinned staging buffer of %zu bytes: %s", size,
                                 cudaGetErrorString(e));
         }
+        u->size[i] = size;
     }
     *host = u->host[i];
     return CZ_OK;
@@ -252,11 +268,11 @@ static cz_status queue_copy(cz_gpu_uploader *u, void *dev, const void *host, siz
 
 extern "C" cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes,
                                           uint64_t *ticket, cz_error *err) {
-    if (bytes > u->chunk)
-        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: %zu bytes > chunk of %zu", bytes,
-                            u->chunk);
     if (!u->host[u->next & 1])
         return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: a send with nothing staged");
+    if (bytes > u->size[u->next & 1])
+        return cz_error_set(err, CZ_E_INVALID_ARG, "gpu uploader: %zu bytes > %zu staged", bytes,
+                            u->size[u->next & 1]);
     return queue_copy(u, dev, u->host[u->next & 1], bytes, ticket, err);
 }
 

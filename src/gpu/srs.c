@@ -73,7 +73,7 @@ cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_
     if (cz_gpu_host_locked(from, count * src->size))
         return cz_gpu_uploader_send_host(up, dev, from, count * src->size, ticket, err);
     void *stage;
-    cz_status st = cz_gpu_uploader_stage(up, &stage, err);
+    cz_status st = cz_gpu_uploader_stage(up, &stage, count * src->size, err);
     if (st != CZ_OK) return st;
     fill_ctx c = {stage, src, k0};
     size_t grain = (count + 63) / 64;
@@ -82,13 +82,17 @@ cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_
     return cz_gpu_uploader_send(up, dev, count * src->size, ticket, err);
 }
 
-/* Copies bytes of host memory to dev through the staging buffers; *ticket
- * becomes the last piece's (the caller waits for it), and stays as it was
- * when there is nothing to copy, so a caller queuing several copies waits
- * for the last one queued. */
+/* Copies bytes of host memory to dev through the staging buffers, in
+ * pieces of at most STAGE_PIECE (the uploader pins no more for them: a
+ * streamed key's chunk-sized buffers are GBs, pinned only for its points
+ * when they are not locked); *ticket becomes the last piece's (the caller
+ * waits for it), and stays as it was when there is nothing to copy, so a
+ * caller queuing several copies waits for the last one queued. */
+#define STAGE_PIECE ((size_t)256 << 20)
 cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                              uint64_t *ticket, cz_error *err) {
-    const size_t chunk = cz_gpu_uploader_chunk(up);
+    size_t chunk = cz_gpu_uploader_chunk(up);
+    if (chunk > STAGE_PIECE) chunk = STAGE_PIECE;
     cz_gpu_host_points src = {host, 1};
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t len = bytes - off < chunk ? bytes - off : chunk;

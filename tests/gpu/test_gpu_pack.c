@@ -3,11 +3,13 @@
  * build (sizes around the 64-element words and the packer's blocks of
  * 2^16, witnesses of bits with few or no other values, a dense one that is
  * not packed); then, with a device, expanded there and downloaded against
- * the same witness. */
+ * the same witness; and plain bytes staged through an uploader whose
+ * buffers grow with the pieces staged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/srs.h"
 #include "gpu_test_util.h"
 
 /* n elements: 0, 1 or (with probability other_pct %) a random value;
@@ -114,6 +116,40 @@ static void check_device(size_t n, unsigned other_pct) {
     free(z);
 }
 
+/* Bytes staged in pieces of growing size through one uploader (its
+ * buffers pinned as small as the first piece, larger when a larger one
+ * comes, never past its chunk, which is not a power of two here) arrive
+ * whole; a stage past the chunk and a send past what was staged are
+ * refused. */
+static void check_staging(void) {
+    cz_error err = {0};
+    const size_t chunk = ((size_t)3 << 20) + 40, total = (size_t)9 << 20;
+    const size_t sizes[] = {100, (size_t)5 << 19, total - 100 - ((size_t)5 << 19)};
+    uint8_t *host = malloc(total), *back = malloc(total), *dev = NULL;
+    for (size_t i = 0; i < total; i++) host[i] = (uint8_t)(cz_test_rand64() >> 13);
+    cz_gpu_uploader *up = NULL;
+    CHECK(cz_gpu_alloc((void **)&dev, total, &err) == CZ_OK);
+    CHECK(cz_gpu_uploader_create(&up, chunk, &err) == CZ_OK);
+    void *stage = NULL;
+    CHECK(cz_gpu_uploader_stage(up, &stage, chunk + 1, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "chunk") != NULL);
+    CHECK(cz_gpu_uploader_stage(up, &stage, 64, &err) == CZ_OK && stage);
+    CHECK(cz_gpu_uploader_send(up, dev, ((size_t)1 << 20) + 1, NULL, &err) == CZ_E_INVALID_ARG);
+    uint64_t ticket = 0;
+    size_t off = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        CHECK(cz_gpu_stage_bytes(up, dev + off, host + off, sizes[k], &ticket, &err) == CZ_OK);
+        off += sizes[k];
+    }
+    CHECK(off == total && cz_gpu_uploader_wait(up, ticket, &err) == CZ_OK);
+    CHECK(cz_gpu_download(back, dev, total, &err) == CZ_OK);
+    CHECK(memcmp(back, host, total) == 0);
+    cz_gpu_uploader_destroy(up);
+    cz_gpu_free(dev);
+    free(back);
+    free(host);
+}
+
 int main(void) {
     cz_test_init("gpu/test_gpu_pack");
     check_cpu();
@@ -122,5 +158,6 @@ int main(void) {
     check_device(3 * 65536 + 17, 2);
     /* several staging chunks of values (1 MiB each in this uploader) */
     check_device((size_t)1 << 22, 3);
+    check_staging();
     return cz_test_finish("gpu/test_gpu_pack");
 }
