@@ -22,10 +22,14 @@
 /* The plain plan's largest chunk a lean plan with larger chunks replaces:
  * at 2^22 points the lean plan's 2^24 won (a 24 GiB device, 32 GiB PoRep:
  * 19.45 against 21.55 s/proof, docs/PERFORMANCE.md; the H MSM's pieces and
- * the passes' chunks cost less than the lean H chain's second buffer);
- * from 2^23 on the plain plan stays (a 32 GB card's beside its resident
- * circuit: 19.6 s/proof), where the lean one would double the chunk once. */
-#define LEAN_CHOICE_MAX ((size_t)1 << 22)
+ * the passes' chunks cost less than the lean H chain's second buffer), and
+ * at 2^23 where the plain plan keeps no vector (20.14 against 22.65 s/proof
+ * on one H100 in one call: its whole witness's upload and smaller chunks
+ * cost more than the lean plan's packed witness). A plain plan of 2^23 that
+ * keeps vectors stays (a 32 GB card's beside its resident circuit, B_G1
+ * kept: 19.6 s/proof), where the lean one would give them up. */
+#define LEAN_CHOICE_MAX      ((size_t)1 << 22)
+#define LEAN_CHOICE_BARE_MAX ((size_t)1 << 23)
 
 /* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
  * points on (one window fewer at 2^26..2^27 for twice the buckets, which
@@ -237,8 +241,9 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
     }
     /* the largest chunk that fits (or the forced one), then the vectors
      * that fit beside it; lean where the plain plan's chunk would be at
-     * most LEAN_CHOICE_MAX and the lean one's is larger (keeping no
-     * vector: the chunk sets every streamed MSM's speed) */
+     * most LEAN_CHOICE_MAX (LEAN_CHOICE_BARE_MAX keeping no vector) and the
+     * lean one's is larger (keeping no vector: the chunk sets every
+     * streamed MSM's speed) */
     const size_t c = forced_chunk ? forced_chunk : largest_chunk(p, tables, budget, 0);
     out->kind = CZ_GPU_PLAN_STREAMING;
     out->chunk_points = c;
@@ -261,7 +266,7 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             }
         }
     }
-    if (!forced_chunk && c <= LEAN_CHOICE_MAX) {
+    if (!forced_chunk && (c <= LEAN_CHOICE_MAX || (c <= LEAN_CHOICE_BARE_MAX && !out->keep))) {
         const size_t lc = largest_chunk(p, tables, budget, 1);
         if (lc > c) {
             out->lean = 1;

@@ -23,8 +23,9 @@
  *              circuit reading the witness packed in a chunk buffer (idle
  *              until the H MSM; cz_gpu_srs_pack_room). Chosen only where
  *              the plain streaming plan's chunk would be 2^22 points or
- *              less (or it would not fit at all) and the lean one's chunk
- *              is larger (a 24 GiB device: 2^24 against 2^22). Its carried
+ *              less, or 2^23 keeping no vector (or it would not fit at
+ *              all), and the lean one's chunk is larger (a 24 GiB device:
+ *              2^24 against 2^23). Its carried
  *              H MSM gets room for 12 windows' buckets beside the second
  *              H-chain buffer where the budget has it (sum_room: free at
  *              32 GiB PoRep, whose peak is the splits'), else 13.

@@ -199,8 +199,9 @@ static void test_minimum(void) {
 /* The lean plan: one proof's working set of 32 GiB PoRep halved (two of
  * a, b, c and no assignment in the H chain, 8 GiB; tail scalars per chunk),
  * so a 16 GiB card proves it in chunks of 2^21 points or more. It is chosen
- * only where the plain plan's chunk would be 2^22 or less, and then with a
- * chunk the plain plan could not have. */
+ * only where the plain plan's chunk would be 2^22 or less (2^23 or less
+ * keeping no vector), and then with a chunk the plain plan could not
+ * have. */
 static void test_lean(void) {
     cz_groth16_params shape;
     porep32g(&shape);
@@ -244,9 +245,16 @@ static void test_lean(void) {
     CHECK(cz_gpu_plan_make(&pl, &shape, 22 * GIB, NULL, &err) == CZ_OK);
     CHECK(pl.lean && pl.keep == 0 && pl.kind == CZ_GPU_PLAN_STREAMING);
     CHECK(pl.chunk_points == ((size_t)1 << 24) && pl.need <= 22 * GIB);
-    /* at 24 GiB the plain plan's chunk is 2^23: not lean */
+    /* at 24 GiB the plain plan would stream in 2^23 chunks keeping no
+     * vector: lean in 2^24 (measured faster too); at 27 GiB it keeps B_G1
+     * in 2^23 chunks and stays */
+    CHECK(cz_gpu_plan_make(&plain, &shape, 24 * GIB, &plain23, &err) == CZ_OK);
+    CHECK(plain.need <= 24 * GIB);
     CHECK(cz_gpu_plan_make(&pl, &shape, 24 * GIB, NULL, &err) == CZ_OK);
+    CHECK(pl.lean && pl.chunk_points == ((size_t)1 << 24));
+    CHECK(cz_gpu_plan_make(&pl, &shape, 27 * GIB, NULL, &err) == CZ_OK);
     CHECK(!pl.lean && pl.chunk_points == ((size_t)1 << 23));
+    CHECK(pl.kind == CZ_GPU_PLAN_PARTIAL && pl.keep == 1u << CZ_GROTH16_B_G1);
 }
 
 /* A lean plan's carried H MSM: its buckets in the H chain's second buffer
@@ -289,7 +297,7 @@ static void test_lean_sum_room(void) {
     CHECK(tight.lean && tight.sum_room == 0 && tight.need == pl.need - more);
     /* the plain plan never has them */
     porep32g(&shape);
-    CHECK(cz_gpu_plan_make(&pl, &shape, 24 * GIB, NULL, &err) == CZ_OK);
+    CHECK(cz_gpu_plan_make(&pl, &shape, 27 * GIB, NULL, &err) == CZ_OK);
     CHECK(!pl.lean && pl.sum_room == 0);
 }
 
