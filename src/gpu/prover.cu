@@ -174,9 +174,10 @@ extern "C" cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_
  * points) never need one, and bytes staged in pieces (cz_gpu_stage_bytes:
  * witnesses, a, b, c, circuit windows) need 256 MiB, where a streamed key's
  * two chunk-sized buffers are 6.4 GB at 2^24 G2 points: host work of a
- * second or more, during which this process's page faults and allocations
- * wait (a WinningPoSt's synthesis took 2.96 s behind the first witness
- * upload of a WindowPoSt backlog that pinned them, docs/PERFORMANCE.md). */
+ * second or more, during which, we suspect, this process's page faults
+ * and allocations wait (a WinningPoSt's synthesis took 2.96 s during the
+ * first witness upload of a WindowPoSt backlog, which pinned them;
+ * docs/PERFORMANCE.md). */
 struct cz_gpu_uploader {
     size_t chunk;
     void *host[2];
