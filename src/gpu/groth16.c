@@ -784,8 +784,9 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     /* ---- H chain: a, b, c zero-padded to m on the device (a lean plan:
      * a and b, then c where b was) ---- */
     const int nbuf = lean ? 2 : 3;
-    /* a lean plan's buckets for the H MSM may reach past the second buffer */
-    const size_t sum_room = lean ? srs->plan.sum_room : 0;
+    /* a lean plan's buckets for the H MSM may reach past the second buffer
+     * (plan.h: sum_room is 0 for the others) */
+    const size_t sum_room = srs->plan.sum_room;
     if ((st = cz_gpu_alloc_pooled((void **)&b.abc, nbuf * m * sizeof(cz_fr) + sum_room, err)) !=
         CZ_OK) {
         cz_error_prefix(err, "gpu prove: a, b, c (%d x 2^%u elements)", nbuf, srs->log_m);

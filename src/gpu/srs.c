@@ -104,8 +104,8 @@ cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, s
 
 /* Witness elements between two step boundaries of its upload (a 32 GiB
  * PoRep partition's 4.2 GB took 0.6 s through a resident key's staging, a
- * WinningPoSt waiting all of it): 2^23, 256 MiB. */
-#define WITNESS_PIECE ((size_t)1 << 23)
+ * WinningPoSt waiting all of it): one staged piece, 2^23 elements. */
+#define WITNESS_PIECE (STAGE_PIECE / sizeof(cz_fr))
 
 /* inputs then aux to dev_z, returning when the copy is done; a step
  * boundary (util/cancel.h) between pieces of the aux, where a unit of a
