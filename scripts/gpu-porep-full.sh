@@ -41,9 +41,11 @@
 #
 # Environment: WORK (default /tmp/cuzk-full: parameters ~53 GB at 32 GiB),
 # CZ_PROOFS (default 3), OUT (logs and the trace; default DIR/out),
-# CZ_SKIP_PROVE=1 (skip step 4), CZ_PROVE_MEM_LIMIT=22GiB (step 4 with the
-# device capped there: the key streams from host memory, as on a 24 GB
-# card), CZ_SKIP_BENCH=1 (skip step 3), CZ_BENCH_WORKERS="16 6" (bench-porep
+# CZ_SKIP_PROVE=1 (skip step 4, and step 7's prove + verify),
+# CZ_PROVE_MEM_LIMIT=22GiB (step 4 with the device capped there: the key
+# streams from host memory, as on a 24 GB card), CZ_SKIP_BENCH=1 (skip step
+# 3, step 6's uncapped WindowPoSt bench and step 7's uncapped SnapDeals
+# bench: the caps and backlogs still run), CZ_BENCH_WORKERS="16 6" (bench-porep
 # once per --synthesis-workers value; default once with its default),
 # CZ_MEM_CAPS="48GiB 24GiB" (bench-porep once more per cap, the device
 # capped there: each card size's memory plan, logged by the engine; a
@@ -240,10 +242,12 @@ backlog() {
         timed "gen window" "$cz" gen post --kind window --sector-size "$psize" \
             --sectors "${CZ_WINDOW_SECTORS:-2349}" --seed 4 --partition 1 \
             --out "$work/window.json" || fail "gen post window"
-        step "bench-post: WindowPoSt $psize partition"
-        timed "bench-post window" "$cz" bench-post --params "$wdir" --backend cuda \
-            --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
-            fail "bench-post window"
+        if [ "${CZ_SKIP_BENCH:-0}" != 1 ]; then
+            step "bench-post: WindowPoSt $psize partition"
+            timed "bench-post window" "$cz" bench-post --params "$wdir" --backend cuda \
+                --window "$work/window.json" --runs 3 --trace "$out/trace-window.json" ||
+                fail "bench-post window"
+        fi
         for cap in ${CZ_OTHER_CAPS:-}; do
             step "bench-post: WindowPoSt $psize partition, device capped at $cap"
             timed "bench-post window $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
@@ -268,10 +272,12 @@ backlog() {
             --out "$work/p" || fail "setup snap"
         timed "gen snap" "$cz" gen snap --sector-size "$size" --out "$work/snap.json" ||
             fail "gen snap"
-        step "bench-porep --snap ($size, ${CZ_PROOFS:-3} together after one alone)"
-        timed "bench snap" "$cz" bench-porep --snap "$work/snap.json" --params "$work/p" \
-            --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-snap.json" ||
-            fail "bench-porep --snap"
+        if [ "${CZ_SKIP_BENCH:-0}" != 1 ]; then
+            step "bench-porep --snap ($size, ${CZ_PROOFS:-3} together after one alone)"
+            timed "bench snap" "$cz" bench-porep --snap "$work/snap.json" --params "$work/p" \
+                --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-snap.json" ||
+                fail "bench-porep --snap"
+        fi
         for cap in ${CZ_OTHER_CAPS:-}; do
             step "bench-porep --snap ($size), device capped at $cap"
             timed "bench snap $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-porep \
@@ -279,11 +285,13 @@ backlog() {
                 --backend cuda --trace "$out/trace-snap-$cap.json" ||
                 fail "bench-porep --snap ($cap)"
         done
-        step "prove --snap + verify --snap"
-        timed "prove snap" "$cz" prove --snap "$work/snap.json" --params "$work/p" \
-            --backend cuda --out "$work/snap.proof" || fail "prove --snap"
-        "$cz" verify --snap "$work/snap.json" --vk "$work/p" --proof "$work/snap.proof" ||
-            fail "verify --snap"
+        if [ "${CZ_SKIP_PROVE:-0}" != 1 ]; then
+            step "prove --snap + verify --snap"
+            timed "prove snap" "$cz" prove --snap "$work/snap.json" --params "$work/p" \
+                --backend cuda --out "$work/snap.proof" || fail "prove --snap"
+            "$cz" verify --snap "$work/snap.json" --vk "$work/p" --proof "$work/snap.proof" ||
+                fail "verify --snap"
+        fi
         if [[ " $post " == *" winning "* ]]; then
             step "setup winning-post $psize on the GPU again, beside the SnapDeals key"
             timed "setup winning" "$cz" setup --kind winning-post --sector-size "$psize" \
