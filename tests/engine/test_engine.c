@@ -214,6 +214,8 @@ static int fake_backend_units[2];
 static int fake_backend_released[2];
 static int fake_backend_fail; /* 1 + the context that fails its next unit with a device error */
 static unsigned fake_backend_steps;    /* step boundaries of 10 ms in each unit (0: one sleep) */
+static unsigned fake_backend_quiet_ms; /* with no steps: the sleep's ms, no boundary (0: 15) */
+static int fake_backend_entered;       /* units that called cz_backend_prove_start */
 static int fake_backend_host_abc = -1; /* what every fake context answers to host_abc */
 
 static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
@@ -231,7 +233,7 @@ static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
         if (cz_step_boundary()) return cz_error_set(err, CZ_E_CANCELLED, "fake: cancelled");
         sleep_ms(10);
     }
-    if (!fake_backend_steps) sleep_ms(15);
+    if (!fake_backend_steps) sleep_ms(fake_backend_quiet_ms ? fake_backend_quiet_ms : 15);
     return CZ_OK;
 }
 
@@ -364,6 +366,9 @@ static cz_status fake_prove_run(void *state, uint32_t unit, void *synth, const c
         void *prep = prep_take(unit, &prepped_on);
         if (prepped_on == where->backend) u.prep = prep;
         cz_groth16_msm_results msm;
+        pthread_mutex_lock(&log_lock);
+        fake_backend_entered++;
+        pthread_mutex_unlock(&log_lock);
         cz_status st = cz_backend_prove_start(where->backend, &msm, &u, err);
         cz_backend_prep_free(prepped_on, prep);
         if (st != CZ_OK) { /* prove_start consumes synth either way */
@@ -1908,6 +1913,45 @@ static void test_critical_past_staging(void) {
     fake_contexts_ops = &fake_backend_ops;
 }
 
+/* A unit that waited for the context's run lock (the other prove worker's
+ * unit held it, with no step boundary, as a key's upload or a witness
+ * staged beside busy synthesis may) meets a step boundary as it takes the
+ * lock: a WinningPoSt that came meanwhile runs there, before the unit's
+ * own work (end order PWQ or QWP), not after it (PQW). */
+static void test_preempt_at_run_lock(void) {
+    reset_logs();
+    fake_prove_workers = 2;
+    fake_backend_quiet_ms = 600;
+    pthread_mutex_lock(&log_lock);
+    fake_backend_entered = 0;
+    pthread_mutex_unlock(&log_lock);
+    cz_engine *e = make_fake_contexts(1, 2);
+    cz_error err = {0};
+    cz_engine_submit_info info;
+    CHECK(submit_kind(e, "p", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
+    CHECK(submit_kind(e, "q", CZ_PROOF_POREP, 0, "tag=Q ms=1", &info, &err) == CZ_OK);
+    int entered = 0;
+    for (int i = 0; i < 5000 && entered < 2; i++) {
+        pthread_mutex_lock(&log_lock);
+        entered = fake_backend_entered;
+        pthread_mutex_unlock(&log_lock);
+        if (entered < 2) sleep_ms(1);
+    }
+    CHECK(entered == 2); /* one unit in its quiet run, the other at the run lock */
+    sleep_ms(50);
+    CHECK(submit_kind(e, "winning", CZ_PROOF_WINNING_POST, 0, "tag=W ms=1", &info, &err) == CZ_OK);
+    const char *ids[] = {"winning", "p", "q"};
+    for (int i = 0; i < 3; i++) CHECK(await_status(e, ids[i], 20000, NULL) == CZ_JOB_COMPLETED);
+    /* P or Q may take the run lock first */
+    if (strlen(end_order) != 3 || end_order[1] != 'W')
+        printf("run lock: end order %s\n", end_order);
+    CHECK(strlen(end_order) == 3 && end_order[1] == 'W');
+    CHECK(preemptions(e) == 1);
+    cz_engine_destroy(e);
+    fake_backend_quiet_ms = 0;
+    fake_prove_workers = 1;
+}
+
 static void test_preempt_no_room(void) {
     cz_engine *e = engine_proving_steps();
     cz_engine_submit_info info;
@@ -1970,6 +2014,7 @@ int main(void) {
     test_preempt_at_boundary();
     test_critical_not_preempted();
     test_preempt_no_room();
+    test_preempt_at_run_lock();
     preempt_inside_backend(1);
     preempt_inside_backend(2);
     test_preempt_in_staging();
