@@ -19,17 +19,22 @@
 #define CHUNK_MIN         ((size_t)1 << 12)
 #define CHUNK_MAX         ((size_t)1 << 24)
 #define PARTIAL_CHUNK_MIN ((size_t)1 << 22)
-/* The plain plan's largest chunk a lean plan with larger chunks replaces:
- * at 2^22 points the lean plan's 2^24 won (a 24 GiB device, 32 GiB PoRep:
- * 19.45 against 21.55 s/proof, docs/PERFORMANCE.md; the H MSM's pieces and
- * the passes' chunks cost less than the lean H chain's second buffer), and
- * at 2^23 where the plain plan keeps no vector (20.14 against 22.65 s/proof
- * on one H100 in one call: its whole witness's upload and smaller chunks
- * cost more than the lean plan's packed witness). A plain plan of 2^23 that
- * keeps vectors stays (a 32 GB card's beside its resident circuit, B_G1
- * kept: 19.6 s/proof), where the lean one would give them up. */
-#define LEAN_CHOICE_MAX      ((size_t)1 << 22)
-#define LEAN_CHOICE_BARE_MAX ((size_t)1 << 23)
+/* The plain plans a lean plan replaces: those whose chunk is at most
+ * LEAN_CHOICE_MAX, where the lean one's is larger (a 16 or 12 GiB device),
+ * and larger ones that keep none of H's points (LEAN_GIVES_UP: every other
+ * vector), where the lean one's chunk is as large. On one H100 (one warm
+ * machine) 32 GiB PoRep took 19.40 s/proof on the lean plan in 2^24
+ * chunks, 20.56 on the plain one keeping B_G1 in 2^23 chunks beside its
+ * resident circuit (26.4 GiB), 20.79 on the plain one keeping nothing in
+ * 2^24 chunks (29.7 GiB), and 22.65 in 2^23 (24 GiB, an H100 before): the
+ * plain plan's whole witness upload (4.2 GB) and a, b, c cost more than
+ * the lean one's packed witness and second H-chain buffer, and its host
+ * memory peaked at 107-110 GiB against 78. A kept B_G2 saves less than
+ * that (its pass, ~0.15 s a partition, unmeasured against the lean plan);
+ * kept H points run the largest MSM from device memory, 12.9 GB less over
+ * PCIe a partition: such a plain plan stays. */
+#define LEAN_CHOICE_MAX ((size_t)1 << 22)
+#define LEAN_GIVES_UP   (((1u << CZ_GROTH16_VECTORS) - 1) & ~(1u << CZ_GROTH16_H))
 
 /* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
  * points on (one window fewer at 2^26..2^27 for twice the buckets, which
@@ -240,10 +245,10 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
         return CZ_OK;
     }
     /* the largest chunk that fits (or the forced one), then the vectors
-     * that fit beside it; lean where the plain plan's chunk would be at
-     * most LEAN_CHOICE_MAX (LEAN_CHOICE_BARE_MAX keeping no vector) and the
-     * lean one's is larger (keeping no vector: the chunk sets every
-     * streamed MSM's speed) */
+     * that fit beside it; lean (keeping no vector) where the plain plan's
+     * chunk would be at most LEAN_CHOICE_MAX and the lean one's is larger,
+     * or where a larger plain chunk keeps no H points and the lean one's
+     * is as large (it never is smaller: its working set is) */
     const size_t c = forced_chunk ? forced_chunk : largest_chunk(p, tables, budget, 0);
     out->kind = CZ_GPU_PLAN_STREAMING;
     out->chunk_points = c;
@@ -266,9 +271,10 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             }
         }
     }
-    if (!forced_chunk && (c <= LEAN_CHOICE_MAX || (c <= LEAN_CHOICE_BARE_MAX && !out->keep))) {
+    const int keeps_little = c > LEAN_CHOICE_MAX && !(out->keep & ~LEAN_GIVES_UP);
+    if (!forced_chunk && (c <= LEAN_CHOICE_MAX || keeps_little)) {
         const size_t lc = largest_chunk(p, tables, budget, 1);
-        if (lc > c) {
+        if (lc > c || (keeps_little && lc == c)) {
             out->lean = 1;
             out->keep = 0;
             out->chunk_points = lc;
