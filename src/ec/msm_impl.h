@@ -149,6 +149,8 @@ static void PT_(bk_to_jacobian)(PT *r, const BK *b) {
  * of a short top window) cost one XYZZ addition each, never a stall. */
 #define BATCH_MAX 1024
 #define MSM_PREFETCH 16
+/* Sums of at most this many points run on the calling thread (PT_(msm)). */
+#define MSM_SERIAL_MAX 256
 typedef struct {
     PTA *buckets;
     BK *overflow;    /* [nbuckets], zz = 0 when empty */
@@ -299,7 +301,12 @@ cz_status PT_(msm)(PT *out, const PTA *points, const cz_fr *scalars, size_t n) {
         PT_(set_infinity)(out);
         return CZ_OK;
     }
-    unsigned threads = cz_thread_count();
+    /* A small sum (a verifier's public inputs: 67 for a 32 GiB WinningPoSt)
+     * runs on the calling thread: threads started for it save under a
+     * millisecond, and beside busy cores their start and join cost far more
+     * (a WinningPoSt's 3 ms self-verify took 0.28 s beside three WindowPoSt
+     * syntheses on an H100 host). */
+    unsigned threads = n <= MSM_SERIAL_MAX ? 1 : cz_thread_count();
     msm_plan plan = msm_choose_plan(n, threads, MSM_IS_G2);
     size_t nbuckets = (size_t)1 << (plan.c - 1);
     size_t tasks = (size_t)plan.windows * plan.chunks;
@@ -316,7 +323,10 @@ cz_status PT_(msm)(PT *out, const PTA *points, const cz_fr *scalars, size_t n) {
         msm_recode_all(recoded, scalars, n, plan.c, plan.windows);
         PT_(msm_job) job = {points,      recoded, n, plan.chunk_len, plan.c, plan.windows,
                             states,      partial};
-        cz_parallel_for(tasks, 1, PT_(msm_task), &job);
+        if (threads == 1)
+            PT_(msm_task)(&job, 0, tasks, 0);
+        else
+            cz_parallel_for(tasks, 1, PT_(msm_task), &job);
         /* Horner over windows: acc = acc * 2^c + window sum */
         PT acc;
         PT_(set_infinity)(&acc);
