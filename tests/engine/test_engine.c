@@ -1928,8 +1928,11 @@ static void test_preempt_at_run_lock(void) {
     cz_engine *e = make_fake_contexts(1, 2);
     cz_error err = {0};
     cz_engine_submit_info info;
-    CHECK(submit_kind(e, "p", CZ_PROOF_POREP, 0, "tag=P ms=1", &info, &err) == CZ_OK);
-    CHECK(submit_kind(e, "q", CZ_PROOF_POREP, 0, "tag=Q ms=1", &info, &err) == CZ_OK);
+    /* ms=200: the first unit's worker stays busy after it leaves the run
+     * lock, so no free worker takes the WinningPoSt before the second unit
+     * holds the lock (the run lock free, it would: schedule.c, left_to_hook) */
+    CHECK(submit_kind(e, "p", CZ_PROOF_POREP, 0, "tag=P ms=200", &info, &err) == CZ_OK);
+    CHECK(submit_kind(e, "q", CZ_PROOF_POREP, 0, "tag=Q ms=200", &info, &err) == CZ_OK);
     int entered = 0;
     for (int i = 0; i < 5000 && entered < 2; i++) {
         pthread_mutex_lock(&log_lock);
