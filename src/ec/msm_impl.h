@@ -323,10 +323,8 @@ cz_status PT_(msm)(PT *out, const PTA *points, const cz_fr *scalars, size_t n) {
         msm_recode_all(recoded, scalars, n, plan.c, plan.windows);
         PT_(msm_job) job = {points,      recoded, n, plan.chunk_len, plan.c, plan.windows,
                             states,      partial};
-        if (threads == 1)
-            PT_(msm_task)(&job, 0, tasks, 0);
-        else
-            cz_parallel_for(tasks, 1, PT_(msm_task), &job);
+        /* one grain of every task: the calling thread runs them */
+        cz_parallel_for(tasks, threads == 1 ? tasks : 1, PT_(msm_task), &job);
         /* Horner over windows: acc = acc * 2^c + window sum */
         PT acc;
         PT_(set_infinity)(&acc);

@@ -21,8 +21,8 @@
 #define PARTIAL_CHUNK_MIN ((size_t)1 << 22)
 /* The plain plans a lean plan replaces: those whose chunk is at most
  * LEAN_CHOICE_MAX, where the lean one's is larger (a 16 or 12 GiB device),
- * and larger ones that keep none of H's points (LEAN_GIVES_UP: every other
- * vector), where the lean one's chunk is as large. On one H100 (one warm
+ * and larger ones that keep none of H's points, where the lean one's
+ * chunk is as large. On one H100 (one warm
  * machine) 32 GiB PoRep took 19.40 s/proof on the lean plan in 2^24
  * chunks, 20.56 on the plain one keeping B_G1 in 2^23 chunks beside its
  * resident circuit (26.4 GiB), 20.79 on the plain one keeping nothing in
@@ -34,7 +34,6 @@
  * kept H points run the largest MSM from device memory, 12.9 GB less over
  * PCIe a partition: such a plain plan stays. */
 #define LEAN_CHOICE_MAX ((size_t)1 << 22)
-#define LEAN_GIVES_UP   (((1u << CZ_GROTH16_VECTORS) - 1) & ~(1u << CZ_GROTH16_H))
 
 /* The window for n points: log2(n) - 5, at most 22; for G1 22 from 2^26
  * points on (one window fewer at 2^26..2^27 for twice the buckets, which
@@ -271,10 +270,10 @@ cz_status cz_gpu_plan_make(cz_gpu_plan *out, const cz_groth16_params *p, size_t 
             }
         }
     }
-    const int keeps_little = c > LEAN_CHOICE_MAX && !(out->keep & ~LEAN_GIVES_UP);
-    if (!forced_chunk && (c <= LEAN_CHOICE_MAX || keeps_little)) {
+    const int large_without_h = c > LEAN_CHOICE_MAX && !(out->keep >> CZ_GROTH16_H & 1);
+    if (!forced_chunk && (c <= LEAN_CHOICE_MAX || large_without_h)) {
         const size_t lc = largest_chunk(p, tables, budget, 1);
-        if (lc > c || (keeps_little && lc == c)) {
+        if (lc > c || (large_without_h && lc == c)) {
             out->lean = 1;
             out->keep = 0;
             out->chunk_points = lc;
