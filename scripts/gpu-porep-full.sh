@@ -63,6 +63,8 @@
 # workers per GPU, the units one pass over a streamed key can serve),
 # CZ_SYNTH_NICE=10 (--synthesis-nice for the uncapped bench-porep and the
 # WinningPoSt backlogs; a cap written CAP+nice uses it, default 10),
+# CZ_BACKLOG_NICE="10" (each resident WinningPoSt backlog once more per
+# value, the backlog's synthesis workers at that nice: a pair to compare),
 # CZ_OTHER_CAPS="16GiB 24GiB" (step 6's WindowPoSt partition and step 7's
 # SnapDeals bench once more per cap, the device capped there),
 # CZ_PARTITIONS_AHEAD=6 (the capped runs' --partitions-ahead: the run-ahead
@@ -96,6 +98,13 @@ backlog() {
             --winning "$work/win.json" --runs 1 "$@" --trace "$out/trace-backlog$tag.json" \
             ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"} ||
             fail "bench-post backlog$tag"
+        for nice in ${CZ_BACKLOG_NICE:-}; do
+            step "bench-post: WinningPoSt $psize during a backlog of $what, synthesis at nice $nice"
+            timed "bench-post backlog$tag nice $nice" "$cz" bench-post --params "$params" \
+                --backend cuda --winning "$work/win.json" --runs 1 "$@" \
+                --trace "$out/trace-backlog$tag-nice$nice.json" --synthesis-nice "$nice" ||
+                fail "bench-post backlog$tag (nice $nice)"
+        done
     fi
     for cap in ${CZ_BACKLOG_CAPS:-}; do
         step "bench-post: WinningPoSt $psize during a backlog of $what, device capped at $cap"
