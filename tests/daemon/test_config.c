@@ -95,7 +95,7 @@ static void test_values(void) {
     CHECK(!strcmp(c.listen, "unix://cuzk.sock") && c.total_budget == 0);
     CHECK(c.drain_timeout_ms == 60000 && c.safety_margin == 5ull << 30);
     CHECK(c.eviction_min_idle_ms == 300000 && c.result_retention_ms == 600000);
-    CHECK(c.gpu_workers_per_device == 2 && !strcmp(c.backend, "auto") && c.n_devices == 0);
+    CHECK(c.gpu_workers_per_device == 0 && !strcmp(c.backend, "auto") && c.n_devices == 0);
     CHECK(!strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters") &&
           !strcmp(c.log_level, "info") && !c.timeline);
     CHECK(c.max_request_memory == 1ull << 30 && c.metrics_listen[0] == 0 && !c.allow_remote);
@@ -155,7 +155,7 @@ static void test_errors(void) {
     expect_error("[daemon]\nlisten \"x\"\n", "t.toml:2:", "expected 'key = value'");
     expect_error("listen = \"x\"\n", "t.toml:1:", "outside any [section]");
     expect_error("[gpus]\ngpu_workers_per_device = \"two\"\n", "t.toml:2:", "expected an integer");
-    expect_error("[gpus]\ngpu_workers_per_device = 0\n", "t.toml:2:", "1..8");
+    expect_error("[gpus]\ngpu_workers_per_device = 9\n", "t.toml:2:", "0..8");
     expect_error("[gpus]\ndevices = [0, \"1\"]\n", "t.toml:2:", "one kind");
     expect_error("[gpus]\nbackend = \"opencl\"\n", "t.toml:2:", "not auto, cpu or cuda");
     expect_error("[pipeline]\nenabled = false\n", "t.toml:2:", "no monolithic mode");

@@ -13,6 +13,7 @@
  * The fake kind sits in two kind slots (PoRep and WindowPoSt); the engine
  * treats (kind, circuit id) as a unit's circuit, so the two slots are two
  * circuits for the prove queue. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1356,6 +1357,8 @@ static void test_runs_off_plain_order(void) {
  * WinningPoSt slot; their unit counts reset. */
 static uint32_t fake_prove_workers = 1; /* prove workers per context of make_fake_contexts */
 static uint32_t fake_partitions_ahead, fake_queue_depth; /* its run-ahead and queue (0: default) */
+/* the device memory each context reports as its budget (0: not a device) */
+static uint64_t fake_device_bytes[2];
 
 static const cz_backend_ops *fake_contexts_ops = &fake_backend_ops;
 
@@ -1377,6 +1380,10 @@ static cz_engine *make_fake_contexts(int n, unsigned synthesis_workers) {
         char name[16];
         snprintf(name, sizeof name, "fake:%d", i);
         cz_backend_init(b, fake_contexts_ops, &ids[i], name);
+        if (fake_device_bytes[i]) {
+            b->info.device = i;
+            b->info.memory_budget = fake_device_bytes[i];
+        }
         cfg.backends[i] = b;
     }
     cfg.n_backends = (uint32_t)n;
@@ -1512,6 +1519,32 @@ static void test_prep_queued(void) {
     fake_partitions_ahead = fake_queue_depth = 0;
     fake_contexts_ops = &fake_backend_ops;
     fake_backend_host_abc = -1;
+}
+
+/* Prove workers left to the engine: 3 per context when every context is a
+ * device with under 40 GiB for keys (the large keys stream there, and a
+ * third unit shares each pass), else 2. */
+static void test_default_prove_workers(void) {
+    static const struct {
+        uint64_t gib[2];
+        uint32_t workers; /* in all, two contexts */
+    } cases[] = {{{24, 24}, 6}, {{12, 39}, 6}, {{24, 80}, 4}, {{40, 40}, 4}, {{0, 16}, 4}};
+    /* CZ_GPU_MEM_LIMIT would cap the larger devices too */
+    const int capped = getenv("CZ_GPU_MEM_LIMIT") != NULL;
+    fake_prove_workers = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        if (capped && cases[k].workers == 4) continue;
+        for (int i = 0; i < 2; i++) fake_device_bytes[i] = cases[k].gib[i] << 30;
+        cz_engine *e = make_fake_contexts(2, 1);
+        cz_engine_status st;
+        cz_engine_get_status(e, &st);
+        printf("default prove workers, devices of %" PRIu64 " and %" PRIu64 " GiB: %u\n",
+               cases[k].gib[0], cases[k].gib[1], st.prove_workers);
+        CHECK(st.prove_workers == cases[k].workers);
+        cz_engine_destroy(e);
+    }
+    memset(fake_device_bytes, 0, sizeof fake_device_bytes);
+    fake_prove_workers = 1;
 }
 
 static void test_two_contexts(void) {
@@ -2008,6 +2041,7 @@ int main(void) {
     test_runs_priority_preempts();
     test_runs_max_wait();
     test_runs_off_plain_order();
+    test_default_prove_workers();
     test_two_contexts();
     test_post_jumps_porep_backlog();
     test_winning_while_synthesis_busy();
