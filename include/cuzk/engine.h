@@ -164,11 +164,11 @@ typedef struct {
      * CPU back-end 2 synthesis workers (one prepares the next partition while
      * a proof takes every core), else one per core. */
     uint32_t synthesis_workers;
-    /* Prove workers per device context ("GPU workers per device"; 0 = 2: a
-     * second overlaps one unit's host work with another's kernels; 3 when
-     * every device has under 40 GiB for keys, where a third shares the
-     * passes over a streamed key's points); a CPU context has one, whose
-     * proof uses every core. */
+    /* Prove workers per device context ("GPU workers per device"; 0 = the
+     * engine's choice: 2, a second overlapping one unit's host work with
+     * another's kernels, or 3 when every device has under 40 GiB for keys,
+     * where a third shares the passes over a streamed key's points); a CPU
+     * context has one, whose proof uses every core. */
     uint32_t prove_workers;
     /* Synthesized partitions waiting to prove beyond which a synthesis
      * worker that queues one more waits (its partition stays queued, so the

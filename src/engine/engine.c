@@ -18,16 +18,16 @@
  * keys, and every unit waiting there for a pass shares it: on an H100
  * capped at 16 and 24 GiB, 32 GiB PoRep, three workers spent 3 % less
  * device time per proof than two (the passes 425 against 497 ms per
- * partition; docs/PERFORMANCE.md); four left the device idle while they
- * gathered. Every context must be such a device: the count is one for all. */
+ * partition; docs/PERFORMANCE.md); four filled the host budget (each unit
+ * reserves its a, b, c) and left the device waiting for synthesis after
+ * every pass. Every context must be such a device: the count is one for
+ * all. */
 static uint32_t default_prove_workers(const cz_engine *e) {
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    cz_error err = {0};
-    const int capped = cz_gpu_settings_status(&err) == CZ_OK && knobs->has_mem_limit;
+    const uint64_t limit = cz_gpu_settings_mem_limit();
     for (uint32_t i = 0; i < e->n_backends; i++) {
         const cz_backend_info *bi = &e->slots[i].backend->info;
         uint64_t bytes = bi->memory_budget;
-        if (capped && knobs->mem_limit < bytes) bytes = knobs->mem_limit;
+        if (limit && limit < bytes) bytes = limit;
         if (bi->device < 0 || bytes >= CZ_ENG_SMALL_DEVICE_BYTES)
             return CZ_ENG_DEVICE_PROVE_WORKERS;
     }

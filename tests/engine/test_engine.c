@@ -29,6 +29,7 @@
 #include "engine/backend.h"
 #include "engine/job.h"
 #include "gpu/gpu.h"
+#include "gpu/settings.h"
 #include "harness/harness.h"
 #include "util/cancel.h"
 
@@ -1522,27 +1523,33 @@ static void test_prep_queued(void) {
 }
 
 /* Prove workers left to the engine: 3 per context when every context is a
- * device with under 40 GiB for keys (the large keys stream there, and a
- * third unit shares each pass), else 2. */
+ * device with under 40 GiB for keys (its budget, or CZ_GPU_MEM_LIMIT when
+ * lower: the large keys stream there, and a third unit shares each pass),
+ * else 2. */
 static void test_default_prove_workers(void) {
     static const struct {
-        uint64_t gib[2];
-        uint32_t workers; /* in all, two contexts */
-    } cases[] = {{{24, 24}, 6}, {{12, 39}, 6}, {{24, 80}, 4}, {{40, 40}, 4}, {{0, 16}, 4}};
-    /* CZ_GPU_MEM_LIMIT would cap the larger devices too */
-    const int capped = getenv("CZ_GPU_MEM_LIMIT") != NULL;
+        uint64_t gib[2], limit_gib; /* the two devices' budgets; CZ_GPU_MEM_LIMIT (0: none) */
+        uint32_t workers;           /* in all */
+    } cases[] = {{{24, 24}, 0, 6},  {{12, 39}, 0, 6},  {{24, 80}, 0, 4},
+                 {{40, 40}, 0, 4},  {{0, 16}, 0, 4},   {{24, 80}, 24, 6},
+                 {{80, 80}, 39, 6}, {{80, 80}, 40, 4}, {{0, 16}, 16, 4}};
+    cz_gpu_settings knobs = *cz_gpu_settings_get();
     fake_prove_workers = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        if (capped && cases[k].workers == 4) continue;
+        knobs.has_mem_limit = cases[k].limit_gib != 0;
+        knobs.mem_limit = cases[k].limit_gib << 30;
+        cz_gpu_settings_use(&knobs);
         for (int i = 0; i < 2; i++) fake_device_bytes[i] = cases[k].gib[i] << 30;
         cz_engine *e = make_fake_contexts(2, 1);
         cz_engine_status st;
         cz_engine_get_status(e, &st);
-        printf("default prove workers, devices of %" PRIu64 " and %" PRIu64 " GiB: %u\n",
-               cases[k].gib[0], cases[k].gib[1], st.prove_workers);
+        printf("default prove workers, devices of %" PRIu64 " and %" PRIu64 " GiB, limit %" PRIu64
+               " GiB: %u\n",
+               cases[k].gib[0], cases[k].gib[1], cases[k].limit_gib, st.prove_workers);
         CHECK(st.prove_workers == cases[k].workers);
         cz_engine_destroy(e);
     }
+    cz_gpu_settings_use(NULL);
     memset(fake_device_bytes, 0, sizeof fake_device_bytes);
     fake_prove_workers = 1;
 }
