@@ -7,7 +7,10 @@
  * (0 and 1 values in A, B and L: the 0 / 1 / other split), at a few sizes,
  * and an unsatisfied witness; the SRS is reused for several proofs. A
  * chunked plan offers a step boundary (preemption, cancel) between its
- * chunks, and a cancel there stops the unit and leaves the SRS usable. */
+ * chunks, and a cancel there stops the unit and leaves the SRS usable. In
+ * every plan a unit of another key proven at a boundary (preemption, as
+ * the engine's CRITICAL units are) gives the CPU's sums, and the unit it
+ * interrupted the same proof bytes as uninterrupted. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -82,9 +85,11 @@ static void synth(cz_cs *cs, uint64_t n, int bad) {
  * unit)"). */
 static int masked_steps, wrong_steps, pass_steps;
 static size_t mask_above;
+static int in_inner; /* the preempting unit's prove runs (its steps and boundaries not counted) */
 static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) {
     const int chunked = ctx != NULL;
     (void)t0, (void)t1;
+    if (in_inner) return;
     if (strstr(step, " pass (")) pass_steps++;
     const char *p = strstr(step, "tail MSM (");
     const char *q = strstr(step, "split (tail ");
@@ -99,13 +104,67 @@ static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) 
     wrong_steps += masked != (chunked ? t > cz_gpu_plan_pass_tail(n) : t > mask_above);
 }
 
-/* Step boundaries met by a prove (cz_step_boundary's hook), and the one at
- * which the hook cancels (0: never). */
-static int boundaries, cancel_at;
+/* A unit that preempts the one proving (as the engine's CRITICAL unit
+ * does at a step boundary): another circuit's key resident on the device,
+ * proven to the end on the same thread beside the interrupted unit's
+ * buffers; its sums must equal the CPU's, and the interrupted unit's its
+ * own uninterrupted ones (the caller's checks). */
+typedef struct {
+    cz_groth16_params params;
+    cz_gpu_srs *srs;
+    cz_prove_data pd;
+    cz_groth16_msm_results cpu;
+    int ran;
+} inner_unit;
+static inner_unit *inner;
+
+static void inner_make(inner_unit *u) {
+    cz_error err = {0};
+    memset(u, 0, sizeof *u);
+    cz_cs *rec = cz_cs_compile_new();
+    synth(rec, 37, 0);
+    cz_circuit *circ = NULL;
+    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
+    cz_cs_destroy(rec);
+    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
+    cz_test_rand_bytes(seed, sizeof seed);
+    CHECK(circ && cz_groth16_dev_setup(&u->params, circ, seed, &err) == CZ_OK);
+    cz_circuit_free(circ);
+    CHECK(cz_gpu_srs_create(&u->srs, &u->params, &err) == CZ_OK);
+    cz_cs *pcs = cz_cs_prove_new();
+    synth(pcs, 37, 0);
+    CHECK(cz_prove_finish(pcs, &u->pd, &err) == CZ_OK);
+    cz_cs_destroy(pcs);
+    CHECK(cz_groth16_prove_start(&u->cpu, &u->params, &u->pd, &err) == CZ_OK);
+}
+
+static void inner_free(inner_unit *u) {
+    cz_gpu_srs_destroy(u->srs);
+    cz_prove_data_free(&u->pd);
+    cz_groth16_params_free(&u->params);
+}
+
+static void inner_run(void) {
+    cz_error err = {0};
+    cz_groth16_msm_results gpu;
+    in_inner = 1;
+    const cz_status st =
+        cz_gpu_groth16_prove_start(&gpu, inner->srs, &inner->params, NULL, &inner->pd, NULL, &err);
+    in_inner = 0;
+    if (st != CZ_OK) fprintf(stderr, "preempting unit: %s\n", err.message);
+    CHECK(st == CZ_OK && gpu_test_sums_equal(&inner->cpu, &gpu));
+    inner->ran++;
+}
+
+/* Step boundaries met by a prove (cz_step_boundary's hook), the one at
+ * which the hook cancels and the one at which inner runs (0: never). */
+static int boundaries, cancel_at, preempt_at;
 static atomic_int cancel_flag;
 static void count_boundary(void *ctx) {
     (void)ctx;
+    if (in_inner) return;
     if (++boundaries == cancel_at) atomic_store(&cancel_flag, 1);
+    if (boundaries == preempt_at && inner) inner_run();
 }
 
 /* Set: check_plan's host points are page-locked (on pages of their own),
@@ -275,7 +334,12 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_prove_data_free(&pd);
     }
 
-    /* good, bad, good again: the resident SRS serves several proofs */
+    /* good, bad, good again: the resident SRS serves several proofs; the
+     * last one is preempted (inner) at the boundary before its H MSM, or in
+     * a chunked plan at the first inside its H sum (its carried buckets
+     * kept), and must give the same sums as the first */
+    inner_unit iu;
+    inner_make(&iu);
     for (int round = 0; round < 3; round++) {
         int bad = round == 1;
         cz_cs *pcs = cz_cs_prove_new();
@@ -289,9 +353,13 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         mask_above = mask_tail;
         cz_gpu_set_step_hook(count_masked, plan.chunk_points ? &plan : NULL);
         boundaries = 0, cancel_at = 0;
+        preempt_at = round == 2 ? (plan.lean ? 2 : 3) + 1 + (stream_chunk != NULL) : 0;
+        inner = round == 2 ? &iu : NULL;
         cz_boundary_set_hook(count_boundary, NULL);
         const uint64_t h2d0 = cz_gpu_h2d_bytes();
         cz_status sg = cz_gpu_groth16_prove_start(&gpu, srs, gp, NULL, &pd, NULL, &err);
+        inner = NULL, preempt_at = 0;
+        CHECK(iu.ran == (round == 2));
         /* what crossed to the device: a streamed H at least (the H MSM
          * reads every point), and the witness in any plan */
         const uint64_t h2d = cz_gpu_h2d_bytes() - h2d0;
@@ -371,6 +439,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         }
         cz_prove_data_free(&pd);
     }
+    inner_free(&iu);
     cz_gpu_srs_destroy(srs);
     cz_gpu_circuit_destroy(gc);
     if (lock_host && from_file)

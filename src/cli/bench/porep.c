@@ -29,9 +29,9 @@ static void usage(FILE *out) {
                  "  Proves the C1 output (or the SnapDeals update request of `cuzk gen snap`)\n"
                  "  once alone (cold), then N times together (default 3),\n"
                  "  every proof self-verified; prints latency, steady-state seconds per proof,\n"
-                 "  back-end busy fraction, GPU steps per partition (and the median and longest\n"
-                 "  call of each), host-to-device bytes per partition, peak host and device\n"
-                 "  memory.\n"
+                 "  back-end busy fraction and time per proof, GPU steps per partition (and the\n"
+                 "  median and longest call of each), host-to-device bytes per partition, peak\n"
+                 "  host and device memory.\n"
                  "  --trace FILE: the timeline of every unit as Chrome trace-event JSON.\n"
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n"
@@ -247,6 +247,11 @@ int cz_cmd_bench_porep(int argc, char **argv) {
         printf("  back-end busy           %8.1f %%  (%llu units)\n",
                100.0 * (double)(busy1 - busy0) / ((double)wall * 1e9 * s->n_backends),
                (unsigned long long)(units1 - units0));
+        /* The steady-state line can fall below this when proofs overlap
+         * (more prove workers finish more of the later proofs before the
+         * first): while the back-end is the bottleneck, this is the rate. */
+        printf("  back-end time per proof %8.2f s  (busy time / proofs / contexts)\n",
+               (double)(busy1 - busy0) / 1e9 / (double)proofs / s->n_backends);
         cz_cli_print_h2d(e, h2d, units1 - units0, busy1 - busy0);
         uint64_t all_units = units1 ? units1 : 1;
         for (size_t i = 0; i < s->n_steps; i++)
