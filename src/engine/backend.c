@@ -755,15 +755,16 @@ static size_t room_beside(const cuda_ctx *c, size_t work, int *none) {
     /* CZ_GPU_MEM_LIMIT caps all this process keeps on the device: the
      * circuit too (it is uploaded before the key is planned, so a cap
      * applied to the key's plan alone would leave the circuit outside it) */
-    const uint64_t limit = cz_gpu_settings_mem_limit();
+    uint64_t limit = 0;
+    const int capped = cz_gpu_settings_mem_limit(&limit);
     cz_error merr = {0};
-    if (!c->n_res && !c->budget && !limit && !c->cap) return 0;
+    if (!c->n_res && !c->budget && !capped && !c->cap) return 0;
     size_t total = (size_t)c->budget, free_b = 0, total_b = 0;
     if (!total) {
         if (cz_gpu_mem_info(&free_b, &total_b, &merr) != CZ_OK) return *none = 1, 0;
         total = free_b + held;
     }
-    if (limit && limit < total) total = (size_t)limit;
+    if (capped && limit < total) total = (size_t)limit;
     if (c->cap && c->cap < total) total = c->cap;
     /* the two largest of w1, w2 and work, less the new key's own */
     const size_t extra = w1 + (w2 > work ? w2 : work) - work;

@@ -23,11 +23,12 @@
  * every pass. Every context must be such a device: the count is one for
  * all. */
 static uint32_t default_prove_workers(const cz_engine *e) {
-    const uint64_t limit = cz_gpu_settings_mem_limit();
+    uint64_t limit = 0;
+    const int capped = cz_gpu_settings_mem_limit(&limit);
     for (uint32_t i = 0; i < e->n_backends; i++) {
         const cz_backend_info *bi = &e->slots[i].backend->info;
         uint64_t bytes = bi->memory_budget;
-        if (limit && limit < bytes) bytes = limit;
+        if (capped && limit < bytes) bytes = limit;
         if (bi->device < 0 || bytes >= CZ_ENG_SMALL_DEVICE_BYTES)
             return CZ_ENG_DEVICE_PROVE_WORKERS;
     }

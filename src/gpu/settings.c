@@ -287,9 +287,11 @@ cz_status cz_gpu_settings_status(cz_error *err) {
     return current_error->status;
 }
 
-uint64_t cz_gpu_settings_mem_limit(void) {
+int cz_gpu_settings_mem_limit(uint64_t *bytes) {
     const cz_gpu_settings *s = cz_gpu_settings_get();
-    return cz_gpu_settings_status(NULL) == CZ_OK && s->has_mem_limit ? s->mem_limit : 0;
+    if (cz_gpu_settings_status(NULL) != CZ_OK || !s->has_mem_limit) return 0;
+    *bytes = s->mem_limit;
+    return 1;
 }
 
 void cz_gpu_settings_use(const cz_gpu_settings *s) {

@@ -147,9 +147,10 @@ const cz_gpu_settings *cz_gpu_settings_get(void);
  * need CZ_GPU_MEM_LIMIT / CZ_GPU_STREAM_CHUNK return). */
 cz_status cz_gpu_settings_status(cz_error *err);
 
-/* CZ_GPU_MEM_LIMIT in bytes: the device memory cuzk may use; 0 when unset
- * or when the settings did not parse (their callers report that). */
-uint64_t cz_gpu_settings_mem_limit(void);
+/* 1 with *bytes = CZ_GPU_MEM_LIMIT (the device memory cuzk may use) when
+ * it is set and the settings parsed (their callers report a parse error),
+ * else 0. */
+int cz_gpu_settings_mem_limit(uint64_t *bytes);
 
 /* Tests: replace the process's settings by s (NULL: the environment's),
  * or by a parse of lookup (its error, if any, then reported by
