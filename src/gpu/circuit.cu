@@ -554,9 +554,9 @@ static cz_status device_room(size_t need, const cz_gpu_circuit *gc, cz_error *er
     cz_status st = cz_gpu_mem_info(&free_b, &total_b, err);
     if (st != CZ_OK) return st;
     if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
     size_t budget = free_b;
-    if (knobs->has_mem_limit && knobs->mem_limit < budget) budget = (size_t)knobs->mem_limit;
+    uint64_t limit = 0;
+    if (cz_gpu_settings_mem_limit(&limit) && limit < budget) budget = (size_t)limit;
     if (need <= budget) return CZ_OK;
     return cz_error_set(err, CZ_E_NOMEM,
                         "gpu circuit: the device is too small: %.1f MiB needed (matrices of %llu "

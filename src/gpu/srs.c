@@ -138,8 +138,8 @@ static cz_status device_budget(size_t *budget, const char **capped, size_t cap, 
     *budget = free_b;
     if (cap && cap < *budget) *budget = cap;
     if ((st = cz_gpu_settings_status(err)) != CZ_OK) return st; /* a bad CZ_GPU_MEM_LIMIT */
-    const cz_gpu_settings *knobs = cz_gpu_settings_get();
-    if (knobs->has_mem_limit && knobs->mem_limit < *budget) *budget = (size_t)knobs->mem_limit;
+    uint64_t limit = 0;
+    if (cz_gpu_settings_mem_limit(&limit) && limit < *budget) *budget = (size_t)limit;
     *capped = *budget < free_b ? ", capped by the context's budget or CZ_GPU_MEM_LIMIT" : "";
     return CZ_OK;
 }

@@ -104,6 +104,28 @@ static void count_masked(void *ctx, const char *step, uint64_t t0, uint64_t t1) 
     wrong_steps += masked != (chunked ? t > cz_gpu_plan_pass_tail(n) : t > mask_above);
 }
 
+/* Development parameters for synth(n) from a seed whose first byte is
+ * seed0, and a satisfying witness for synth(n). */
+static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
+    cz_error err = {0};
+    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {seed0};
+    cz_cs *rec = cz_cs_compile_new();
+    synth(rec, n, 0);
+    cz_circuit *circ = NULL;
+    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
+    cz_cs_destroy(rec);
+    CHECK(circ && cz_groth16_dev_setup(params, circ, seed, &err) == CZ_OK);
+    cz_circuit_free(circ);
+}
+
+static void small_witness(cz_prove_data *pd, uint64_t n) {
+    cz_error err = {0};
+    cz_cs *pcs = cz_cs_prove_new();
+    synth(pcs, n, 0);
+    CHECK(cz_prove_finish(pcs, pd, &err) == CZ_OK);
+    cz_cs_destroy(pcs);
+}
+
 /* A unit that preempts the one proving (as the engine's CRITICAL unit
  * does at a step boundary): another circuit's key resident on the device,
  * proven to the end on the same thread beside the interrupted unit's
@@ -121,20 +143,9 @@ static inner_unit *inner;
 static void inner_make(inner_unit *u) {
     cz_error err = {0};
     memset(u, 0, sizeof *u);
-    cz_cs *rec = cz_cs_compile_new();
-    synth(rec, 37, 0);
-    cz_circuit *circ = NULL;
-    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
-    cz_cs_destroy(rec);
-    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {0};
-    cz_test_rand_bytes(seed, sizeof seed);
-    CHECK(circ && cz_groth16_dev_setup(&u->params, circ, seed, &err) == CZ_OK);
-    cz_circuit_free(circ);
+    small_key(&u->params, 37, 7);
     CHECK(cz_gpu_srs_create(&u->srs, &u->params, &err) == CZ_OK);
-    cz_cs *pcs = cz_cs_prove_new();
-    synth(pcs, 37, 0);
-    CHECK(cz_prove_finish(pcs, &u->pd, &err) == CZ_OK);
-    cz_cs_destroy(pcs);
+    small_witness(&u->pd, 37);
     CHECK(cz_groth16_prove_start(&u->cpu, &u->params, &u->pd, &err) == CZ_OK);
 }
 
@@ -453,30 +464,8 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
     cz_groth16_params_free(&params);
 }
 
-/* Development parameters for synth(n) from a seed whose first byte is
- * seed0, and a satisfying witness for synth(n). */
-static void small_key(cz_groth16_params *params, uint64_t n, uint8_t seed0) {
-    cz_error err = {0};
-    uint8_t seed[CZ_GROTH16_SEED_BYTES] = {seed0};
-    cz_cs *rec = cz_cs_compile_new();
-    synth(rec, n, 0);
-    cz_circuit *circ = NULL;
-    CHECK(cz_compile_finish(rec, &circ, &err) == CZ_OK);
-    cz_cs_destroy(rec);
-    CHECK(circ && cz_groth16_dev_setup(params, circ, seed, &err) == CZ_OK);
-    cz_circuit_free(circ);
-}
-
 static void check(uint64_t n, const char *stream_chunk) {
     check_plan(n, stream_chunk, NULL, SIZE_MAX, 0);
-}
-
-static void small_witness(cz_prove_data *pd, uint64_t n) {
-    cz_error err = {0};
-    cz_cs *pcs = cz_cs_prove_new();
-    synth(pcs, n, 0);
-    CHECK(cz_prove_finish(pcs, pd, &err) == CZ_OK);
-    cz_cs_destroy(pcs);
 }
 
 /* Units of one key share a pass: each unit's head on a chunked plan leaves
