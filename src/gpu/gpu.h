@@ -249,6 +249,12 @@ void cz_gpu_host_unlock(void *p); /* p as locked; NULL is fine */
 /* Whether [p, p + bytes) lies in page-locked host memory (its first and
  * last byte: ranges inside one locked block). */
 int cz_gpu_host_locked(const void *p, size_t bytes);
+/* bytes of page-locked host memory allocated as such (cudaHostAlloc,
+ * portable: every device's copy engines read and write it directly), freed
+ * with cz_gpu_host_free_locked; CZ_E_CUDA naming the driver's error when it
+ * refuses, CZ_E_UNSUPPORTED without a GPU back-end. */
+cz_status cz_gpu_host_alloc_locked(void **out, size_t bytes, cz_error *err);
+void cz_gpu_host_free_locked(void *p); /* NULL is fine */
 
 /* The proving key's point vectors (h, l, a, b_g1, b_g2 of a
  * cz_groth16_params) resident in device memory, plus the NTT domain of the

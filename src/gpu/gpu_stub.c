@@ -294,6 +294,14 @@ int cz_gpu_host_locked(const void *p, size_t bytes) {
     (void)p, (void)bytes;
     return 0;
 }
+cz_status cz_gpu_host_alloc_locked(void **out, size_t bytes, cz_error *err) {
+    (void)bytes;
+    *out = NULL;
+    return NO_GPU(err);
+}
+void cz_gpu_host_free_locked(void *p) {
+    (void)p;
+}
 cz_status cz_gpu_circuit_create(cz_gpu_circuit **out, const struct cz_circuit *c, cz_error *err) {
     (void)c;
     *out = NULL;

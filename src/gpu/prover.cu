@@ -342,3 +342,17 @@ static int locked_at(const void *p) {
 extern "C" int cz_gpu_host_locked(const void *p, size_t bytes) {
     return p && bytes && locked_at(p) && locked_at((const uint8_t *)p + bytes - 1);
 }
+
+extern "C" cz_status cz_gpu_host_alloc_locked(void **out, size_t bytes, cz_error *err) {
+    *out = NULL;
+    const cudaError_t e = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (e == cudaSuccess) return CZ_OK;
+    cudaGetLastError(); /* not sticky */
+    *out = NULL;
+    return cz_error_set(err, CZ_E_CUDA, "gpu: %zu bytes of page-locked host memory: %s", bytes,
+                        cudaGetErrorString(e));
+}
+
+extern "C" void cz_gpu_host_free_locked(void *p) {
+    if (p && cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+}
