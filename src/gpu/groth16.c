@@ -181,32 +181,60 @@ static int curve_checked_slot(const cz_gpu_srs *s, const void *base, size_t n, i
     return free_slot;
 }
 
+/* Sends the first chunk of the n points of src into chunk[1] (s->ahead)
+ * ahead of their stream_chunks, without waiting, when the copy can go
+ * straight from page-locked memory (a staged one would hold the calling
+ * thread while it copies on the CPU) and the plan streams in chunks.
+ * chunk[1] must be idle until that sum: nothing else runs through the chunk
+ * buffers meanwhile (a lean plan's packed witness is in chunk[0]). Only
+ * speed is lost when it does not happen. */
+static void stream_ahead(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n) {
+    const size_t c = s->chunk_points, cnt = n < c ? n : c;
+    s->ahead.base = NULL;
+    if (!s->streaming || !s->chunk[1] || !n || !cz_gpu_host_locked(src->base, cnt * src->size))
+        return;
+    cz_error ignored = {0};
+    if (cz_gpu_stage_points(s->up, s->chunk[1], src, 0, cnt, &s->ahead.ticket, &ignored) != CZ_OK)
+        return;
+    s->ahead.base = src->base;
+    s->ahead.n = n;
+}
+
 /* Streaming SRS: fn for each chunk of c of the n host points of src
  * (c src->size bytes at most the chunk buffers' chunk_points G2 points;
  * a file view's converted on the device as each chunk arrives),
  * through the two device chunk buffers (chunk k + 1 is staged, or sent
  * straight from page-locked memory, while fn's kernels run on chunk k;
- * chunks start at multiples of 64 points). */
+ * chunks start at multiples of 64 points). Chunk 0 may be in chunk[1]
+ * already (stream_ahead); copies sent ahead for another sum are dropped,
+ * their buffer's next copy queued after them on the same stream. */
 static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n, size_t c,
                                chunk_fn fn, void *ctx, cz_error *err) {
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
     if (n == 0) return CZ_OK;
+    /* chunk k is in chunk[(k + first) & 1] */
+    const int first = s->ahead.base == src->base && s->ahead.n == n && c == s->chunk_points;
+    s->ahead.base = NULL;
     /* a file view's vector: its first whole pass checks the curve equation,
      * later ones only the encoding (srs.h, curve_checked) */
     int checked = 0;
     const int slot = s->encoded ? curve_checked_slot(s, src->base, n, &checked) : -1;
-    st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
+    if (first)
+        ticket[1] = s->ahead.ticket;
+    else
+        st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
         const size_t k0 = k * c, cnt = n - k0 < c ? n - k0 : c;
+        const int cur = (int)((k + first) & 1), next = cur ^ 1;
         /* chunk k + 1 into the other buffers (their last readers, chunk
          * k - 1's copy and kernels, are done); the helper only touches the
          * uploader's slot of that copy, the wait below the other one's */
         send_job job = {.up = s->up,
-                        .dev = s->chunk[(k + 1) & 1],
+                        .dev = s->chunk[next],
                         .src = src,
                         .k0 = k0 + cnt,
-                        .ticket = &ticket[(k + 1) & 1],
+                        .ticket = &ticket[next],
                         .st = CZ_OK};
         pthread_t helper;
         int threaded = 0;
@@ -215,11 +243,11 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
             threaded = pthread_create(&helper, NULL, send_job_run, &job) == 0;
             if (!threaded) send_job_run(&job);
         }
-        st = cz_gpu_uploader_wait(s->up, ticket[k & 1], err);
+        st = cz_gpu_uploader_wait(s->up, ticket[cur], err);
         if (st == CZ_OK)
-            st = cz_gpu_srs_convert(s, s->chunk[k & 1], k0, cnt, src->size == sizeof(cz_g2_affine),
+            st = cz_gpu_srs_convert(s, s->chunk[cur], k0, cnt, src->size == sizeof(cz_g2_affine),
                                     !checked, err);
-        if (st == CZ_OK) st = fn(ctx, s->chunk[k & 1], k0, cnt, err);
+        if (st == CZ_OK) st = fn(ctx, s->chunk[cur], k0, cnt, err);
         if (threaded) pthread_join(helper, NULL);
         if (st == CZ_OK && job.st != CZ_OK) {
             st = job.st;
@@ -910,6 +938,12 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
                 goto done;
         if ((st = cz_gpu_uploader_wait(srs->up, ticket, err)) != CZ_OK) goto done;
         prof_step(&pr, lean ? "upload a, b" : "upload a, b, c");
+    }
+    /* a streamed H's first chunk goes up while the H chain runs (the link
+     * idles then; chunk[1] is unused until the H MSM) */
+    if (srs->streaming && !srs->h) {
+        const cz_gpu_host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine)};
+        stream_ahead(srs, &h, m - 1);
     }
     /* a step boundary after each vector's two transforms (~80 ms at 2^27),
      * so a higher-priority unit does not wait for the whole chain */
