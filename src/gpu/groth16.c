@@ -181,23 +181,33 @@ static int curve_checked_slot(const cz_gpu_srs *s, const void *base, size_t n, i
     return free_slot;
 }
 
-/* Sends the first chunk of the n points of src into chunk[1] (s->ahead)
- * ahead of their stream_chunks, without waiting, when the copy can go
- * straight from page-locked memory (a staged one would hold the calling
- * thread while it copies on the CPU) and the plan streams in chunks.
- * chunk[1] must be idle until that sum: nothing else runs through the chunk
- * buffers meanwhile (a lean plan's packed witness is in chunk[0]). Only
- * speed is lost when it does not happen. */
-static void stream_ahead(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n) {
-    const size_t c = s->chunk_points, cnt = n < c ? n : c;
+/* The vector a chunked loop streams next, in chunks of c: its first chunk
+ * may go up during the last chunk of the loop before it. */
+typedef struct {
+    cz_gpu_host_points src;
+    size_t n, c;
+} stream_next;
+
+/* Sends the first chunk of next into chunk[1] (s->ahead) ahead of its
+ * stream_chunks, without waiting, when the copy can go straight from
+ * page-locked memory (a staged one would hold the calling thread while it
+ * copies on the CPU). chunk[1] must be idle until that sum: nothing else
+ * runs through the chunk buffers meanwhile (a lean plan's packed witness
+ * is in chunk[0]). Only speed is lost when it does not happen. */
+static void stream_ahead(cz_gpu_srs *s, const stream_next *next) {
+    const size_t cnt = next->n < next->c ? next->n : next->c;
     s->ahead.base = NULL;
-    if (!s->streaming || !s->chunk[1] || !n || !cz_gpu_host_locked(src->base, cnt * src->size))
+    if (!s->streaming || !s->chunk[1] || !cnt ||
+        !cz_gpu_host_locked(next->src.base, cnt * next->src.size))
         return;
     cz_error ignored = {0};
-    if (cz_gpu_stage_points(s->up, s->chunk[1], src, 0, cnt, &s->ahead.ticket, &ignored) != CZ_OK)
+    if (cz_gpu_stage_points(s->up, s->chunk[1], &next->src, 0, cnt, &s->ahead.ticket, &ignored) !=
+        CZ_OK)
         return;
-    s->ahead.base = src->base;
-    s->ahead.n = n;
+    s->ahead.base = next->src.base;
+    s->ahead.n = next->n;
+    s->ahead.c = next->c;
+    s->ahead.buf = 1;
 }
 
 /* Streaming SRS: fn for each chunk of c of the n host points of src
@@ -205,41 +215,50 @@ static void stream_ahead(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n)
  * a file view's converted on the device as each chunk arrives),
  * through the two device chunk buffers (chunk k + 1 is staged, or sent
  * straight from page-locked memory, while fn's kernels run on chunk k;
- * chunks start at multiples of 64 points). Chunk 0 may be in chunk[1]
- * already (stream_ahead); copies sent ahead for another sum are dropped,
- * their buffer's next copy queued after them on the same stream. */
+ * chunks start at multiples of 64 points). Chunk 0 may be there already
+ * (s->ahead); a copy sent ahead for another sum is dropped (its buffer's
+ * next copy is queued after it, on the same stream). With then, its first
+ * chunk goes up beside the last chunk's kernels, ahead for the next loop. */
 static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, size_t n, size_t c,
-                               chunk_fn fn, void *ctx, cz_error *err) {
+                               const stream_next *then, chunk_fn fn, void *ctx, cz_error *err) {
     uint64_t ticket[2] = {0, 0};
     cz_status st = CZ_OK;
     if (n == 0) return CZ_OK;
     /* chunk k is in chunk[(k + first) & 1] */
-    const int first = s->ahead.base == src->base && s->ahead.n == n && c == s->chunk_points;
+    const int ahead = s->ahead.base == src->base && s->ahead.n == n && s->ahead.c == c;
+    const int first = ahead ? s->ahead.buf : 0;
     s->ahead.base = NULL;
     /* a file view's vector: its first whole pass checks the curve equation,
      * later ones only the encoding (srs.h, curve_checked) */
     int checked = 0;
     const int slot = s->encoded ? curve_checked_slot(s, src->base, n, &checked) : -1;
-    if (first)
-        ticket[1] = s->ahead.ticket;
+    if (ahead)
+        ticket[first] = s->ahead.ticket;
     else
         st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
         const size_t k0 = k * c, cnt = n - k0 < c ? n - k0 : c;
         const int cur = (int)((k + first) & 1), next = cur ^ 1;
-        /* chunk k + 1 into the other buffers (their last readers, chunk
-         * k - 1's copy and kernels, are done); the helper only touches the
-         * uploader's slot of that copy, the wait below the other one's */
+        /* chunk k + 1, or then's first, into the other buffers (their last
+         * readers, the chunk before's copy and kernels, are done); the
+         * helper only touches the uploader's slot of that copy, the wait
+         * below the other one's */
         send_job job = {.up = s->up,
                         .dev = s->chunk[next],
                         .src = src,
                         .k0 = k0 + cnt,
                         .ticket = &ticket[next],
                         .st = CZ_OK};
-        pthread_t helper;
-        int threaded = 0;
         if (k0 + cnt < n) {
             job.count = n - k0 - cnt < c ? n - k0 - cnt : c;
+        } else if (then && then->n) {
+            job.src = &then->src;
+            job.k0 = 0;
+            job.count = then->n < then->c ? then->n : then->c;
+        }
+        pthread_t helper;
+        int threaded = 0;
+        if (job.count) {
             threaded = pthread_create(&helper, NULL, send_job_run, &job) == 0;
             if (!threaded) send_job_run(&job);
         }
@@ -252,6 +271,13 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
         if (st == CZ_OK && job.st != CZ_OK) {
             st = job.st;
             *err = job.err;
+        }
+        if (st == CZ_OK && job.count && job.src != src) {
+            s->ahead.base = then->src.base;
+            s->ahead.n = then->n;
+            s->ahead.c = then->c;
+            s->ahead.buf = next;
+            s->ahead.ticket = ticket[next];
         }
         /* between chunks (the next one on its way): a higher-priority unit,
          * its key resident beside this one, may run here, so it waits for
@@ -281,10 +307,11 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
  * scratch); a pass, which runs no MSM of a chunk's size, the G1 points the
  * chunk buffers hold (twice as many: half the batch additions). */
 static cz_status for_chunks(cz_gpu_srs *s, const void *dev, const void *host, size_t size, size_t n,
-                            size_t c, chunk_fn fn, void *ctx, cz_error *err) {
+                            size_t c, const stream_next *then, chunk_fn fn, void *ctx,
+                            cz_error *err) {
     if (!dev) {
         const cz_gpu_host_points h = {host, size};
-        return stream_chunks(s, &h, n, c, fn, ctx, err);
+        return stream_chunks(s, &h, n, c, then, fn, ctx, err);
     }
     cz_status st = CZ_OK;
     for (size_t k0 = 0; k0 < n && st == CZ_OK; k0 += c) {
@@ -318,7 +345,7 @@ static cz_status chunked_sum(cz_gpu_srs *s, cz_g1 *o1, cz_g2 *o2, const void *de
     if (o1) cz_g1_set_infinity(o1);
     if (o2) cz_g2_set_infinity(o2);
     return for_chunks(s, dev, host, o1 ? sizeof(cz_g1_affine) : sizeof(cz_g2_affine), n,
-                      s->chunk_points, sum_chunk, &x, err);
+                      s->chunk_points, NULL, sum_chunk, &x, err);
 }
 
 /* o = the G1 sum over a chunked plan's n points (dev kept, else host)
@@ -337,7 +364,8 @@ static cz_status chunked_msm_g1(cz_gpu_srs *s, cz_g1 *o, const void *dev, const 
     sum_ctx x = {NULL, NULL, &sc, NULL, &sum};
     cz_status st = cz_gpu_g1_msm_sum_begin(&sum, room, c, err);
     if (st == CZ_OK)
-        st = for_chunks(s, dev, host, sizeof(cz_g1_affine), n, s->chunk_points, sum_chunk, &x, err);
+        st = for_chunks(s, dev, host, sizeof(cz_g1_affine), n, s->chunk_points, NULL, sum_chunk, &x,
+                        err);
     if (st == CZ_OK) st = cz_gpu_g1_msm_sum_end(o, &sum, err);
     return st;
 }
@@ -715,10 +743,23 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
             if (!x.cap) st = CZ_BROKEN(err, "gpu prove: no gather room for %zu sets", x.k);
             for (size_t j = 0; j < x.k; j++) part[j].region = (uint8_t *)tp + j * x.cap * size;
         }
+        /* the next streamed vector with a set's part: its first chunk goes up
+         * during this one's last */
+        stream_next then = {{NULL, 0}, 0, 0};
+        for (size_t w = v + 1; w < sizeof vec / sizeof vec[0] && !then.n; w++) {
+            int parts = 0;
+            for (size_t j = 0; j < k; j++) parts |= sets[j]->sum[vec[w].which].n != 0;
+            if (!parts) continue;
+            if (vec[w].dev) break;
+            const size_t wsize = vec[w].g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
+            then = (stream_next){
+                {vec[w].host, wsize}, vec[w].n, srs->chunk_points * sizeof(cz_g2_affine) / wsize};
+        }
         if (st == CZ_OK && x.k) st = cz_gpu_uploader_wait(srs->up, ticket, err);
         if (st == CZ_OK && x.k)
             st = for_chunks(srs, vec[v].dev, vec[v].host, size, vec[v].n,
-                            srs->chunk_points * sizeof(cz_g2_affine) / size, pass_chunk, &x, err);
+                            srs->chunk_points * sizeof(cz_g2_affine) / size, &then, pass_chunk, &x,
+                            err);
         for (size_t j = 0; j < x.k && st == CZ_OK; j++) st = pass_flush(&part[j], err);
         parts_free(part, k);
         memset(part, 0, k * sizeof *part);
@@ -942,8 +983,9 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
     /* a streamed H's first chunk goes up while the H chain runs (the link
      * idles then; chunk[1] is unused until the H MSM) */
     if (srs->streaming && !srs->h) {
-        const cz_gpu_host_points h = {(const uint8_t *)params->h, sizeof(cz_g1_affine)};
-        stream_ahead(srs, &h, m - 1);
+        const stream_next h = {
+            {(const uint8_t *)params->h, sizeof(cz_g1_affine)}, m - 1, srs->chunk_points};
+        stream_ahead(srs, &h);
     }
     /* a step boundary after each vector's two transforms (~80 ms at 2^27),
      * so a higher-priority unit does not wait for the whole chain */

@@ -41,13 +41,15 @@ struct cz_gpu_srs {
         const void *base;
         size_t n;
     } curve_checked[CZ_GROTH16_VECTORS];
-    /* streaming: the first chunk (chunk_points points) of host vector
-     * (base, n) sent into chunk[1] ahead of its sum (groth16.c: a streamed
-     * H's, during the H chain), its copy's ticket; base NULL when none.
-     * Whatever streams next through the chunk buffers takes it or drops it. */
+    /* streaming: the first chunk (c points) of host vector (base, n) sent
+     * into chunk[buf] ahead of its sum (groth16.c: a streamed H's during
+     * the H chain, a pass's next vector during its last chunk of the one
+     * before), its copy's ticket; base NULL when none. Whatever streams
+     * next through the chunk buffers takes it or drops it. */
     struct {
         const void *base;
-        size_t n;
+        size_t n, c;
+        int buf;
         uint64_t ticket;
     } ahead;
 };
