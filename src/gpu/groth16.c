@@ -232,8 +232,12 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
      * later ones only the encoding (srs.h, curve_checked) */
     int checked = 0;
     const int slot = s->encoded ? curve_checked_slot(s, src->base, n, &checked) : -1;
+    /* a chunk sent ahead is waited for here, before this loop's sends: other
+     * copies may have been queued since (a pass's parts), so its ticket can
+     * share the parity of the helper's first send, whose event record would
+     * make a wait for it during that send wait for both */
     if (ahead)
-        ticket[first] = s->ahead.ticket;
+        st = cz_gpu_uploader_wait(s->up, s->ahead.ticket, err);
     else
         st = cz_gpu_stage_points(s->up, s->chunk[0], src, 0, n < c ? n : c, &ticket[0], err);
     for (size_t k = 0; st == CZ_OK && k * c < n; k++) {
