@@ -210,6 +210,16 @@ static void stream_ahead(cz_gpu_srs *s, const stream_next *next) {
     s->ahead.buf = 1;
 }
 
+/* A chunk sent ahead and not taken (its unit, or the pass, ended first):
+ * its copy waited for, so that the host memory it reads may be unlocked and
+ * freed once the unit's key is let go. */
+static void ahead_drop(cz_gpu_srs *s) {
+    if (!s->ahead.base) return;
+    cz_error ignored = {0};
+    (void)cz_gpu_uploader_wait(s->up, s->ahead.ticket, &ignored);
+    s->ahead.base = NULL;
+}
+
 /* Streaming SRS: fn for each chunk of c of the n host points of src
  * (c src->size bytes at most the chunk buffers' chunk_points G2 points;
  * a file view's converted on the device as each chunk arrives),
@@ -776,6 +786,7 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
             prof_step(&pr, step);
         }
     }
+    ahead_drop(srs);
     cz_gpu_free_pooled(tp);
     free(part);
     return st;
@@ -1144,6 +1155,7 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
                 : resident_split(&out->b_g1, &out->b_g2, &pp, b.scal, n_b, &b, "B", &pr, err);
     }
 done:
+    ahead_drop(srs);
     bufs_free(&b);
     if (st == CZ_OK && ps && (ps->sum[PASS_L].n || ps->sum[PASS_A].n || ps->sum[PASS_B].n)) {
         *set = ps;

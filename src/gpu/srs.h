@@ -44,8 +44,9 @@ struct cz_gpu_srs {
     /* streaming: the first chunk (c points) of host vector (base, n) sent
      * into chunk[buf] ahead of its sum (groth16.c: a streamed H's during
      * the H chain, a pass's next vector during its last chunk of the one
-     * before), its copy's ticket; base NULL when none. Whatever streams
-     * next through the chunk buffers takes it or drops it. */
+     * before), its copy's ticket; base NULL when none. The next loop
+     * over the chunk buffers takes it; a head or pass that ends without
+     * it waits for its copy. */
     struct {
         const void *base;
         size_t n, c;
