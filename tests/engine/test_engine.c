@@ -1492,10 +1492,13 @@ static void test_prep_ahead(void) {
  * a deep run-ahead, a queue of one) wait without host work; the workers
  * that backpressure holds do it for them as places free, so the prover
  * finds most of the 12 units prepared (8 to 11; without: 2 or 3, the
- * first ones). */
+ * first ones). A held worker must wake and prepare the next unit while
+ * the prover proves one: with the fake's 15 ms a unit, a CI machine running
+ * other tests beside it once had 6 prepared, so units take 60 ms here. */
 static void test_prep_queued(void) {
     fake_contexts_ops = &fake_prep_ops;
     fake_backend_host_abc = 1;
+    fake_backend_quiet_ms = 60;
     fake_partitions_ahead = 8, fake_queue_depth = 1;
     reset_logs();
     preps_made = preps_freed = preps_used = preps_in_prover = 0;
@@ -1517,6 +1520,7 @@ static void test_prep_queued(void) {
     prep_counts(&made, &freed, &used, &in_prover);
     printf("queued units: %d prepared ahead, %d used\n", made, used);
     CHECK(used >= 7 && used == made && freed == made && in_prover == 0);
+    fake_backend_quiet_ms = 0;
     fake_partitions_ahead = fake_queue_depth = 0;
     fake_contexts_ops = &fake_backend_ops;
     fake_backend_host_abc = -1;
