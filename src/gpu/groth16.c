@@ -188,7 +188,16 @@ typedef struct {
     size_t n, c;
 } stream_next;
 
-/* Sends the first chunk of next into chunk[1] (s->ahead) ahead of its
+/* next's first chunk is in chunk[buf] (or on its way: ticket) */
+static void ahead_set(cz_gpu_srs *s, const stream_next *next, int buf, uint64_t ticket) {
+    s->ahead.base = next->src.base;
+    s->ahead.n = next->n;
+    s->ahead.c = next->c;
+    s->ahead.buf = buf;
+    s->ahead.ticket = ticket;
+}
+
+/* A streamed key: sends the first chunk of next into chunk[1] (s->ahead) ahead of its
  * stream_chunks, without waiting, when the copy can go straight from
  * page-locked memory (a staged one would hold the calling thread while it
  * copies on the CPU). chunk[1] must be idle until that sum: nothing else
@@ -196,18 +205,12 @@ typedef struct {
  * is in chunk[0]). Only speed is lost when it does not happen. */
 static void stream_ahead(cz_gpu_srs *s, const stream_next *next) {
     const size_t cnt = next->n < next->c ? next->n : next->c;
+    uint64_t ticket = 0;
     s->ahead.base = NULL;
-    if (!s->streaming || !s->chunk[1] || !cnt ||
-        !cz_gpu_host_locked(next->src.base, cnt * next->src.size))
-        return;
+    if (!s->chunk[1] || !cnt || !cz_gpu_host_locked(next->src.base, cnt * next->src.size)) return;
     cz_error ignored = {0};
-    if (cz_gpu_stage_points(s->up, s->chunk[1], &next->src, 0, cnt, &s->ahead.ticket, &ignored) !=
-        CZ_OK)
-        return;
-    s->ahead.base = next->src.base;
-    s->ahead.n = next->n;
-    s->ahead.c = next->c;
-    s->ahead.buf = 1;
+    if (cz_gpu_stage_points(s->up, s->chunk[1], &next->src, 0, cnt, &ticket, &ignored) == CZ_OK)
+        ahead_set(s, next, 1, ticket);
 }
 
 /* A chunk sent ahead and not taken (its unit, or the pass, ended first):
@@ -286,13 +289,7 @@ static cz_status stream_chunks(cz_gpu_srs *s, const cz_gpu_host_points *src, siz
             st = job.st;
             *err = job.err;
         }
-        if (st == CZ_OK && job.count && job.src != src) {
-            s->ahead.base = then->src.base;
-            s->ahead.n = then->n;
-            s->ahead.c = then->c;
-            s->ahead.buf = next;
-            s->ahead.ticket = ticket[next];
-        }
+        if (st == CZ_OK && job.count && job.src != src) ahead_set(s, then, next, ticket[next]);
         /* between chunks (the next one on its way): a higher-priority unit,
          * its key resident beside this one, may run here, so it waits for
          * one chunk of a streamed sum, not the whole sum */
