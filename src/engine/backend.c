@@ -179,6 +179,10 @@ void cz_backend_prep_free(cz_backend *b, void *prep) {
     if (prep && b->ops->prep_free) b->ops->prep_free(b, prep);
 }
 
+int cz_backend_prep_no_abc(cz_backend *b, const void *prep) {
+    return prep && b->ops->prep_no_abc ? b->ops->prep_no_abc(b, prep) : 0;
+}
+
 int cz_backend_run_lock_free(cz_backend *b) {
     if (pthread_mutex_trylock(&b->run_lock) != 0) return 0;
     pthread_mutex_unlock(&b->run_lock);
@@ -329,6 +333,7 @@ typedef struct staged_host {
     staged_kind kind; /* STAGED_HOST */
     const cz_witness *owner;
     int has_abc;
+    int no_abc;         /* the key, as planned when this was made, needs none */
     cz_prove_data view; /* a, b, c from host_evaluate */
     int locked;         /* a, b, c page-locked (CZ_GPU_LOCK_ABC) */
     int packed;
@@ -1105,7 +1110,7 @@ static cz_status cuda_hold(cz_backend *b, const char *circuit_id, const cz_groth
 static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results *out,
                           cz_gpu_pass_set **set, const cz_backend_unit *u, cz_error *err) {
     cuda_ctx *c = b->impl;
-    cz_status st;
+    cz_status st = CZ_OK;
     /* what was made of the unit in host memory: in its staging (the entry
      * lives until unstage, after this call), else ahead (u->prep, the
      * unit's own) */
@@ -1138,10 +1143,18 @@ static cz_status prove_on(cz_backend *b, resident_key *r, cz_groth16_msm_results
         const int staged = sh && sh->has_abc;
         if (staged)
             view = sh->view;
-        else if ((st = host_evaluate(&view, u, err)) != CZ_OK)
-            return cz_error_wrap(err, st, "%s", b->info.name);
-        st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, &view, NULL, pack, err);
-        if (!staged) host_evaluation_free(&view);
+        else if (u->abc_unreserved)
+            st = cz_error_set(err, CZ_E_BUSY,
+                              "the unit's a, b, c would be evaluated in host memory (its key "
+                              "planned again since its witness was packed), which its reservation "
+                              "does not hold");
+        else
+            st = host_evaluate(&view, u, err);
+        if (st == CZ_OK) {
+            st = cz_gpu_groth16_prove_head(out, set, r->srs, u->params, NULL, &view, NULL, pack,
+                                           err);
+            if (!staged) host_evaluation_free(&view);
+        }
     } else {
         /* a, b, c on the device from the circuit there (resident or
          * streamed), from the witness (staged already, or sent now), packed
@@ -1376,7 +1389,8 @@ static int host_work_locked(host_work *w, const cuda_ctx *c, const char *id) {
 
 /* The unit in host memory before its run, as w says: its witness packed
  * (when it packs small, and within w->pack_room: else a, b, c after all)
- * and its a, b, c on the CPU; NULL when neither was made (prove_on
+ * and its a, b, c on the CPU (not for a unit whose reservation holds none:
+ * prove_on refuses it then); NULL when neither was made (prove_on
  * evaluates a, b, c and sends the witness raw then). */
 static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, const host_work *w) {
     staged_host *sh = calloc(1, sizeof *sh);
@@ -1387,6 +1401,8 @@ static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, const 
                                               u->witness->aux, u->witness->num_aux);
         if (w->pack_room && !pack_fits(sh->packed ? &sh->pack : NULL, w->pack_room)) abc = 1;
     }
+    sh->no_abc = !abc;
+    if (u->abc_unreserved) abc = 0;
     cz_error err = {0};
     if (abc && host_evaluate(&sh->view, u, &err) != CZ_OK)
         cz_log(CZ_LOG_WARN, "%s: a, b, c of %s on the CPU before its run: %s", b->info.name,
@@ -1443,6 +1459,11 @@ static void *cuda_prep(cz_backend *b, const cz_backend_unit *u) {
 static void cuda_prep_free(cz_backend *b, void *prep) {
     (void)b;
     staged_host_free(prep);
+}
+
+static int cuda_prep_no_abc(cz_backend *b, const void *prep) {
+    (void)b;
+    return ((const staged_host *)prep)->no_abc;
 }
 
 /* The unit's witness into a free slot of its circuit, if there is one;
@@ -1518,6 +1539,7 @@ static const cz_backend_ops cuda_ops = {.kind = "cuda",
                                         .unstage = cuda_unstage,
                                         .prep = cuda_prep,
                                         .prep_free = cuda_prep_free,
+                                        .prep_no_abc = cuda_prep_no_abc,
                                         .host_abc = cuda_host_abc};
 
 void cz_backend_cuda_own_host_points(cz_backend *b, cz_srs_manager *m) {

@@ -51,6 +51,11 @@ typedef struct {
      * turn, or NULL (the engine never passes one context's token to
      * another). */
     void *prep;
+    /* The unit's host memory reservation holds no a, b, c (job.h: prep;
+     * cz_backend_prep_no_abc said so): a context that would evaluate them
+     * on the CPU refuses the unit with CZ_E_BUSY instead, and the engine
+     * synthesizes it again with them reserved. */
+    int abc_unreserved;
 } cz_backend_unit;
 
 typedef cz_engine_backend_info cz_backend_info;
@@ -97,6 +102,9 @@ typedef struct {
      * not. */
     void *(*prep)(cz_backend *b, const cz_backend_unit *u);
     void (*prep_free)(cz_backend *b, void *prep);
+    /* Optional: 1 when the unit prep was made for needs no a, b, c in host
+     * memory on this context as its key is planned now (NULL: it may). */
+    int (*prep_no_abc)(cz_backend *b, const void *prep);
     /* Optional: whether this context may evaluate the a, b, c of
      * circuit_id's units in host memory: 1 when its key of circuit_id does
      * (it streams without its circuit on the device, or a lean plan's unit
@@ -153,10 +161,11 @@ void cz_backend_cuda_own_host_points(cz_backend *b, struct cz_srs_manager *m);
  * units. */
 cz_status cz_backend_prove_start(cz_backend *b, cz_groth16_msm_results *out,
                                  const cz_backend_unit *u, cz_error *err);
-/* ops->prep (NULL when the context has none) and ops->prep_free (NULL is
- * fine). */
+/* ops->prep (NULL when the context has none), ops->prep_free (NULL is
+ * fine) and ops->prep_no_abc (0 when the context has none). */
 void *cz_backend_prep(cz_backend *b, const cz_backend_unit *u);
 void cz_backend_prep_free(cz_backend *b, void *prep);
+int cz_backend_prep_no_abc(cz_backend *b, const void *prep);
 /* ops->hold under the context's lock; CZ_E_UNSUPPORTED when it has none.
  * wait 0: CZ_E_BUSY at once when the lock is taken (a unit, another key's
  * upload), instead of waiting for it. */

@@ -110,6 +110,8 @@ typedef struct {
     int no_nest;       /* never run inside another unit (a nested run found no device memory) */
     int prepped;       /* its data carries host work done ahead (counted in preps_ahead) */
     int prep_retried;  /* taken out of the prove heap once for host work ahead (workers.c) */
+    int abc_shed;      /* its a, b, c left its reservation after its host work ahead (workers.c) */
+    int keep_abc;      /* reserves its a, b, c to the end (a context refused it without them) */
 } cz_eng_item;
 
 /* A binary heap ordered by cz_eng_item_before, or a FIFO (finish queue). */

@@ -86,9 +86,13 @@ struct cz_job_ops {
      * synthesizing thread, for the context expected to prove it
      * (where->backend; cz_backend_prep): what that context would otherwise
      * do in its staging, after the device's previous units. Returns 1 when
-     * synth now carries that work (prove_start or discard frees it). */
+     * synth now carries that work (prove_start or discard frees it); 2 when
+     * moreover shed_abc was set and the context, as its key is planned now,
+     * needs no a, b, c of the unit in host memory (cz_backend_prep_no_abc):
+     * the engine gives plan.unit_abc_bytes of the unit's reservation back,
+     * and its contexts refuse it (CZ_E_BUSY) where they would need them. */
     int (*prep)(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                const cz_prove_context *where);
+                const cz_prove_context *where, int shed_abc);
     cz_status (*prove_finish)(void *state, uint32_t unit, void *pending, const cz_srs_handle *srs,
                               uint8_t *out, cz_error *err);
     /* stage 0: data is a synthesize result; 1: a prove_start result. */
@@ -159,7 +163,7 @@ cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
 cz_status cz_job_msm_prove_finish(void *state, uint32_t unit, void *pending,
                                   const cz_srs_handle *srs, uint8_t *out, cz_error *err);
 int cz_job_witness_prep(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                        const cz_prove_context *where);
+                        const cz_prove_context *where, int shed_abc);
 void cz_job_witness_discard(void *state, uint32_t unit, void *data, int stage);
 
 #endif

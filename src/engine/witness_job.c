@@ -82,11 +82,13 @@ void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t uni
 }
 
 /* A synthesized unit: its witness, and what cz_job_witness_prep made of it
- * ahead on a context (prep_on's token, or NULL). */
+ * ahead on a context (prep_on's token, or NULL); no_abc: its reservation
+ * holds no a, b, c (job.h: prep). */
 typedef struct {
     cz_witness *w;
     cz_backend *prep_on;
     void *prep;
+    int no_abc;
 } witness_unit;
 
 static void unit_free(cz_witness_job *j, witness_unit *wu) {
@@ -129,18 +131,21 @@ static cz_backend_unit backend_unit(const witness_unit *wu, const cz_srs_handle 
                              .witness = wu->w,
                              .params_file = srs->params_file,
                              .priority = where->priority,
-                             .prep = wu->prep_on == where->backend ? wu->prep : NULL};
+                             .prep = wu->prep_on == where->backend ? wu->prep : NULL,
+                             .abc_unreserved = wu->no_abc};
 }
 
 int cz_job_witness_prep(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                        const cz_prove_context *where) {
+                        const cz_prove_context *where, int shed_abc) {
     (void)state, (void)unit;
     witness_unit *wu = synth;
     if (!srs || !srs->circuit || wu->prep) return 0;
     cz_backend_unit u = backend_unit(wu, srs, where);
     wu->prep = cz_backend_prep(where->backend, &u);
-    if (wu->prep) wu->prep_on = where->backend;
-    return wu->prep != NULL;
+    if (!wu->prep) return 0;
+    wu->prep_on = where->backend;
+    wu->no_abc = shed_abc && cz_backend_prep_no_abc(where->backend, wu->prep);
+    return wu->no_abc ? 2 : 1;
 }
 
 cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,

@@ -58,12 +58,14 @@ static void run_item_locked(cz_engine *e, cz_eng_item it, int critical_lane);
  * when the job's SRS keeps its points in host memory (a device too small
  * for the key resident streams it, and usually leaves its circuit out too).
  * Those a, b, c (12.9 GB per 32 GiB PoRep partition) live from staging to
- * the unit's end; reserved with the witness, they stay inside the budget.
- * The plan's alone when the sum would exceed the whole budget. */
-static uint64_t unit_reservation(cz_engine *e, const cz_eng_job *j) {
+ * the unit's end; reserved with the witness, they stay inside the budget
+ * (prep_ahead may give them back). The plan's alone when the sum would
+ * exceed the whole budget. keep_abc: a, b, c reserved whatever the
+ * contexts say (a context refused the unit without them). */
+static uint64_t unit_reservation(cz_engine *e, const cz_eng_job *j, int keep_abc) {
     const uint64_t bytes = j->plan.unit_bytes, abc = j->plan.unit_abc_bytes;
     if (!abc) return bytes;
-    int host = -1;
+    int host = keep_abc ? 1 : -1;
     for (uint32_t i = 0; i < e->n_backends && host < 1; i++) {
         const int h = cz_backend_host_abc(e->slots[i].backend, j->plan.circuit_id);
         if (h > host) host = h;
@@ -84,7 +86,7 @@ static uint64_t unit_reservation(cz_engine *e, const cz_eng_job *j) {
  * units wait prepared, enough for every worker's next unit: a, b, c are
  * 12.9 GB a unit, and the whole prove queue holding them would outgrow the
  * host. 1 when synth carries such work. */
-static int prep_ahead(cz_engine *e, cz_eng_job *j, uint32_t unit, void *synth) {
+static int prep_ahead(cz_engine *e, cz_eng_job *j, cz_eng_item *it, void *synth) {
     if (!j->ops->prep) return 0;
     cz_backend *in_service[CZ_ENGINE_MAX_BACKENDS];
     uint32_t n = 0;
@@ -98,12 +100,22 @@ static int prep_ahead(cz_engine *e, cz_eng_job *j, uint32_t unit, void *synth) {
     cz_backend *b = NULL;
     for (uint32_t i = 0; i < n && !b; i++)
         if (cz_backend_host_abc(in_service[i], j->plan.circuit_id) >= 0) b = in_service[i];
-    const uint64_t t0 = cz_now_ns();
+    const uint64_t t0 = cz_now_ns(), abc = j->plan.unit_abc_bytes;
     cz_prove_context pc = {b, j->id, j->kind, j->plan.circuit_id, j->priority};
-    const int made =
-        b && j->ops->prep(j->state, unit, synth, j->plan.circuit_id[0] ? &j->srs : NULL, &pc);
+    /* a, b, c reserved that this context, as its key is planned now, will
+     * not make in host memory (its witness packs within the lean plan's
+     * room): they leave the reservation, so more units run ahead */
+    const int shed = abc && !it->keep_abc && it->reserved == j->plan.unit_bytes + abc;
+    const int made = b ? j->ops->prep(j->state, it->unit, synth,
+                                      j->plan.circuit_id[0] ? &j->srs : NULL, &pc, shed)
+                       : 0;
+    if (made == 2 && shed) {
+        cz_budget_release(&e->budget, abc);
+        it->reserved -= abc;
+        it->abc_shed = 1;
+    }
     if (made) {
-        cz_eng_span(e, "prep ahead", j, (int32_t)unit, t0, cz_now_ns());
+        cz_eng_span(e, "prep ahead", j, (int32_t)it->unit, t0, cz_now_ns());
         return 1;
     }
     pthread_mutex_lock(&e->lock);
@@ -150,7 +162,7 @@ static int prep_queued_locked(cz_engine *e) {
     e->synthesizing[prio]++;
     e->prove_blocked--;
     cz_eng_unlock(e);
-    it.prepped = prep_ahead(e, it.j, it.unit, it.data);
+    it.prepped = prep_ahead(e, it.j, &it, it.data);
     pthread_mutex_lock(&e->lock);
     e->prove_blocked++;
     e->synthesizing[prio]--;
@@ -182,7 +194,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
     int dropped = 0;
     char what[64];
     snprintf(what, sizeof what, "partition %u of %.32s", it.unit, j->id);
-    const uint64_t reserve = unit_reservation(e, j);
+    const uint64_t reserve = unit_reservation(e, j, it.keep_abc);
     if (reserve) {
         cz_eng_timeline(e, "MEM_WAIT", j, "%u %" PRIu64, it.unit, reserve);
         /* served before lower priorities; a CRITICAL unit may use the
@@ -209,7 +221,7 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
         pthread_mutex_lock(&e->lock);
         j->synth_ns += dt;
         cz_eng_unlock(e);
-        if (st == CZ_OK) it.prepped = prep_ahead(e, j, it.unit, synth);
+        if (st == CZ_OK) it.prepped = prep_ahead(e, j, &it, synth);
     }
     pthread_mutex_lock(&e->lock);
     e->synthesizing[prio]--; /* now in the prove heap (still ahead), or gone */
@@ -373,19 +385,33 @@ static void hook_forget_locked(cz_engine *e, cz_eng_slot *slot, const cz_eng_job
         }
 }
 
-/* A unit run inside another (preemption) that found no device memory
- * beside it (CZ_E_BUSY from its context) is not lost: it goes back to
- * synthesis (its witness was consumed) and is proven in its turn, never
- * inside another unit again. Returns 1 when it did (the lock was dropped
- * while its memory went back), 0 to fail it as usual. */
-static int unnest_locked(cz_engine *e, cz_eng_job *j, cz_eng_item it, const cz_error *uerr) {
+/* A unit its context refused (CZ_E_BUSY) is not lost: it goes back to
+ * synthesis (its witness was consumed) and is proven in its turn. One run
+ * inside another (preemption, nested) found no device memory beside it: it
+ * never runs inside another unit again. One whose a, b, c left its
+ * reservation (abc_shed) met a context that would make them in host
+ * memory after all (its key planned again meanwhile): it reserves them to
+ * the end. Returns 1 when it did (the lock was dropped while its memory
+ * went back), 0 to fail it as usual. */
+static int again_locked(cz_engine *e, cz_eng_job *j, cz_eng_item it, int nested,
+                        const cz_error *uerr) {
     if (j->cancel || j->failed) return 0;
-    cz_eng_item again = {.j = j, .unit = it.unit, .no_nest = 1};
+    cz_eng_item again = {.j = j,
+                         .unit = it.unit,
+                         .no_nest = nested || it.no_nest,
+                         .keep_abc = it.abc_shed || it.keep_abc};
     if (!cz_eng_synth_push_locked(e, again)) return 0;
-    cz_eng_defer_log_locked(e, CZ_LOG_WARN,
-                            "engine: partition %u of %.64s did not fit beside the unit it "
-                            "interrupted (%s): it is proven in its turn",
-                            it.unit, j->id, uerr->message);
+    if (nested)
+        cz_eng_defer_log_locked(e, CZ_LOG_WARN,
+                                "engine: partition %u of %.64s did not fit beside the unit it "
+                                "interrupted (%s): it is proven in its turn",
+                                it.unit, j->id, uerr->message);
+    else
+        cz_eng_defer_log_locked(e, CZ_LOG_WARN,
+                                "engine: partition %u of %.64s was refused without its a, b, c "
+                                "reserved in host memory (%s): it is synthesized again with "
+                                "them reserved",
+                                it.unit, j->id, uerr->message);
     cz_eng_unlock(e);
     if (it.reserved) cz_budget_release(&e->budget, it.reserved);
     pthread_mutex_lock(&e->lock);
@@ -507,7 +533,9 @@ static int prove_taken_locked(cz_engine *e, cz_eng_slot *slot, uint32_t w, cz_en
     slot->busy_workers--;
     if (hooked) hook_forget_locked(e, slot, j);
     if (!drop && st == CZ_E_CUDA && take_out_of_service_locked(e, slot, j, it, &uerr)) return 1;
-    if (!drop && st == CZ_E_BUSY && outer && unnest_locked(e, j, it, &uerr)) return 0;
+    if (!drop && st == CZ_E_BUSY && (outer || it.abc_shed) &&
+        again_locked(e, j, it, outer != NULL, &uerr))
+        return 0;
     if (!drop && st == CZ_OK) {
         it.data = pending;
         if (cz_eng_fifo_push(&e->finish, it)) {

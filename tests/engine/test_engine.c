@@ -209,6 +209,10 @@ static cz_status fake_synthesize(void *state, uint32_t unit, void **synth, cz_er
 static void *prep_token[64];
 static cz_backend *prep_ctx[64];
 static int preps_made, preps_freed, preps_used, preps_in_prover;
+/* test_abc_shed: what the fake context's prep_no_abc answers; per unit,
+ * whether its a, b, c left its reservation; units the context refuses for
+ * lacking them (as a CUDA context whose key was planned again), and did */
+static int fake_prep_light, prep_no_abc_unit[64], fake_refuse_unreserved, fake_refused;
 
 /* Fake back-end contexts (test_two_contexts): a unit run on one of them is
  * counted per context name and waits a little, so that both get work. */
@@ -225,6 +229,12 @@ static cz_status fake_backend_start(cz_backend *b, cz_groth16_msm_results *out,
     (void)out;
     int which = *(int *)b->impl;
     pthread_mutex_lock(&log_lock);
+    if (u->abc_unreserved && fake_refuse_unreserved > 0) {
+        fake_refuse_unreserved--;
+        fake_refused++;
+        pthread_mutex_unlock(&log_lock);
+        return cz_error_set(err, CZ_E_BUSY, "fake: a, b, c in host memory, none reserved");
+    }
     if (u->prep) preps_used++;
     int fail = fake_backend_fail == which + 1;
     if (fail) fake_backend_fail = 0;
@@ -279,12 +289,18 @@ static void fake_backend_prep_free(cz_backend *b, void *prep) {
     pthread_mutex_unlock(&log_lock);
 }
 
+static int fake_backend_prep_no_abc(cz_backend *b, const void *prep) {
+    (void)b, (void)prep;
+    return fake_prep_light;
+}
+
 static const cz_backend_ops fake_prep_ops = {.kind = "fake",
                                              .prove_start = fake_backend_start,
                                              .release = fake_backend_release,
                                              .host_abc = fake_backend_host_abc_op,
                                              .prep = fake_backend_prep,
-                                             .prep_free = fake_backend_prep_free};
+                                             .prep_free = fake_backend_prep_free,
+                                             .prep_no_abc = fake_backend_prep_no_abc};
 
 /* The unit's token, taken out of the table (NULL: none); *ctx its context. */
 static void *prep_take(uint32_t unit, cz_backend **ctx) {
@@ -367,6 +383,10 @@ static cz_status fake_prove_run(void *state, uint32_t unit, void *synth, const c
         cz_backend *prepped_on = NULL;
         void *prep = prep_take(unit, &prepped_on);
         if (prepped_on == where->backend) u.prep = prep;
+        pthread_mutex_lock(&log_lock);
+        u.abc_unreserved = prep_no_abc_unit[unit % 64];
+        prep_no_abc_unit[unit % 64] = 0;
+        pthread_mutex_unlock(&log_lock);
         cz_groth16_msm_results msm;
         pthread_mutex_lock(&log_lock);
         fake_backend_entered++;
@@ -486,22 +506,24 @@ static void *status_caller(void *arg) {
 
 /* The kind's prep: a token of where's context for the unit (job.h). */
 static int fake_prep(void *state, uint32_t unit, void *synth, const cz_srs_handle *srs,
-                     const cz_prove_context *where) {
+                     const cz_prove_context *where, int shed_abc) {
     (void)state, (void)synth, (void)srs;
     cz_backend_unit u = {.job_id = where->job_id,
                          .kind = where->kind,
                          .circuit_id = where->circuit_id,
                          .priority = where->priority};
     void *t = cz_backend_prep(where->backend, &u);
+    const int light = t && shed_abc && cz_backend_prep_no_abc(where->backend, t);
     pthread_mutex_lock(&log_lock);
     if (fake_depth) preps_in_prover++;
     if (t) {
         CHECK(prep_token[unit % 64] == NULL);
         prep_token[unit % 64] = t;
         prep_ctx[unit % 64] = where->backend;
+        prep_no_abc_unit[unit % 64] = light;
     }
     pthread_mutex_unlock(&log_lock);
-    return t != NULL;
+    return light ? 2 : t != NULL;
 }
 
 static void fake_free(void *state) {
@@ -1488,6 +1510,56 @@ static void test_prep_ahead(void) {
     fake_backend_host_abc = -1;
 }
 
+/* A unit whose host work ahead leaves no a, b, c in host memory (its
+ * witness packed within a lean plan's room) gives them back from its
+ * reservation: 1000 bytes reserved during its run, not 6000 (6000 when the
+ * context says it may need them). A context that refuses such a unit (its
+ * key planned again to a, b, c on the CPU) does not lose it: it is
+ * synthesized again with a, b, c reserved, and the job completes. */
+static void test_abc_shed(void) {
+    fake_contexts_ops = &fake_prep_ops;
+    fake_backend_host_abc = 1;
+    for (int round = 0; round < 3; round++) {
+        /* 0: light; 1: the context may need them; 2: light, two refused */
+        reset_logs();
+        preps_made = preps_freed = preps_used = preps_in_prover = 0;
+        fake_prep_light = round != 1;
+        fake_refuse_unreserved = round == 2 ? 2 : 0;
+        fake_refused = 0;
+        fake_backend_steps = round == 2 ? 0 : 20;
+        cz_engine *e = make_fake_contexts(1, 2);
+        cz_engine_submit_info info;
+        cz_error err = {0};
+        CHECK(submit(e, "shed", 0,
+                     round == 2 ? "units=6 bytes=1000 abc=5000 ms=1"
+                                : "units=1 bytes=1000 abc=5000 ms=1",
+                     &info, &err) == CZ_OK);
+        if (round < 2) {
+            cz_engine_status st = status_while_busy(e);
+            const unsigned long long expect = round == 0 ? 1000 : 6000;
+            if (st.memory_used_bytes != expect)
+                printf("round %d: %llu bytes reserved in the run, %llu expected\n", round,
+                       (unsigned long long)st.memory_used_bytes, expect);
+            CHECK(st.backends[0].busy && st.memory_used_bytes == expect);
+        }
+        CHECK(await_status(e, "shed", 20000, NULL) == CZ_JOB_COMPLETED);
+        cz_engine_status st;
+        cz_engine_get_status(e, &st);
+        CHECK(st.memory_used_bytes == 0);
+        cz_engine_destroy(e);
+        int made, freed, used, in_prover;
+        prep_counts(&made, &freed, &used, &in_prover);
+        if (round == 2) printf("a, b, c given back: %d refused, %d prepared\n", fake_refused, made);
+        CHECK(freed == made && in_prover == 0);
+        CHECK(fake_refused == (round == 2 ? 2 : 0) && fake_refuse_unreserved == 0);
+    }
+    fake_backend_steps = 0;
+    fake_prep_light = 0;
+    memset(prep_no_abc_unit, 0, sizeof prep_no_abc_unit);
+    fake_contexts_ops = &fake_backend_ops;
+    fake_backend_host_abc = -1;
+}
+
 /* Units synthesized while every prepared place is taken (the prover held,
  * a deep run-ahead, a queue of one) wait without host work; the workers
  * that backpressure holds do it for them as places free, so the prover
@@ -2069,6 +2141,7 @@ int main(void) {
     test_critical_past_staging();
     test_host_abc_reserved();
     test_prep_ahead();
+    test_abc_shed();
     test_prep_queued();
     return cz_test_finish("engine/engine");
 }
