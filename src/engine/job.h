@@ -129,11 +129,14 @@ typedef struct {
     cz_witness_fill fill; /* unit's witness into w, on threads threads */
     /* Witness buffers kept for the job's next units: a 32 GiB partition's
      * witness is 4 GiB, whose first touch costs page faults and zeroing.
-     * The units hold at most as many as are in flight; all go at the job's
-     * end (idle buffers never sit outside the memory budget for long). */
+     * The pool holds at most as many as are in flight, and none once every
+     * unit has taken its buffer (units, from cz_witness_job_plan; taken):
+     * an idle buffer is outside the memory budget, and a job's last units
+     * may wait in the prove queue behind many others (a unit whose a, b,
+     * c left its reservation, workers.c, lets more be in flight). */
     pthread_mutex_t pool_lock;
     cz_witness *pool[CZ_JOB_WITNESS_POOL];
-    unsigned pooled;
+    unsigned pooled, units, taken;
 } cz_witness_job;
 
 void cz_witness_job_init(cz_witness_job *j, cz_witness_fill fill);
@@ -151,9 +154,9 @@ cz_status cz_job_unit_bytes_from_params(uint64_t *out, uint64_t *m, const char *
 
 /* The plan of units units of circuit_id, unit_bytes host bytes each (from
  * synthesis to prove_start's end), a Groth16 proof each, over a domain of
- * m (a, b, c on the host: unit_abc_bytes). */
-void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t units,
-                         uint64_t unit_bytes, uint64_t m);
+ * m (a, b, c on the host: unit_abc_bytes); j learns the units (its pool). */
+void cz_witness_job_plan(cz_witness_job *j, cz_job_plan *plan, const char *circuit_id,
+                         uint32_t units, uint64_t unit_bytes, uint64_t m);
 
 /* The ops the skeleton gives (state: a cz_witness_job first). */
 cz_status cz_job_witness_synthesize(void *state, uint32_t unit, void **synth, cz_error *err);

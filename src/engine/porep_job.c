@@ -123,7 +123,7 @@ static cz_status porep_prepare(void **statep, cz_job_plan *plan, const cz_engine
         st =
             cz_job_unit_bytes_from_params(&unit_bytes, &m, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
-    cz_witness_job_plan(plan, id, c1->partitions, unit_bytes, m);
+    cz_witness_job_plan(&s->base, plan, id, c1->partitions, unit_bytes, m);
     return CZ_OK;
 }
 

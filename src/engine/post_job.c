@@ -99,7 +99,7 @@ static cz_status post_prepare(void **statep, cz_job_plan *plan, const cz_engine_
     if ((st = cz_groth16_domain_log_size(&log_m, L.num_constraints + L.num_inputs, err)) != CZ_OK)
         return st;
     const uint64_t m = (uint64_t)1 << log_m;
-    cz_witness_job_plan(plan, id, 1,
+    cz_witness_job_plan(&s->base, plan, id, 1,
                         cz_job_unit_bytes(L.num_inputs, L.num_aux, m, plan->host_evaluation), m);
     return CZ_OK;
 }

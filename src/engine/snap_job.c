@@ -69,8 +69,8 @@ static cz_status snap_prepare(void **statep, cz_job_plan *plan, const cz_engine_
         st =
             cz_job_unit_bytes_from_params(&unit_bytes, &m, params_path, plan->host_evaluation, err);
     if (st != CZ_OK) return st;
-    cz_witness_job_plan(plan, cz_srs_snap_circuit_id(s->cfg.nodes * 32), s->cfg.partitions,
-                        unit_bytes, m);
+    cz_witness_job_plan(&s->base, plan, cz_srs_snap_circuit_id(s->cfg.nodes * 32),
+                        s->cfg.partitions, unit_bytes, m);
     return CZ_OK;
 }
 

@@ -29,18 +29,28 @@ void cz_witness_job_free(cz_witness_job *j) {
     pthread_mutex_destroy(&j->pool_lock);
 }
 
+/* A buffer for a unit: a pooled one, or a new one; the last unit's take
+ * frees the rest of the pool (no unit will want them). */
 static cz_witness *witness_take(cz_witness_job *j) {
-    cz_witness *w = NULL;
+    cz_witness *w = NULL, *idle[CZ_JOB_WITNESS_POOL];
+    unsigned n_idle = 0;
     pthread_mutex_lock(&j->pool_lock);
     if (j->pooled) w = j->pool[--j->pooled];
+    if (++j->taken >= j->units)
+        while (j->pooled) idle[n_idle++] = j->pool[--j->pooled];
     pthread_mutex_unlock(&j->pool_lock);
+    while (n_idle) {
+        cz_witness_free(idle[--n_idle]);
+        free(idle[n_idle]);
+    }
     return w ? w : calloc(1, sizeof *w);
 }
 
 static void witness_put(cz_witness_job *j, cz_witness *w) {
     if (!w) return;
     pthread_mutex_lock(&j->pool_lock);
-    if (j->pooled < CZ_JOB_WITNESS_POOL) {
+    /* a unit synthesized again (workers.c again_locked) takes a fresh one */
+    if (j->pooled < CZ_JOB_WITNESS_POOL && j->taken < j->units) {
         j->pool[j->pooled++] = w;
         w = NULL;
     }
@@ -70,8 +80,11 @@ cz_status cz_job_unit_bytes_from_params(uint64_t *out, uint64_t *m, const char *
     return CZ_OK;
 }
 
-void cz_witness_job_plan(cz_job_plan *plan, const char *circuit_id, uint32_t units,
-                         uint64_t unit_bytes, uint64_t m) {
+void cz_witness_job_plan(cz_witness_job *j, cz_job_plan *plan, const char *circuit_id,
+                         uint32_t units, uint64_t unit_bytes, uint64_t m) {
+    pthread_mutex_lock(&j->pool_lock);
+    j->units = units;
+    pthread_mutex_unlock(&j->pool_lock);
     plan->wants_circuit = 1;
     plan->units = units;
     plan->unit_bytes = unit_bytes;
