@@ -109,7 +109,7 @@ static int prep_ahead(cz_engine *e, cz_eng_job *j, cz_eng_item *it, void *synth)
     const int made = b ? j->ops->prep(j->state, it->unit, synth,
                                       j->plan.circuit_id[0] ? &j->srs : NULL, &pc, shed)
                        : 0;
-    if (made == 2 && shed) {
+    if (made == 2) { /* only when shed (job.h: prep) */
         cz_budget_release(&e->budget, abc);
         it->reserved -= abc;
         it->abc_shed = 1;
