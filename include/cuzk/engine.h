@@ -159,7 +159,8 @@ typedef struct {
 typedef struct {
     /* Memory budget in bytes; 0 = physical memory minus safety_margin. */
     uint64_t memory_budget_bytes;
-    uint64_t safety_margin_bytes; /* 0 = 5 GiB; more than half the memory: half is the budget */
+    uint64_t safety_margin_bytes; /* 0 = 15 % of the memory, 5 to 32 GiB; more than half
+                                     the memory: half is the budget */
     /* Workers; 0 = the engine's choice from the contexts it made: with the
      * CPU back-end 2 synthesis workers (one prepares the next partition while
      * a proof takes every core), else one per core. */

@@ -301,7 +301,11 @@ static const key_row keys[] = {
      .key = "safety_margin",
      .type = K_SIZE,
      F(safety_margin),
-     .def = "\"5GiB\""},
+     .flags = AUTO_ZERO,
+     .def = "\"auto\"",
+     .doc = "Host memory the engine leaves to the system and the programs beside it\n"
+            "when total_budget is \"auto\". \"auto\" = 15 % of physical memory, at least\n"
+            "5GiB and at most 32GiB (19 GiB of a 128 GiB host)."},
     {.section = "memory",
      .key = "eviction_min_idle",
      .type = K_DURATION,

@@ -16,12 +16,11 @@
  * the engine. A device with less than CZ_ENG_SMALL_DEVICE_BYTES for keys
  * (its context's budget, or CZ_GPU_MEM_LIMIT when lower) streams the large
  * keys, and every unit waiting there for a pass shares it: on an H100
- * capped at 16 and 24 GiB, 32 GiB PoRep, three workers spent 3 % less
- * device time per proof than two (the passes 425 against 497 ms per
- * partition; docs/PERFORMANCE.md); four filled the host budget (each unit
- * reserves its a, b, c) and left the device waiting for synthesis after
- * every pass. Every context must be such a device: the count is one for
- * all. */
+ * capped at 24 GiB, 32 GiB PoRep, four workers spent 17.26 s of device
+ * time per proof, three 17.59 and two ~18.8 (docs/PERFORMANCE.md), once a
+ * unit packed ahead stopped reserving its a, b, c (before, four filled the
+ * host budget and waited for synthesis after every pass). Every context
+ * must be such a device: the count is one for all. */
 static uint32_t default_prove_workers(const cz_engine *e) {
     uint64_t limit = 0;
     const int capped = cz_gpu_settings_mem_limit(&limit);
@@ -55,8 +54,16 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         uint64_t phys = cz_physical_memory_bytes();
         if (!phys) phys = 16ull << 30;
         /* What the engine's estimates do not see (the process's own code and
-         * buffers, page cache of mapped files, the system) needs room. */
-        uint64_t margin = cfg->safety_margin_bytes ? cfg->safety_margin_bytes : 5ull << 30;
+         * buffers, page cache of mapped files, the system, Curio beside it)
+         * needs room: by default 15 % of the memory, 5 to 32 GiB (19 GiB of a
+         * 128 GiB host, whose 32 GiB PoRep batches streamed at 24 GiB filled
+         * a 5 GiB margin's budget and peaked 0.7 GiB past it). */
+        uint64_t margin = cfg->safety_margin_bytes;
+        if (!margin) {
+            margin = phys / 100 * 15;
+            if (margin < (5ull << 30)) margin = 5ull << 30;
+            if (margin > (32ull << 30)) margin = 32ull << 30;
+        }
         total = phys > 2 * margin ? phys - margin : phys / 2;
     }
     cz_budget_init(&e->budget, total);

@@ -61,7 +61,7 @@
 /* on devices with less memory for keys than CZ_ENG_SMALL_DEVICE_BYTES
  * (the cards a 32 GiB PoRep key streams on, lean): one more prove worker,
  * whose unit shares the passes over the streamed points (engine.c) */
-#define CZ_ENG_SMALL_DEVICE_PROVE_WORKERS 3
+#define CZ_ENG_SMALL_DEVICE_PROVE_WORKERS 4
 #define CZ_ENG_SMALL_DEVICE_BYTES         ((uint64_t)40 << 30)
 
 typedef enum { CZ_ENG_QUEUED, CZ_ENG_PREPARING, CZ_ENG_RUNNING, CZ_ENG_DONE } cz_eng_phase;

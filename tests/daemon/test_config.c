@@ -93,7 +93,7 @@ static void test_values(void) {
      * working directory, auto budget, ... */
     cz_config_defaults(&c);
     CHECK(!strcmp(c.listen, "unix://cuzk.sock") && c.total_budget == 0);
-    CHECK(c.drain_timeout_ms == 60000 && c.safety_margin == 5ull << 30);
+    CHECK(c.drain_timeout_ms == 60000 && c.safety_margin == 0);
     CHECK(c.eviction_min_idle_ms == 300000 && c.result_retention_ms == 600000);
     CHECK(c.gpu_workers_per_device == 0 && !strcmp(c.backend, "auto") && c.n_devices == 0);
     CHECK(!strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters") &&

@@ -1598,17 +1598,17 @@ static void test_prep_queued(void) {
     fake_backend_host_abc = -1;
 }
 
-/* Prove workers left to the engine: 3 per context when every context is a
+/* Prove workers left to the engine: 4 per context when every context is a
  * device with under 40 GiB for keys (its budget, or CZ_GPU_MEM_LIMIT when
- * lower: the large keys stream there, and a third unit shares each pass),
+ * lower: the large keys stream there, and the units share each pass),
  * else 2. */
 static void test_default_prove_workers(void) {
     static const struct {
         uint64_t gib[2], limit_gib; /* the two devices' budgets; CZ_GPU_MEM_LIMIT (0: none) */
         uint32_t workers;           /* in all */
-    } cases[] = {{{24, 24}, 0, 6},  {{12, 39}, 0, 6},  {{24, 80}, 0, 4},
-                 {{40, 40}, 0, 4},  {{0, 16}, 0, 4},   {{24, 80}, 24, 6},
-                 {{80, 80}, 39, 6}, {{80, 80}, 40, 4}, {{0, 16}, 16, 4}};
+    } cases[] = {{{24, 24}, 0, 8},  {{12, 39}, 0, 8},  {{24, 80}, 0, 4},
+                 {{40, 40}, 0, 4},  {{0, 16}, 0, 4},   {{24, 80}, 24, 8},
+                 {{80, 80}, 39, 8}, {{80, 80}, 40, 4}, {{0, 16}, 16, 4}};
     cz_gpu_settings knobs = *cz_gpu_settings_get();
     fake_prove_workers = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
