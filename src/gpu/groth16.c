@@ -950,6 +950,7 @@ cz_status cz_gpu_groth16_prove_head(cz_groth16_msm_results *out, cz_gpu_pass_set
         cz_error_prefix(err, "gpu prove: a, b, c (%d x 2^%u elements)", nbuf, srs->log_m);
         goto done;
     }
+    prof_step(&pr, "a, b, c buffers");
     if (on_device) {
         /* the witness goes up first, unless it is there (it stays for L, A,
          * B); a, b, c from it. A lean plan's goes packed into a chunk
