@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "r1cs/internal.h"
+#include "util/parallel.h"
 
 typedef struct {
     cz_cs base; /* first: a cz_cs * is a witness_cs * */
@@ -79,6 +80,11 @@ static cz_status replace_if_small(cz_fr **buf, size_t *cap, size_t need) {
     if (need > SIZE_MAX / sizeof(cz_fr)) return CZ_E_NOMEM;
     cz_fr *p = malloc((need ? need : 1) * sizeof(cz_fr));
     if (!p) return CZ_E_NOMEM;
+    /* a 32 GiB PoRep partition's aux is 4.2 GB: on 4 KiB pages its first
+     * writes take a million faults and its free a million unmaps, under
+     * the process's address-space lock that other threads' faults and
+     * mappings (page-locking among them) wait for */
+    cz_advise_huge_pages(p, need * sizeof(cz_fr));
     *buf = p;
     *cap = need;
     return CZ_OK;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +104,13 @@ void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx) {
     }
     run_chunks(&workers[0]);
     for (unsigned t = 1; t < started; t++) pthread_join(tids[t], NULL);
+}
+
+void cz_advise_huge_pages(void *p, size_t bytes) {
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (p && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 uint64_t cz_now_ns(void) {

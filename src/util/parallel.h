@@ -38,6 +38,12 @@ void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx);
  * gpu_threads. Worker indices stay below cz_thread_count(). */
 void cz_parallel_set_thread_limit(unsigned n);
 
+/* Asks for transparent huge pages over the 2 MiB-aligned part of [p, p +
+ * bytes), before its pages are touched (a no-op for small ranges, or where
+ * the kernel has them off): a multi-GB buffer then faults in and is
+ * unmapped in 2 MiB steps, not 4 KiB ones. */
+void cz_advise_huge_pages(void *p, size_t bytes);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t cz_now_ns(void);
 
