@@ -59,7 +59,7 @@
 # serve: "16GiB+stream+w4"; +leanN forces the lean plan with chunks of 2^N
 # points, CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=2^N: "24GiB+stream+lean24")), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
-# memory less 5 GiB), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
+# memory less the engine's safety margin, 15 % of it: 107 GiB of 128), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
 # CZ_SYNTH_NICE=10 (--synthesis-nice for the uncapped bench-porep and the
 # WinningPoSt backlogs; a cap written CAP+nice uses it, default 10),

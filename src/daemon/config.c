@@ -331,7 +331,7 @@ static const key_row keys[] = {
      .doc = "Prove workers per back-end context (0..8): a second one overlaps one\n"
             "proof's host work with another's GPU work; on a key that streams (a card\n"
             "smaller than the key), they are also the units that share one pass over its\n"
-            "points (at most tuning's gpu_pass_units). 0 = auto: 3 when every device\n"
+            "points (at most tuning's gpu_pass_units). 0 = auto: 4 when every device\n"
             "has under 40 GiB for keys (the large keys stream), else 2."},
     {.section = "gpus",
      .key = "devices",
