@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "r1cs/internal.h"
+#include "util/parallel.h"
 
 cz_status cz_grow(void **buf, size_t *cap, size_t need, size_t elem, int zero) {
     if (need <= *cap) return CZ_OK;
@@ -17,6 +18,9 @@ cz_status cz_grow(void **buf, size_t *cap, size_t need, size_t elem, int zero) {
     if (new_cap > SIZE_MAX / elem) return CZ_E_NOMEM;
     void *p = realloc(*buf, new_cap * elem);
     if (!p) return CZ_E_NOMEM;
+    /* a large store's new part on huge pages (a SnapDeals witness grows to
+     * GBs here: witness.c says why) */
+    cz_advise_huge_pages((char *)p + *cap * elem, (new_cap - *cap) * elem);
     if (zero) memset((char *)p + *cap * elem, 0, (new_cap - *cap) * elem);
     *buf = p;
     *cap = new_cap;
