@@ -104,6 +104,8 @@ int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size
         cz_gpu_witness_pack_free(out);
         return 0;
     }
+    /* up to GBs, made and freed per unit: huge pages (r1cs/witness.c) */
+    cz_advise_huge_pages(out->values, (total ? total : 1) * sizeof(cz_fr));
     cz_parallel_for(blocks, 1, fill_blocks, &x);
     free(x.block_values);
     return 1;
