@@ -222,6 +222,15 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_log(CZ_LOG_INFO, "engine: back-end %s: %s%s, %u prove worker(s)", bi->name,
                bi->description, budget, per);
     }
+    /* witnesses on 4 KiB pages cost a device streaming a key up to ~5 %
+     * of its time (docs/DESIGN.md, huge pages) */
+    char thp[16];
+    cz_huge_pages_mode(thp, sizeof thp);
+    if (!e->host_evaluation && !strcmp(thp, "never"))
+        cz_log(CZ_LOG_WARN,
+               "engine: transparent huge pages are off (/sys/kernel/mm/transparent_hugepage/"
+               "enabled is [never]): multi-GB witnesses go on 4 KiB pages, which slows proofs "
+               "on GPUs that stream their keys; 'madvise' or 'always' enables them");
     *out = e;
     return CZ_OK;
 }

@@ -113,6 +113,22 @@ void cz_advise_huge_pages(void *p, size_t bytes) {
     if (p && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
+void cz_huge_pages_mode(char *out, size_t size) {
+    if (!size) return;
+    out[0] = 0;
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return;
+    char line[128] = {0};
+    if (fgets(line, sizeof line, f)) {
+        const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+        if (a && b && (size_t)(b - a) <= size) {
+            memcpy(out, a + 1, (size_t)(b - a - 1));
+            out[b - a - 1] = 0;
+        }
+    }
+    fclose(f);
+}
+
 uint64_t cz_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

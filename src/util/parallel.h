@@ -44,6 +44,10 @@ void cz_parallel_set_thread_limit(unsigned n);
  * unmapped in 2 MiB steps, not 4 KiB ones. */
 void cz_advise_huge_pages(void *p, size_t bytes);
 
+/* The kernel's transparent huge page mode into out: "always", "madvise"
+ * (both honour cz_advise_huge_pages), "never", or "" when unknown. */
+void cz_huge_pages_mode(char *out, size_t size);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t cz_now_ns(void);
 

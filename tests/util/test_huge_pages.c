@@ -11,22 +11,6 @@
 #include "harness/harness.h"
 #include "util/parallel.h"
 
-/* The kernel's THP mode, "always" / "madvise" / "never", or "" unknown. */
-static void thp_mode(char *out, size_t size) {
-    out[0] = 0;
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    if (!f) return;
-    char line[128] = {0};
-    if (fgets(line, sizeof line, f)) {
-        const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
-        if (a && b && (size_t)(b - a) < size) {
-            memcpy(out, a + 1, (size_t)(b - a - 1));
-            out[b - a - 1] = 0;
-        }
-    }
-    fclose(f);
-}
-
 /* AnonHugePages (kB) of the mapping holding p, -1 when not found. */
 static long huge_kb_at(const void *p) {
     FILE *f = fopen("/proc/self/smaps", "r");
@@ -63,10 +47,12 @@ int main(void) {
     memset(big, 0x5a, bytes);
     CHECK(big[0] == 0x5a && big[bytes - 1] == 0x5a);
     char mode[32];
-    thp_mode(mode, sizeof mode);
+    cz_huge_pages_mode(mode, sizeof mode);
     const long kb = huge_kb_at(big + bytes / 2);
     printf("transparent huge pages: %s; the 64 MiB buffer holds %ld kB of them\n",
            mode[0] ? mode : "unknown", kb);
+    CHECK(!mode[0] || !strcmp(mode, "always") || !strcmp(mode, "madvise") ||
+          !strcmp(mode, "never"));
     if (!strcmp(mode, "always") || !strcmp(mode, "madvise"))
         CHECK(kb >= 2048); /* at least one 2 MiB page (memory may be too fragmented for all) */
     free(big);
