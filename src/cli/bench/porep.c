@@ -36,14 +36,14 @@ static void usage(FILE *out) {
                  "  --synthesis-workers N: partitions synthesized at once (the daemon's\n"
                  "  [pipeline] max_parallel_synthesis; default: every core with a GPU, else 2).\n"
                  "  --gpu-workers N: prove workers per GPU (the daemon's [gpus]\n"
-                 "  gpu_workers_per_device; default 3 on a GPU with under 40 GiB for keys,\n"
+                 "  gpu_workers_per_device; default 4 on a GPU with under 40 GiB for keys,\n"
                  "  else 2): the units of one streamed key that share a pass over its points\n"
                  "  (CZ_GPU_PASS_UNITS) are at most these.\n"
                  "  --partitions-ahead N: partitions synthesized or waiting for the prover at\n"
                  "  once (the daemon's [pipeline] partitions_ahead; default: 2 per prove\n"
                  "  worker + 2): more prove workers without more witnesses in host memory.\n"
                  "  --memory-budget SIZE: the host memory the engine may reserve (e.g. 100GiB;\n"
-                 "  the daemon's [memory] total_budget; default: physical memory less 5 GiB).\n"
+                 "  the daemon's [memory] total_budget; default: physical memory less 15 %%).\n"
                  "  --synthesis-nice N: the synthesis workers' nice value, 1 to 19 (the\n"
                  "  daemon's [pipeline] synthesis_nice; default none).\n");
 }
