@@ -110,7 +110,8 @@ void cz_advise_huge_pages(void *p, size_t bytes) {
     const uintptr_t huge = (uintptr_t)2 << 20;
     const uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
     const uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (p && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    if (p && bytes >= CZ_HUGE_PAGES_MIN && hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 void cz_huge_pages_mode(char *out, size_t size) {

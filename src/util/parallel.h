@@ -39,9 +39,13 @@ void cz_parallel_for(size_t n, size_t grain, cz_parallel_fn fn, void *ctx);
 void cz_parallel_set_thread_limit(unsigned n);
 
 /* Asks for transparent huge pages over the 2 MiB-aligned part of [p, p +
- * bytes), before its pages are touched (a no-op for small ranges, or where
- * the kernel has them off): a multi-GB buffer then faults in and is
- * unmapped in 2 MiB steps, not 4 KiB ones. */
+ * bytes), before its pages are touched, when bytes is CZ_HUGE_PAGES_MIN or
+ * more (a no-op below, or where the kernel has them off): a multi-GB
+ * buffer then faults in and is unmapped in 2 MiB steps, not 4 KiB ones.
+ * Smaller buffers (a WinningPoSt witness: 12 MB) fault in quickly anyway,
+ * and on a fragmented host a huge page can wait for the kernel to compact
+ * memory. */
+#define CZ_HUGE_PAGES_MIN ((size_t)64 << 20)
 void cz_advise_huge_pages(void *p, size_t bytes);
 
 /* The kernel's transparent huge page mode into out: "always", "madvise"
