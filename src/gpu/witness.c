@@ -105,7 +105,7 @@ int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size
         return 0;
     }
     /* up to GBs, made and freed per unit: huge pages (r1cs/witness.c) */
-    cz_advise_huge_pages(out->values, (total ? total : 1) * sizeof(cz_fr));
+    cz_advise_huge_pages(out->values, total * sizeof(cz_fr));
     cz_parallel_for(blocks, 1, fill_blocks, &x);
     free(x.block_values);
     return 1;

@@ -188,18 +188,41 @@ void cz_test_write_file(const char *path, const uint8_t *buf, size_t len) {
     CHECK(fclose(f) == 0);
 }
 
-int cz_test_mapping_shared(const void *p) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return -1;
+/* /proc/self/smaps read up to the header of the mapping holding p (its
+ * permissions into perms, the mapping's fields next in the file), or NULL. */
+static FILE *smaps_at(const void *p, char perms[8]) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return NULL;
     char line[512];
-    int shared = -1;
-    while (shared < 0 && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         unsigned long lo = 0, hi = 0;
-        char perms[8] = {0};
+        memset(perms, 0, 8);
         if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (unsigned long)p >= lo &&
             (unsigned long)p < hi)
-            shared = perms[3] == 's';
+            return f;
     }
     fclose(f);
-    return shared;
+    return NULL;
+}
+
+int cz_test_mapping_shared(const void *p) {
+    char perms[8];
+    FILE *f = smaps_at(p, perms);
+    if (!f) return -1;
+    fclose(f);
+    return perms[3] == 's';
+}
+
+long cz_test_mapping_huge_kb(const void *p) {
+    char perms[8], line[512];
+    FILE *f = smaps_at(p, perms);
+    if (!f) return -1;
+    long kb = -1;
+    while (kb < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3) break; /* the next mapping */
+        if (sscanf(line, "AnonHugePages: %ld kB", &kb) != 1) kb = -1;
+    }
+    fclose(f);
+    return kb;
 }

@@ -41,10 +41,13 @@ uint64_t cz_test_write_tiny_params(const char *dir, uint64_t sector_size);
 void cz_test_write_tiny_circuit(const char *path);
 void cz_test_write_file(const char *path, const uint8_t *buf, size_t len);
 /* 1 when the mapping holding p is shared, 0 when private, -1 when
- * /proc/self/maps cannot tell. Locking a private file mapping makes the
+ * /proc/self/smaps cannot tell. Locking a private file mapping makes the
  * kernel copy every page (a 32 GiB PoRep's 5.9 GB circuit: no answer
  * beside its synthesis on an H100 host), a shared one pins the page cache. */
 int cz_test_mapping_shared(const void *p);
+/* The AnonHugePages (kB: transparent huge pages) of the mapping holding p,
+ * -1 when /proc/self/smaps cannot tell. */
+long cz_test_mapping_huge_kb(const void *p);
 
 /* Decodes exactly len bytes from 2 * len hex digits (either case); returns 0
  * on a wrong length or a bad digit. */

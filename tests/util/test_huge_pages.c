@@ -12,25 +12,6 @@
 #include "harness/harness.h"
 #include "util/parallel.h"
 
-/* AnonHugePages (kB) of the mapping holding p, -1 when not found. */
-static long huge_kb_at(const void *p) {
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return -1;
-    char line[512];
-    int inside = 0;
-    long kb = -1;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-            continue;
-        }
-        if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
-    }
-    fclose(f);
-    return kb;
-}
-
 int main(void) {
     cz_test_init("util/huge_pages");
     /* no range, a small one, an unaligned one: nothing to do, nothing breaks */
@@ -57,7 +38,8 @@ int main(void) {
         memset(big, 0x5a, bytes);
         memset(less, 0x5a, under);
         CHECK(big[0] == 0x5a && big[bytes - 1] == 0x5a && less[under - 1] == 0x5a);
-        const long kb = huge_kb_at(big + bytes / 2), kb_less = huge_kb_at(less + under / 2);
+        const long kb = cz_test_mapping_huge_kb(big + bytes / 2),
+                   kb_less = cz_test_mapping_huge_kb(less + under / 2);
         printf("transparent huge pages: %s; %zu MiB advised: %ld kB of them, %zu bytes "
                "advised: %ld kB\n",
                mode[0] ? mode : "unknown", bytes >> 20, kb, under, kb_less);
