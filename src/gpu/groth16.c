@@ -473,10 +473,10 @@ struct cz_gpu_pass_set {
  * of page-locked memory, which both copies reach directly; locking costs
  * about what the faults did, so a freed block is kept for the next set (up
  * to SET_BLOCKS_IDLE of them, SET_BLOCKS_IDLE_BYTES in all: the sets of one
- * pass of a few units). A block the driver will not lock is ordinary
- * memory: slower, nothing else. Sizes are rounded up to SET_BLOCK_ROUND so
- * that the next unit's parts, of nearly the same sizes, fit the blocks its
- * predecessor left. */
+ * pass of a few units) until a key leaves the device (cz_gpu_pass_blocks_trim).
+ * A block the driver will not lock is ordinary memory: slower, nothing else.
+ * Sizes are rounded up to SET_BLOCK_ROUND so that the next unit's parts, of
+ * nearly the same sizes, fit the blocks its predecessor left. */
 #define SET_BLOCK_HEAD        64
 #define SET_BLOCK_ROUND       ((size_t)16 << 20)
 #define SET_BLOCKS_IDLE       24
@@ -537,6 +537,17 @@ static void set_block_put(void *block) {
     }
     pthread_mutex_unlock(&set_blocks_lock);
     if (!keep) cz_gpu_host_free_locked(h);
+}
+
+size_t cz_gpu_pass_blocks_trim(void) {
+    set_block_head *idle[SET_BLOCKS_IDLE];
+    pthread_mutex_lock(&set_blocks_lock);
+    const size_t n = set_blocks_n, bytes = set_blocks_bytes;
+    memcpy(idle, set_blocks_idle, n * sizeof *idle);
+    set_blocks_n = set_blocks_bytes = 0;
+    pthread_mutex_unlock(&set_blocks_lock);
+    for (size_t i = 0; i < n; i++) cz_gpu_host_free_locked(idle[i]);
+    return bytes;
 }
 
 static void pass_sum_free(pass_sum *ps) {
