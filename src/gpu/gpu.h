@@ -625,7 +625,8 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
 void cz_gpu_pass_set_free(cz_gpu_pass_set *set); /* NULL is fine */
 /* Gives back the page-locked host blocks that freed pass sets left for the
  * next ones (at most 1 GiB, process-wide); returns their bytes. Blocks of
- * live sets stay theirs. Call when a streamed key leaves the device. */
+ * live sets stay theirs. The engine calls it when it releases keys (an
+ * eviction, the end). */
 size_t cz_gpu_pass_blocks_trim(void);
 /* Copies a witness (ni inputs, then na aux) to dev_z (room for ni + na
  * elements) through up and returns when the copy is done; reported to the

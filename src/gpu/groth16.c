@@ -473,7 +473,7 @@ struct cz_gpu_pass_set {
  * of page-locked memory, which both copies reach directly; locking costs
  * about what the faults did, so a freed block is kept for the next set (up
  * to SET_BLOCKS_IDLE of them, SET_BLOCKS_IDLE_BYTES in all: the sets of one
- * pass of a few units) until a key leaves the device (cz_gpu_pass_blocks_trim).
+ * pass of a few units) until a key is released (cz_gpu_pass_blocks_trim).
  * A block the driver will not lock is ordinary memory: slower, nothing else.
  * Sizes are rounded up to SET_BLOCK_ROUND so that the next unit's parts, of
  * nearly the same sizes, fit the blocks its predecessor left. */
