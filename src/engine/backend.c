@@ -722,10 +722,10 @@ static uint64_t cuda_release(cz_backend *b, const char *circuit_id) {
         if (!circuit_id || !strcmp(circuit_id, c->res[i].circuit)) bytes += key_release(c, i);
     /* the MSMs' pooled scratch too: the next key's plan reads free memory
      * (a 64 GiB PoRep key reloaded after a WinningPoSt's saw 36 GB less
-     * and was refused); and the page-locked host blocks its passes kept */
+     * and was refused); and the page-locked host blocks its passes and packs kept */
     if (bytes) {
         cz_gpu_pool_trim();
-        (void)cz_gpu_pass_blocks_trim();
+        (void)cz_gpu_host_blocks_trim();
     }
     note_residents(b);
     return bytes;

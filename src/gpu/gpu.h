@@ -577,7 +577,9 @@ typedef struct cz_gpu_pass_set cz_gpu_pass_set;
  * witness are 0 or 1 (bits of SHA-256 and of the labels), so the host sends
  * two bitmaps, a running count per 64 elements and the values that are
  * neither: ~0.1 GB instead of 4.2 GB for a 32 GiB partition. Elements are
- * the inputs then the aux; values in Montgomery form, as cz_fr holds them. */
+ * the inputs then the aux; values in Montgomery form, as cz_fr holds them.
+ * The parts lie in one block, in the device's layout, page-locked where the
+ * driver allows (cz_gpu_witness_pack_make). */
 typedef struct {
     size_t n;         /* elements */
     size_t n_values;  /* elements neither 0 nor 1 */
@@ -623,11 +625,11 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
                               cz_gpu_pass_set *const *sets, cz_groth16_msm_results *const *outs,
                               size_t k, cz_error *err);
 void cz_gpu_pass_set_free(cz_gpu_pass_set *set); /* NULL is fine */
-/* Gives back the page-locked host blocks that freed pass sets left for the
- * next ones (at most 1 GiB, process-wide); returns their bytes. Blocks of
- * live sets stay theirs. The engine calls it when it releases keys (an
- * eviction, the end). */
-size_t cz_gpu_pass_blocks_trim(void);
+/* Gives back the page-locked host blocks that freed pass sets and packed
+ * witnesses left for the next ones (at most 1 GiB, process-wide); returns
+ * their bytes. Blocks in use stay theirs. The engine calls it when it
+ * releases keys (an eviction, the end). */
+size_t cz_gpu_host_blocks_trim(void);
 /* Copies a witness (ni inputs, then na aux) to dev_z (room for ni + na
  * elements) through up and returns when the copy is done; reported to the
  * calling thread's step hook as "witness upload (staged)". up is not an

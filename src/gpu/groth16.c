@@ -455,7 +455,7 @@ enum { PASS_L, PASS_A, PASS_B, PASS_SUMS };
 
 typedef struct {
     size_t n, tail; /* n = 0: not in the set (summed at once) */
-    void *block;    /* host memory holding the three (set_block_get) */
+    void *block;    /* host memory holding the three (cz_gpu_block_get) */
     uint64_t *ones;
     uint32_t *idx;
     cz_fr *scal;
@@ -465,93 +465,8 @@ struct cz_gpu_pass_set {
     pass_sum sum[PASS_SUMS];
 };
 
-/* A set's parts come down from the device after its unit's head and go up
- * again in the pass. Into ordinary memory, freshly allocated, the head's
- * downloads went through the driver's own buffer and faulted every page of
- * the new block: a 32 GiB PoRep partition's three splits (~0.2 GB) took
- * 118 ms at 24 GiB on the H100, about 1.7 GB/s. So a part lives in a block
- * of page-locked memory, which both copies reach directly; locking costs
- * about what the faults did, so a freed block is kept for the next set (up
- * to SET_BLOCKS_IDLE of them, SET_BLOCKS_IDLE_BYTES in all: the sets of one
- * pass of a few units) until a key is released (cz_gpu_pass_blocks_trim).
- * A block the driver will not lock is ordinary memory: slower, nothing else.
- * Sizes are rounded up to SET_BLOCK_ROUND so that the next unit's parts, of
- * nearly the same sizes, fit the blocks its predecessor left. */
-#define SET_BLOCK_HEAD        64
-#define SET_BLOCK_ROUND       ((size_t)16 << 20)
-#define SET_BLOCKS_IDLE       24
-#define SET_BLOCKS_IDLE_BYTES ((size_t)1 << 30)
-
-typedef struct {
-    size_t bytes; /* the whole block, head included */
-    int locked;
-} set_block_head;
-
-static pthread_mutex_t set_blocks_lock = PTHREAD_MUTEX_INITIALIZER;
-static set_block_head *set_blocks_idle[SET_BLOCKS_IDLE];
-static size_t set_blocks_n, set_blocks_bytes;
-
-/* bytes of host memory for a set's part, page-locked where the driver
- * allows; NULL when there is no memory at all */
-static void *set_block_get(size_t bytes) {
-    const size_t want =
-        (bytes + SET_BLOCK_HEAD + SET_BLOCK_ROUND - 1) / SET_BLOCK_ROUND * SET_BLOCK_ROUND;
-    set_block_head *h = NULL;
-    pthread_mutex_lock(&set_blocks_lock);
-    size_t best = set_blocks_n;
-    for (size_t i = 0; i < set_blocks_n; i++)
-        if (set_blocks_idle[i]->bytes >= want &&
-            (best == set_blocks_n || set_blocks_idle[i]->bytes < set_blocks_idle[best]->bytes))
-            best = i;
-    if (best < set_blocks_n) {
-        h = set_blocks_idle[best];
-        set_blocks_bytes -= h->bytes;
-        set_blocks_idle[best] = set_blocks_idle[--set_blocks_n];
-    }
-    pthread_mutex_unlock(&set_blocks_lock);
-    if (!h) {
-        cz_error ignored = {0};
-        void *p = NULL;
-        const int locked = cz_gpu_host_alloc_locked(&p, want, &ignored) == CZ_OK;
-        if (!locked && !(p = malloc(want))) return NULL;
-        h = p;
-        h->bytes = want;
-        h->locked = locked;
-    }
-    return (uint8_t *)h + SET_BLOCK_HEAD;
-}
-
-static void set_block_put(void *block) {
-    if (!block) return;
-    set_block_head *h = (set_block_head *)((uint8_t *)block - SET_BLOCK_HEAD);
-    if (!h->locked) {
-        free(h);
-        return;
-    }
-    pthread_mutex_lock(&set_blocks_lock);
-    const int keep =
-        set_blocks_n < SET_BLOCKS_IDLE && set_blocks_bytes + h->bytes <= SET_BLOCKS_IDLE_BYTES;
-    if (keep) {
-        set_blocks_idle[set_blocks_n++] = h;
-        set_blocks_bytes += h->bytes;
-    }
-    pthread_mutex_unlock(&set_blocks_lock);
-    if (!keep) cz_gpu_host_free_locked(h);
-}
-
-size_t cz_gpu_pass_blocks_trim(void) {
-    set_block_head *idle[SET_BLOCKS_IDLE];
-    pthread_mutex_lock(&set_blocks_lock);
-    const size_t n = set_blocks_n, bytes = set_blocks_bytes;
-    memcpy(idle, set_blocks_idle, n * sizeof *idle);
-    set_blocks_n = set_blocks_bytes = 0;
-    pthread_mutex_unlock(&set_blocks_lock);
-    for (size_t i = 0; i < n; i++) cz_gpu_host_free_locked(idle[i]);
-    return bytes;
-}
-
 static void pass_sum_free(pass_sum *ps) {
-    set_block_put(ps->block);
+    cz_gpu_block_put(ps->block);
     memset(ps, 0, sizeof *ps);
 }
 
@@ -582,7 +497,7 @@ static cz_status chunked_split(cz_gpu_srs *s, pass_sum *ps, cz_g1 *o1, cz_g2 *o2
                      idx_bytes = (tail * sizeof(uint32_t) + 63) / 64 * 64;
         ps->n = n;
         ps->tail = tail;
-        ps->block = set_block_get(ones_bytes + idx_bytes + tail * sizeof(cz_fr));
+        ps->block = cz_gpu_block_get(ones_bytes + idx_bytes + tail * sizeof(cz_fr));
         if (!ps->block) {
             st = cz_error_set(err, CZ_E_NOMEM, "out of host memory");
             goto fail;

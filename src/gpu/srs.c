@@ -102,6 +102,93 @@ cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, s
     return CZ_OK;
 }
 
+/* ---- page-locked blocks (cz_gpu_block_get) ----
+ * A pass set's parts come down from the device after its unit's head and
+ * go up again in the pass. Into ordinary memory, freshly allocated, the
+ * head's downloads went through the driver's own buffer and faulted every
+ * page of the new block: a 32 GiB PoRep partition's three splits (~0.2 GB)
+ * took 118 ms at 24 GiB on the H100, about 1.7 GB/s. A packed witness
+ * (~0.12 GB) in ordinary memory went up as a CPU copy into the staging
+ * buffers, up to 170 ms beside another unit's packing on every core. In
+ * page-locked blocks both copies go straight; locking costs about what the
+ * faults did, so a freed block is kept for the next buffer (up to
+ * BLOCKS_IDLE of them, BLOCKS_IDLE_BYTES in all: the sets of one pass of a
+ * few units and the packs beside them) until the engine releases a key
+ * (cz_gpu_host_blocks_trim). Sizes are rounded up to BLOCK_ROUND so that
+ * the next unit's buffers, of nearly the same sizes, fit the blocks its
+ * predecessor left. */
+#define BLOCK_HEAD        64
+#define BLOCK_ROUND       ((size_t)16 << 20)
+#define BLOCKS_IDLE       24
+#define BLOCKS_IDLE_BYTES ((size_t)1 << 30)
+
+typedef struct {
+    size_t bytes; /* the whole block, head included */
+    int locked;
+} block_head;
+
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+static block_head *blocks_idle[BLOCKS_IDLE];
+static size_t blocks_n, blocks_bytes;
+
+void *cz_gpu_block_get(size_t bytes) {
+    const size_t want = (bytes + BLOCK_HEAD + BLOCK_ROUND - 1) / BLOCK_ROUND * BLOCK_ROUND;
+    block_head *h = NULL;
+    pthread_mutex_lock(&blocks_lock);
+    size_t best = blocks_n;
+    for (size_t i = 0; i < blocks_n; i++)
+        if (blocks_idle[i]->bytes >= want &&
+            (best == blocks_n || blocks_idle[i]->bytes < blocks_idle[best]->bytes))
+            best = i;
+    if (best < blocks_n) {
+        h = blocks_idle[best];
+        blocks_bytes -= h->bytes;
+        blocks_idle[best] = blocks_idle[--blocks_n];
+    }
+    pthread_mutex_unlock(&blocks_lock);
+    if (!h) {
+        cz_error ignored = {0};
+        void *p = NULL;
+        const int locked = cz_gpu_host_alloc_locked(&p, want, &ignored) == CZ_OK;
+        if (!locked) {
+            if (!(p = malloc(want))) return NULL;
+            cz_advise_huge_pages(p, want);
+        }
+        h = p;
+        h->bytes = want;
+        h->locked = locked;
+    }
+    return (uint8_t *)h + BLOCK_HEAD;
+}
+
+void cz_gpu_block_put(void *block) {
+    if (!block) return;
+    block_head *h = (block_head *)((uint8_t *)block - BLOCK_HEAD);
+    if (!h->locked) {
+        free(h);
+        return;
+    }
+    pthread_mutex_lock(&blocks_lock);
+    const int keep = blocks_n < BLOCKS_IDLE && blocks_bytes + h->bytes <= BLOCKS_IDLE_BYTES;
+    if (keep) {
+        blocks_idle[blocks_n++] = h;
+        blocks_bytes += h->bytes;
+    }
+    pthread_mutex_unlock(&blocks_lock);
+    if (!keep) cz_gpu_host_free_locked(h);
+}
+
+size_t cz_gpu_host_blocks_trim(void) {
+    block_head *idle[BLOCKS_IDLE];
+    pthread_mutex_lock(&blocks_lock);
+    const size_t n = blocks_n, bytes = blocks_bytes;
+    memcpy(idle, blocks_idle, n * sizeof *idle);
+    blocks_n = blocks_bytes = 0;
+    pthread_mutex_unlock(&blocks_lock);
+    for (size_t i = 0; i < n; i++) cz_gpu_host_free_locked(idle[i]);
+    return bytes;
+}
+
 /* Witness elements between two step boundaries of its upload (a 32 GiB
  * PoRep partition's 4.2 GB took 0.6 s through a resident key's staging, a
  * WinningPoSt waiting all of it): one staged piece, 2^23 elements. */

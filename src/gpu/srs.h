@@ -72,6 +72,15 @@ cz_status cz_gpu_stage_points(cz_gpu_uploader *up, void *dev, const cz_gpu_host_
  * for it), unchanged when bytes is 0. */
 cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, size_t bytes,
                              uint64_t *ticket, cz_error *err);
+/* Host buffers that cross the link for every unit (a pass set's parts,
+ * which also come back down; a packed witness): bytes in one block of
+ * page-locked memory where the driver allows (the copy engines read it
+ * directly, with no CPU copy into the staging buffers), else ordinary
+ * memory (huge pages advised: slower, nothing else); NULL when there is no
+ * memory at all. A block given back is kept for the next (see srs.c) until
+ * cz_gpu_host_blocks_trim. */
+void *cz_gpu_block_get(size_t bytes);
+void cz_gpu_block_put(void *block); /* NULL is fine */
 /* Points k0 .. k0 + n of a vector of an encoded srs, at dev as the file
  * has them (a kept vector's upload, or a streamed chunk), converted in
  * place and checked (the curve equation when check_curve), queued on the

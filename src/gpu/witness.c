@@ -74,6 +74,18 @@ static void fill_blocks(void *arg, size_t begin, size_t end, unsigned worker) {
     }
 }
 
+/* The device's layout (in the scratch) and the host's (one block): the two
+ * bitmaps, the running counts, then the values at a 256-byte boundary (the
+ * copies and the kernel's 16-byte loads stay aligned). */
+static size_t values_offset(size_t n) {
+    const size_t nw = words(n);
+    return (2 * nw * sizeof(uint64_t) + nw * sizeof(uint32_t) + 255) & ~(size_t)255;
+}
+
+size_t cz_gpu_witness_pack_bytes(const cz_gpu_witness_pack *p) {
+    return values_offset(p->n) + p->n_values * sizeof(cz_fr);
+}
+
 int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size_t ni,
                              const cz_fr *aux, size_t na) {
     memset(out, 0, sizeof *out);
@@ -96,38 +108,25 @@ int cz_gpu_witness_pack_make(cz_gpu_witness_pack *out, const cz_fr *inputs, size
         memset(out, 0, sizeof *out);
         return 0;
     }
-    out->bits = malloc(2 * nw * sizeof(uint64_t));
-    out->before = malloc(nw * sizeof(uint32_t));
-    out->values = malloc((total ? total : 1) * sizeof(cz_fr));
-    if (!out->bits || !out->before || !out->values) {
+    /* one block in the device's layout, page-locked where the driver allows
+     * (srs.h): its upload is then the copy engines' alone */
+    uint8_t *block = cz_gpu_block_get(cz_gpu_witness_pack_bytes(out));
+    if (!block) {
         free(x.block_values);
-        cz_gpu_witness_pack_free(out);
+        memset(out, 0, sizeof *out);
         return 0;
     }
-    /* up to GBs, made and freed per unit: huge pages (r1cs/witness.c) */
-    cz_advise_huge_pages(out->values, total * sizeof(cz_fr));
+    out->bits = (uint64_t *)block;
+    out->before = (uint32_t *)(block + 2 * nw * sizeof(uint64_t));
+    out->values = (cz_fr *)(block + values_offset(n));
     cz_parallel_for(blocks, 1, fill_blocks, &x);
     free(x.block_values);
     return 1;
 }
 
 void cz_gpu_witness_pack_free(cz_gpu_witness_pack *p) {
-    free(p->bits);
-    free(p->before);
-    free(p->values);
+    cz_gpu_block_put(p->bits); /* the block starts with them */
     memset(p, 0, sizeof *p);
-}
-
-/* Device layout in the scratch: the two bitmaps, the running counts, then
- * the values at a 256-byte boundary (the copies and the kernel's 16-byte
- * loads stay aligned). */
-static size_t values_offset(size_t n) {
-    const size_t nw = words(n);
-    return (2 * nw * sizeof(uint64_t) + nw * sizeof(uint32_t) + 255) & ~(size_t)255;
-}
-
-size_t cz_gpu_witness_pack_bytes(const cz_gpu_witness_pack *p) {
-    return values_offset(p->n) + p->n_values * sizeof(cz_fr);
 }
 
 cz_status cz_gpu_witness_pack_up(cz_gpu_packed_z *out, void *scratch, size_t scratch_bytes,

@@ -522,8 +522,8 @@ static void check_pass_units(uint64_t n, const char *stream_chunk, const char *k
         cz_prove_data_free(&pd[j]);
     }
     /* the freed sets' page-locked blocks wait for the next pass until trimmed */
-    CHECK(cz_gpu_pass_blocks_trim() > 0);
-    CHECK(cz_gpu_pass_blocks_trim() == 0);
+    CHECK(cz_gpu_host_blocks_trim() > 0);
+    CHECK(cz_gpu_host_blocks_trim() == 0);
     cz_gpu_srs_destroy(srs);
     cz_groth16_params_free(&params);
     sparse_bits = 0;
