@@ -1403,6 +1403,11 @@ static int host_work_locked(host_work *w, const cuda_ctx *c, const char *id) {
 static staged_host *host_staging(cz_backend *b, const cz_backend_unit *u, const host_work *w) {
     staged_host *sh = calloc(1, sizeof *sh);
     if (!sh) return NULL;
+    /* page-locking (the pack's block, a, b, c) goes through the calling
+     * thread's device: on a synthesis worker none is set, and CUDA would
+     * make a context on device 0, which the engine may have to leave alone */
+    cz_error ignored = {0};
+    (void)cz_gpu_set_device(((const cuda_ctx *)b->impl)->device, &ignored);
     int abc = w->abc;
     if (w->pack) {
         sh->packed = cz_gpu_witness_pack_make(&sh->pack, u->witness->input, u->witness->num_inputs,
