@@ -626,7 +626,7 @@ cz_status cz_gpu_groth16_pass(cz_gpu_srs *srs, const cz_groth16_params *params,
                               size_t k, cz_error *err);
 void cz_gpu_pass_set_free(cz_gpu_pass_set *set); /* NULL is fine */
 /* Gives back the page-locked host blocks that freed pass sets and packed
- * witnesses left for the next ones (at most 1 GiB, process-wide); returns
+ * witnesses left for the next ones (at most 2 GiB, process-wide); returns
  * their bytes. Blocks in use stay theirs. The engine calls it when it
  * releases keys (an eviction, the end). */
 size_t cz_gpu_host_blocks_trim(void);

@@ -112,15 +112,17 @@ cz_status cz_gpu_stage_bytes(cz_gpu_uploader *up, void *dev, const void *host, s
  * buffers, up to 170 ms beside another unit's packing on every core. In
  * page-locked blocks both copies go straight; locking costs about what the
  * faults did, so a freed block is kept for the next buffer (up to
- * BLOCKS_IDLE of them, BLOCKS_IDLE_BYTES in all: the sets of one pass of a
- * few units and the packs beside them) until the engine releases a key
- * (cz_gpu_host_blocks_trim). Sizes are rounded up to BLOCK_ROUND so that
- * the next unit's buffers, of nearly the same sizes, fit the blocks its
- * predecessor left. */
+ * BLOCKS_IDLE of them, BLOCKS_IDLE_BYTES in all: the sets of one pass of
+ * four units, ~0.8 GB at 32 GiB, and the packs beside them) until the
+ * engine releases a key (cz_gpu_host_blocks_trim). Sizes are rounded up to
+ * BLOCK_ROUND so that the next unit's buffers, of nearly the same sizes,
+ * fit the blocks its predecessor left; a block more than twice the size
+ * asked for is left for a buffer of its own size (a pack's, ~128 MB, not a
+ * set's small part). */
 #define BLOCK_HEAD        64
 #define BLOCK_ROUND       ((size_t)16 << 20)
-#define BLOCKS_IDLE       24
-#define BLOCKS_IDLE_BYTES ((size_t)1 << 30)
+#define BLOCKS_IDLE       32
+#define BLOCKS_IDLE_BYTES ((size_t)2 << 30)
 
 typedef struct {
     size_t bytes; /* the whole block, head included */
@@ -137,7 +139,7 @@ void *cz_gpu_block_get(size_t bytes) {
     pthread_mutex_lock(&blocks_lock);
     size_t best = blocks_n;
     for (size_t i = 0; i < blocks_n; i++)
-        if (blocks_idle[i]->bytes >= want &&
+        if (blocks_idle[i]->bytes >= want && blocks_idle[i]->bytes / 2 <= want &&
             (best == blocks_n || blocks_idle[i]->bytes < blocks_idle[best]->bytes))
             best = i;
     if (best < blocks_n) {
