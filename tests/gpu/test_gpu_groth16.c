@@ -170,6 +170,8 @@ static void inner_run(void) {
 /* Step boundaries met by a prove (cz_step_boundary's hook), the one at
  * which the hook cancels and the one at which inner runs (0: never). */
 static int boundaries, cancel_at, preempt_at;
+/* the H chain's boundaries, in every plan (a, b, c from the host) */
+#define H_CHAIN_BOUNDARIES 4
 static atomic_int cancel_flag;
 static void count_boundary(void *ctx) {
     (void)ctx;
@@ -319,9 +321,10 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
               (params.n_h + params.n_l + params.n_a + params.n_b_g1) * sizeof(cz_g1_affine));
 
     /* a chunked plan: a cancel at the first boundary inside the H sum (past
-     * one after each of the H chain's vectors, 3 or, lean, 2, and the one
-     * before the H MSM) stops the unit there: between two streamed chunks,
-     * or two pieces of a kept H */
+     * the H chain's four: after a, b, c are up and after each vector's
+     * transforms, or, lean, after a, b are up, after a's and b's transforms
+     * and c's; and the one before the H MSM) stops the unit there: between
+     * two streamed chunks, or two pieces of a kept H */
     if (stream_chunk) {
         cz_cs *pcs = cz_cs_prove_new();
         synth(pcs, n, 0);
@@ -330,7 +333,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         cz_cs_destroy(pcs);
         cz_groth16_msm_results gpu;
         cz_error cerr = {0};
-        const int inside = (plan.lean ? 2 : 3) + 1 + 1;
+        const int inside = H_CHAIN_BOUNDARIES + 1 + 1;
         boundaries = 0, cancel_at = inside;
         atomic_store(&cancel_flag, 0);
         cz_cancel_set_flag(&cancel_flag);
@@ -364,7 +367,7 @@ static void check_plan(uint64_t n, const char *stream_chunk, const char *keep, s
         mask_above = mask_tail;
         cz_gpu_set_step_hook(count_masked, plan.chunk_points ? &plan : NULL);
         boundaries = 0, cancel_at = 0;
-        preempt_at = round == 2 ? (plan.lean ? 2 : 3) + 1 + (stream_chunk != NULL) : 0;
+        preempt_at = round == 2 ? H_CHAIN_BOUNDARIES + 1 + (stream_chunk != NULL) : 0;
         inner = round == 2 ? &iu : NULL;
         cz_boundary_set_hook(count_boundary, NULL);
         const uint64_t h2d0 = cz_gpu_h2d_bytes();
