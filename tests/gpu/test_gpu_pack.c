@@ -2,7 +2,8 @@
  * element by element against the witness it came from, on the CPU in every
  * build (sizes around the 64-element words and the packer's blocks of
  * 2^16, witnesses of bits with few or no other values, a dense one that is
- * not packed); then, with a device, expanded there and downloaded against
+ * not packed; one of 2^22 + 17 elements, packed in pieces with step
+ * boundaries between them); then, with a device, expanded there and downloaded against
  * the same witness; and plain bytes staged through an uploader whose
  * buffers grow with the pieces staged. */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "gpu/srs.h"
 #include "gpu_test_util.h"
+#include "util/cancel.h"
 
 /* n elements: 0, 1 or (with probability other_pct %) a random value;
  * ni of them are inputs, the first 1 as a Groth16 witness's is. */
@@ -54,6 +56,10 @@ static int pack_matches(const cz_gpu_witness_pack *p, const cz_fr *z, size_t n) 
     return k == p->n_values;
 }
 
+static void count_boundary(void *ctx) {
+    ++*(int *)ctx;
+}
+
 static void check_cpu(void) {
     const size_t sizes[] = {1, 63, 64, 65, 1000, 65535, 65536, 65537, 3 * 65536 + 17};
     const unsigned pcts[] = {0, 2, 20};
@@ -76,6 +82,21 @@ static void check_cpu(void) {
             }
             free(z);
         }
+    /* a 32 GiB PoRep partition's pack took ~0.5 s under its context's run
+     * lock: it meets step boundaries on the way (a piece is 2^21 elements) */
+    {
+        const size_t n = ((size_t)1 << 22) + 17;
+        cz_fr *z = make_witness(n, 2);
+        cz_gpu_witness_pack p;
+        int boundaries = 0;
+        cz_boundary_set_hook(count_boundary, &boundaries);
+        const int packed = cz_gpu_witness_pack_make(&p, z, 5, z + 5, n - 5);
+        cz_boundary_set_hook(NULL, NULL);
+        printf("pack of %zu elements: %d step boundaries\n", n, boundaries);
+        CHECK(packed && pack_matches(&p, z, n) && boundaries >= 4);
+        cz_gpu_witness_pack_free(&p);
+        free(z);
+    }
     /* mostly other values (a WindowPoSt witness): sent whole */
     cz_fr *dense = make_witness(100000, 90);
     cz_gpu_witness_pack p;
