@@ -85,9 +85,6 @@ static void fill_blocks(void *arg, size_t begin, size_t end, unsigned worker) {
     }
 }
 
-/* The device's layout (in the scratch) and the host's (one block): the two
- * bitmaps, the running counts, then the values at a 256-byte boundary (the
- * copies and the kernel's 16-byte loads stay aligned). */
 /* One pass over every block, piece by piece. */
 static void pack_pass(pack_ctx *x, size_t blocks, cz_parallel_fn fn) {
     for (x->piece = 0; x->piece < blocks; x->piece += PACK_PIECE) {
@@ -96,6 +93,9 @@ static void pack_pass(pack_ctx *x, size_t blocks, cz_parallel_fn fn) {
     }
 }
 
+/* The device's layout (in the scratch) and the host's (one block): the two
+ * bitmaps, the running counts, then the values at a 256-byte boundary (the
+ * copies and the kernel's 16-byte loads stay aligned). */
 static size_t values_offset(size_t n) {
     const size_t nw = words(n);
     return (2 * nw * sizeof(uint64_t) + nw * sizeof(uint32_t) + 255) & ~(size_t)255;
