@@ -2,7 +2,7 @@
  * element by element against the witness it came from, on the CPU in every
  * build (sizes around the 64-element words and the packer's blocks of
  * 2^16, witnesses of bits with few or no other values, a dense one that is
- * not packed; one of 2^22 + 17 elements, packed in pieces with step
+ * not packed; one of 2^23 + 17 elements, packed in pieces with step
  * boundaries between them); then, with a device, expanded there and downloaded against
  * the same witness; and plain bytes staged through an uploader whose
  * buffers grow with the pieces staged. */
@@ -83,9 +83,9 @@ static void check_cpu(void) {
             free(z);
         }
     /* a 32 GiB PoRep partition's pack took ~0.5 s under its context's run
-     * lock: it meets step boundaries on the way (a piece is 2^21 elements) */
+     * lock: it meets step boundaries on the way (a piece is 2^22 elements) */
     {
-        const size_t n = ((size_t)1 << 22) + 17;
+        const size_t n = ((size_t)1 << 23) + 17;
         cz_fr *z = make_witness(n, 2);
         cz_gpu_witness_pack p;
         int boundaries = 0;
