@@ -203,6 +203,14 @@ static void test_golden(void) {
     CHECK(cz_post_vanilla_verify(&cfg, CZ_FC_API_V1_2_0, r, 0, &p, 1, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "inclusion_proofs[4]: the path of leaf 1061661429 does not hash") !=
           NULL);
+    /* with a later one broken too (the paths are checked on every core when
+     * the sectors are fewer than the cores): the first is named */
+    cz_fr keep_root = p.inclusions[7].root;
+    cz_fr_add(&p.inclusions[7].root, &keep_root, &cz_fr_one);
+    CHECK(cz_post_vanilla_verify(&cfg, CZ_FC_API_V1_2_0, r, 0, &p, 1, &err) == CZ_E_INVALID_ARG);
+    CHECK(strstr(err.message, "inclusion_proofs[4]: the path of leaf 1061661429 does not hash") !=
+          NULL);
+    p.inclusions[7].root = keep_root;
     p.inclusions[4].siblings[30] = keep;
 
     /* verifier errors */
