@@ -414,12 +414,28 @@ static void test_generated(void) {
     }
     gen_case(10, 1, 0, 1); /* a 2 KiB partition of 1 sector: padded */
     gen_case(7, 1, 3, 1);  /* 512 MiB V1, partition 3 of 1 sector */
-    /* bad options */
-    cz_post_gen_opts o = {.registered_proof = 13, .sectors = 2350};
     cz_post_sector_proof *p;
     uint32_t n;
     uint8_t r[32];
     cz_error err = {0};
+    /* a WinningPoSt (one sector: its paths checked on every core) with two
+     * inclusion proofs broken: the first is named */
+    {
+        cz_post_gen_opts w = {.registered_proof = 0, .sectors = 1, .seed = 3};
+        cz_post_proof_info info;
+        cz_post_config cfg;
+        CHECK(cz_post_gen(&p, &n, NULL, r, &w, &err) == CZ_OK && n == 1);
+        CHECK(cz_post_proof_lookup(&info, 0, &err) == CZ_OK);
+        CHECK(cz_post_config_from_sector(&cfg, CZ_POST_WINNING, 2048, &err) == CZ_OK);
+        CHECK(cz_post_vanilla_verify(&cfg, info.api_version, r, 0, p, 1, &err) == CZ_OK);
+        cz_fr_add(&p[0].inclusions[9].root, &p[0].inclusions[9].root, &cz_fr_one);
+        cz_fr_add(&p[0].inclusions[5].root, &p[0].inclusions[5].root, &cz_fr_one);
+        CHECK(cz_post_vanilla_verify(&cfg, info.api_version, r, 0, p, 1, &err) == CZ_E_INVALID_ARG);
+        CHECK(strstr(err.message, "inclusion_proofs[5]: root differs from comm_r_last") != NULL);
+        proofs_free(p, n);
+    }
+    /* bad options */
+    cz_post_gen_opts o = {.registered_proof = 13, .sectors = 2350};
     CHECK(cz_post_gen(&p, &n, NULL, r, &o, &err) == CZ_E_INVALID_ARG);
     CHECK(strstr(err.message, "1 to 2349") != NULL);
     o.sectors = 1;
