@@ -37,11 +37,16 @@ cz_status cz_post_synthesize(cz_cs *cs, const cz_post_config *cfg,
                              const cz_post_sector_proof *proofs, uint32_t n,
                              cz_post_progress_fn progress, void *progress_ctx, cz_error *err);
 
-/* Variables and constraints of one slot (all slots are alike). */
+/* Variables and constraints of one slot (all slots are alike): its head
+ * (comm_r_last, comm_c, comm_r and comm_r's check), then challenge_count
+ * challenges alike. */
 typedef struct {
     uint32_t slots;
     uint32_t slot_inputs, slot_aux;
     uint64_t slot_constraints;
+    uint32_t head_inputs, head_aux;
+    uint32_t challenge_inputs, challenge_aux;
+    uint64_t challenge_constraints;
     uint32_t num_inputs, num_aux; /* whole circuit, inputs with ONE */
     uint64_t num_constraints;     /* synthesized (no input constraints) */
 } cz_post_layout;
@@ -50,7 +55,9 @@ cz_status cz_post_layout_make(cz_post_layout *out, const cz_post_config *cfg, cz
 
 /* The witness only (what the sequential witness back-end gives for
  * cz_post_synthesize, byte for byte), slot by slot on `threads` threads (0:
- * cz_thread_count()), each slot written in place into its window of w; w's
+ * cz_thread_count()), each slot written in place into its window of w (with
+ * fewer slots than threads, a WinningPoSt's one: each slot's head, then its
+ * challenges in windows of their own on every thread); w's
  * buffers are reused when large enough (as cz_porep_synthesize_witness). A
  * slot allocating other than its window fails (CZ_E_RANGE / CZ_E_INTERNAL
  * naming the slot), never shifting the witness. */
