@@ -160,6 +160,11 @@ void cz_witness_job_plan(cz_witness_job *j, cz_job_plan *plan, const char *circu
 
 /* The ops the skeleton gives (state: a cz_witness_job first). */
 cz_status cz_job_witness_synthesize(void *state, uint32_t unit, void **synth, cz_error *err);
+/* Whether the calling thread's next syntheses fill their witness on every
+ * core (a CRITICAL unit: a WinningPoSt due within seconds, which beside
+ * sixteen busy synthesis workers got one thread of seventeen) instead of
+ * their share of the cores (the default). */
+void cz_job_witness_all_cores(int on);
 cz_status cz_job_witness_prove_start(void *state, uint32_t unit, void *synth,
                                      const cz_srs_handle *srs, const cz_prove_context *where,
                                      void **pending, cz_error *err);

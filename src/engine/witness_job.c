@@ -13,6 +13,11 @@
  * share of the cores, so a lone unit uses all of them and many use one
  * each. */
 static atomic_uint synthesizing;
+static _Thread_local int all_cores;
+
+void cz_job_witness_all_cores(int on) {
+    all_cores = on;
+}
 
 void cz_witness_job_init(cz_witness_job *j, cz_witness_fill fill) {
     j->fill = fill;
@@ -119,7 +124,7 @@ cz_status cz_job_witness_synthesize(void *state, uint32_t unit, void **synth, cz
         return cz_error_set(err, CZ_E_NOMEM, "unit %u: out of memory for its witness", unit);
     }
     unsigned active = atomic_fetch_add(&synthesizing, 1) + 1;
-    unsigned cores = cz_thread_count(), threads = (cores + active - 1) / active;
+    unsigned cores = cz_thread_count(), threads = all_cores ? cores : (cores + active - 1) / active;
     cz_status st = j->fill(state, unit, w, threads, err);
     atomic_fetch_sub(&synthesizing, 1);
     if (st != CZ_OK) {

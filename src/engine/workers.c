@@ -214,7 +214,9 @@ static void run_synthesis(cz_engine *e, cz_eng_item it, int critical_lane) {
         cz_eng_unlock(e);
         cz_eng_timeline(e, "SYNTH_START", j, "%u", it.unit);
         uint64_t t0 = cz_now_ns();
+        cz_job_witness_all_cores(prio >= CZ_PRIORITY_CRITICAL);
         st = j->ops->synthesize(j->state, it.unit, &synth, &uerr);
+        cz_job_witness_all_cores(0);
         uint64_t dt = cz_now_ns() - t0;
         cz_eng_span(e, "synthesis", j, (int32_t)it.unit, t0, t0 + dt);
         cz_eng_timeline(e, "SYNTH_END", j, "%u", it.unit);
