@@ -21,7 +21,7 @@ void cz_job_witness_all_cores(int on) {
 
 void cz_witness_job_init(cz_witness_job *j, cz_witness_fill fill) {
     j->fill = fill;
-    j->pooled = 0;
+    j->pooled = j->units = j->taken = 0;
     pthread_mutex_init(&j->pool_lock, NULL);
 }
 
