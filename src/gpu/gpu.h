@@ -217,7 +217,10 @@ cz_status cz_gpu_mask_fr(cz_fr *dev_out, const cz_fr *dev_in, const uint64_t *de
  *          small pieces pins small buffers);
  *   send:  queue its first `bytes` (<= what was staged for) to dev,
  *          returning a ticket;
- *   wait:  block until the copy with that ticket is done.
+ *   wait:  block until the copy with that ticket is done;
+ *   pin:   both staging buffers pinned now for pieces of `bytes` (at most
+ *          the chunk), so that a first staging on a latency path pins
+ *          nothing; pinned: the bytes pinned.
  * Use: stage, fill, send; later wait(ticket) before a kernel reads dev.
  * Destroying waits for queued copies. */
 typedef struct cz_gpu_uploader cz_gpu_uploader;
@@ -228,6 +231,8 @@ cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, size_t bytes, c
 cz_status cz_gpu_uploader_send(cz_gpu_uploader *u, void *dev, size_t bytes, uint64_t *ticket,
                                cz_error *err);
 cz_status cz_gpu_uploader_wait(cz_gpu_uploader *u, uint64_t ticket, cz_error *err);
+cz_status cz_gpu_uploader_pin(cz_gpu_uploader *u, size_t bytes, cz_error *err);
+size_t cz_gpu_uploader_pinned(const cz_gpu_uploader *u);
 /* send_host: queue a copy of bytes (any size) straight from page-locked
  * host memory (cz_gpu_host_lock, or cudaHostAlloc'ed) to dev on the same
  * copy stream, no staging buffer involved; its ticket is waited for as a

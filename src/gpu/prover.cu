@@ -168,8 +168,9 @@ extern "C" cz_status cz_gpu_expand_witness(cz_fr *dev_z, size_t n, const uint64_
  * beside kernels on the default stream (a non-blocking stream does not
  * synchronize with the legacy default stream). Copy number t uses buffer
  * t & 1; filling it again first waits for copy t - 2. A buffer is
- * pinned when first staged, as large as what is staged in it (a power of
- * two, at most the chunk), and grows when a larger piece comes: copies
+ * pinned when first staged (or pinned ahead: cz_gpu_uploader_pin), as
+ * large as what is staged in it (a power of two, at most the chunk), and
+ * grows when a larger piece comes: copies
  * straight from page-locked memory (send_host: a streamed key's locked
  * points) never need one, and bytes staged in pieces (cz_gpu_stage_bytes:
  * witnesses, a, b, c, circuit windows) need 256 MiB, where a streamed key's
@@ -222,6 +223,31 @@ extern "C" size_t cz_gpu_uploader_chunk(const cz_gpu_uploader *u) {
     return u->chunk;
 }
 
+/* Buffer i page-locked for pieces of bytes (at most the chunk): as it is
+ * when large enough, else pinned anew at the next power of two from 1 MiB
+ * (its copies must be done). */
+static cz_status pin_buffer(cz_gpu_uploader *u, int i, size_t bytes, cz_error *err) {
+    if (u->host[i] && u->size[i] >= bytes) return CZ_OK;
+    size_t size = (size_t)1 << 20;
+    while (size < bytes) size <<= 1;
+    if (size > u->chunk) size = u->chunk;
+    if (u->host[i]) cudaFreeHost(u->host[i]);
+    u->host[i] = NULL;
+    u->size[i] = 0;
+    const cudaError_t e = cudaHostAlloc(&u->host[i], size, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        u->host[i] = NULL;
+        cudaGetLastError(); /* not sticky: clear it for the next call */
+        /* host memory: not a device fault (no re-plan, the context stays in
+         * service) */
+        return cz_error_set(err, CZ_E_NOMEM,
+                            "gpu uploader: a pinned staging buffer of %zu bytes: %s", size,
+                            cudaGetErrorString(e));
+    }
+    u->size[i] = size;
+    return CZ_OK;
+}
+
 extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, size_t bytes,
                                            cz_error *err) {
     if (bytes > u->chunk)
@@ -229,27 +255,25 @@ extern "C" cz_status cz_gpu_uploader_stage(cz_gpu_uploader *u, void **host, size
                             u->chunk);
     int i = (int)(u->next & 1);
     if (u->ticket[i]) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
-    if (u->size[i] < bytes || !u->host[i]) {
-        size_t size = (size_t)1 << 20;
-        while (size < bytes) size <<= 1;
-        if (size > u->chunk) size = u->chunk;
-        if (u->host[i]) cudaFreeHost(u->host[i]);
-        u->host[i] = NULL;
-        u->size[i] = 0;
-        const cudaError_t e = cudaHostAlloc(&u->host[i], size, cudaHostAllocDefault);
-        if (e != cudaSuccess) {
-            u->host[i] = NULL;
-            cudaGetLastError(); /* not sticky: clear it for the next call */
-            /* host memory: not a device fault (no re-plan, the context
-             * stays in service) */
-            return cz_error_set(err, CZ_E_NOMEM,
-                                "gpu uploader: a pinned staging buffer of %zu bytes: %s", size,
-                                cudaGetErrorString(e));
-        }
-        u->size[i] = size;
-    }
+    cz_status st = pin_buffer(u, i, bytes, err);
+    if (st != CZ_OK) return st;
     *host = u->host[i];
     return CZ_OK;
+}
+
+extern "C" cz_status cz_gpu_uploader_pin(cz_gpu_uploader *u, size_t bytes, cz_error *err) {
+    if (bytes > u->chunk) bytes = u->chunk;
+    for (int i = 0; i < 2; i++) {
+        /* a buffer that grows must not be in use */
+        if (u->ticket[i] && u->size[i] < bytes) CZ_CUDA_TRY(err, cudaEventSynchronize(u->done[i]));
+        cz_status st = pin_buffer(u, i, bytes, err);
+        if (st != CZ_OK) return st;
+    }
+    return CZ_OK;
+}
+
+extern "C" size_t cz_gpu_uploader_pinned(const cz_gpu_uploader *u) {
+    return u->size[0] + u->size[1];
 }
 
 /* Queues a copy of bytes from host to dev on the copy stream and records

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu/srs.h"
 #include "gpu_test_util.h"
 #include "groth16/digest.h"
 #include "groth16/groth16.h"
@@ -132,6 +133,12 @@ static void check_equal(const char *path, int small_chunks_too) {
         CHECK(rep.checked && !rep.recorded && rep.file_bytes == len && rep.digest == digest);
         CHECK(!cz_gpu_srs_streaming(srs, NULL, 0));
         CHECK(cz_gpu_srs_bytes(srs) >= (ref.n_h + ref.n_l + ref.n_a + ref.n_b_g1) * 96);
+        /* both staging buffers pinned for a whole witness (inputs and aux)
+         * before anything was staged: a unit that goes up unstaged pins
+         * nothing on its latency path */
+        const size_t witness = (ref.vk.n_ic + ref.n_l) * sizeof(cz_fr);
+        CHECK(witness <= cz_gpu_uploader_chunk(srs->up));
+        CHECK(cz_gpu_uploader_pinned(srs->up) >= 2 * witness);
         CHECK(same_points(srs, &ref));
         cz_gpu_srs_destroy(srs);
     }
