@@ -7,6 +7,7 @@
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h"
 #include "gpu/internal.cuh"
+#include "gpu/settings.h"
 
 using namespace cz_gpu;
 
@@ -89,6 +90,20 @@ extern "C" cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_siz
     cudaFuncAttributes fa;
     cudaError_t e = cudaGetDevice(&current);
     if (e == cudaSuccess) e = cudaSetDevice(device);
+    /* how this process's threads wait for the device, before its first
+     * launch (CZ_GPU_SYNC; the driver's own choice when 0) */
+    static const unsigned sync_flags[4] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin,
+                                           cudaDeviceScheduleYield, cudaDeviceScheduleBlockingSync};
+    const unsigned sync = cz_gpu_settings_get()->sync_wait;
+    if (e == cudaSuccess && sync && sync < 4) {
+        const cudaError_t fe = cudaSetDeviceFlags(sync_flags[sync]);
+        if (fe != cudaSuccess) {
+            (void)cudaGetLastError();
+            (void)cudaSetDevice(current);
+            return cz_error_set(err, CZ_E_CUDA, "gpu: device %d: CZ_GPU_SYNC=%u: %s", device, sync,
+                                cudaGetErrorString(fe));
+        }
+    }
     if (e == cudaSuccess) {
         e = cudaFuncGetAttributes(&fa, k_probe);
         (void)cudaSetDevice(current);

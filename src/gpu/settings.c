@@ -53,6 +53,9 @@ static const knob knobs[] = {
     {"CZ_GPU_PASS_UNITS", RANGE, F(pass_units), 1, 16, "4",
      "units of one key whose L, A, B sums share one pass over its streamed points (1: none)"},
     {"CZ_GPU_PROVE_PROFILE", SET, F(prove_profile), 0, 0, NULL, "log ms per prove step"},
+    {"CZ_GPU_SYNC", RANGE_D, F(sync_wait), 0, 3, "0",
+     "how a thread waits for its device: 0 the driver's choice (spins while the process has "
+     "fewer CUDA contexts than cores), 1 spin, 2 yield, 3 block on an interrupt"},
     {"CZ_GPU_ABC_LONG", STRICT, F(abc_long), 0, 0xffffffffu, "16",
      "rows of the pre-compiled circuit longer than this take the long-row path"},
     {"CZ_GPU_ABC_STREAM", FLAG, F(abc_stream), 0, 0, "1",

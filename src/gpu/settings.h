@@ -50,6 +50,9 @@ typedef struct {
      * engine/backend.c); 1: each unit streams the key alone. */
     unsigned pass_units;
     int prove_profile; /* CZ_GPU_PROVE_PROFILE set: ms per prove step */
+    /* CZ_GPU_SYNC: how a host thread waits for its device (cudaSetDeviceFlags
+     * as each device is probed): 0 auto, 1 spin, 2 yield, 3 blocking sync */
+    unsigned sync_wait;
     /* Pre-compiled circuit evaluation (circuit.cu): rows with more entries
      * than abc_long take the long-row path (CZ_GPU_ABC_LONG, default 16);
      * abc_shared = 0 keeps the coefficient table in global memory
