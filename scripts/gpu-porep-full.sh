@@ -16,7 +16,8 @@
 #      the PoRep key, `cuzk bench-post` of WinningPoSt latency (cold, key
 #      resident) and of one WinningPoSt submitted during a backlog of 2 PoRep
 #      proofs of step 2's C1 (CZ_SKIP_BACKLOG=1 skips it), both again per cap
-#      of CZ_BACKLOG_CAPS="12GiB 24GiB" (the device capped there); then the PoRep key removed (the disk holds one
+#      of CZ_BACKLOG_CAPS="12GiB 24GiB" (the device capped there; CAP+syncN
+#      sets CZ_GPU_SYNC=N too: "12GiB+sync3"); then the PoRep key removed (the disk holds one
 #      large key), the WindowPoSt key made and `cuzk bench-post` of a
 #      WindowPoSt partition of CZ_WINDOW_SECTORS sectors (default 2349, a
 #      full 32 GiB partition), and (with "winning" too) one WinningPoSt
@@ -57,7 +58,8 @@
 # carried sum; +pack sets CZ_GPU_WITNESS_PACK=1, the packed witness:
 # "24GiB+stream+pack"; +wN runs N prove workers, the units one pass can
 # serve: "16GiB+stream+w4"; +leanN forces the lean plan with chunks of 2^N
-# points, CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=2^N: "24GiB+stream+lean24")), CZ_BENCH_MEMORY=100GiB
+# points, CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=2^N: "24GiB+stream+lean24"; +syncN sets
+# CZ_GPU_SYNC=N, how host threads wait for the device: "24GiB+stream+sync3")), CZ_BENCH_MEMORY=100GiB
 # (bench-porep's host memory budget, --memory-budget; default physical
 # memory less the engine's safety margin, 15 % of it: 107 GiB of 128), CZ_GPU_WORKERS=4 (the capped runs' --gpu-workers: prove
 # workers per GPU, the units one pass over a streamed key can serve),
@@ -86,6 +88,13 @@ fails=0
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
+# capenv: the environment of a CZ_BACKLOG_CAPS entry, its cap and
+# CZ_GPU_SYNC=N where it is written CAP+syncN ("12GiB+sync3").
+backlog_env() {
+    capenv=("CZ_GPU_MEM_LIMIT=${1%%+*}")
+    [[ "$1" =~ \+sync([0-9]) ]] && capenv+=("CZ_GPU_SYNC=${BASH_REMATCH[1]}")
+    return 0
+}
 # One WinningPoSt ($work/win.json) during a backlog: backlog WHAT TAG PARAMS
 # BENCH-POST-ARGS..., key resident and per cap of CZ_BACKLOG_CAPS; the
 # trace goes to trace-backlog[-TAG][-CAP].json.
@@ -108,10 +117,11 @@ backlog() {
     fi
     for cap in ${CZ_BACKLOG_CAPS:-}; do
         step "bench-post: WinningPoSt $psize during a backlog of $what, device capped at $cap"
-        timed "bench-post backlog$tag $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
-            --params "$params" --backend cuda --winning "$work/win.json" --runs 1 "$@" \
-            ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"} \
-            --trace "$out/trace-backlog$tag-$cap.json" || fail "bench-post backlog$tag ($cap)"
+        backlog_env "$cap"
+        timed "bench-post backlog$tag $cap" env "${capenv[@]}" \
+            "$cz" bench-post --params "$params" --backend cuda --winning "$work/win.json" \
+            --runs 1 "$@" ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"} \
+            --trace "$out/trace-backlog$tag-${cap//+/-}.json" || fail "bench-post backlog$tag ($cap)"
     done
 }
 
@@ -158,12 +168,14 @@ backlog() {
             # +nocarry: the H MSM as one sum per chunk (CZ_GPU_MSM_CARRY=0);
             # +pack: the packed witness (CZ_GPU_WITNESS_PACK=1); +nice: the
             # synthesis workers at nice ${CZ_SYNTH_NICE:-10} (--synthesis-nice);
-            # +leanN: the lean plan forced, in chunks of 2^N points
+            # +leanN: the lean plan forced, in chunks of 2^N points; +syncN:
+            # CZ_GPU_SYNC=N (how host threads wait for the device)
             limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0} nice=0
             workers=${CZ_GPU_WORKERS:-} force=()
             [[ "$cap" =~ \+w([0-9]+) ]] && workers=${BASH_REMATCH[1]}
             [[ "$cap" =~ \+lean([0-9]+) ]] &&
                 force=(CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=$((1 << BASH_REMATCH[1])))
+            [[ "$cap" =~ \+sync([0-9]) ]] && force+=("CZ_GPU_SYNC=${BASH_REMATCH[1]}")
             [[ "$cap" == *+stream* ]] && abc=1
             [[ "$cap" == *+nocarry* ]] && carry=0
             [[ "$cap" == *+pack* ]] && pack=1
@@ -220,7 +232,8 @@ backlog() {
             --winning "$work/win.json" --runs 5 || fail "bench-post winning"
         for cap in ${CZ_BACKLOG_CAPS:-}; do
             step "bench-post: WinningPoSt $psize, device capped at $cap"
-            timed "bench-post winning $cap" env CZ_GPU_MEM_LIMIT="$cap" "$cz" bench-post \
+            backlog_env "$cap"
+            timed "bench-post winning $cap" env "${capenv[@]}" "$cz" bench-post \
                 --params "$work/p" --backend cuda --winning "$work/win.json" --runs 5 ||
                 fail "bench-post winning ($cap)"
         done
