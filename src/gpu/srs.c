@@ -681,14 +681,17 @@ cz_status cz_gpu_srs_load(cz_gpu_srs **out, const cz_groth16_params_file *f, siz
              "proof's working set, %.0f MiB usable on the device%s",
              CZ_GPU_MIB(pl.held), check_curve ? "checked" : "trusted by digest",
              CZ_GPU_MIB(pl.resident_need), CZ_GPU_MIB(pl.budget), capped);
-    /* A witness that goes up unstaged (a unit run inside another at a
-     * step boundary: a WinningPoSt in a PoRep backlog) then finds the
-     * staging pinned, not pinning it on its latency path (10-15 ms of a
-     * 32 GiB WinningPoSt's upload). Only a speed-up: a refusal here is met
-     * again, and reported, when something is staged. */
-    {
+    /* A witness that fits one staging buffer (a 32 GiB WinningPoSt's
+     * 12 MB) finds it pinned when it goes up unstaged (a unit run inside
+     * another at a step boundary: a WinningPoSt in a PoRep backlog), instead
+     * of pinning on its latency path, 8-18 ms of a 1-2 ms upload. A larger
+     * witness's pinning is a few percent of its upload: its buffers wait
+     * for their first use. Only a speed-up: a refusal here is met again,
+     * and reported, when something is staged. */
+    const size_t witness = (shape.vk.n_ic + shape.n_l) * sizeof(cz_fr);
+    if (witness <= cz_gpu_uploader_chunk(s->up)) {
         cz_error perr = {0};
-        (void)cz_gpu_uploader_pin(s->up, (shape.vk.n_ic + shape.n_l) * sizeof(cz_fr), &perr);
+        (void)cz_gpu_uploader_pin(s->up, witness, &perr);
     }
     cz_gpu_keyload_destroy(kl);
     free(digests);
