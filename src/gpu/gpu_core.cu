@@ -95,7 +95,7 @@ extern "C" cz_status cz_gpu_probe_device(int device, char *desc, size_t desc_siz
     static const unsigned sync_flags[4] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin,
                                            cudaDeviceScheduleYield, cudaDeviceScheduleBlockingSync};
     const unsigned sync = cz_gpu_settings_get()->sync_wait;
-    if (e == cudaSuccess && sync && sync < 4) {
+    if (e == cudaSuccess && sync) { /* the knob's range is 0 .. 3 (settings.c) */
         const cudaError_t fe = cudaSetDeviceFlags(sync_flags[sync]);
         if (fe != cudaSuccess) {
             (void)cudaGetLastError();
