@@ -88,9 +88,9 @@ fails=0
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 timed() { /usr/bin/time -f "   ($1: %e s wall, peak %M KiB)" "${@:2}"; }
-# capenv: the environment of a CZ_BACKLOG_CAPS entry, its cap and
-# CZ_GPU_SYNC=N where it is written CAP+syncN ("12GiB+sync3").
-backlog_env() {
+# capenv: the environment of a cap entry (CZ_MEM_CAPS, CZ_BACKLOG_CAPS): its
+# CZ_GPU_MEM_LIMIT, and CZ_GPU_SYNC=N where it is written CAP+syncN ("12GiB+sync3").
+cap_env() {
     capenv=("CZ_GPU_MEM_LIMIT=${1%%+*}")
     [[ "$1" =~ \+sync([0-9]) ]] && capenv+=("CZ_GPU_SYNC=${BASH_REMATCH[1]}")
     return 0
@@ -117,7 +117,7 @@ backlog() {
     fi
     for cap in ${CZ_BACKLOG_CAPS:-}; do
         step "bench-post: WinningPoSt $psize during a backlog of $what, device capped at $cap"
-        backlog_env "$cap"
+        cap_env "$cap"
         timed "bench-post backlog$tag $cap" env "${capenv[@]}" \
             "$cz" bench-post --params "$params" --backend cuda --winning "$work/win.json" \
             --runs 1 "$@" ${CZ_SYNTH_NICE:+--synthesis-nice "$CZ_SYNTH_NICE"} \
@@ -170,20 +170,20 @@ backlog() {
             # synthesis workers at nice ${CZ_SYNTH_NICE:-10} (--synthesis-nice);
             # +leanN: the lean plan forced, in chunks of 2^N points; +syncN:
             # CZ_GPU_SYNC=N (how host threads wait for the device)
-            limit=${cap%%+*} abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0} nice=0
+            cap_env "$cap"
+            abc=0 carry=1 pack=${CZ_GPU_WITNESS_PACK:-0} nice=0
             workers=${CZ_GPU_WORKERS:-} force=()
             [[ "$cap" =~ \+w([0-9]+) ]] && workers=${BASH_REMATCH[1]}
             [[ "$cap" =~ \+lean([0-9]+) ]] &&
                 force=(CZ_GPU_STREAM_LEAN=1 CZ_GPU_STREAM_CHUNK=$((1 << BASH_REMATCH[1])))
-            [[ "$cap" =~ \+sync([0-9]) ]] && force+=("CZ_GPU_SYNC=${BASH_REMATCH[1]}")
             [[ "$cap" == *+stream* ]] && abc=1
             [[ "$cap" == *+nocarry* ]] && carry=0
             [[ "$cap" == *+pack* ]] && pack=1
             [[ "$cap" == *+nice* ]] && nice=${CZ_SYNTH_NICE:-10}
             nice_arg=$([ "$nice" = 0 ] || echo "$nice")
-            step "bench-porep ($size, device capped at $limit, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice, GPU workers ${workers:-default}${force[*]:+, ${force[*]}})"
-            timed "bench-porep $cap" env CZ_GPU_MEM_LIMIT="$limit" CZ_GPU_ABC_STREAM=$abc \
-                CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK=$pack "${force[@]}" \
+            step "bench-porep ($size, ${capenv[*]}, streamed circuit $abc, carried H MSM $carry, packed witness $pack, synthesis nice $nice, GPU workers ${workers:-default}${force[*]:+, ${force[*]}})"
+            timed "bench-porep $cap" env "${capenv[@]}" CZ_GPU_ABC_STREAM=$abc \
+                CZ_GPU_MSM_CARRY=$carry CZ_GPU_WITNESS_PACK="$pack" "${force[@]}" \
                 "$cz" bench-porep --c1 "$work/c1.json" --params "$work/p" --miner-id 1000 \
                 --proofs "${CZ_PROOFS:-3}" --backend cuda --trace "$out/trace-${cap//+/-}.json" \
                 ${workers:+--gpu-workers "$workers"} \
@@ -232,7 +232,7 @@ backlog() {
             --winning "$work/win.json" --runs 5 || fail "bench-post winning"
         for cap in ${CZ_BACKLOG_CAPS:-}; do
             step "bench-post: WinningPoSt $psize, device capped at $cap"
-            backlog_env "$cap"
+            cap_env "$cap"
             timed "bench-post winning $cap" env "${capenv[@]}" "$cz" bench-post \
                 --params "$work/p" --backend cuda --winning "$work/win.json" --runs 5 ||
                 fail "bench-post winning ($cap)"
